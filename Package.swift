@@ -1,0 +1,34 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "Reactive",
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+  products: [
+    .library(name: "Reactive", targets: ["Reactive"]),
+    .library(name: "Shared", targets: ["Shared"]),
+    .executable(name: "Demo", targets: ["Demo"]),
+  ],
+  targets: [
+    .target(name: "Reactive"),
+    .target(name: "Shared", dependencies: ["Reactive"]),
+    .executableTarget(name: "Demo", dependencies: ["Shared"]),
+    .executableTarget(name: "Benchmarks", dependencies: ["Reactive", "Shared"], path: "Benchmarks"),
+    .testTarget(name: "ReactiveTests", dependencies: ["Reactive"]),
+    .testTarget(name: "SharedTests", dependencies: ["Shared"]),
+  ]
+)
+
+for target in package.targets {
+  var settings = target.swiftSettings ?? []
+  settings += [
+    .swiftLanguageMode(.v6),
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0335-existential-any.md
+    .enableUpcomingFeature("ExistentialAny"),
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0444-member-import-visibility.md
+    .enableUpcomingFeature("MemberImportVisibility"),
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0409-access-level-on-imports.md
+    .enableUpcomingFeature("InternalImportsByDefault"),
+  ]
+  target.swiftSettings = settings
+}

@@ -1,0 +1,62 @@
+/// A first-in, first-out queue over a circular array, used for each subscriber's pending values.
+///
+/// Appending and removing are amortized O(1); a removed element is released at once, so a buffer never keeps
+/// a value alive after its consumer has taken it. The capacity is a power of two so positions wrap with a mask.
+@usableFromInline
+struct RingBuffer<Element> {
+  @usableFromInline var storage: [Element?] = []
+  @usableFromInline var head = 0
+  @usableFromInline var count = 0
+
+  @inlinable
+  init() {}
+
+  @inlinable
+  var isEmpty: Bool { count == 0 }
+
+  /// Appends `element`; when the buffer already holds `limit` elements, drops the oldest first.
+  @inlinable
+  mutating func append(_ element: Element, limit: Int) {
+    if count >= limit {
+      _ = popFirst()
+    }
+    if count == storage.count {
+      grow()
+    }
+    storage[(head &+ count) & (storage.count &- 1)] = element
+    count &+= 1
+  }
+
+  /// Removes and returns the oldest element, or `nil` when the buffer is empty.
+  @inlinable
+  mutating func popFirst() -> Element? {
+    guard count > 0 else { return nil }
+    let element = storage[head].take()
+    count &-= 1
+    head = count == 0 ? 0 : (head &+ 1) & (storage.count &- 1)
+    return element
+  }
+
+  /// Removes every element and releases the storage.
+  @inlinable
+  mutating func removeAll() {
+    storage = []
+    head = 0
+    count = 0
+  }
+
+  @inlinable
+  mutating func grow() {
+    let newCapacity = Swift.max(2, storage.count * 2)
+    var grown: [Element?] = []
+    grown.reserveCapacity(newCapacity)
+    for offset in 0..<count {
+      grown.append(storage[(head &+ offset) & (storage.count &- 1)].take())
+    }
+    grown.append(contentsOf: repeatElement(nil, count: newCapacity - count))
+    storage = grown
+    head = 0
+  }
+}
+
+extension RingBuffer: Sendable where Element: Sendable {}

@@ -1,0 +1,75 @@
+import Synchronization
+
+extension ReactiveBox {
+  /// Calls `observer` with the new value after every change, until the returned token is cancelled or freed.
+  ///
+  /// Observers run after the lock is released, on the thread that made the change, in the order they were
+  /// registered. They are not called with the current value when registered, only after changes.
+  ///
+  /// ```swift
+  /// let token = settings.observe { settings in
+  ///   apply(settings)
+  /// }
+  /// // Later, or by letting `token` go:
+  /// token.cancel()
+  /// ```
+  ///
+  /// Observers of one box see changes one at a time and in the order they were made. A change made while
+  /// observers are being called, by a callback or by another thread, is queued and delivered to every observer
+  /// once the current change has reached all of them, by the thread that is already delivering; the `withLock`
+  /// that made the queued change returns without waiting for it. So an observer that changes the box inside its
+  /// callback is called again with that change after the remaining observers have seen the current one.
+  ///
+  /// - Parameter observer: Called with each new value.
+  /// - Returns: A token that keeps the observer registered; cancel it, or let it go, to stop.
+  public func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken {
+    let cancellation = ObserverCancellation()
+    let id = state.withLock { state in
+      state.addObserver { id in
+        ObserverEntry(id: id, callback: observer, cancellation: cancellation)
+      }
+    }
+    return ObserverToken(cancellation: cancellation) { [self] in
+      state.withLock { $0.removeObserver(id) }
+    }
+  }
+}
+
+/// Keeps an observer registered with ``ReactiveBox/observe(_:)``; cancelling it, or freeing it, stops the observer.
+///
+/// ```swift
+/// var tokens: [ObserverToken] = []
+/// tokens.append(box.observe { print($0) })
+/// tokens.removeAll()  // stops observing
+/// ```
+///
+/// A token keeps its box alive.
+public final class ObserverToken: Sendable {
+  let cancellation: ObserverCancellation
+  let unregister: @Sendable () -> Void
+
+  init(cancellation: ObserverCancellation, unregister: @escaping @Sendable () -> Void) {
+    self.cancellation = cancellation
+    self.unregister = unregister
+  }
+
+  deinit {
+    cancel()
+  }
+
+  /// Stops the observer. Calling it again does nothing.
+  ///
+  /// A delivery that has not reached the observer yet skips it, including one under way on this thread, so an
+  /// observer that cancels another one inside its callback stops it for the current change too. A delivery on
+  /// another thread that has already started calling the observer finishes that call.
+  public func cancel() {
+    if !cancellation.isCancelled.exchange(true, ordering: .acquiringAndReleasing) {
+      unregister()
+    }
+  }
+
+  /// Whether ``cancel()`` has been called.
+  public var isCancelled: Bool {
+    cancellation.isCancelled.load(ordering: .acquiring)
+  }
+}

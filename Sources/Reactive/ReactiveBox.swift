@@ -1,0 +1,182 @@
+public import Observation
+public import Synchronization
+
+/// A reference to one value that many parts of a program share, read and change.
+///
+/// A box holds its value under a lock. Reads and writes are synchronous and cheap, and every change is
+/// announced, after the lock is released, to three kinds of listeners:
+///
+/// - iterations of ``values`` (a multicast `AsyncSequence` whose first element is the current value),
+/// - observers registered with ``observe(_:)``,
+/// - Apple's Observation (`withObservationTracking`, `Observations`, SwiftUI), once it has read the box.
+///
+/// ```swift
+/// let counter = ReactiveBox(0)
+/// let token = counter.observe { print("now", $0) }
+/// counter.withLock { $0 += 1 }     // prints "now 1"
+/// print(counter.value)             // 1
+/// token.cancel()
+/// ```
+///
+/// > Important: No listener is ever called while the lock is held. A listener may read, change, observe or
+/// > stop observing the same box from inside its callback.
+public final class ReactiveBox<Value: Sendable>: Sendable {
+  @usableFromInline
+  let state: Mutex<BoxState<Value>>
+  @usableFromInline
+  let registrar = ObservationRegistrar()
+  @usableFromInline
+  let probe: ObservationProbe
+  @usableFromInline
+  let observationKeyPath: any KeyPath<ReactiveBox, Value> & Sendable
+
+  /// Creates a box holding `value`.
+  ///
+  /// - Parameter value: The initial value.
+  public init(_ value: Value) {
+    let probe = ObservationProbe.make()
+    self.probe = probe
+    self.observationKeyPath = \ReactiveBox.[observationProbe: probe]
+    self.state = Mutex(BoxState(value: value))
+  }
+
+  deinit {
+    // Every iteration holds its box, so none can be waiting here; finishing is a safeguard that costs nothing.
+    let waiters = state.withLock { $0.finish() }
+    for waiter in waiters { waiter.resume(returning: nil) }
+  }
+
+  /// The current value.
+  ///
+  /// Reading is synchronous: it takes the lock, copies the value and releases the lock. Inside
+  /// `withObservationTracking` a read registers the box, so its next change reports to the tracker.
+  @inlinable
+  public var value: Value {
+    registrar.access(self, keyPath: observationKeyPath)
+    return state.withLock { $0.value }
+  }
+
+  /// A number that grows by one with every call of ``withLock(_:)``.
+  ///
+  /// Two reads that return the same version saw the same value.
+  @inlinable
+  public var version: UInt64 {
+    state.withLock { $0.version }
+  }
+
+  /// Changes the value in place under the lock, then tells every listener once.
+  ///
+  /// The body gets the stored value `inout`, so large values are changed without a copy. After the body returns
+  /// the version grows by one, the lock is released, and only then are listeners told. Every call counts as one
+  /// change, whether or not the body wrote anything.
+  ///
+  /// ```swift
+  /// let total = cart.withLock { cart in
+  ///   cart.items.append(item)
+  ///   return cart.items.count
+  /// }
+  /// ```
+  ///
+  /// If the body throws, whatever it wrote before throwing stays: the call still counts as a change, listeners
+  /// are told, and then the error is rethrown. To make a write all-or-nothing, compute the new value first and
+  /// assign it last.
+  ///
+  /// > Important: Do not call `withLock` of the same box inside the body: the lock is not reentrant. Listeners,
+  /// > which run after the lock is released, may.
+  ///
+  /// - Parameter body: Reads and changes the value; runs exactly once, under the lock.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws.
+  @inlinable
+  public func withLock<Result, Failure: Error>(
+    _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    let isTracked = probe.isTracked.load(ordering: .relaxed)
+    if isTracked { willChange() }
+    var outcome: Swift.Result<Result, Failure>?
+    let delivery = state.withLock { state -> ChangeDelivery<Value>? in
+      do throws(Failure) {
+        outcome = .success(try body(&state.value))
+      } catch {
+        outcome = .failure(error)
+      }
+      state.version &+= 1
+      return state.hasListeners ? state.didChange() : nil
+    }
+    if let delivery { deliver(delivery) }
+    if isTracked { didChange() }
+    return try outcome.unsafelyUnwrapped.get()
+  }
+
+  /// Ends every iteration of ``values``.
+  ///
+  /// A consumer waiting for a value gets the end of its sequence at once; one that has values buffered gets
+  /// them first. An iteration started after `finish()` yields the current value and then ends. The box stays
+  /// readable and writable, and observers keep being called.
+  public func finish() {
+    let waiters = state.withLock { $0.finish() }
+    for waiter in waiters { waiter.resume(returning: nil) }
+  }
+
+  /// The number of iterations of ``values`` currently registered.
+  public var subscriberCount: Int {
+    state.withLock { $0.subscriberCount }
+  }
+
+  /// The number of observers currently registered with ``observe(_:)``.
+  public var observerCount: Int {
+    state.withLock { $0.observers.count }
+  }
+
+  // MARK: Delivery
+
+  @inlinable
+  func deliver(_ delivery: ChangeDelivery<Value>) {
+    for waiter in delivery.waiters {
+      waiter.resume(returning: delivery.value)
+    }
+    if let observers = delivery.observers {
+      callObservers(observers, with: delivery.value)
+    }
+  }
+
+  /// Calls the observers with `value`, then with every change queued meanwhile, until none is left.
+  ///
+  /// Only one thread at a time runs this loop for a box, so observers see changes one at a time and in order,
+  /// even when a callback changes the box or another thread writes during a delivery.
+  @inlinable
+  func callObservers(_ observers: [ObserverEntry<Value>], with value: Value) {
+    var round = (observers: observers, value: value)
+    while true {
+      for entry in round.observers where !entry.cancellation.isCancelled.load(ordering: .acquiring) {
+        entry.callback(round.value)
+      }
+      guard let next = state.withLock({ $0.nextObserverRound() }) else { return }
+      round = next
+    }
+  }
+
+  @usableFromInline
+  func willChange() {
+    registrar.willSet(self, keyPath: observationKeyPath)
+  }
+
+  @usableFromInline
+  func didChange() {
+    registrar.didSet(self, keyPath: observationKeyPath)
+  }
+
+  /// The value, under the name Observation's key path uses.
+  subscript(observationProbe probe: ObservationProbe) -> Value {
+    state.withLock { $0.value }
+  }
+}
+
+extension ReactiveBox: Observable {}
+
+extension ReactiveBox: CustomStringConvertible {
+  /// A description of the box and its current value, for logs and debugging.
+  public var description: String {
+    "ReactiveBox(\(state.withLock { $0.value }))"
+  }
+}
