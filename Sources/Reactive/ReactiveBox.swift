@@ -128,6 +128,15 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     state.withLock { $0.observers.count }
   }
 
+  /// The number of iterations parked until the next change; lets tests wait for a consumer to be waiting.
+  var waitingSubscriberCount: Int {
+    state.withLock { state in
+      var waiting = 0
+      state.subscribers.updateEach { if $0.waiter != nil { waiting += 1 } }
+      return waiting
+    }
+  }
+
   // MARK: Delivery
 
   @inlinable

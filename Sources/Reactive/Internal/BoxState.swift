@@ -36,7 +36,7 @@ struct BoxState<Value: Sendable>: Sendable {
     var delivery = ChangeDelivery(value: value)
     if !isFinished && !subscribers.isEmpty {
       let value = self.value
-      subscribers.forEach { subscriber in
+      subscribers.updateEach { subscriber in
         if let waiter = subscriber.waiter {
           subscriber.waiter = nil
           delivery.waiters.append(waiter)
@@ -142,7 +142,7 @@ struct BoxState<Value: Sendable>: Sendable {
   mutating func finish() -> [UnsafeContinuation<Value?, Never>] {
     isFinished = true
     var waiters: [UnsafeContinuation<Value?, Never>] = []
-    subscribers.forEach { subscriber in
+    subscribers.updateEach { subscriber in
       if let waiter = subscriber.waiter {
         subscriber.waiter = nil
         waiters.append(waiter)

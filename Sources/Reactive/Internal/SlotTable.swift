@@ -90,7 +90,7 @@ struct SlotTable<Element> {
 
   /// Calls `body` with every element, in slot order.
   @inlinable
-  mutating func forEach(_ body: (inout Element) -> Void) {
+  mutating func updateEach(_ body: (inout Element) -> Void) {
     for index in slots.indices where slots[index].element != nil {
       body(&slots[index].element!)
     }

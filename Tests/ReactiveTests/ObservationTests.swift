@@ -1,0 +1,63 @@
+import Observation
+import Synchronization
+import Testing
+
+@testable import Reactive
+
+@Suite struct ObservationTests {
+  @Test func trackingIsDetectedOnThisPlatform() {
+    #expect(ObservationProbe.trackingIsDetectable)
+  }
+
+  @Test func anUntrackedBoxSkipsTheRegistrar() {
+    let box = ReactiveBox(0)
+    _ = box.value
+    box.withLock { $0 += 1 }
+    let isTracked = box.probe.isTracked.load(ordering: .relaxed)
+    #expect(!isTracked)
+  }
+
+  @Test func onChangeFiresAfterWithLock() {
+    let box = ReactiveBox(0)
+    let changed = Atomic<Int>(0)
+    let read = withObservationTracking {
+      box.value
+    } onChange: {
+      changed.add(1, ordering: .relaxed)
+    }
+    #expect(read == 0)
+    #expect(count(changed) == 0)
+    box.withLock { $0 += 1 }
+    #expect(count(changed) == 1)
+    let isTracked = box.probe.isTracked.load(ordering: .relaxed)
+    #expect(isTracked)
+  }
+
+  @Test func trackingOneBoxIgnoresAnother() {
+    let tracked = ReactiveBox(0)
+    let other = ReactiveBox(0)
+    let changed = Atomic<Int>(0)
+    _ = withObservationTracking {
+      tracked.value
+    } onChange: {
+      changed.add(1, ordering: .relaxed)
+    }
+    other.withLock { $0 += 1 }
+    #expect(count(changed) == 0)
+    tracked.withLock { $0 += 1 }
+    #expect(count(changed) == 1)
+  }
+
+  @Test func observationsSequenceSeesChanges() async {
+    guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) else { return }
+    let box = ReactiveBox(0)
+    var iterator = Observations { box.value }.makeAsyncIterator()
+    #expect(await iterator.next() == 0)
+    box.withLock { $0 = 5 }
+    #expect(await iterator.next() == 5)
+  }
+}
+
+private func count(_ atomic: borrowing Atomic<Int>) -> Int {
+  atomic.load(ordering: .relaxed)
+}

@@ -1,0 +1,10 @@
+import Shared
+import Testing
+
+@Suite struct ExportsTests {
+  @Test func importingSharedGivesTheReactiveBox() {
+    let box = ReactiveBox(1)
+    box.withLock { $0 += 1 }
+    #expect(box.value == 2)
+  }
+}
