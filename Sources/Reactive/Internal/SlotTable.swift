@@ -1,13 +1,14 @@
 /// A stable handle to an element of a ``SlotTable``.
 ///
-/// The generation tells a handle to a removed element apart from a handle to a newer element that reuses its slot.
+/// The generation is unique to each insertion, so a handle to a removed element never names a newer element that
+/// reuses its slot.
 @usableFromInline
 struct SlotHandle: Sendable, Hashable {
   @usableFromInline let index: Int32
-  @usableFromInline let generation: UInt32
+  @usableFromInline let generation: UInt64
 
   @inlinable
-  init(index: Int32, generation: UInt32) {
+  init(index: Int32, generation: UInt64) {
     self.index = index
     self.generation = generation
   }
@@ -20,11 +21,11 @@ struct SlotHandle: Sendable, Hashable {
 struct SlotTable<Element> {
   @usableFromInline
   struct Slot {
-    @usableFromInline var generation: UInt32
+    @usableFromInline var generation: UInt64
     @usableFromInline var element: Element?
 
     @inlinable
-    init(generation: UInt32, element: Element?) {
+    init(generation: UInt64, element: Element?) {
       self.generation = generation
       self.element = element
     }
@@ -33,6 +34,7 @@ struct SlotTable<Element> {
   @usableFromInline var slots: [Slot] = []
   @usableFromInline var freeIndices: [Int32] = []
   @usableFromInline var count = 0
+  @usableFromInline var nextGeneration: UInt64 = 0
 
   @inlinable
   init() {}
@@ -44,12 +46,13 @@ struct SlotTable<Element> {
   @inlinable
   mutating func insert(_ element: Element) -> SlotHandle {
     count += 1
+    nextGeneration &+= 1
     if let index = freeIndices.popLast() {
-      slots[Int(index)].element = element
-      return SlotHandle(index: index, generation: slots[Int(index)].generation)
+      slots[Int(index)] = Slot(generation: nextGeneration, element: element)
+      return SlotHandle(index: index, generation: nextGeneration)
     }
-    slots.append(Slot(generation: 0, element: element))
-    return SlotHandle(index: Int32(slots.count - 1), generation: 0)
+    slots.append(Slot(generation: nextGeneration, element: element))
+    return SlotHandle(index: Int32(slots.count - 1), generation: nextGeneration)
   }
 
   /// Whether `handle` still names an element of the table.
@@ -67,7 +70,6 @@ struct SlotTable<Element> {
     guard contains(handle) else { return nil }
     let index = Int(handle.index)
     let element = slots[index].element.take()
-    slots[index].generation &+= 1
     count -= 1
     if count == 0 {
       slots.removeAll()
