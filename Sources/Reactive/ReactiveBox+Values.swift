@@ -68,15 +68,26 @@ extension ReactiveBox {
       /// The next value, or `nil` when the iteration has ended.
       @inlinable
       public mutating func next() async -> Value? {
-        if let value = taken.popFirst() { return value }
+        if !taken.isEmpty { return takeFromBatch() }
         return await subscription.next(batch: &taken)
       }
 
       /// The next value, or `nil` when the iteration has ended.
       @inlinable
       public mutating func next(isolation actor: isolated (any Actor)?) async -> Value? {
-        if let value = taken.popFirst() { return value }
+        if !taken.isEmpty { return takeFromBatch() }
         return await subscription.next(batch: &taken)
+      }
+
+      /// The next value of the batch, unless the task was cancelled: then the iteration ends at once.
+      @inlinable
+      mutating func takeFromBatch() -> Value? {
+        if Task.isCancelled {
+          taken.removeAll()
+          subscription.cancel()
+          return nil
+        }
+        return taken.popFirst()
       }
     }
   }
@@ -116,7 +127,7 @@ extension ReactiveBox {
       }
       switch step {
       case .value(let value): return value
-      case .end: return nil
+      case .end: return nil  // The removed subscriber is released here, after the lock.
       case .wait: return await wait()
       }
     }
@@ -126,7 +137,11 @@ extension ReactiveBox {
       await withTaskCancellationHandler {
         await withUnsafeContinuation { (waiter: UnsafeContinuation<Value?, Never>) in
           let immediate = box.state.withLock { $0.wait(handle, waiter) }
-          if let immediate { waiter.resume(returning: immediate) }
+          switch immediate {
+          case .value(let value): waiter.resume(returning: value)
+          case .end, .wait: waiter.resume(returning: nil)
+          case nil: break
+          }
         }
       } onCancel: {
         cancel()
@@ -136,8 +151,8 @@ extension ReactiveBox {
     /// Unregisters; a consumer waiting at that moment gets `nil`.
     @inlinable
     func cancel() {
-      let waiter = box.state.withLock { $0.unsubscribe(handle) }
-      waiter?.resume(returning: nil)
+      let removed = box.state.withLock { $0.unsubscribe(handle) }
+      removed?.waiter?.resume(returning: nil)
     }
   }
 }

@@ -82,7 +82,8 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   /// assign it last.
   ///
   /// > Important: Do not call `withLock` of the same box inside the body: the lock is not reentrant. Listeners,
-  /// > which run after the lock is released, may.
+  /// > which run after the lock is released, may. For the same reason, a value the body overwrites is released
+  /// > under the lock, so a value whose `deinit` uses this same box must not be overwritten inside the body.
   ///
   /// - Parameter body: Reads and changes the value; runs exactly once, under the lock.
   /// - Returns: What `body` returns.
@@ -91,8 +92,8 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   public func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let isTracked = probe.isTracked.load(ordering: .relaxed)
-    if isTracked { willChange() }
+    let wasTracked = probe.isTracked.load(ordering: .relaxed)
+    if wasTracked { willChange() }
     var outcome: Swift.Result<Result, Failure>?
     let delivery = state.withLock { state -> ChangeDelivery<Value>? in
       do throws(Failure) {
@@ -104,7 +105,13 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
       return state.hasListeners ? state.didChange() : nil
     }
     if let delivery { deliver(delivery) }
-    if isTracked { didChange() }
+    if wasTracked {
+      didChange()
+    } else if probe.isTracked.load(ordering: .relaxed) {
+      // Tracking began while this change was made: report it rather than let the tracker miss it.
+      willChange()
+      didChange()
+    }
     return try outcome.unsafelyUnwrapped.get()
   }
 
@@ -140,7 +147,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   // MARK: Delivery
 
   @inlinable
-  func deliver(_ delivery: ChangeDelivery<Value>) {
+  func deliver(_ delivery: consuming ChangeDelivery<Value>) {
     for waiter in delivery.waiters {
       waiter.resume(returning: delivery.value)
     }
@@ -149,19 +156,38 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     }
   }
 
-  /// Calls the observers with `value`, then with every change queued meanwhile, until none is left.
+  /// How many queued changes a writer delivers to observers for other writers before a task takes over, so a
+  /// `withLock` call never waits long for changes that are not its own.
+  @usableFromInline
+  static var queuedRoundsPerWriter: Int { 16 }
+
+  /// Calls the observers with `value`, then with changes queued meanwhile, until none is left.
   ///
   /// Only one thread at a time runs this loop for a box, so observers see changes one at a time and in order,
-  /// even when a callback changes the box or another thread writes during a delivery.
+  /// even when a callback changes the box or another thread writes during a delivery. After
+  /// ``queuedRoundsPerWriter`` queued changes, the rest is handed to a task.
   @inlinable
   func callObservers(_ observers: [ObserverEntry<Value>], with value: Value) {
-    var round = (observers: observers, value: value)
+    var observers = observers
+    var value = value
+    var queuedRounds = 0
     while true {
-      for entry in round.observers where !entry.cancellation.isCancelled.load(ordering: .acquiring) {
-        entry.callback(round.value)
+      for entry in observers where !entry.cancellation.isCancelled.load(ordering: .acquiring) {
+        entry.callback(value)
       }
-      guard let next = state.withLock({ $0.nextObserverRound() }) else { return }
-      round = next
+      switch state.withLock({ $0.nextObserverRound() }) {
+      case .done(let released):
+        withExtendedLifetime(released) {}
+        return
+      case .deliver(let nextObservers, let nextValue):
+        queuedRounds += 1
+        if queuedRounds > Self.queuedRoundsPerWriter {
+          Task { self.callObservers(nextObservers, with: nextValue) }
+          return
+        }
+        observers = nextObservers
+        value = nextValue
+      }
     }
   }
 

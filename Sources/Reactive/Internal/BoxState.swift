@@ -14,7 +14,7 @@ struct BoxState<Value: Sendable>: Sendable {
   @usableFromInline var observers: [ObserverEntry<Value>] = []
   @usableFromInline var nextObserverID: UInt64 = 0
   /// Changes waiting for the observers while one thread delivers an earlier change to them.
-  @usableFromInline var pendingObserverValues = RingBuffer<Value>()
+  @usableFromInline var pendingObserverChanges = RingBuffer<PendingChange<Value>>()
   @usableFromInline var isDeliveringToObservers = false
   @usableFromInline var isFinished = false
 
@@ -40,14 +40,15 @@ struct BoxState<Value: Sendable>: Sendable {
         if let waiter = subscriber.waiter {
           subscriber.waiter = nil
           delivery.waiters.append(waiter)
-        } else {
-          subscriber.buffer.append(value, limit: subscriber.limit)
+        } else if let dropped = subscriber.buffer.append(value, limit: subscriber.limit) {
+          // Released after the lock: a value's deinit may use this box.
+          delivery.released.append(dropped)
         }
       }
     }
     if !observers.isEmpty {
       if isDeliveringToObservers {
-        pendingObserverValues.append(value, limit: .max)
+        pendingObserverChanges.append(PendingChange(value: value, lastObserverID: nextObserverID), limit: .max)
       } else {
         isDeliveringToObservers = true
         delivery.observers = observers
@@ -56,15 +57,21 @@ struct BoxState<Value: Sendable>: Sendable {
     return delivery
   }
 
-  /// Hands the delivering thread the next queued change and the observers to call, or ends its turn.
+  /// Hands the delivering thread the next queued change and the observers to call (those registered before the
+  /// change), or ends its turn.
   @inlinable
-  mutating func nextObserverRound() -> (observers: [ObserverEntry<Value>], value: Value)? {
-    if !observers.isEmpty, let value = pendingObserverValues.popFirst() {
-      return (observers, value)
+  mutating func nextObserverRound() -> ObserverRound<Value> {
+    if !observers.isEmpty, let change = pendingObserverChanges.popFirst() {
+      // Identifiers grow with registration, so the observers that existed at the change are a prefix.
+      let registeredBefore =
+        observers.last!.id <= change.lastObserverID
+        ? observers : Array(observers.prefix { $0.id <= change.lastObserverID })
+      return .deliver(registeredBefore, change.value)
     }
-    pendingObserverValues.removeAll()
     isDeliveringToObservers = false
-    return nil
+    var released = RingBuffer<PendingChange<Value>>()
+    swap(&released, &pendingObserverChanges)
+    return .done(released)
   }
 
   // MARK: Subscribers
@@ -83,7 +90,8 @@ struct BoxState<Value: Sendable>: Sendable {
   @usableFromInline
   enum NextStep {
     case value(Value)
-    case end
+    /// The iteration ended; the removed subscriber is released by the caller, after the lock.
+    case end(Subscriber<Value>?)
     case wait
   }
 
@@ -93,14 +101,17 @@ struct BoxState<Value: Sendable>: Sendable {
     let isFinished = self.isFinished
     let step: NextStep? = subscribers.withElement(handle) { subscriber in
       if let value = subscriber.buffer.popFirst() { return .value(value) }
-      return isFinished ? .end : .wait
+      return isFinished ? .end(nil) : .wait
     }
     switch step {
     case .value(let value): return .value(value)
     case .wait: return .wait
     case .end, nil:
-      unsubscribe(handle)
-      return .end
+      let removed = subscribers.remove(handle)
+      refreshListeners()
+      // Only the subscriber's own task parks on it, and that task is here, not waiting.
+      assert(removed?.waiter == nil, "a subscriber ended while its consumer was waiting")
+      return .end(removed)
     }
   }
 
@@ -115,25 +126,22 @@ struct BoxState<Value: Sendable>: Sendable {
     } ?? nil
   }
 
-  /// Parks `waiter` until the next change, unless a value or the end is already there.
+  /// Parks `waiter` until the next change, unless a value or the end is already there (then returns that step).
   @inlinable
-  mutating func wait(_ handle: SlotHandle, _ waiter: UnsafeContinuation<Value?, Never>) -> Value?? {
-    switch next(handle) {
-    case .value(let value): return .some(value)
-    case .end: return .some(nil)
-    case .wait:
-      subscribers.withElement(handle) { $0.waiter = waiter }
-      return nil
-    }
+  mutating func wait(_ handle: SlotHandle, _ waiter: UnsafeContinuation<Value?, Never>) -> NextStep? {
+    let step = next(handle)
+    guard case .wait = step else { return step }
+    subscribers.withElement(handle) { $0.waiter = waiter }
+    return nil
   }
 
-  /// Removes a subscriber and returns its waiting consumer, which must be resumed with `nil`.
+  /// Removes a subscriber and returns it; its waiting consumer, if any, must be resumed with `nil`, and the
+  /// subscriber released, after the lock.
   @inlinable
-  @discardableResult
-  mutating func unsubscribe(_ handle: SlotHandle) -> UnsafeContinuation<Value?, Never>? {
+  mutating func unsubscribe(_ handle: SlotHandle) -> Subscriber<Value>? {
     let removed = subscribers.remove(handle)
     refreshListeners()
-    return removed?.waiter
+    return removed
   }
 
   /// Ends every iteration: waiting consumers are returned to be resumed with `nil`; the others end after
@@ -164,8 +172,10 @@ struct BoxState<Value: Sendable>: Sendable {
     return nextObserverID
   }
 
+  /// Removes an observer and returns it, to be released after the lock: its closure may own things whose deinit
+  /// uses this box.
   @inlinable
-  mutating func removeObserver(_ id: UInt64) {
+  mutating func removeObserver(_ id: UInt64) -> ObserverEntry<Value>? {
     // Identifiers only grow, so the array is sorted by them.
     var low = 0
     var high = observers.count
@@ -173,10 +183,10 @@ struct BoxState<Value: Sendable>: Sendable {
       let middle = (low + high) / 2
       if observers[middle].id < id { low = middle + 1 } else { high = middle }
     }
-    if low < observers.count && observers[low].id == id {
-      observers.remove(at: low)
-      refreshListeners()
-    }
+    guard low < observers.count && observers[low].id == id else { return nil }
+    let removed = observers.remove(at: low)
+    refreshListeners()
+    return removed
   }
 }
 
@@ -222,6 +232,8 @@ final class ObserverCancellation: Sendable {
 struct ChangeDelivery<Value: Sendable>: Sendable {
   /// Consumers waiting for the next value: each is resumed with ``value``.
   @usableFromInline var waiters: [UnsafeContinuation<Value?, Never>] = []
+  /// Values that buffers dropped, released after the lock.
+  @usableFromInline var released: [Value] = []
   /// The observers this thread must call, or `nil` when there are none or another thread is calling them.
   @usableFromInline var observers: [ObserverEntry<Value>]?
   @usableFromInline let value: Value
@@ -230,4 +242,26 @@ struct ChangeDelivery<Value: Sendable>: Sendable {
   init(value: Value) {
     self.value = value
   }
+}
+
+/// A change queued for the observers, and the newest observer that existed when it was made.
+@usableFromInline
+struct PendingChange<Value: Sendable>: Sendable {
+  @usableFromInline let value: Value
+  @usableFromInline let lastObserverID: UInt64
+
+  @inlinable
+  init(value: Value, lastObserverID: UInt64) {
+    self.value = value
+    self.lastObserverID = lastObserverID
+  }
+}
+
+/// What the thread delivering to observers does next.
+@usableFromInline
+enum ObserverRound<Value: Sendable>: Sendable {
+  /// Call these observers with this value.
+  case deliver([ObserverEntry<Value>], Value)
+  /// Nothing is queued; release what the queue held, after the lock.
+  case done(RingBuffer<PendingChange<Value>>)
 }

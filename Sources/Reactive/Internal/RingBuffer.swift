@@ -14,17 +14,21 @@ struct RingBuffer<Element> {
   @inlinable
   var isEmpty: Bool { count == 0 }
 
-  /// Appends `element`; when the buffer already holds `limit` elements, drops the oldest first.
+  /// Appends `element`; when the buffer already holds `limit` elements, removes the oldest first and returns it,
+  /// so the caller can release it where it chooses.
   @inlinable
-  mutating func append(_ element: Element, limit: Int) {
+  @discardableResult
+  mutating func append(_ element: Element, limit: Int) -> Element? {
+    var dropped: Element?
     if count >= limit {
-      _ = popFirst()
+      dropped = popFirst()
     }
     if count == storage.count {
       grow()
     }
     storage[(head &+ count) & (storage.count &- 1)] = element
     count &+= 1
+    return dropped
   }
 
   /// Removes and returns the oldest element, or `nil` when the buffer is empty.

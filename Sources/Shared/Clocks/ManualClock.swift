@@ -1,0 +1,166 @@
+import Synchronization
+
+/// A clock that moves only when told to, so code that waits can be tested without waiting.
+///
+/// Pass it wherever the framework takes a clock (save schedules, file polling, retries), then move time forward:
+///
+/// ```swift
+/// let clock = ManualClock()
+/// @Shared(.fileStorage(url, saveDelay: .seconds(1), clock: clock)) var settings = Settings()
+/// $settings.withLock { $0.volume = 3 }
+/// await clock.waitForSleepers()      // the save is waiting for its delay
+/// clock.advance(by: .seconds(1))     // now it runs
+/// ```
+///
+/// Sleepers whose deadline has come are resumed in deadline order by ``advance(by:)``. A cancelled sleeper
+/// throws `CancellationError` at once.
+public final class ManualClock: Clock, Sendable {
+  /// A point in the manual clock's time: how long after the clock's start.
+  public struct Instant: InstantProtocol, Sendable {
+    /// The time since the clock's start.
+    public var offset: Duration
+
+    /// Creates an instant `offset` after the clock's start.
+    ///
+    /// - Parameter offset: The time since the clock's start.
+    public init(offset: Duration) {
+      self.offset = offset
+    }
+
+    /// The instant `duration` later.
+    ///
+    /// - Parameter duration: How much later.
+    /// - Returns: The later instant.
+    public func advanced(by duration: Duration) -> Instant {
+      Instant(offset: offset + duration)
+    }
+
+    /// The time from this instant to `other`.
+    ///
+    /// - Parameter other: The other instant.
+    /// - Returns: `other` minus this instant.
+    public func duration(to other: Instant) -> Duration {
+      other.offset - offset
+    }
+
+    /// Whether `lhs` comes before `rhs`.
+    public static func < (lhs: Instant, rhs: Instant) -> Bool {
+      lhs.offset < rhs.offset
+    }
+  }
+
+  private struct Sleeper {
+    let id: UInt64
+    let deadline: Instant
+    let continuation: UnsafeContinuation<Void, any Error>
+  }
+
+  private struct State {
+    var now = Instant(offset: .zero)
+    var sleepers: [Sleeper] = []
+    var nextID: UInt64 = 0
+    var cancelledIDs: Set<UInt64> = []
+    var sleeperWaiters: [(count: Int, continuation: UnsafeContinuation<Void, Never>)] = []
+  }
+
+  private let state = Mutex(State())
+
+  /// Creates a clock at time zero.
+  public init() {}
+
+  /// The current instant; it changes only through ``advance(by:)`` and ``advance(to:)``.
+  public var now: Instant {
+    state.withLock { $0.now }
+  }
+
+  /// The clock has no resolution limit.
+  public var minimumResolution: Duration { .zero }
+
+  /// The number of tasks sleeping on this clock right now.
+  public var sleeperCount: Int {
+    state.withLock { $0.sleepers.count }
+  }
+
+  /// Suspends until the clock reaches `deadline`.
+  ///
+  /// - Parameters:
+  ///   - deadline: The instant to wake at.
+  ///   - tolerance: Ignored.
+  /// - Throws: `CancellationError` when the task is cancelled.
+  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    try Task.checkCancellation()
+    let id = state.withLock { state -> UInt64 in
+      state.nextID += 1
+      return state.nextID
+    }
+    try await withTaskCancellationHandler {
+      try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+        let (resumeNow, waiters) = state.withLock {
+          state -> (Result<Void, any Error>?, [UnsafeContinuation<Void, Never>]) in
+          if state.cancelledIDs.remove(id) != nil { return (.failure(CancellationError()), []) }
+          if deadline <= state.now { return (.success(()), []) }
+          state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+          return (nil, Self.takeSatisfiedWaiters(&state))
+        }
+        for waiter in waiters { waiter.resume() }
+        if let resumeNow { continuation.resume(with: resumeNow) }
+      }
+    } onCancel: {
+      let sleeper = state.withLock { state -> Sleeper? in
+        guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
+          state.cancelledIDs.insert(id)
+          return nil
+        }
+        return state.sleepers.remove(at: index)
+      }
+      sleeper?.continuation.resume(throwing: CancellationError())
+    }
+    // An identifier cancelled after its sleeper woke normally is no longer needed.
+    state.withLock { _ = $0.cancelledIDs.remove(id) }
+  }
+
+  /// Moves time forward by `duration`, waking every sleeper whose deadline has come, earliest first.
+  ///
+  /// - Parameter duration: How far to move; must not be negative.
+  public func advance(by duration: Duration = .zero) {
+    precondition(duration >= .zero, "ManualClock cannot move backwards: \(duration)")
+    let due = state.withLock { state -> [Sleeper] in
+      state.now = state.now.advanced(by: duration)
+      let now = state.now
+      let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+      state.sleepers.removeAll { $0.deadline <= now }
+      return due
+    }
+    for sleeper in due { sleeper.continuation.resume() }
+  }
+
+  /// Moves time forward to `instant` (or does nothing if it has passed), waking the sleepers that are due.
+  ///
+  /// - Parameter instant: The instant to move to.
+  public func advance(to instant: Instant) {
+    advance(by: max(.zero, now.duration(to: instant)))
+  }
+
+  /// Waits until at least `count` tasks sleep on this clock.
+  ///
+  /// Use it to know that the code under test has reached its wait before moving time.
+  ///
+  /// - Parameter count: How many sleepers to wait for.
+  public func waitForSleepers(_ count: Int = 1) async {
+    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+      let ready = state.withLock { state -> Bool in
+        if state.sleepers.count >= count { return true }
+        state.sleeperWaiters.append((count, continuation))
+        return false
+      }
+      if ready { continuation.resume() }
+    }
+  }
+
+  private static func takeSatisfiedWaiters(_ state: inout State) -> [UnsafeContinuation<Void, Never>] {
+    let count = state.sleepers.count
+    let satisfied = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
+    state.sleeperWaiters.removeAll { $0.count <= count }
+    return satisfied
+  }
+}

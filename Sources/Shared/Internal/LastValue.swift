@@ -1,0 +1,20 @@
+import Synchronization
+
+/// The last value an observer was called with, to skip repeats.
+///
+/// Observers of one value are never called concurrently, so the comparison, which runs the value's `==` and so
+/// runs outside the lock, cannot race with another call.
+final class LastValue<Value: Sendable>: Sendable {
+  private let storage: Mutex<Value?>
+
+  init(_ initial: Value?) {
+    storage = Mutex(initial)
+  }
+
+  /// Stores `value` and returns `true`, unless it equals the stored one.
+  func replace(with value: Value, unlessEqual isEqual: (Value, Value) -> Bool) -> Bool {
+    if let previous = storage.withLock({ $0 }), isEqual(previous, value) { return false }
+    storage.withLock { $0 = value }
+    return true
+  }
+}

@@ -1,0 +1,87 @@
+import Reactive
+
+/// The shared value behind every holder of one key (or of one keyless ``Shared``): its box, and the connection to
+/// the key's store.
+///
+/// Holders, iterations, observer tokens and running operations keep a root alive; the registry only refers to it
+/// weakly (unless the key is ``SharedKeyLifetime/permanent``). When the root goes, it leaves the registry and
+/// stops watching the store.
+@usableFromInline
+final class SharedRoot<Value: Sendable>: Sendable {
+  @usableFromInline let box: ReactiveBox<Value>
+  /// Whether writes must be handed to ``persistence`` to be saved.
+  @usableFromInline let savesChanges: Bool
+  let persistence: Persistence<Value>?
+  let registration: Registration?
+
+  /// A root with no key.
+  init(value: Value) {
+    self.box = ReactiveBox(value)
+    self.persistence = nil
+    self.savesChanges = false
+    self.registration = nil
+  }
+
+  /// A root for `key`, loaded from its store, starting from `defaultValue` when the store has nothing.
+  init(key: some SharedKey<Value>, defaultValue: Value, registration: Registration?) {
+    let box = ReactiveBox(defaultValue)
+    let persistence = Persistence(key: key, box: box)
+    self.box = box
+    self.persistence = persistence
+    self.savesChanges = persistence.savesChanges
+    self.registration = registration
+    persistence.load()
+  }
+
+  deinit {
+    registration?.unregister()
+    persistence?.stop()
+  }
+
+  /// `withLock` for a value whose changes are saved: hands the result of each change to the persistence.
+  @usableFromInline
+  func withLockSaving<Result, Failure: Error>(
+    _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    guard let persistence else { return try box.withLock(body) }
+    var change: (value: Value, sequence: UInt64)?
+    let outcome = box.withLock { value -> Swift.Result<Result, Failure> in
+      defer { change = (value, persistence.nextSequence()) }
+      do throws(Failure) {
+        return .success(try body(&value))
+      } catch {
+        return .failure(error)
+      }
+    }
+    if let change { persistence.changed(change.value, sequence: change.sequence) }
+    return try outcome.get()
+  }
+}
+
+/// Where a root is registered, so it can leave the registry when it goes.
+struct Registration: Sendable {
+  let registry: SharedRegistry
+  let key: RegistryKey
+  let generation: UInt64
+
+  func unregister() {
+    registry.remove(key, generation: generation)
+  }
+}
+
+/// What a holder needs of its root without knowing the root's value type: the store's errors and flushing.
+@usableFromInline
+protocol SharedRootProtocol: AnyObject, Sendable {
+  var loadError: (any Error)? { get }
+  var saveError: (any Error)? { get }
+  func save() async throws
+}
+
+extension SharedRoot: SharedRootProtocol {
+  @usableFromInline var loadError: (any Error)? { persistence?.loadError }
+  @usableFromInline var saveError: (any Error)? { persistence?.saveError }
+
+  @usableFromInline func save() async throws {
+    try await persistence?.flush()
+  }
+}

@@ -1,0 +1,182 @@
+public import Foundation
+
+/// A key for a `Codable` value kept in a JSON file.
+///
+/// ```swift
+/// @Shared(.fileStorage(URL(filePath: "/var/lib/app/settings.json"))) var settings = Settings()
+/// $settings.withLock { $0.theme = .dark }   // saved shortly after
+/// try await $settings.save()                // or now
+/// ```
+///
+/// - **Loading:** the first holder reads the file. A missing file means the default is used, and nothing is
+///   created until the first change. An unreadable or corrupt file also leaves the default in memory, sets
+///   ``Shared/loadError``, and is not touched until the value is changed.
+/// - **Saving:** changes are saved at most once per `saveDelay`, and a change is saved no later than `saveDelay`
+///   after it was made. Each save writes a temporary file in the same folder, flushes it to disk and renames it
+///   over the file, so the file always holds one whole document, even if the program is killed mid-save. Writes
+///   to one file are serialized. A failed save keeps the value in memory and sets ``Shared/saveError``.
+/// - **Changes from outside:** the file is checked every `pollInterval` (by inode, size and modification time);
+///   a change made by another program is loaded and every holder sees it within about one interval.
+///
+/// Values of file keys are freed after their last holder, iteration and pending save are gone.
+public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
+  /// The file.
+  public let url: URL
+  /// The quiet time between a change and its save.
+  public let saveDelay: Duration
+  /// How often the file is checked for changes made outside the program.
+  public let pollInterval: Duration
+  let clock: any Clock<Duration>
+  let file: FileStore
+
+  /// Creates a key for the JSON file at `url`.
+  ///
+  /// - Parameters:
+  ///   - url: The file; its folder is created on the first save if it does not exist.
+  ///   - saveDelay: The quiet time between a change and its save.
+  ///   - pollInterval: How often to look for changes made by other programs.
+  ///   - clock: The clock for both; pass a ``ManualClock`` in tests.
+  public init(
+    url: URL,
+    saveDelay: Duration = .milliseconds(250),
+    pollInterval: Duration = .seconds(1),
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    precondition(url.isFileURL, "fileStorage needs a file URL, not \(url)")
+    precondition(pollInterval > .zero, "fileStorage needs a positive poll interval, not \(pollInterval)")
+    self.url = url.standardizedFileURL
+    self.saveDelay = saveDelay
+    self.pollInterval = pollInterval
+    self.clock = clock
+    self.file = FileStore.forFile(at: self.url)
+  }
+
+  /// The identity of the value: the file's path.
+  public var id: FileStorageKeyID { FileStorageKeyID(path: url.path) }
+
+  /// Saves wait for ``saveDelay``.
+  public var saveSchedule: SharedSaveSchedule { .debounced(saveDelay, clock: clock) }
+
+  /// Reads and decodes the file; `nil` when there is no file.
+  ///
+  /// - Parameter context: The context of the shared value.
+  /// - Returns: The decoded value, or `nil` when the file does not exist.
+  /// - Throws: ``FileStorageError`` when the file cannot be read or decoded.
+  public func load(context: SharedKeyContext<Value>) throws -> Value? {
+    guard let data = try file.readInitial() else { return nil }
+    return try decode(data)
+  }
+
+  /// Encodes `value` as JSON and writes it to the file atomically.
+  ///
+  /// - Parameters:
+  ///   - value: The value to save.
+  ///   - context: The context of the shared value.
+  /// - Throws: ``FileStorageError`` when the value cannot be encoded or the file cannot be written.
+  public func save(_ value: Value, context: SharedKeyContext<Value>) async throws {
+    let data: Data
+    do {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      data = try encoder.encode(value)
+    } catch {
+      throw FileStorageError.unencodable(url: url, reason: String(describing: error))
+    }
+    try await file.write(data)
+  }
+
+  /// Polls the file for changes made outside the program and loads them.
+  ///
+  /// - Parameter context: The context to report changes to.
+  /// - Returns: A subscription that stops polling.
+  public func subscribe(context: SharedKeyContext<Value>) -> SharedSubscription {
+    let file = self.file
+    let clock = self.clock
+    let interval = pollInterval
+    let url = self.url
+    let task = Task {
+      while !Task.isCancelled {
+        do {
+          try await clock.sleep(for: interval)
+        } catch {
+          return
+        }
+        do {
+          guard let data = try await file.externalChange() else { continue }
+          context.update(try Self.decode(data, url: url))
+        } catch {
+          context.reportLoadError(error)
+        }
+      }
+    }
+    return SharedSubscription { task.cancel() }
+  }
+
+  private func decode(_ data: Data) throws -> Value {
+    try Self.decode(data, url: url)
+  }
+
+  private static func decode(_ data: Data, url: URL) throws -> Value {
+    do {
+      return try JSONDecoder().decode(Value.self, from: data)
+    } catch {
+      throw FileStorageError.corrupt(url: url, reason: String(describing: error))
+    }
+  }
+}
+
+extension FileStorageKey: CustomStringConvertible {
+  /// The key as it reads in code.
+  public var description: String { ".fileStorage(\(url.path))" }
+}
+
+/// The identity of a ``FileStorageKey``: one value per file path, whatever the value type.
+public struct FileStorageKeyID: Hashable, Sendable {
+  /// The standardized path of the file.
+  public let path: String
+}
+
+/// Why a file-backed value could not be loaded or saved. Every case names the file.
+public enum FileStorageError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The file exists but could not be read.
+  case unreadable(url: URL, reason: String)
+  /// The file does not hold a valid JSON document of the value's type. The file was left untouched.
+  case corrupt(url: URL, reason: String)
+  /// The value could not be encoded as JSON.
+  case unencodable(url: URL, reason: String)
+  /// The file, or its folder, could not be written. The value is kept in memory.
+  case unwritable(url: URL, reason: String)
+
+  /// A sentence naming the file and the problem.
+  public var description: String {
+    switch self {
+    case .unreadable(let url, let reason): return "Cannot read \(url.path): \(reason)"
+    case .corrupt(let url, let reason): return "\(url.path) does not hold a valid document: \(reason)"
+    case .unencodable(let url, let reason): return "Cannot encode the value for \(url.path): \(reason)"
+    case .unwritable(let url, let reason): return "Cannot write \(url.path): \(reason)"
+    }
+  }
+}
+
+extension SharedKey {
+  /// A key for a `Codable` value kept in the JSON file at `url`.
+  ///
+  /// ```swift
+  /// @Shared(.fileStorage(settingsURL)) var settings = Settings()
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - url: The file.
+  ///   - saveDelay: The quiet time between a change and its save.
+  ///   - pollInterval: How often to look for changes made by other programs.
+  ///   - clock: The clock for both; pass a ``ManualClock`` in tests.
+  /// - Returns: The key.
+  public static func fileStorage<Value>(
+    _ url: URL,
+    saveDelay: Duration = .milliseconds(250),
+    pollInterval: Duration = .seconds(1),
+    clock: any Clock<Duration> = ContinuousClock()
+  ) -> Self where Self == FileStorageKey<Value> {
+    FileStorageKey(url: url, saveDelay: saveDelay, pollInterval: pollInterval, clock: clock)
+  }
+}

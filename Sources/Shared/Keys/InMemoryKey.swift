@@ -1,0 +1,56 @@
+/// A key for a value kept in memory, named by a string.
+///
+/// ```swift
+/// @Shared(.inMemory("selectedTab")) var selectedTab = Tab.home
+/// ```
+///
+/// Values of in-memory keys live as long as their ``SharedRegistry``: for the program's registry, the life of the
+/// process, like a global. A holder that appears after every other holder is gone still sees the last value.
+public struct InMemoryKey<Value: Sendable>: SharedKey {
+  /// The name of the value.
+  public let name: String
+
+  /// Creates a key for the value named `name`.
+  ///
+  /// - Parameter name: The name; every in-memory key with this name shares one value.
+  public init(_ name: String) {
+    self.name = name
+  }
+
+  /// The identity of the value: its name, in the in-memory namespace.
+  public var id: InMemoryKeyID { InMemoryKeyID(name: name) }
+
+  /// In-memory values live as long as their registry.
+  public var lifetime: SharedKeyLifetime { .permanent }
+
+  /// Nothing is saved.
+  public var savesChanges: Bool { false }
+
+  /// Does nothing: the value lives in memory only.
+  public func save(_ value: Value, context: SharedKeyContext<Value>) async throws {}
+}
+
+/// The identity of an ``InMemoryKey``: equal names are one value, whatever the value type.
+public struct InMemoryKeyID: Hashable, Sendable {
+  /// The name of the value.
+  public let name: String
+}
+
+extension InMemoryKey: CustomStringConvertible {
+  /// The key as it reads in code: `.inMemory("name")`.
+  public var description: String { ".inMemory(\"\(name)\")" }
+}
+
+extension SharedKey {
+  /// A key for a value kept in memory and named by `name`.
+  ///
+  /// ```swift
+  /// @Shared(.inMemory("counter")) var counter = 0
+  /// ```
+  ///
+  /// - Parameter name: The name; every in-memory key with this name shares one value.
+  /// - Returns: The key.
+  public static func inMemory<Value>(_ name: String) -> Self where Self == InMemoryKey<Value> {
+    InMemoryKey(name)
+  }
+}

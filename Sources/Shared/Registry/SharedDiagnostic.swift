@@ -1,0 +1,29 @@
+/// A problem the framework noticed with how a shared value is used; also printed to standard error.
+///
+/// ```swift
+/// let registry = SharedRegistry()
+/// // ... code that uses the registry ...
+/// #expect(registry.diagnostics.isEmpty)
+/// ```
+public struct SharedDiagnostic: Sendable, Hashable, CustomStringConvertible {
+  /// What kind of problem it is.
+  public enum Kind: Sendable, Hashable {
+    /// A key was held with a value type other than the one its shared value already has. The new holder got a
+    /// value of its own, shared with nobody and not stored.
+    case typeMismatch(existing: String, requested: String)
+  }
+
+  /// What kind of problem it is.
+  public let kind: Kind
+  /// The key involved, as text.
+  public let key: String
+
+  /// A sentence that names the key and what went wrong.
+  public var description: String {
+    switch kind {
+    case .typeMismatch(let existing, let requested):
+      return "Shared key \(key) already holds a value of type \(existing); a holder asked for \(requested) "
+        + "and got its own value, shared with nobody and not stored."
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import Reactive
+import Synchronization
+
+extension Shared {
+  /// A shared value for one member of this value, reached through a key path.
+  ///
+  /// ```swift
+  /// @Shared(.inMemory("user")) var user = User(name: "Ada", age: 36)
+  /// let name: Shared<String> = $user.name
+  /// name.withLock { $0 = "Grace" }   // writes the user; every holder of "user" sees it
+  /// ```
+  ///
+  /// Writing the member writes this value under its lock and notifies its listeners. Listeners of the member hear
+  /// about changes of the member; when the member is `Equatable`, other changes of this value are skipped.
+  ///
+  /// - Parameter keyPath: The member.
+  /// - Returns: A shared value that reads and writes the member.
+  public subscript<Member: Sendable>(
+    dynamicMember keyPath: any WritableKeyPath<Value, Member> & Sendable
+  ) -> Shared<Member> {
+    Shared<Member>(reference: .derived(KeyPathProjection(parent: self, keyPath: keyPath)))
+  }
+
+  /// A shared value for the wrapped value of an optional, or `nil` while the optional is `nil`.
+  ///
+  /// ```swift
+  /// @Shared(.inMemory("profile")) var profile: Profile? = nil
+  /// if let unwrapped = Shared($profile) {
+  ///   unwrapped.withLock { $0.bio = "Hello" }
+  /// }
+  /// ```
+  ///
+  /// If the optional later becomes `nil`, the unwrapped value keeps reading the last value it had, and its writes
+  /// change only that copy: they never bring the optional back from `nil`. Its sequences skip `nil` values.
+  ///
+  /// - Parameter base: A shared optional.
+  public init?(_ base: Shared<Value?>) {
+    guard let initial = base.wrappedValue else { return nil }
+    self.init(reference: .derived(UnwrapProjection(parent: base, initial: initial)))
+  }
+}
+
+/// A member of a parent shared value.
+struct KeyPathProjection<Parent: Sendable, Value: Sendable>: SharedProjection {
+  let parent: Shared<Parent>
+  let keyPath: any WritableKeyPath<Parent, Value> & Sendable
+
+  var value: Value {
+    parent.wrappedValue[keyPath: keyPath]
+  }
+
+  func withLock<Result, Failure: Error>(
+    _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    try parent.withLock { (parentValue: inout Parent) throws(Failure) -> Result in
+      try body(&parentValue[keyPath: keyPath])
+    }
+  }
+
+  func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken {
+    let keyPath = self.keyPath
+    return parent.observe(mappedObserver({ $0[keyPath: keyPath] }, initial: value, observer))
+  }
+
+  func makeIterator(policy: BufferingPolicy) -> DerivedIterator<Value> {
+    let keyPath = self.keyPath
+    return MappedIterator(
+      parent: parent.values(buffering: policy).makeAsyncIterator(),
+      transform: { $0[keyPath: keyPath] },
+      isEqual: equality(for: Value.self))
+  }
+
+  var root: any SharedRootProtocol {
+    parent.root
+  }
+}
+
+/// The wrapped value of a parent shared optional, remembering the last non-`nil` value.
+struct UnwrapProjection<Value: Sendable>: SharedProjection {
+  let parent: Shared<Value?>
+  let lastValue: LastKnown<Value>
+
+  init(parent: Shared<Value?>, initial: Value) {
+    self.parent = parent
+    self.lastValue = LastKnown(initial)
+  }
+
+  var value: Value {
+    if let value = parent.wrappedValue {
+      lastValue.store(value)
+      return value
+    }
+    return lastValue.value
+  }
+
+  func withLock<Result, Failure: Error>(
+    _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    let lastValue = self.lastValue
+    return try parent.withLock { (optional: inout Value?) throws(Failure) -> Result in
+      guard var wrapped = optional.take() else {
+        var copy = lastValue.value
+        defer { lastValue.store(copy) }
+        return try body(&copy)
+      }
+      defer {
+        lastValue.store(wrapped)
+        optional = wrapped
+      }
+      return try body(&wrapped)
+    }
+  }
+
+  func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken {
+    parent.observe(mappedObserver({ $0 }, initial: value, observer))
+  }
+
+  func makeIterator(policy: BufferingPolicy) -> DerivedIterator<Value> {
+    MappedIterator(
+      parent: parent.values(buffering: policy).makeAsyncIterator(),
+      transform: { $0 },
+      isEqual: equality(for: Value.self))
+  }
+
+  var root: any SharedRootProtocol {
+    parent.root
+  }
+}
+
+/// The last non-`nil` value of a shared optional.
+final class LastKnown<Value: Sendable>: Sendable {
+  private let storage: Mutex<Value>
+
+  init(_ value: Value) {
+    storage = Mutex(value)
+  }
+
+  var value: Value { storage.withLock { $0 } }
+
+  func store(_ value: Value) {
+    storage.withLock { $0 = value }
+  }
+}

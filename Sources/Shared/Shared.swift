@@ -1,0 +1,183 @@
+public import Reactive
+
+/// A value that every holder of one key shares: read it directly, change it with ``withLock(_:)``.
+///
+/// ```swift
+/// @Shared(.inMemory("counter")) var counter = 0   // the default is used only if nobody holds the key yet
+///
+/// $counter.withLock { $0 += 1 }                   // the only way to write
+/// let now: Int = counter                          // a synchronous read
+///
+/// for await value in $counter.values {            // the current value, then changes
+///   print(value)
+/// }
+/// ```
+///
+/// Any number of holders, anywhere in a program, that use keys with the same ``SharedKey/id`` see one value. The
+/// projected value (`$counter`) is itself a `Shared`: `Sendable`, cheap to copy, and pointing at the same value, so
+/// it can be handed to other types and tasks. A `Shared` made with ``init(value:)`` has no key and is shared by
+/// whoever gets a copy.
+///
+/// Reading the value inside `withObservationTracking`, `Observations` or a SwiftUI view tracks it: a change made
+/// through any holder is reported.
+@propertyWrapper
+@dynamicMemberLookup
+public struct Shared<Value: Sendable>: Sendable {
+  @usableFromInline
+  let reference: Reference
+
+  @usableFromInline
+  enum Reference: Sendable {
+    case root(SharedRoot<Value>)
+    case derived(any SharedProjection<Value>)
+  }
+
+  @usableFromInline
+  init(reference: Reference) {
+    self.reference = reference
+  }
+
+  /// Holds the shared value of `key`, creating it from the key's store or `wrappedValue` if nobody holds it yet.
+  ///
+  /// ```swift
+  /// @Shared(.inMemory("filter")) var filter = Filter.all
+  /// ```
+  ///
+  /// If the key already has a value, `wrappedValue` is not even evaluated. If the key already holds a value of
+  /// another type, the holder gets a value of its own and a ``SharedDiagnostic`` is recorded and printed.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The value to start from when the key has no value yet.
+  ///   - key: The key that names the value.
+  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
+    self.init(reference: .root(SharedRegistry.current.root(for: key, defaultValue: wrappedValue)))
+  }
+
+  /// A shared value with no key, shared by every copy of this `Shared`.
+  ///
+  /// ```swift
+  /// let progress = Shared(value: 0.0)
+  /// Task { [progress] in progress.withLock { $0 = 0.5 } }
+  /// ```
+  ///
+  /// - Parameter value: The initial value.
+  public init(value: Value) {
+    self.init(reference: .root(SharedRoot(value: value)))
+  }
+
+  /// Wraps an existing `Shared`, so a property declared `@Shared var x: Int` can be set from another holder's
+  /// `$x`.
+  ///
+  /// - Parameter projectedValue: The shared value to hold.
+  public init(projectedValue: Shared<Value>) {
+    self = projectedValue
+  }
+
+  /// The current value.
+  @inlinable
+  public var wrappedValue: Value {
+    switch reference {
+    case .root(let root): return root.box.value
+    case .derived(let projection): return projection.value
+    }
+  }
+
+  /// This shared value, for passing it on, changing it and listening to it.
+  @inlinable
+  public var projectedValue: Shared<Value> {
+    self
+  }
+
+  /// Changes the value in place under its lock, then tells every holder's listeners once.
+  ///
+  /// ```swift
+  /// $todos.withLock { todos in
+  ///   todos.append(Todo(title: "Water the plants"))
+  /// }
+  /// ```
+  ///
+  /// The body runs exactly once, under the lock; do not call `withLock` of the same value inside it. If the body
+  /// throws, whatever it wrote before throwing is kept, listeners are told, and the error is rethrown. Changes to a
+  /// value whose key stores it are saved afterwards (see ``SharedKey/saveSchedule``).
+  ///
+  /// - Parameter body: Reads and changes the value.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws.
+  @inlinable
+  public func withLock<Result, Failure: Error>(
+    _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    switch reference {
+    case .root(let root):
+      if root.savesChanges { return try root.withLockSaving(body) }
+      return try root.box.withLock(body)
+    case .derived(let projection):
+      return try projection.withLock(body)
+    }
+  }
+
+  /// Calls `observer` with the new value after every change, until the returned token is cancelled or freed.
+  ///
+  /// ```swift
+  /// let token = $settings.observe { settings in apply(settings) }
+  /// ```
+  ///
+  /// Observers run on the thread that made the change, after its lock is released, one change at a time and in
+  /// order; see ``Reactive/ReactiveBox/observe(_:)``. The token keeps the shared value alive.
+  ///
+  /// - Parameter observer: Called with each new value.
+  /// - Returns: A token that keeps the observer registered.
+  public func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken {
+    switch reference {
+    case .root(let root):
+      return root.box.observe(retaining: root, observer)
+    case .derived(let projection):
+      return projection.observe(observer)
+    }
+  }
+
+  /// The error of the last attempt to read the key's store, or `nil`.
+  ///
+  /// When a store holds something unreadable, holders start from the default, this property says what is wrong,
+  /// and the store is left untouched until the value is changed.
+  public var loadError: (any Error)? {
+    root.loadError
+  }
+
+  /// The error of the last attempt to save the value, or `nil` once a save succeeds.
+  ///
+  /// A failed save keeps the value in memory; the next change, or ``save()``, tries again.
+  public var saveError: (any Error)? {
+    root.saveError
+  }
+
+  /// Saves now any change that is not saved yet, and waits until it is.
+  ///
+  /// ```swift
+  /// $settings.withLock { $0.theme = .dark }
+  /// try await $settings.save()   // written, not just scheduled
+  /// ```
+  ///
+  /// If the last save failed and nothing changed since, the current value is saved again. Values whose key stores
+  /// nothing return at once.
+  ///
+  /// - Throws: The error of the save, which is also kept in ``saveError``.
+  public func save() async throws {
+    try await root.save()
+  }
+
+  /// The root this value reads and writes, directly or through projections.
+  var root: any SharedRootProtocol {
+    switch reference {
+    case .root(let root): return root
+    case .derived(let projection): return projection.root
+    }
+  }
+}
+
+extension Shared: CustomStringConvertible {
+  /// The current value, described.
+  public var description: String {
+    "Shared(\(wrappedValue))"
+  }
+}

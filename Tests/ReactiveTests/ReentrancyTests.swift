@@ -1,0 +1,164 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Reactive
+
+/// Reads the box it was made with when it goes away.
+private final class ReadsBoxOnDeinit: Sendable {
+  let box: ReactiveBox<Int>
+  init(_ box: ReactiveBox<Int>) { self.box = box }
+  deinit { _ = box.value }
+}
+
+/// Runs a closure when it goes away.
+private final class Payload: Sendable {
+  let onDeinit: @Sendable () -> Void
+  init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+  deinit { onDeinit() }
+}
+
+/// Nothing the box releases runs while its lock is held: each of these would stop the process with
+/// "Recursive call to lock Mutex" if it did.
+@Suite struct ReleaseOutsideTheLockTests {
+  @Test func cancellingAnObserverReleasesItsClosureAfterTheLock() {
+    let box = ReactiveBox(0)
+    let token = box.observe { [helper = ReadsBoxOnDeinit(box)] _ in _ = helper }
+    token.cancel()
+    #expect(box.observerCount == 0)
+  }
+
+  @Test func anObserverMayOwnAnotherTokenOfTheSameBox() {
+    let box = ReactiveBox(0)
+    var token: ObserverToken? = {
+      let other = box.observe { _ in }
+      return box.observe { [other] _ in _ = other }
+    }()
+    #expect(box.observerCount == 2)
+    token = nil
+    #expect(box.observerCount == 0)
+    _ = token
+  }
+
+  @Test func anObserverMayOwnTheTokenItRegisteredInItsCallback() {
+    let box = ReactiveBox(0)
+    let outer: ObserverToken = {
+      let inner = Mutex<ObserverToken?>(nil)
+      return box.observe { _ in
+        inner.withLock { if $0 == nil { $0 = box.observe { _ in } } }
+      }
+    }()
+    box.withLock { $0 = 1 }
+    #expect(box.observerCount == 2)
+    outer.cancel()
+    #expect(box.observerCount == 0)
+  }
+
+  @Test func aValueDroppedByABufferIsReleasedAfterTheLock() {
+    let box = ReactiveBox<Payload?>(nil)
+    let released = Mutex(0)
+    let iterator = box.values.makeAsyncIterator()
+    box.withLock {
+      $0 = Payload {
+        _ = box.value
+        released.withLock { $0 += 1 }
+      }
+    }
+    box.withLock { $0 = nil }
+    box.withLock { $0 = nil }  // The `.latest` buffer drops the payload here.
+    #expect(released.withLock { $0 } == 1)
+    withExtendedLifetime(iterator) {}
+  }
+
+  @Test func anUnsubscribedBufferIsReleasedAfterTheLock() {
+    let box = ReactiveBox<Payload?>(nil)
+    let released = Mutex(0)
+    do {
+      let iterator = box.values(buffering: .all).makeAsyncIterator()
+      box.withLock {
+        $0 = Payload {
+          _ = box.value
+          released.withLock { $0 += 1 }
+        }
+      }
+      box.withLock { $0 = nil }
+      withExtendedLifetime(iterator) {}
+    }
+    #expect(released.withLock { $0 } == 1)
+    #expect(box.subscriberCount == 0)
+  }
+}
+
+@Suite struct ObserverQueueTests {
+  @Test func aQueuedChangeSkipsObserversRegisteredAfterIt() {
+    let box = ReactiveBox(0)
+    let calls = Collector<String>()
+    let late = Mutex<ObserverToken?>(nil)
+    let first = box.observe { value in
+      calls.append("first \(value)")
+      if value == 1 {
+        box.withLock { $0 = 2 }
+        late.withLock { $0 = box.observe { calls.append("late \($0)") } }
+      }
+    }
+    box.withLock { $0 = 1 }
+    box.withLock { $0 = 3 }
+    #expect(calls.elements == ["first 1", "first 2", "first 3", "late 3"])
+    withExtendedLifetime(first) {}
+    late.withLock { $0 = nil }
+  }
+
+  @Test func aWriterDeliversFewChangesThatAreNotItsOwn() async {
+    let box = ReactiveBox(0)
+    let others = 200
+    let blockFirstCall = DispatchSemaphore(value: 0)
+    let calls = Collector<(value: Int, onFirstWriter: Bool)>()
+    let firstWriter = Mutex<UInt64?>(nil)
+    let token = box.observe { value in
+      let onFirstWriter = firstWriter.withLock { $0 } == currentThreadID()
+      calls.append((value, onFirstWriter))
+      if value == 1 { blockFirstCall.wait() }
+    }
+    let writer = Task.detached {
+      firstWriter.withLock { $0 = currentThreadID() }
+      box.withLock { $0 += 1 }  // Delivers 1, waits in the callback, then some of the others' changes.
+      // From here on this thread may run the task that took over; its calls are not the writer's.
+      firstWriter.withLock { $0 = nil }
+    }
+    await waitUntil { !calls.elements.isEmpty }
+    for _ in 0..<others { box.withLock { $0 += 1 } }  // Queued behind the blocked delivery.
+    blockFirstCall.signal()
+    await writer.value
+    await waitUntil { calls.elements.count == others + 1 }
+    let all = calls.elements
+    #expect(all.map(\.value) == Array(1...(others + 1)))
+    let deliveredByFirstWriter = all.filter(\.onFirstWriter).count
+    #expect(deliveredByFirstWriter <= 1 + ReactiveBox<Int>.queuedRoundsPerWriter)
+    token.cancel()
+  }
+
+  @Test func aCancelledTaskStopsTakingItsBatch() async {
+    let box = ReactiveBox(0)
+    let (afterCancel, subscribers) = await Task {
+      var iterator = box.values(buffering: .all).makeAsyncIterator()
+      for _ in 0..<100 { box.withLock { $0 += 1 } }
+      _ = await iterator.next()  // Takes the whole batch.
+      withUnsafeCurrentTask { $0?.cancel() }
+      var afterCancel = 0
+      while await iterator.next() != nil { afterCancel += 1 }
+      return (afterCancel, box.subscriberCount)
+    }.value
+    #expect(afterCancel == 0)
+    #expect(subscribers == 0)
+  }
+}
+
+/// An identifier of the calling thread.
+private func currentThreadID() -> UInt64 {
+  #if canImport(Glibc)
+    return UInt64(pthread_self())
+  #else
+    return UInt64(UInt(bitPattern: pthread_self()))
+  #endif
+}

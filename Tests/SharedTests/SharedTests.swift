@@ -1,0 +1,257 @@
+import Observation
+import Synchronization
+import Testing
+
+@testable import Shared
+
+@Suite struct SharedTests {
+  @Test func holdersOfOneKeyShareOneValue() async {
+    await withFreshRegistry { _ in
+      @Shared(.inMemory("count")) var first = 0
+      @Shared(.inMemory("count")) var second = 0
+      $first.withLock { $0 += 1 }
+      #expect(second == 1)
+      $second.withLock { $0 += 1 }
+      #expect(first == 2)
+    }
+  }
+
+  @Test func aHundredHoldersSeeEveryChange() async {
+    await withFreshRegistry { _ in
+      let holders = (0..<100).map { _ in Shared(wrappedValue: 0, .inMemory("count")) }
+      let seen = (0..<100).map { _ in Collector<Int>() }
+      let tokens = zip(holders, seen).map { holder, collector in holder.observe { collector.append($0) } }
+      for holder in holders.prefix(10) { holder.withLock { $0 += 1 } }
+      for (holder, collector) in zip(holders, seen) {
+        #expect(holder.wrappedValue == 10)
+        #expect(collector.elements == Array(1...10))
+      }
+      withExtendedLifetime(tokens) {}
+    }
+  }
+
+  @Test func aSecondDefaultIsIgnoredAndNotEvaluated() async {
+    await withFreshRegistry { _ in
+      @Shared(.inMemory("name")) var first = "first"
+      let evaluated = Mutex(false)
+      func secondDefault() -> String {
+        evaluated.withLock { $0 = true }
+        return "second"
+      }
+      @Shared(.inMemory("name")) var second = secondDefault()
+      #expect(second == "first")
+      #expect(!evaluated.withLock { $0 })
+      withExtendedLifetime($first) {}
+    }
+  }
+
+  @Test func aTypeMismatchIsDiagnosedAndGetsItsOwnValue() async {
+    await withFreshRegistry { registry in
+      @Shared(.inMemory("mixed")) var number = 1
+      @Shared(.inMemory("mixed")) var text = "text"
+      #expect(text == "text")
+      $text.withLock { $0 = "changed" }
+      #expect(number == 1)
+      let diagnostics = registry.diagnostics
+      #expect(diagnostics.count == 1)
+      let description = diagnostics.first?.description ?? ""
+      #expect(description.contains(".inMemory(\"mixed\")"))
+      #expect(description.contains("Swift.Int"))
+      #expect(description.contains("Swift.String"))
+      #expect(
+        diagnostics.first?.kind == .typeMismatch(existing: "Swift.Int", requested: "Swift.String"))
+    }
+  }
+
+  @Test func inMemoryValuesOutliveTheirHolders() async {
+    await withFreshRegistry { registry in
+      do {
+        @Shared(.inMemory("kept")) var kept = 0
+        $kept.withLock { $0 = 42 }
+      }
+      @Shared(.inMemory("kept")) var again = 0
+      #expect(again == 42)
+      #expect(registry.count == 1)
+    }
+  }
+
+  @Test func registriesAreIsolated() async {
+    await withFreshRegistry { _ in
+      @Shared(.inMemory("isolated")) var value = 1
+      $value.withLock { $0 = 2 }
+    }
+    await withFreshRegistry { _ in
+      @Shared(.inMemory("isolated")) var value = 1
+      #expect(value == 1)
+    }
+  }
+
+  @Test func aKeylessValueIsFreedAfterItsLastHolder() {
+    weak var root: AnyObject?
+    do {
+      let shared = Shared(value: 0)
+      root = shared.rootObject
+      let copy = shared
+      copy.withLock { $0 += 1 }
+      #expect(shared.wrappedValue == 1)
+    }
+    #expect(root == nil)
+  }
+
+  @Test func anIterationKeepsAValueAliveUntilItEnds() async {
+    weak var root: SharedRoot<Int>?
+    let consumer: Task<Int, Never>
+    do {
+      let shared = Shared(value: 0)
+      let strongRoot = shared.rootObject as! SharedRoot<Int>
+      root = strongRoot
+      let values = shared.values
+      consumer = Task {
+        var count = 0
+        for await _ in values { count += 1 }
+        return count
+      }
+      await waitUntil { strongRoot.box.subscriberCount == 1 }
+    }
+    #expect(root != nil)
+    consumer.cancel()
+    #expect(await consumer.value == 1)
+    #expect(root == nil)
+  }
+
+  @Test func projectedValuesAndValuesSequence() async {
+    await withFreshRegistry { _ in
+      @Shared(.inMemory("count")) var count = 0
+      let handle: Shared<Int> = $count
+      var iterator = handle.values(buffering: .all).makeAsyncIterator()
+      $count.withLock { $0 = 1 }
+      $count.withLock { $0 = 2 }
+      #expect(await iterator.next() == 0)
+      #expect(await iterator.next() == 1)
+      #expect(await iterator.next() == 2)
+    }
+  }
+
+  @Test func observationTracksReadsThroughAnyHolder() async {
+    await withFreshRegistry { _ in
+      @Shared(.inMemory("tracked")) var tracked = 0
+      let other = Shared(wrappedValue: 0, .inMemory("tracked"))
+      let changes = Mutex(0)
+      _ = withObservationTracking {
+        tracked
+      } onChange: {
+        changes.withLock { $0 += 1 }
+      }
+      other.withLock { $0 = 5 }
+      #expect(changes.withLock { $0 } == 1)
+    }
+  }
+
+  @Test func aThrowingBodyKeepsItsWrites() {
+    struct Refused: Error {}
+    let shared = Shared(value: 1)
+    #expect(throws: Refused.self) {
+      try shared.withLock { value in
+        value = 2
+        throw Refused()
+      }
+    }
+    #expect(shared.wrappedValue == 2)
+  }
+}
+
+@Suite struct DerivedSharedTests {
+  @Test func writingAMemberWritesTheParentAndNotifiesIt() async {
+    await withFreshRegistry { _ in
+      @Shared(.inMemory("user")) var user = User(name: "Ada", age: 36)
+      let parentChanges = Collector<User>()
+      let token = $user.observe { parentChanges.append($0) }
+      let name: Shared<String> = $user.name
+      name.withLock { $0 = "Grace" }
+      #expect(user.name == "Grace")
+      #expect(name.wrappedValue == "Grace")
+      #expect(parentChanges.elements == [User(name: "Grace", age: 36)])
+      @Shared(.inMemory("user")) var sameUser = User(name: "", age: 0)
+      #expect(sameUser.name == "Grace")
+      token.cancel()
+    }
+  }
+
+  @Test func aMembersValuesSkipChangesThatLeaveItEqual() async {
+    let user = Shared(value: User(name: "Ada", age: 36))
+    var names = user.name.values(buffering: .all).makeAsyncIterator()
+    user.withLock { $0.age += 1 }
+    user.withLock { $0.name = "Grace" }
+    user.withLock { $0.age += 1 }
+    user.withLock { $0.name = "Hedy" }
+    #expect(await names.next() == "Ada")
+    #expect(await names.next() == "Grace")
+    #expect(await names.next() == "Hedy")
+  }
+
+  @Test func aMembersObserverSkipsChangesThatLeaveItEqual() {
+    let user = Shared(value: User(name: "Ada", age: 36))
+    let ages = Collector<Int>()
+    let token = user.age.observe { ages.append($0) }
+    user.withLock { $0.name = "Grace" }
+    user.withLock { $0.age = 40 }
+    user.withLock { $0.name = "Hedy" }
+    #expect(ages.elements == [40])
+    token.cancel()
+  }
+
+  @Test func nestedMembers() {
+    struct Team: Sendable { var lead: User }
+    let team = Shared(value: Team(lead: User(name: "Ada", age: 36)))
+    team.lead.age.withLock { $0 += 1 }
+    #expect(team.wrappedValue.lead.age == 37)
+  }
+
+  @Test func aReaderReadsAndListensButCannotWrite() async {
+    let user = Shared(value: User(name: "Ada", age: 36))
+    let reader = SharedReader(user)
+    let nameLength: SharedReader<Int> = reader.name.count
+    #expect(nameLength.wrappedValue == 3)
+    var lengths = nameLength.values(buffering: .all).makeAsyncIterator()
+    user.withLock { $0.name = "Grace" }
+    #expect(await lengths.next() == 3)
+    #expect(await lengths.next() == 5)
+    #expect(reader.wrappedValue.name == "Grace")
+  }
+
+  @Test func aReaderPropertyWrapperSharesTheKey() async {
+    await withFreshRegistry { _ in
+      @Shared(.inMemory("flag")) var flag = false
+      @SharedReader(.inMemory("flag")) var readOnly = true
+      $flag.withLock { $0 = true }
+      #expect(readOnly)
+    }
+  }
+
+  @Test func unwrappingAnOptional() {
+    let profile = Shared<User?>(value: nil)
+    #expect(Shared(profile) == nil)
+    profile.withLock { $0 = User(name: "Ada", age: 36) }
+    guard let unwrapped = Shared(profile) else {
+      Issue.record("expected a value")
+      return
+    }
+    unwrapped.withLock { $0.age = 37 }
+    #expect(profile.wrappedValue?.age == 37)
+    profile.withLock { $0 = nil }
+    #expect(unwrapped.wrappedValue.age == 37)
+    unwrapped.withLock { $0.age = 38 }
+    #expect(profile.wrappedValue == nil)
+    #expect(unwrapped.wrappedValue.age == 38)
+  }
+
+  @Test func anUnwrappedValuesSkipNil() async {
+    let profile = Shared<User?>(value: User(name: "Ada", age: 36))
+    let unwrapped = Shared(profile)!
+    var iterator = unwrapped.values(buffering: .all).makeAsyncIterator()
+    profile.withLock { $0 = nil }
+    profile.withLock { $0 = User(name: "Grace", age: 40) }
+    #expect(await iterator.next()?.name == "Ada")
+    #expect(await iterator.next()?.name == "Grace")
+  }
+}
