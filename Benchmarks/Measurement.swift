@@ -41,7 +41,10 @@ struct Plan {
   }
 
   /// Runs `body` once per repetition after the warm-ups; `body` returns nanoseconds per operation.
-  func measureAsync(_ body: () async -> Double) async -> Measurement {
+  func measureAsync(
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: () async -> Double
+  ) async -> Measurement {
     for _ in 0..<warmUps { _ = await body() }
     var samples: [Double] = []
     for _ in 0..<repetitions {

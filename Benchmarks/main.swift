@@ -1,25 +1,84 @@
 // `swift run -c release Benchmarks`: every scenario beside a bare primitive measured in the same run.
+import Foundation
+import Reactive
+import Shared
+
+let arguments = CommandLine.arguments.dropFirst()
+var filter: String?
+if let index = arguments.firstIndex(of: "--filter"), arguments.index(after: index) < arguments.endIndex {
+  filter = arguments[arguments.index(after: index)]
+}
 
 let plan = Plan()
 var rows: [Row] = []
 
+/// Runs `makeRow` unless `--filter` excludes `name`.
+@MainActor func scenario(_ name: String, _ makeRow: (String) async -> Row) async {
+  if let filter, !name.localizedCaseInsensitiveContains(filter) { return }
+  rows.append(await makeRow(name))
+}
+
 let mutexIncrements = mutexIncrement(plan)
-rows.append(
-  Row(
-    scenario: "withLock { $0 += 1 }, no subscribers", measurement: boxIncrement(plan),
-    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .ratio(3)))
+let mutexReads = mutexRead(plan)
 
-rows.append(
+await scenario("withLock { $0 += 1 }, no subscribers") {
   Row(
-    scenario: "read", measurement: boxRead(plan),
-    baselineName: "Mutex.withLock read", baseline: mutexRead(plan), budget: .ratio(2)))
-
-let fanOutPlan = Plan(repetitions: 5, warmUps: 1)
-let streams = await fanOutPlan.measureAsync { await asyncStreamFanOut(subscribers: 100, changes: 5_000) }
-let fanOut = await fanOutPlan.measureAsync { await boxFanOut(subscribers: 100, changes: 5_000) }
-rows.append(
+    scenario: $0, measurement: boxIncrement(plan),
+    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .ratio(3))
+}
+await scenario("read") {
   Row(
-    scenario: "1 change -> 100 subscribers (.all), per delivery", measurement: fanOut,
-    baselineName: "100 AsyncStreams", baseline: streams, budget: .nanoseconds(60)))
+    scenario: $0, measurement: boxRead(plan),
+    baselineName: "Mutex.withLock read", baseline: mutexReads, budget: .ratio(2))
+}
+await scenario("1 change -> 100 subscribers (.all), per delivery") {
+  let fanOutPlan = Plan(repetitions: 5, warmUps: 1)
+  let streams = await fanOutPlan.measureAsync { await asyncStreamFanOut(subscribers: 100, changes: 5_000) }
+  let fanOut = await fanOutPlan.measureAsync { await boxFanOut(subscribers: 100, changes: 5_000) }
+  return Row(
+    scenario: $0, measurement: fanOut,
+    baselineName: "100 AsyncStreams", baseline: streams, budget: .nanoseconds(60))
+}
+await scenario("@Shared withLock { $0 += 1 }") {
+  Row(
+    scenario: $0, measurement: sharedIncrement(plan),
+    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .ratio(3))
+}
+await scenario("@Shared read") {
+  Row(
+    scenario: $0, measurement: sharedRead(plan),
+    baselineName: "Mutex.withLock read", baseline: mutexReads, budget: .ratio(2))
+}
+await scenario("holder of an existing key") {
+  Row(
+    scenario: $0, measurement: existingKeyHolder(Plan(operations: 500_000)),
+    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(150))
+}
+for existing in [1_000, 100_000, 1_000_000] {
+  await scenario("new key, \(existing) keys held") {
+    Row(
+      scenario: $0, measurement: newKey(existing: existing, repetitions: 5),
+      baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(1_000))
+  }
+}
 
 printTable(rows)
+if filter == "newbox" {
+  let m = newBox(Plan(operations: 200_000))
+  print("new box", m.median)
+}
+if filter == "memory" {
+  let registry = SharedRegistry()
+  let names = (0..<100_000).map { "key-\($0)" }
+  SharedRegistry.$current.withValue(registry) {
+    let before = residentBytes()
+    for name in names { blackHole(Shared(wrappedValue: 0, InMemoryKey<Int>(name))) }
+    print("bytes per in-memory key", Double(residentBytes() - before) / Double(names.count))
+    var boxes: [ReactiveBox<Int>] = []
+    boxes.reserveCapacity(names.count)
+    let beforeBoxes = residentBytes()
+    for index in 0..<names.count { boxes.append(ReactiveBox(index)) }
+    print("bytes per box", Double(residentBytes() - beforeBoxes) / Double(names.count))
+    withExtendedLifetime(boxes) {}
+  }
+}

@@ -25,26 +25,26 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   let state: Mutex<BoxState<Value>>
   @usableFromInline
   let registrar = ObservationRegistrar()
+  /// Whether Observation has tracked this box, so that writes must tell the registrar; see ``ObservationProbe``.
   @usableFromInline
-  let probe: ObservationProbe
+  let isTracked: Atomic<Bool>
   @usableFromInline
-  let observationKeyPath: any KeyPath<ReactiveBox, Value> & Sendable
+  let probe = ObservationProbe.shared
+  // Key paths are immutable once made, and this one captures only the probe, which is Sendable; `KeyPath` simply
+  // does not declare the conformance.
+  @usableFromInline
+  nonisolated(unsafe) let observationKeyPath: KeyPath<ReactiveBox, Value>
 
   /// Creates a box holding `value`.
   ///
   /// - Parameter value: The initial value.
+  @inlinable
   public init(_ value: Value) {
-    let probe = ObservationProbe.make()
-    self.probe = probe
-    self.observationKeyPath = \ReactiveBox.[observationProbe: probe]
+    self.isTracked = Atomic(!ObservationProbe.trackingIsDetectable)
+    self.observationKeyPath = ObservationProbe.keyPath(for: ReactiveBox.self)
     self.state = Mutex(BoxState(value: value))
   }
 
-  deinit {
-    // Every iteration holds its box, so none can be waiting here; finishing is a safeguard that costs nothing.
-    let waiters = state.withLock { $0.finish() }
-    for waiter in waiters { waiter.resume(returning: nil) }
-  }
 
   /// The current value.
   ///
@@ -52,8 +52,16 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   /// `withObservationTracking` a read registers the box, so its next change reports to the tracker.
   @inlinable
   public var value: Value {
+    let hits = probe.hits.load(ordering: .relaxed)
     registrar.access(self, keyPath: observationKeyPath)
+    if probe.hits.load(ordering: .relaxed) != hits { markTracked() }
     return state.withLock { $0.value }
+  }
+
+  /// Notes that Observation tracked a read of this box: its writes now tell the registrar.
+  @usableFromInline
+  func markTracked() {
+    isTracked.store(true, ordering: .relaxed)
   }
 
   /// A number that grows by one with every call of ``withLock(_:)``.
@@ -92,7 +100,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   public func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let wasTracked = probe.isTracked.load(ordering: .relaxed)
+    let wasTracked = isTracked.load(ordering: .relaxed)
     if wasTracked { willChange() }
     var outcome: Swift.Result<Result, Failure>?
     let delivery = state.withLock { state -> ChangeDelivery<Value>? in
@@ -107,7 +115,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     if let delivery { deliver(delivery) }
     if wasTracked {
       didChange()
-    } else if probe.isTracked.load(ordering: .relaxed) {
+    } else if isTracked.load(ordering: .relaxed) {
       // Tracking began while this change was made: report it rather than let the tracker miss it.
       willChange()
       didChange()

@@ -18,7 +18,7 @@ extension Shared {
   public subscript<Member: Sendable>(
     dynamicMember keyPath: any WritableKeyPath<Value, Member> & Sendable
   ) -> Shared<Member> {
-    Shared<Member>(reference: .derived(KeyPathProjection(parent: self, keyPath: keyPath)))
+    Shared<Member>(reference: .derived(Projection(KeyPathProjection(parent: self, keyPath: keyPath))))
   }
 
   /// A shared value for the wrapped value of an optional, or `nil` while the optional is `nil`.
@@ -36,7 +36,7 @@ extension Shared {
   /// - Parameter base: A shared optional.
   public init?(_ base: Shared<Value?>) {
     guard let initial = base.wrappedValue else { return nil }
-    self.init(reference: .derived(UnwrapProjection(parent: base, initial: initial)))
+    self.init(reference: .derived(Projection(UnwrapProjection(parent: base, initial: initial))))
   }
 }
 

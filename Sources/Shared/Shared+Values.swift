@@ -63,8 +63,8 @@ extension Shared {
         switch shared.reference {
         case .root(let root):
           return Iterator(root: root.box.values(buffering: policy).makeAsyncIterator(), owner: root, derived: nil)
-        case .derived(let projection):
-          return Iterator(root: nil, owner: nil, derived: projection.makeIterator(policy: policy))
+        case .derived(let derived):
+          return Iterator(root: nil, owner: nil, derived: derived.projection.makeIterator(policy: policy))
         }
       case .derived(let makeIterator):
         return Iterator(root: nil, owner: nil, derived: makeIterator())

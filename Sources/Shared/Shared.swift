@@ -25,16 +25,25 @@ public import Reactive
 public struct Shared<Value: Sendable>: Sendable {
   @usableFromInline
   let reference: Reference
+  /// The box to read and write directly when nothing else must happen on a write (no projection, no saving):
+  /// one load on the hot path instead of following the reference.
+  @usableFromInline
+  let directBox: ReactiveBox<Value>?
 
   @usableFromInline
   enum Reference: Sendable {
     case root(SharedRoot<Value>)
-    case derived(any SharedProjection<Value>)
+    case derived(Projection<Value>)
   }
 
   @usableFromInline
   init(reference: Reference) {
     self.reference = reference
+    if case .root(let root) = reference, !root.savesChanges {
+      directBox = root.box
+    } else {
+      directBox = nil
+    }
   }
 
   /// Holds the shared value of `key`, creating it from the key's store or `wrappedValue` if nobody holds it yet.
@@ -49,6 +58,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// - Parameters:
   ///   - wrappedValue: The value to start from when the key has no value yet.
   ///   - key: The key that names the value.
+  @inlinable
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
     self.init(reference: .root(SharedRegistry.current.root(for: key, defaultValue: wrappedValue)))
   }
@@ -61,6 +71,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// ```
   ///
   /// - Parameter value: The initial value.
+  @inlinable
   public init(value: Value) {
     self.init(reference: .root(SharedRoot(value: value)))
   }
@@ -76,9 +87,12 @@ public struct Shared<Value: Sendable>: Sendable {
   /// The current value.
   @inlinable
   public var wrappedValue: Value {
+    // Optional chaining reads through the stored reference without retaining it. In this generic context the
+    // result is `Value?` even when `Value` is itself optional, so a `nil` value still binds.
+    if let value = directBox?.value { return value }
     switch reference {
     case .root(let root): return root.box.value
-    case .derived(let projection): return projection.value
+    case .derived(let derived): return derived.projection.value
     }
   }
 
@@ -107,12 +121,14 @@ public struct Shared<Value: Sendable>: Sendable {
   public func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
+    // As in `wrappedValue`: no retain, and a body that returns `nil` still binds, so it never runs twice.
+    if let result = try directBox?.withLock(body) { return result }
     switch reference {
     case .root(let root):
       if root.savesChanges { return try root.withLockSaving(body) }
       return try root.box.withLock(body)
-    case .derived(let projection):
-      return try projection.withLock(body)
+    case .derived(let derived):
+      return try derived.projection.withLock(body)
     }
   }
 
@@ -131,8 +147,8 @@ public struct Shared<Value: Sendable>: Sendable {
     switch reference {
     case .root(let root):
       return root.box.observe(retaining: root, observer)
-    case .derived(let projection):
-      return projection.observe(observer)
+    case .derived(let derived):
+      return derived.projection.observe(observer)
     }
   }
 
@@ -170,7 +186,7 @@ public struct Shared<Value: Sendable>: Sendable {
   var root: any SharedRootProtocol {
     switch reference {
     case .root(let root): return root
-    case .derived(let projection): return projection.root
+    case .derived(let derived): return derived.projection.root
     }
   }
 }

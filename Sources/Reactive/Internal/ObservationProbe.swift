@@ -1,32 +1,32 @@
 import Observation
 public import Synchronization
 
-/// Tells a box whether Apple's Observation has ever tracked it, so an untracked box skips the registrar on writes.
+/// Tells a box whether Apple's Observation has tracked it, so an untracked box skips the registrar on writes.
 ///
 /// Telling the registrar about a write costs tens of nanoseconds even when nobody listens, several times the cost
-/// of the write itself. A box therefore reads through a key path that carries its probe as a subscript argument.
-/// When a read happens inside `withObservationTracking` (or `Observations`), the tracking machinery records the key
-/// path in a set, which hashes it, which hashes the probe: the probe then sets ``isTracked`` and from that moment
-/// every write of that box goes through the registrar. Outside tracking, a read only pays the registrar's check of
-/// its thread-local state.
+/// of the write itself. So a box reads through a key path that carries a probe as a subscript argument (one key
+/// path per value type, shared by every box of that type). When a read happens inside `withObservationTracking`
+/// (or `Observations`), the tracking machinery records the key path in a set, which hashes it, which hashes the
+/// probe, which counts one ``hits``. A read that sees the count move marks its box as tracked, and from then on
+/// every write of that box goes through the registrar. Outside tracking, a read only pays the registrar's check
+/// of its thread-local state and two relaxed loads.
 ///
-/// The first box checks once per process that the tracking machinery really hashes the key path; if it ever stops
-/// doing so, every probe starts out tracked and boxes always talk to the registrar: slower, never wrong.
+/// Another thread's tracking can move the count during an untracked read; that box is then marked tracked for
+/// nothing and pays the registrar on writes: slower, never wrong. A box that was tracked is never missed.
+///
+/// The first box checks once per process that tracking really hashes the key path; if it ever stops doing so,
+/// every box starts out tracked and always talks to the registrar.
 @usableFromInline
 final class ObservationProbe: Hashable, Sendable {
-  /// Whether writes must go through the registrar. Only ever goes from `false` to `true`.
+  /// How many times tracking has hashed a probe in this process.
   @usableFromInline
-  let isTracked: Atomic<Bool>
+  let hits = Atomic<Int>(0)
 
-  init(isTracked: Bool) {
-    self.isTracked = Atomic(isTracked)
-  }
+  private init() {}
 
-  /// A probe for a new box: untracked, unless this process's tracking cannot be detected.
+  /// The one probe of the process.
   @usableFromInline
-  static func make() -> ObservationProbe {
-    ObservationProbe(isTracked: !trackingIsDetectable)
-  }
+  static let shared = ObservationProbe()
 
   @usableFromInline
   static func == (lhs: ObservationProbe, rhs: ObservationProbe) -> Bool {
@@ -35,21 +35,36 @@ final class ObservationProbe: Hashable, Sendable {
 
   @usableFromInline
   func hash(into hasher: inout Hasher) {
-    isTracked.store(true, ordering: .relaxed)
+    hits.add(1, ordering: .relaxed)
     hasher.combine(ObjectIdentifier(self))
   }
 
   /// Whether a read inside `withObservationTracking` reaches the probe; checked once per process.
+  @usableFromInline
   static let trackingIsDetectable: Bool = {
     let subject = ProbeSubject()
-    let probe = ObservationProbe(isTracked: false)
-    let keyPath = \ProbeSubject.[probe]
+    let before = shared.hits.load(ordering: .relaxed)
     withObservationTracking {
-      subject.registrar.access(subject, keyPath: keyPath)
+      subject.registrar.access(subject, keyPath: \ProbeSubject.[shared])
     } onChange: {
     }
-    return probe.isTracked.load(ordering: .relaxed)
+    return shared.hits.load(ordering: .relaxed) != before
   }()
+
+  /// Key paths already made, by value type: making one with an argument costs about a microsecond.
+  private static let keyPaths = Mutex<[ObjectIdentifier: AnyKeyPath]>([:])
+
+  /// The key path through which boxes of `Value` report reads and writes to Observation.
+  @usableFromInline
+  static func keyPath<Value: Sendable>(for type: ReactiveBox<Value>.Type) -> KeyPath<ReactiveBox<Value>, Value> {
+    let made = keyPaths.withLock { keyPaths in
+      if let existing = keyPaths[ObjectIdentifier(type)] { return existing }
+      let keyPath: AnyKeyPath = \ReactiveBox<Value>.[observationProbe: shared]
+      keyPaths[ObjectIdentifier(type)] = keyPath
+      return keyPath
+    }
+    return unsafeDowncast(made, to: KeyPath<ReactiveBox<Value>, Value>.self)
+  }
 }
 
 /// The smallest observable type, used only by ``ObservationProbe/trackingIsDetectable``.

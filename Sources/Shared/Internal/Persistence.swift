@@ -7,10 +7,11 @@ import Synchronization
 /// Saves never overlap: one task at a time drains the newest pending value into ``SharedKey/save(_:context:)``.
 /// Every change takes a sequence number under the box's lock, so a store update can tell which pending change is
 /// older than itself.
+@usableFromInline
 final class Persistence<Value: Sendable>: Sendable {
   let key: any SharedKey<Value>
   let box: ReactiveBox<Value>
-  let savesChanges: Bool
+  @usableFromInline let savesChanges: Bool
   private let schedule: SharedSaveSchedule
   private let sequence = Atomic<UInt64>(0)
   private let state = Mutex(State())
@@ -28,16 +29,18 @@ final class Persistence<Value: Sendable>: Sendable {
     var saveError: (any Error)?
   }
 
+  @usableFromInline
   init(key: any SharedKey<Value>, box: ReactiveBox<Value>) {
     self.key = key
     self.box = box
-    self.savesChanges = key.savesChanges
+    self.savesChanges = key.persistence == .readWrite
     self.schedule = key.saveSchedule
   }
 
   var context: SharedKeyContext<Value> { SharedKeyContext(persistence: self) }
 
   /// Loads the stored value into the box; keeps the default and records the error if the store is unreadable.
+  @usableFromInline
   func load() {
     do {
       if let stored = try key.load(context: context) {
@@ -49,6 +52,7 @@ final class Persistence<Value: Sendable>: Sendable {
   }
 
   /// Starts watching the store.
+  @usableFromInline
   func subscribe() {
     let started = key.subscribe(context: context)
     subscription.withLock { $0 = started }
@@ -63,7 +67,6 @@ final class Persistence<Value: Sendable>: Sendable {
   // MARK: Changes made in the program
 
   /// A number that orders changes; take it under the box's lock.
-  @usableFromInline
   func nextSequence() -> UInt64 {
     sequence.add(1, ordering: .relaxed).newValue
   }

@@ -14,6 +14,17 @@ protocol SharedProjection<Value>: Sendable {
   var root: any SharedRootProtocol { get }
 }
 
+/// A projection behind one class reference, so a ``Shared`` is a single pointer that copies without an outlined
+/// existential copy.
+@usableFromInline
+final class Projection<Value: Sendable>: Sendable {
+  @usableFromInline let projection: any SharedProjection<Value>
+
+  init(_ projection: some SharedProjection<Value>) {
+    self.projection = projection
+  }
+}
+
 /// An iterator over a derived sequence of values; subclasses map an iterator of a parent.
 ///
 /// Iterators belong to one task, so this class hierarchy need not be `Sendable`.

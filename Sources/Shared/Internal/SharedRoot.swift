@@ -11,10 +11,12 @@ final class SharedRoot<Value: Sendable>: Sendable {
   @usableFromInline let box: ReactiveBox<Value>
   /// Whether writes must be handed to ``persistence`` to be saved.
   @usableFromInline let savesChanges: Bool
-  let persistence: Persistence<Value>?
-  let registration: Registration?
+  /// The connection to the key's store; `nil` for keyless and memory-only values.
+  @usableFromInline let persistence: Persistence<Value>?
+  @usableFromInline let registration: Registration?
 
   /// A root with no key.
+  @inlinable
   init(value: Value) {
     self.box = ReactiveBox(value)
     self.persistence = nil
@@ -23,14 +25,20 @@ final class SharedRoot<Value: Sendable>: Sendable {
   }
 
   /// A root for `key`, loaded from its store, starting from `defaultValue` when the store has nothing.
+  @inlinable
   init(key: some SharedKey<Value>, defaultValue: Value, registration: Registration?) {
     let box = ReactiveBox(defaultValue)
-    let persistence = Persistence(key: key, box: box)
     self.box = box
-    self.persistence = persistence
-    self.savesChanges = persistence.savesChanges
     self.registration = registration
-    persistence.load()
+    if key.persistence == .memoryOnly {
+      self.persistence = nil
+      self.savesChanges = false
+    } else {
+      let persistence = Persistence(key: key, box: box)
+      self.persistence = persistence
+      self.savesChanges = persistence.savesChanges
+      persistence.load()
+    }
   }
 
   deinit {
@@ -59,13 +67,21 @@ final class SharedRoot<Value: Sendable>: Sendable {
 }
 
 /// Where a root is registered, so it can leave the registry when it goes.
+@usableFromInline
 struct Registration: Sendable {
-  let registry: SharedRegistry
-  let key: RegistryKey
-  let generation: UInt64
+  @usableFromInline let registry: SharedRegistry
+  @usableFromInline let id: any Hashable & Sendable
+  @usableFromInline let generation: UInt64
+
+  @inlinable
+  init(registry: SharedRegistry, id: some Hashable & Sendable, generation: UInt64) {
+    self.registry = registry
+    self.id = id
+    self.generation = generation
+  }
 
   func unregister() {
-    registry.remove(key, generation: generation)
+    registry.remove(id, generation: generation)
   }
 }
 

@@ -23,10 +23,10 @@ public struct InMemoryKey<Value: Sendable>: SharedKey {
   /// In-memory values live as long as their registry.
   public var lifetime: SharedKeyLifetime { .permanent }
 
-  /// Nothing is saved.
-  public var savesChanges: Bool { false }
+  /// The value lives in memory only.
+  public var persistence: SharedKeyPersistence { .memoryOnly }
 
-  /// Does nothing: the value lives in memory only.
+  /// Never called: the value lives in memory only.
   public func save(_ value: Value, context: SharedKeyContext<Value>) async throws {}
 }
 

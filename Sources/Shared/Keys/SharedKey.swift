@@ -34,8 +34,8 @@ public protocol SharedKey<Value>: Sendable {
   /// How long the value lives once its last holder is gone. The default is ``SharedKeyLifetime/whileHeld``.
   var lifetime: SharedKeyLifetime { get }
 
-  /// Whether ``save(_:context:)`` should be called after changes. The default is `true`.
-  var savesChanges: Bool { get }
+  /// Which of the store hooks the framework calls. The default is ``SharedKeyPersistence/readWrite``.
+  var persistence: SharedKeyPersistence { get }
 
   /// When saves happen after a change. The default is ``SharedSaveSchedule/immediate``.
   var saveSchedule: SharedSaveSchedule { get }
@@ -73,8 +73,8 @@ extension SharedKey {
   /// Values live while they are held.
   public var lifetime: SharedKeyLifetime { .whileHeld }
 
-  /// Changes are saved.
-  public var savesChanges: Bool { true }
+  /// The value is loaded, saved and watched.
+  public var persistence: SharedKeyPersistence { .readWrite }
 
   /// Saves start right after a change.
   public var saveSchedule: SharedSaveSchedule { .immediate }
@@ -84,6 +84,17 @@ extension SharedKey {
 
   /// Nothing outside the program changes the value.
   public func subscribe(context: SharedKeyContext<Value>) -> SharedSubscription { SharedSubscription {} }
+}
+
+/// Which store hooks of a ``SharedKey`` the framework calls.
+public enum SharedKeyPersistence: Sendable, Hashable {
+  /// The value lives in memory only: ``SharedKey/load(context:)``, ``SharedKey/save(_:context:)`` and
+  /// ``SharedKey/subscribe(context:)`` are never called.
+  case memoryOnly
+  /// The value is loaded and watched, but never saved.
+  case readOnly
+  /// The value is loaded, watched, and saved after changes.
+  case readWrite
 }
 
 /// How long a keyed value lives after its last holder is gone.

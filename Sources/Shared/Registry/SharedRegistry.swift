@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+public import Synchronization
 
 /// Hands every holder of one key the same shared value.
 ///
@@ -23,29 +23,15 @@ public final class SharedRegistry: Sendable {
   /// The registry holders use: the program's, unless a task set another with `$current.withValue(_:operation:)`.
   @TaskLocal public static var current = SharedRegistry()
 
-  private let state = Mutex(State())
-
-  private struct State: ~Copyable {
-    var entries: [RegistryKey: Entry] = [:]
-    var diagnostics: [SharedDiagnostic] = []
-    var nextGeneration: UInt64 = 0
-  }
-
-  private struct Entry {
-    weak var weakRoot: AnyObject?
-    var strongRoot: AnyObject?
-    let valueType: Any.Type
-    let generation: UInt64
-
-    var root: AnyObject? { strongRoot ?? weakRoot }
-  }
+  @usableFromInline
+  let state = Mutex(RegistryState())
 
   /// Creates an empty registry.
   public init() {}
 
   /// The number of keys whose values are alive.
   public var count: Int {
-    state.withLock { state in state.entries.values.count { $0.root != nil } }
+    state.withLock { $0.liveCount }
   }
 
   /// The problems noticed so far, oldest first.
@@ -55,87 +41,163 @@ public final class SharedRegistry: Sendable {
 
   // MARK: Finding roots
 
-  private enum Lookup<Value: Sendable> {
-    case found(SharedRoot<Value>)
-    case missing
-    case mismatch(SharedDiagnostic)
-  }
-
   /// The shared value of `key`, created from the key's store or `defaultValue` if nobody holds it yet.
+  @inlinable
   func root<Key: SharedKey>(for key: Key, defaultValue: () -> Key.Value) -> SharedRoot<Key.Value> {
-    let registryKey = RegistryKey(key.id)
-    switch state.withLock({ state in Self.lookup(registryKey, key: key, in: &state) }) {
+    let id = key.id
+    let first = state.withLock { state -> RegistryState.Lookup<Key.Value> in
+      let found = state.lookup(id, as: Key.Value.self)
+      guard case .missing = found else { return found }
+      return .missing(generation: state.takeGeneration())
+    }
+    let generation: UInt64
+    switch first {
     case .found(let root):
       return root
-    case .mismatch(let diagnostic):
-      return unshared(diagnostic, defaultValue: defaultValue())
-    case .missing:
-      break
+    case .mismatch(let existing):
+      return unshared(key: key, existing: existing, defaultValue: defaultValue())
+    case .missing(let reserved):
+      generation = reserved
     }
     // Create outside the lock: loading runs the key's code. Another holder may win the race; then its root is used
     // and this one is dropped, after the lock is released, before it ever watched the store.
-    let generation = state.withLock { state in
-      state.nextGeneration += 1
-      return state.nextGeneration
-    }
-    let registration = Registration(registry: self, key: registryKey, generation: generation)
+    let registration = Registration(registry: self, id: id, generation: generation)
     let created = SharedRoot(key: key, defaultValue: defaultValue(), registration: registration)
     let isPermanent = key.lifetime == .permanent
-    let outcome = state.withLock { state -> Lookup<Key.Value> in
-      let existing = Self.lookup(registryKey, key: key, in: &state)
+    let outcome = state.withLock { state -> RegistryState.Lookup<Key.Value> in
+      let existing = state.lookup(id, as: Key.Value.self)
       guard case .missing = existing else { return existing }
-      state.entries[registryKey] = Entry(
-        weakRoot: isPermanent ? nil : created,
-        strongRoot: isPermanent ? created : nil,
-        valueType: Key.Value.self,
-        generation: generation)
+      state.insert(
+        RegistryEntry(root: created, isPermanent: isPermanent, valueType: Key.Value.self, generation: generation),
+        for: id)
       return .found(created)
     }
     switch outcome {
     case .found(let root):
       if root === created { created.persistence?.subscribe() }
       return root
-    case .mismatch(let diagnostic):
-      return unshared(diagnostic, defaultValue: defaultValue())
+    case .mismatch(let existing):
+      return unshared(key: key, existing: existing, defaultValue: defaultValue())
     case .missing:
       preconditionFailure("a registry lookup cannot miss after inserting")
     }
   }
 
-  private static func lookup<Key: SharedKey>(
-    _ registryKey: RegistryKey,
-    key: Key,
-    in state: inout State
-  ) -> Lookup<Key.Value> {
-    guard let entry = state.entries[registryKey], let root = entry.root else { return .missing }
-    guard entry.valueType == Key.Value.self else {
-      let diagnostic = SharedDiagnostic(
-        kind: .typeMismatch(
-          existing: String(reflecting: entry.valueType), requested: String(reflecting: Key.Value.self)),
-        key: String(describing: key))
-      state.diagnostics.append(diagnostic)
-      return .mismatch(diagnostic)
-    }
-    return .found(unsafeDowncast(root, to: SharedRoot<Key.Value>.self))
-  }
-
-  private func unshared<Value: Sendable>(_ diagnostic: SharedDiagnostic, defaultValue: Value) -> SharedRoot<Value> {
-    report(diagnostic)
+  /// Records and prints a type mismatch, and returns a value of the holder's own.
+  @inlinable
+  func unshared<Key: SharedKey>(key: Key, existing: Any.Type, defaultValue: Key.Value) -> SharedRoot<Key.Value> {
+    reportMismatch(key: String(describing: key), existing: existing, requested: Key.Value.self)
     return SharedRoot(value: defaultValue)
   }
 
+  @usableFromInline
+  func reportMismatch(key: String, existing: Any.Type, requested: Any.Type) {
+    let diagnostic = SharedDiagnostic(
+      kind: .typeMismatch(existing: String(reflecting: existing), requested: String(reflecting: requested)),
+      key: key)
+    state.withLock { $0.diagnostics.append(diagnostic) }
+    FileHandle.standardError.write(Data("warning: \(diagnostic)\n".utf8))
+  }
+
   /// Removes the entry of a root that went away, unless a newer root took its place.
-  func remove(_ key: RegistryKey, generation: UInt64) {
-    let removed = state.withLock { state -> Entry? in
-      guard state.entries[key]?.generation == generation else { return nil }
-      return state.entries.removeValue(forKey: key)
-    }
+  func remove(_ id: some Hashable & Sendable, generation: UInt64) {
+    let removed = state.withLock { $0.remove(id, generation: generation) }
     // Released here, outside the lock.
     withExtendedLifetime(removed) {}
   }
 }
 
-/// Prints a diagnostic to standard error.
-func report(_ diagnostic: SharedDiagnostic) {
-  FileHandle.standardError.write(Data("warning: \(diagnostic)\n".utf8))
+/// What a registry keeps under its lock: one table per key identity type, so lookups hash and compare the
+/// concrete identity, with no existential in the way.
+@usableFromInline
+struct RegistryState: ~Copyable {
+  @usableFromInline var tables: [ObjectIdentifier: AnyObject] = [:]
+  @usableFromInline var diagnostics: [SharedDiagnostic] = []
+  @usableFromInline var nextGeneration: UInt64 = 0
+
+  @usableFromInline
+  init() {}
+
+  @usableFromInline
+  enum Lookup<Value: Sendable> {
+    case found(SharedRoot<Value>)
+    case missing(generation: UInt64)
+    case mismatch(existing: Any.Type)
+  }
+
+  @inlinable
+  func table<ID: Hashable>(for _: ID.Type) -> RegistryTable<ID>? {
+    guard let table = tables[ObjectIdentifier(ID.self)] else { return nil }
+    return unsafeDowncast(table, to: RegistryTable<ID>.self)
+  }
+
+  @inlinable
+  func lookup<ID: Hashable, Value: Sendable>(_ id: ID, as type: Value.Type) -> Lookup<Value> {
+    guard let entry = table(for: ID.self)?.entries[id], let root = entry.root else { return .missing(generation: 0) }
+    guard entry.valueType == ObjectIdentifier(Value.self) else { return .mismatch(existing: entry.type) }
+    return .found(unsafeDowncast(root, to: SharedRoot<Value>.self))
+  }
+
+  @inlinable
+  mutating func insert<ID: Hashable>(_ entry: RegistryEntry, for id: ID) {
+    if let table = table(for: ID.self) {
+      table.entries[id] = entry
+    } else {
+      let table = RegistryTable<ID>()
+      table.entries[id] = entry
+      tables[ObjectIdentifier(ID.self)] = table
+    }
+  }
+
+  @inlinable
+  mutating func takeGeneration() -> UInt64 {
+    nextGeneration += 1
+    return nextGeneration
+  }
+
+  mutating func remove<ID: Hashable>(_ id: ID, generation: UInt64) -> RegistryEntry? {
+    guard let table = table(for: ID.self), table.entries[id]?.generation == generation else { return nil }
+    return table.entries.removeValue(forKey: id)
+  }
+
+  var liveCount: Int {
+    tables.values.reduce(0) { $0 + ($1 as! any RegistryTableProtocol).liveCount }
+  }
+}
+
+/// The entries of one key identity type. Only touched under the registry's lock.
+@usableFromInline
+final class RegistryTable<ID: Hashable>: RegistryTableProtocol {
+  @usableFromInline var entries: [ID: RegistryEntry] = [:]
+
+  @usableFromInline
+  init() {}
+
+  var liveCount: Int { entries.values.count { $0.root != nil } }
+}
+
+/// What a registry needs of a table without knowing its identity type.
+protocol RegistryTableProtocol: AnyObject {
+  var liveCount: Int { get }
+}
+
+/// One key's value in a registry: weakly held unless its key is permanent.
+@usableFromInline
+struct RegistryEntry {
+  @usableFromInline weak var weakRoot: AnyObject?
+  @usableFromInline var strongRoot: AnyObject?
+  @usableFromInline let valueType: ObjectIdentifier
+  @usableFromInline let type: Any.Type
+  @usableFromInline let generation: UInt64
+
+  @inlinable
+  init(root: AnyObject, isPermanent: Bool, valueType: Any.Type, generation: UInt64) {
+    if isPermanent { strongRoot = root } else { weakRoot = root }
+    self.valueType = ObjectIdentifier(valueType)
+    self.type = valueType
+    self.generation = generation
+  }
+
+  @inlinable
+  var root: AnyObject? { strongRoot ?? weakRoot }
 }
