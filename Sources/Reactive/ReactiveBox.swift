@@ -23,13 +23,14 @@ public import Synchronization
 public final class ReactiveBox<Value: Sendable>: Sendable {
   @usableFromInline
   let state: Mutex<BoxState<Value>>
-  @usableFromInline
-  let registrar = ObservationRegistrar()
   /// Whether Observation has tracked this box, so that writes must tell the registrar; see ``ObservationProbe``.
   @usableFromInline
   let isTracked: Atomic<Bool>
   @usableFromInline
   let probe = ObservationProbe.shared
+  /// The registrar reads go through while the box is untracked, shared by every box.
+  @usableFromInline
+  let sentinel = ObservationProbe.shared.sentinel
   // Key paths are immutable once made, and this one captures only the probe, which is Sendable; `KeyPath` simply
   // does not declare the conformance.
   @usableFromInline
@@ -45,23 +46,28 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     self.state = Mutex(BoxState(value: value))
   }
 
-
   /// The current value.
   ///
   /// Reading is synchronous: it takes the lock, copies the value and releases the lock. Inside
   /// `withObservationTracking` a read registers the box, so its next change reports to the tracker.
   @inlinable
   public var value: Value {
+    if isTracked.load(ordering: .relaxed) { return trackedRead() }
     let hits = probe.hits.load(ordering: .relaxed)
-    registrar.access(self, keyPath: observationKeyPath)
-    if probe.hits.load(ordering: .relaxed) != hits { markTracked() }
+    sentinel.access(self, keyPath: observationKeyPath)
+    if probe.hits.load(ordering: .relaxed) != hits { return trackedRead() }
     return state.withLock { $0.value }
   }
 
-  /// Notes that Observation tracked a read of this box: its writes now tell the registrar.
+  /// A read of a box that Observation tracks: through its own registrar, made on the first tracked read.
   @usableFromInline
-  func markTracked() {
+  func trackedRead() -> Value {
+    let (value, registrar) = state.withLock { state in
+      (state.value, state.makeRegistrar())
+    }
     isTracked.store(true, ordering: .relaxed)
+    registrar.access(self, keyPath: observationKeyPath)
+    return value
   }
 
   /// A number that grows by one with every call of ``withLock(_:)``.
@@ -100,8 +106,8 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   public func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let wasTracked = isTracked.load(ordering: .relaxed)
-    if wasTracked { willChange() }
+    let registrar = isTracked.load(ordering: .relaxed) ? currentRegistrar() : nil
+    registrar?.willSet(self, keyPath: observationKeyPath)
     var outcome: Swift.Result<Result, Failure>?
     let delivery = state.withLock { state -> ChangeDelivery<Value>? in
       do throws(Failure) {
@@ -113,12 +119,13 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
       return state.hasListeners ? state.didChange() : nil
     }
     if let delivery { deliver(delivery) }
-    if wasTracked {
-      didChange()
+    if let registrar {
+      registrar.didSet(self, keyPath: observationKeyPath)
     } else if isTracked.load(ordering: .relaxed) {
       // Tracking began while this change was made: report it rather than let the tracker miss it.
-      willChange()
-      didChange()
+      let registrar = currentRegistrar()
+      registrar.willSet(self, keyPath: observationKeyPath)
+      registrar.didSet(self, keyPath: observationKeyPath)
     }
     return try outcome.unsafelyUnwrapped.get()
   }
@@ -199,14 +206,10 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     }
   }
 
+  /// The box's own registrar, made if this is the first time it is needed.
   @usableFromInline
-  func willChange() {
-    registrar.willSet(self, keyPath: observationKeyPath)
-  }
-
-  @usableFromInline
-  func didChange() {
-    registrar.didSet(self, keyPath: observationKeyPath)
+  func currentRegistrar() -> ObservationRegistrar {
+    state.withLock { $0.makeRegistrar() }
   }
 
   /// The value, under the name Observation's key path uses.

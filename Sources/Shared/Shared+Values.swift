@@ -61,6 +61,8 @@ extension Shared {
       switch source {
       case .shared(let shared, let policy):
         switch shared.reference {
+        case .box(let box):
+          return Iterator(root: box.values(buffering: policy).makeAsyncIterator(), owner: nil, derived: nil)
         case .root(let root):
           return Iterator(root: root.box.values(buffering: policy).makeAsyncIterator(), owner: root, derived: nil)
         case .derived(let derived):

@@ -32,17 +32,21 @@ public struct Shared<Value: Sendable>: Sendable {
 
   @usableFromInline
   enum Reference: Sendable {
+    /// A value with no store: keyless, or of a memory-only key that lives as long as its registry.
+    case box(ReactiveBox<Value>)
+    /// A keyed value with a store, or one that leaves its registry when its last holder goes.
     case root(SharedRoot<Value>)
+    /// A value inside another shared value.
     case derived(Projection<Value>)
   }
 
   @usableFromInline
   init(reference: Reference) {
     self.reference = reference
-    if case .root(let root) = reference, !root.savesChanges {
-      directBox = root.box
-    } else {
-      directBox = nil
+    switch reference {
+    case .box(let box): directBox = box
+    case .root(let root): directBox = root.savesChanges ? nil : root.box
+    case .derived: directBox = nil
     }
   }
 
@@ -60,7 +64,7 @@ public struct Shared<Value: Sendable>: Sendable {
   ///   - key: The key that names the value.
   @inlinable
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
-    self.init(reference: .root(SharedRegistry.current.root(for: key, defaultValue: wrappedValue)))
+    self.init(reference: SharedRegistry.current.reference(for: key, defaultValue: wrappedValue))
   }
 
   /// A shared value with no key, shared by every copy of this `Shared`.
@@ -73,7 +77,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// - Parameter value: The initial value.
   @inlinable
   public init(value: Value) {
-    self.init(reference: .root(SharedRoot(value: value)))
+    self.init(reference: .box(ReactiveBox(value)))
   }
 
   /// Wraps an existing `Shared`, so a property declared `@Shared var x: Int` can be set from another holder's
@@ -91,6 +95,7 @@ public struct Shared<Value: Sendable>: Sendable {
     // result is `Value?` even when `Value` is itself optional, so a `nil` value still binds.
     if let value = directBox?.value { return value }
     switch reference {
+    case .box(let box): return box.value
     case .root(let root): return root.box.value
     case .derived(let derived): return derived.projection.value
     }
@@ -124,6 +129,8 @@ public struct Shared<Value: Sendable>: Sendable {
     // As in `wrappedValue`: no retain, and a body that returns `nil` still binds, so it never runs twice.
     if let result = try directBox?.withLock(body) { return result }
     switch reference {
+    case .box(let box):
+      return try box.withLock(body)
     case .root(let root):
       if root.savesChanges { return try root.withLockSaving(body) }
       return try root.box.withLock(body)
@@ -145,6 +152,8 @@ public struct Shared<Value: Sendable>: Sendable {
   /// - Returns: A token that keeps the observer registered.
   public func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken {
     switch reference {
+    case .box(let box):
+      return box.observe(observer)
     case .root(let root):
       return root.box.observe(retaining: root, observer)
     case .derived(let derived):
@@ -185,6 +194,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// The root this value reads and writes, directly or through projections.
   var root: any SharedRootProtocol {
     switch reference {
+    case .box(let box): return box
     case .root(let root): return root
     case .derived(let derived): return derived.projection.root
     }

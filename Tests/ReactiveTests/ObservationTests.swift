@@ -9,12 +9,13 @@ import Testing
     #expect(ObservationProbe.trackingIsDetectable)
   }
 
-  @Test func anUntrackedBoxSkipsTheRegistrar() {
+  @Test func anUntrackedBoxHasNoRegistrar() {
     let box = ReactiveBox(0)
     _ = box.value
     box.withLock { $0 += 1 }
-    let isTracked = box.probe.isTracked.load(ordering: .relaxed)
+    let isTracked = box.isTracked.load(ordering: .relaxed)
     #expect(!isTracked)
+    #expect(box.state.withLock { $0.registrar == nil })
   }
 
   @Test func onChangeFiresAfterWithLock() {
@@ -29,7 +30,7 @@ import Testing
     #expect(count(changed) == 0)
     box.withLock { $0 += 1 }
     #expect(count(changed) == 1)
-    let isTracked = box.probe.isTracked.load(ordering: .relaxed)
+    let isTracked = box.isTracked.load(ordering: .relaxed)
     #expect(isTracked)
   }
 

@@ -99,11 +99,11 @@ import Testing
   }
 
   @Test func anIterationKeepsAValueAliveUntilItEnds() async {
-    weak var root: SharedRoot<Int>?
+    weak var root: ReactiveBox<Int>?
     let consumer: Task<Int, Never>
     do {
       let shared = Shared(value: 0)
-      let strongRoot = shared.rootObject as! SharedRoot<Int>
+      let strongRoot = shared.rootObject as! ReactiveBox<Int>
       root = strongRoot
       let values = shared.values
       consumer = Task {
@@ -111,7 +111,7 @@ import Testing
         for await _ in values { count += 1 }
         return count
       }
-      await waitUntil { strongRoot.box.subscriberCount == 1 }
+      await waitUntil { strongRoot.subscriberCount == 1 }
     }
     #expect(root != nil)
     consumer.cancel()

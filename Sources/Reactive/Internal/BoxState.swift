@@ -1,3 +1,4 @@
+public import Observation
 public import Synchronization
 
 /// Everything a ``ReactiveBox`` keeps under its lock, and the decisions made under it.
@@ -17,10 +18,21 @@ struct BoxState<Value: Sendable>: Sendable {
   @usableFromInline var pendingObserverChanges = RingBuffer<PendingChange<Value>>()
   @usableFromInline var isDeliveringToObservers = false
   @usableFromInline var isFinished = false
+  /// The box's own Observation registrar, made when Observation first tracks the box.
+  @usableFromInline var registrar: ObservationRegistrar?
 
   @inlinable
   init(value: Value) {
     self.value = value
+  }
+
+  /// The box's registrar, made on first use.
+  @usableFromInline
+  mutating func makeRegistrar() -> ObservationRegistrar {
+    if let registrar { return registrar }
+    let made = ObservationRegistrar()
+    registrar = made
+    return made
   }
 
   @inlinable

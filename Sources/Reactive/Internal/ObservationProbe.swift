@@ -1,21 +1,23 @@
-import Observation
+public import Observation
 public import Synchronization
 
-/// Tells a box whether Apple's Observation has tracked it, so an untracked box skips the registrar on writes.
+/// Tells a box whether Apple's Observation tracks it, so that an untracked box needs no registrar at all.
 ///
-/// Telling the registrar about a write costs tens of nanoseconds even when nobody listens, several times the cost
-/// of the write itself. So a box reads through a key path that carries a probe as a subscript argument (one key
-/// path per value type, shared by every box of that type). When a read happens inside `withObservationTracking`
-/// (or `Observations`), the tracking machinery records the key path in a set, which hashes it, which hashes the
-/// probe, which counts one ``hits``. A read that sees the count move marks its box as tracked, and from then on
-/// every write of that box goes through the registrar. Outside tracking, a read only pays the registrar's check
-/// of its thread-local state and two relaxed loads.
+/// A registrar costs about 140 bytes, and telling it about a write costs tens of nanoseconds even when nobody
+/// listens, several times the cost of the write itself. So an untracked box has no registrar: its reads go through
+/// one ``sentinel`` registrar shared by every box, with a key path that carries a probe as a subscript argument
+/// (one key path per value type). When a read happens inside `withObservationTracking` (or `Observations`), the
+/// tracking machinery records the key path in a set, which hashes it, which hashes the probe, which counts one
+/// ``hits``. A read that sees the count move gives its box a registrar of its own, registers the read with it,
+/// and from then on the box reads and writes through that registrar. Outside tracking, a read only pays the
+/// sentinel's check of its thread-local state and two relaxed loads.
 ///
-/// Another thread's tracking can move the count during an untracked read; that box is then marked tracked for
-/// nothing and pays the registrar on writes: slower, never wrong. A box that was tracked is never missed.
+/// Another thread's tracking can move the count during an untracked read; that box then gets a registrar for
+/// nothing: slower, never wrong. A tracked read is never missed. The sentinel never announces a change, so the
+/// tracking it joins is only ever ended by the box's own registrar or by the tracker itself.
 ///
 /// The first box checks once per process that tracking really hashes the key path; if it ever stops doing so,
-/// every box starts out tracked and always talks to the registrar.
+/// every box starts out tracked and always has a registrar.
 @usableFromInline
 final class ObservationProbe: Hashable, Sendable {
   /// How many times tracking has hashed a probe in this process.
@@ -23,6 +25,10 @@ final class ObservationProbe: Hashable, Sendable {
   let hits = Atomic<Int>(0)
 
   private init() {}
+
+  /// The registrar every untracked box reads through; it is never told about a change.
+  @usableFromInline
+  let sentinel = ObservationRegistrar()
 
   /// The one probe of the process.
   @usableFromInline

@@ -15,15 +15,6 @@ final class SharedRoot<Value: Sendable>: Sendable {
   @usableFromInline let persistence: Persistence<Value>?
   @usableFromInline let registration: Registration?
 
-  /// A root with no key.
-  @inlinable
-  init(value: Value) {
-    self.box = ReactiveBox(value)
-    self.persistence = nil
-    self.savesChanges = false
-    self.registration = nil
-  }
-
   /// A root for `key`, loaded from its store, starting from `defaultValue` when the store has nothing.
   @inlinable
   init(key: some SharedKey<Value>, defaultValue: Value, registration: Registration?) {
@@ -100,4 +91,13 @@ extension SharedRoot: SharedRootProtocol {
   @usableFromInline func save() async throws {
     try await persistence?.flush()
   }
+}
+
+extension ReactiveBox: SharedRootProtocol {
+  /// A box has no store, so it has no load error.
+  @usableFromInline var loadError: (any Error)? { nil }
+  /// A box has no store, so it has no save error.
+  @usableFromInline var saveError: (any Error)? { nil }
+  /// A box has no store: there is nothing to save.
+  @usableFromInline func save() async throws {}
 }

@@ -43,7 +43,7 @@ public final class SharedRegistry: Sendable {
 
   /// The shared value of `key`, created from the key's store or `defaultValue` if nobody holds it yet.
   @inlinable
-  func root<Key: SharedKey>(for key: Key, defaultValue: () -> Key.Value) -> SharedRoot<Key.Value> {
+  func reference<Key: SharedKey>(for key: Key, defaultValue: () -> Key.Value) -> Shared<Key.Value>.Reference {
     let id = key.id
     let first = state.withLock { state -> RegistryState.Lookup<Key.Value> in
       let found = state.lookup(id, as: Key.Value.self)
@@ -59,23 +59,30 @@ public final class SharedRegistry: Sendable {
     case .missing(let reserved):
       generation = reserved
     }
-    // Create outside the lock: loading runs the key's code. Another holder may win the race; then its root is used
-    // and this one is dropped, after the lock is released, before it ever watched the store.
-    let registration = Registration(registry: self, id: id, generation: generation)
-    let created = SharedRoot(key: key, defaultValue: defaultValue(), registration: registration)
+    // Create outside the lock: loading runs the key's code. Another holder may win the race; then its value is
+    // used and this one is dropped, after the lock is released, before it ever watched the store.
     let isPermanent = key.lifetime == .permanent
+    let created: Shared<Key.Value>.Reference
+    if isPermanent && key.persistence == .memoryOnly {
+      // Nothing to load, save, watch or unregister: the box alone is the value.
+      created = .box(ReactiveBox(defaultValue()))
+    } else {
+      let registration = isPermanent ? nil : Registration(registry: self, id: id, generation: generation)
+      created = .root(SharedRoot(key: key, defaultValue: defaultValue(), registration: registration))
+    }
     let outcome = state.withLock { state -> RegistryState.Lookup<Key.Value> in
       let existing = state.lookup(id, as: Key.Value.self)
       guard case .missing = existing else { return existing }
       state.insert(
-        RegistryEntry(root: created, isPermanent: isPermanent, valueType: Key.Value.self, generation: generation),
-        for: id)
+        RegistryEntry(reference: created, isPermanent: isPermanent, generation: generation), for: id)
       return .found(created)
     }
     switch outcome {
-    case .found(let root):
-      if root === created { created.persistence?.subscribe() }
-      return root
+    case .found(let reference):
+      if case .root(let root) = reference, case .root(let createdRoot) = created, root === createdRoot {
+        root.persistence?.subscribe()
+      }
+      return reference
     case .mismatch(let existing):
       return unshared(key: key, existing: existing, defaultValue: defaultValue())
     case .missing:
@@ -85,9 +92,13 @@ public final class SharedRegistry: Sendable {
 
   /// Records and prints a type mismatch, and returns a value of the holder's own.
   @inlinable
-  func unshared<Key: SharedKey>(key: Key, existing: Any.Type, defaultValue: Key.Value) -> SharedRoot<Key.Value> {
+  func unshared<Key: SharedKey>(
+    key: Key,
+    existing: Any.Type,
+    defaultValue: Key.Value
+  ) -> Shared<Key.Value>.Reference {
     reportMismatch(key: String(describing: key), existing: existing, requested: Key.Value.self)
-    return SharedRoot(value: defaultValue)
+    return .box(ReactiveBox(defaultValue))
   }
 
   @usableFromInline
@@ -120,7 +131,7 @@ struct RegistryState: ~Copyable {
 
   @usableFromInline
   enum Lookup<Value: Sendable> {
-    case found(SharedRoot<Value>)
+    case found(Shared<Value>.Reference)
     case missing(generation: UInt64)
     case mismatch(existing: Any.Type)
   }
@@ -133,9 +144,14 @@ struct RegistryState: ~Copyable {
 
   @inlinable
   func lookup<ID: Hashable, Value: Sendable>(_ id: ID, as type: Value.Type) -> Lookup<Value> {
-    guard let entry = table(for: ID.self)?.entries[id], let root = entry.root else { return .missing(generation: 0) }
-    guard entry.valueType == ObjectIdentifier(Value.self) else { return .mismatch(existing: entry.type) }
-    return .found(unsafeDowncast(root, to: SharedRoot<Value>.self))
+    guard let entry = table(for: ID.self)?.entries[id], let object = entry.object else {
+      return .missing(generation: 0)
+    }
+    guard ObjectIdentifier(entry.valueType) == ObjectIdentifier(Value.self) else {
+      return .mismatch(existing: entry.valueType)
+    }
+    if entry.isBox { return .found(.box(unsafeDowncast(object, to: ReactiveBox<Value>.self))) }
+    return .found(.root(unsafeDowncast(object, to: SharedRoot<Value>.self)))
   }
 
   @inlinable
@@ -173,7 +189,7 @@ final class RegistryTable<ID: Hashable>: RegistryTableProtocol {
   @usableFromInline
   init() {}
 
-  var liveCount: Int { entries.values.count { $0.root != nil } }
+  var liveCount: Int { entries.values.count { $0.object != nil } }
 }
 
 /// What a registry needs of a table without knowing its identity type.
@@ -184,20 +200,31 @@ protocol RegistryTableProtocol: AnyObject {
 /// One key's value in a registry: weakly held unless its key is permanent.
 @usableFromInline
 struct RegistryEntry {
-  @usableFromInline weak var weakRoot: AnyObject?
-  @usableFromInline var strongRoot: AnyObject?
-  @usableFromInline let valueType: ObjectIdentifier
-  @usableFromInline let type: Any.Type
+  @usableFromInline weak var weakObject: AnyObject?
+  @usableFromInline var strongObject: AnyObject?
+  @usableFromInline let valueType: Any.Type
   @usableFromInline let generation: UInt64
+  /// Whether the object is a bare `ReactiveBox` rather than a `SharedRoot`.
+  @usableFromInline let isBox: Bool
 
   @inlinable
-  init(root: AnyObject, isPermanent: Bool, valueType: Any.Type, generation: UInt64) {
-    if isPermanent { strongRoot = root } else { weakRoot = root }
-    self.valueType = ObjectIdentifier(valueType)
-    self.type = valueType
+  init<Value: Sendable>(reference: Shared<Value>.Reference, isPermanent: Bool, generation: UInt64) {
+    let object: AnyObject
+    switch reference {
+    case .box(let box):
+      object = box
+      isBox = true
+    case .root(let root):
+      object = root
+      isBox = false
+    case .derived:
+      preconditionFailure("a registry holds roots, not derived values")
+    }
+    if isPermanent { strongObject = object } else { weakObject = object }
+    self.valueType = Value.self
     self.generation = generation
   }
 
   @inlinable
-  var root: AnyObject? { strongRoot ?? weakRoot }
+  var object: AnyObject? { strongObject ?? weakObject }
 }
