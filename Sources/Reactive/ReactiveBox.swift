@@ -62,11 +62,11 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   /// A read of a box that Observation tracks: through its own registrar, made on the first tracked read.
   @usableFromInline
   func trackedRead() -> Value {
-    let (value, registrar) = state.withLock { state in
+    let (value, holder) = state.withLock { state in
       (state.value, state.makeRegistrar())
     }
     isTracked.store(true, ordering: .relaxed)
-    registrar.access(self, keyPath: observationKeyPath)
+    holder.registrar.access(self, keyPath: observationKeyPath)
     return value
   }
 
@@ -106,8 +106,8 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   public func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let registrar = isTracked.load(ordering: .relaxed) ? currentRegistrar() : nil
-    registrar?.willSet(self, keyPath: observationKeyPath)
+    let wasTracked = isTracked.load(ordering: .relaxed)
+    if wasTracked { trackedWillChange() }
     var outcome: Swift.Result<Result, Failure>?
     let delivery = state.withLock { state -> ChangeDelivery<Value>? in
       do throws(Failure) {
@@ -119,13 +119,12 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
       return state.hasListeners ? state.didChange() : nil
     }
     if let delivery { deliver(delivery) }
-    if let registrar {
-      registrar.didSet(self, keyPath: observationKeyPath)
+    if wasTracked {
+      trackedDidChange()
     } else if isTracked.load(ordering: .relaxed) {
       // Tracking began while this change was made: report it rather than let the tracker miss it.
-      let registrar = currentRegistrar()
-      registrar.willSet(self, keyPath: observationKeyPath)
-      registrar.didSet(self, keyPath: observationKeyPath)
+      trackedWillChange()
+      trackedDidChange()
     }
     return try outcome.unsafelyUnwrapped.get()
   }
@@ -147,14 +146,14 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
 
   /// The number of observers currently registered with ``observe(_:)``.
   public var observerCount: Int {
-    state.withLock { $0.observers.count }
+    state.withLock { $0.observerCount }
   }
 
   /// The number of iterations parked until the next change; lets tests wait for a consumer to be waiting.
   var waitingSubscriberCount: Int {
     state.withLock { state in
       var waiting = 0
-      state.subscribers.updateEach { if $0.waiter != nil { waiting += 1 } }
+      state.listeners?.subscribers.updateEach { if $0.waiter != nil { waiting += 1 } }
       return waiting
     }
   }
@@ -162,6 +161,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   // MARK: Delivery
 
   @inlinable
+  @inline(never)
   func deliver(_ delivery: consuming ChangeDelivery<Value>) {
     for waiter in delivery.waiters {
       waiter.resume(returning: delivery.value)
@@ -206,10 +206,16 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     }
   }
 
-  /// The box's own registrar, made if this is the first time it is needed.
+  /// Tells the box's registrar that a change is coming.
   @usableFromInline
-  func currentRegistrar() -> ObservationRegistrar {
-    state.withLock { $0.makeRegistrar() }
+  func trackedWillChange() {
+    state.withLock { $0.makeRegistrar() }.registrar.willSet(self, keyPath: observationKeyPath)
+  }
+
+  /// Tells the box's registrar that a change was made.
+  @usableFromInline
+  func trackedDidChange() {
+    state.withLock { $0.makeRegistrar() }.registrar.didSet(self, keyPath: observationKeyPath)
   }
 
   /// The value, under the name Observation's key path uses.

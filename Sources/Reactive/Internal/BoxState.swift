@@ -1,25 +1,22 @@
-public import Observation
+import Observation
 public import Synchronization
 
 /// Everything a ``ReactiveBox`` keeps under its lock, and the decisions made under it.
 ///
 /// Methods here only decide: they never resume a continuation or call an observer. They return what must be done,
-/// and the box does it after unlocking.
+/// and the box does it after unlocking. What only matters once someone listens lives in ``Listeners``, made on the
+/// first subscription or observer, so a box nobody listens to stays small.
 @usableFromInline
-struct BoxState<Value: Sendable>: Sendable {
+struct BoxState<Value: Sendable> {
   @usableFromInline var value: Value
   @usableFromInline var version: UInt64 = 0
   /// Whether a change must be delivered to anyone: `true` while there is a subscriber or an observer.
   @usableFromInline var hasListeners = false
-  @usableFromInline var subscribers = SlotTable<Subscriber<Value>>()
-  @usableFromInline var observers: [ObserverEntry<Value>] = []
-  @usableFromInline var nextObserverID: UInt64 = 0
-  /// Changes waiting for the observers while one thread delivers an earlier change to them.
-  @usableFromInline var pendingObserverChanges = RingBuffer<PendingChange<Value>>()
-  @usableFromInline var isDeliveringToObservers = false
   @usableFromInline var isFinished = false
-  /// The box's own Observation registrar, made when Observation first tracks the box.
-  @usableFromInline var registrar: ObservationRegistrar?
+  @usableFromInline var listeners: Listeners<Value>?
+  /// The box's own Observation registrar, made when Observation first tracks the box. Held in a class so that
+  /// this state keeps a fixed layout: the registrar's own layout is only known at run time.
+  @usableFromInline var registrar: RegistrarHolder?
 
   @inlinable
   init(value: Value) {
@@ -28,26 +25,180 @@ struct BoxState<Value: Sendable>: Sendable {
 
   /// The box's registrar, made on first use.
   @usableFromInline
-  mutating func makeRegistrar() -> ObservationRegistrar {
+  mutating func makeRegistrar() -> RegistrarHolder {
     if let registrar { return registrar }
-    let made = ObservationRegistrar()
+    let made = RegistrarHolder()
     registrar = made
+    return made
+  }
+
+  /// The listeners, made on first use.
+  @inlinable
+  mutating func makeListeners() -> Listeners<Value> {
+    if let listeners { return listeners }
+    let made = Listeners<Value>()
+    listeners = made
     return made
   }
 
   @inlinable
   mutating func refreshListeners() {
-    hasListeners = !subscribers.isEmpty || !observers.isEmpty
+    hasListeners = listeners.map { !$0.subscribers.isEmpty || !$0.observers.isEmpty } ?? false
   }
 
   // MARK: Changes
 
   /// Records the change just made to ``value`` for every subscriber and observer.
+  ///
+  /// Kept out of line (but specialized) so the write path it branches from stays small enough to inline.
   @inlinable
+  @inline(never)
   mutating func didChange() -> ChangeDelivery<Value> {
     var delivery = ChangeDelivery(value: value)
+    listeners?.didChange(value, isFinished: isFinished, into: &delivery)
+    return delivery
+  }
+
+  /// Hands the delivering thread the next queued change and the observers to call (those registered before the
+  /// change), or ends its turn.
+  @inlinable
+  mutating func nextObserverRound() -> ObserverRound<Value> {
+    makeListeners().nextObserverRound()
+  }
+
+  // MARK: Subscribers
+
+  /// Registers a subscriber whose first value is the current one.
+  @inlinable
+  mutating func subscribe(limit: Int) -> SlotHandle {
+    var subscriber = Subscriber<Value>(limit: limit)
+    subscriber.buffer.append(value, limit: limit)
+    let handle = makeListeners().subscribers.insert(subscriber)
+    refreshListeners()
+    return handle
+  }
+
+  /// What a consumer's `next()` gets without waiting.
+  @usableFromInline
+  enum NextStep {
+    case value(Value)
+    /// The iteration ended; the removed subscriber is released by the caller, after the lock.
+    case end(Subscriber<Value>?)
+    case wait
+  }
+
+  /// Takes the subscriber's next value, or says that it has ended or must wait.
+  @inlinable
+  mutating func next(_ handle: SlotHandle) -> NextStep {
+    guard let listeners else { return .end(nil) }
+    let isFinished = self.isFinished
+    let step: NextStep? = listeners.subscribers.withElement(handle) { subscriber in
+      if let value = subscriber.buffer.popFirst() { return .value(value) }
+      return isFinished ? .end(nil) : .wait
+    }
+    switch step {
+    case .value(let value): return .value(value)
+    case .wait: return .wait
+    case .end, nil:
+      let removed = listeners.subscribers.remove(handle)
+      refreshListeners()
+      // Only the subscriber's own task parks on it, and that task is here, not waiting.
+      assert(removed?.waiter == nil, "a subscriber ended while its consumer was waiting")
+      return .end(removed)
+    }
+  }
+
+  /// Takes every value the subscriber has buffered.
+  @inlinable
+  mutating func takeAll(_ handle: SlotHandle) -> RingBuffer<Value>? {
+    listeners?.subscribers.withElement(handle) { subscriber in
+      guard !subscriber.buffer.isEmpty else { return nil }
+      var taken = RingBuffer<Value>()
+      swap(&taken, &subscriber.buffer)
+      return taken
+    } ?? nil
+  }
+
+  /// Parks `waiter` until the next change, unless a value or the end is already there (then returns that step).
+  @inlinable
+  mutating func wait(_ handle: SlotHandle, _ waiter: UnsafeContinuation<Value?, Never>) -> NextStep? {
+    let step = next(handle)
+    guard case .wait = step else { return step }
+    listeners?.subscribers.withElement(handle) { $0.waiter = waiter }
+    return nil
+  }
+
+  /// Removes a subscriber and returns it; its waiting consumer, if any, must be resumed with `nil`, and the
+  /// subscriber released, after the lock.
+  @inlinable
+  mutating func unsubscribe(_ handle: SlotHandle) -> Subscriber<Value>? {
+    let removed = listeners?.subscribers.remove(handle)
+    refreshListeners()
+    return removed
+  }
+
+  /// Ends every iteration: waiting consumers are returned to be resumed with `nil`; the others end after
+  /// taking what they have buffered.
+  @inlinable
+  mutating func finish() -> [UnsafeContinuation<Value?, Never>] {
+    isFinished = true
+    var waiters: [UnsafeContinuation<Value?, Never>] = []
+    listeners?.subscribers.updateEach { subscriber in
+      if let waiter = subscriber.waiter {
+        subscriber.waiter = nil
+        waiters.append(waiter)
+      }
+    }
+    return waiters
+  }
+
+  @inlinable
+  var subscriberCount: Int { listeners?.subscribers.count ?? 0 }
+
+  @inlinable
+  var observerCount: Int { listeners?.observers.count ?? 0 }
+
+  // MARK: Observers
+
+  @inlinable
+  mutating func addObserver(_ entry: (UInt64) -> ObserverEntry<Value>) -> UInt64 {
+    let listeners = makeListeners()
+    listeners.nextObserverID += 1
+    listeners.observers.append(entry(listeners.nextObserverID))
+    refreshListeners()
+    return listeners.nextObserverID
+  }
+
+  /// Removes an observer and returns it, to be released after the lock: its closure may own things whose deinit
+  /// uses this box.
+  @inlinable
+  mutating func removeObserver(_ id: UInt64) -> ObserverEntry<Value>? {
+    let removed = listeners?.removeObserver(id)
+    refreshListeners()
+    return removed
+  }
+}
+
+/// The subscribers and observers of a box, and the queue of changes waiting for its observers.
+///
+/// Only ever touched through ``BoxState``, under the box's lock; it is a class so that a box without listeners
+/// carries one pointer instead of all of this.
+@usableFromInline
+final class Listeners<Value: Sendable> {
+  @usableFromInline var subscribers = SlotTable<Subscriber<Value>>()
+  @usableFromInline var observers: [ObserverEntry<Value>] = []
+  @usableFromInline var nextObserverID: UInt64 = 0
+  /// Changes waiting for the observers while one thread delivers an earlier change to them.
+  @usableFromInline var pendingObserverChanges = RingBuffer<PendingChange<Value>>()
+  @usableFromInline var isDeliveringToObservers = false
+
+  @inlinable
+  init() {}
+
+  /// Records a change for every subscriber and observer.
+  @inlinable
+  func didChange(_ value: Value, isFinished: Bool, into delivery: inout ChangeDelivery<Value>) {
     if !isFinished && !subscribers.isEmpty {
-      let value = self.value
       subscribers.updateEach { subscriber in
         if let waiter = subscriber.waiter {
           subscriber.waiter = nil
@@ -66,13 +217,10 @@ struct BoxState<Value: Sendable>: Sendable {
         delivery.observers = observers
       }
     }
-    return delivery
   }
 
-  /// Hands the delivering thread the next queued change and the observers to call (those registered before the
-  /// change), or ends its turn.
   @inlinable
-  mutating func nextObserverRound() -> ObserverRound<Value> {
+  func nextObserverRound() -> ObserverRound<Value> {
     if !observers.isEmpty, let change = pendingObserverChanges.popFirst() {
       // Identifiers grow with registration, so the observers that existed at the change are a prefix.
       let registeredBefore =
@@ -86,108 +234,8 @@ struct BoxState<Value: Sendable>: Sendable {
     return .done(released)
   }
 
-  // MARK: Subscribers
-
-  /// Registers a subscriber whose first value is the current one.
   @inlinable
-  mutating func subscribe(limit: Int) -> SlotHandle {
-    var subscriber = Subscriber<Value>(limit: limit)
-    subscriber.buffer.append(value, limit: limit)
-    let handle = subscribers.insert(subscriber)
-    refreshListeners()
-    return handle
-  }
-
-  /// What a consumer's `next()` gets without waiting.
-  @usableFromInline
-  enum NextStep {
-    case value(Value)
-    /// The iteration ended; the removed subscriber is released by the caller, after the lock.
-    case end(Subscriber<Value>?)
-    case wait
-  }
-
-  /// Takes the subscriber's next value, or says that it has ended or must wait.
-  @inlinable
-  mutating func next(_ handle: SlotHandle) -> NextStep {
-    let isFinished = self.isFinished
-    let step: NextStep? = subscribers.withElement(handle) { subscriber in
-      if let value = subscriber.buffer.popFirst() { return .value(value) }
-      return isFinished ? .end(nil) : .wait
-    }
-    switch step {
-    case .value(let value): return .value(value)
-    case .wait: return .wait
-    case .end, nil:
-      let removed = subscribers.remove(handle)
-      refreshListeners()
-      // Only the subscriber's own task parks on it, and that task is here, not waiting.
-      assert(removed?.waiter == nil, "a subscriber ended while its consumer was waiting")
-      return .end(removed)
-    }
-  }
-
-  /// Takes every value the subscriber has buffered.
-  @inlinable
-  mutating func takeAll(_ handle: SlotHandle) -> RingBuffer<Value>? {
-    subscribers.withElement(handle) { subscriber in
-      guard !subscriber.buffer.isEmpty else { return nil }
-      var taken = RingBuffer<Value>()
-      swap(&taken, &subscriber.buffer)
-      return taken
-    } ?? nil
-  }
-
-  /// Parks `waiter` until the next change, unless a value or the end is already there (then returns that step).
-  @inlinable
-  mutating func wait(_ handle: SlotHandle, _ waiter: UnsafeContinuation<Value?, Never>) -> NextStep? {
-    let step = next(handle)
-    guard case .wait = step else { return step }
-    subscribers.withElement(handle) { $0.waiter = waiter }
-    return nil
-  }
-
-  /// Removes a subscriber and returns it; its waiting consumer, if any, must be resumed with `nil`, and the
-  /// subscriber released, after the lock.
-  @inlinable
-  mutating func unsubscribe(_ handle: SlotHandle) -> Subscriber<Value>? {
-    let removed = subscribers.remove(handle)
-    refreshListeners()
-    return removed
-  }
-
-  /// Ends every iteration: waiting consumers are returned to be resumed with `nil`; the others end after
-  /// taking what they have buffered.
-  @inlinable
-  mutating func finish() -> [UnsafeContinuation<Value?, Never>] {
-    isFinished = true
-    var waiters: [UnsafeContinuation<Value?, Never>] = []
-    subscribers.updateEach { subscriber in
-      if let waiter = subscriber.waiter {
-        subscriber.waiter = nil
-        waiters.append(waiter)
-      }
-    }
-    return waiters
-  }
-
-  @inlinable
-  var subscriberCount: Int { subscribers.count }
-
-  // MARK: Observers
-
-  @inlinable
-  mutating func addObserver(_ entry: (UInt64) -> ObserverEntry<Value>) -> UInt64 {
-    nextObserverID += 1
-    observers.append(entry(nextObserverID))
-    refreshListeners()
-    return nextObserverID
-  }
-
-  /// Removes an observer and returns it, to be released after the lock: its closure may own things whose deinit
-  /// uses this box.
-  @inlinable
-  mutating func removeObserver(_ id: UInt64) -> ObserverEntry<Value>? {
+  func removeObserver(_ id: UInt64) -> ObserverEntry<Value>? {
     // Identifiers only grow, so the array is sorted by them.
     var low = 0
     var high = observers.count
@@ -196,9 +244,7 @@ struct BoxState<Value: Sendable>: Sendable {
       if observers[middle].id < id { low = middle + 1 } else { high = middle }
     }
     guard low < observers.count && observers[low].id == id else { return nil }
-    let removed = observers.remove(at: low)
-    refreshListeners()
-    return removed
+    return observers.remove(at: low)
   }
 }
 
@@ -276,4 +322,12 @@ enum ObserverRound<Value: Sendable>: Sendable {
   case deliver([ObserverEntry<Value>], Value)
   /// Nothing is queued; release what the queue held, after the lock.
   case done(RingBuffer<PendingChange<Value>>)
+}
+
+/// A box's own Observation registrar.
+@usableFromInline
+final class RegistrarHolder: Sendable {
+  let registrar = ObservationRegistrar()
+
+  init() {}
 }
