@@ -147,6 +147,23 @@ import Testing
     }
   }
 
+  @Test func aBodyReturningNilRunsOnce() {
+    let shared = Shared(value: 0)
+    let result: Int? = shared.withLock { value -> Int? in
+      value += 1
+      return nil
+    }
+    #expect(result == nil)
+    #expect(shared.wrappedValue == 1)
+  }
+
+  @Test func anOptionalValueReadsNil() {
+    let shared = Shared<Int?>(value: nil)
+    #expect(shared.wrappedValue == nil)
+    shared.withLock { $0 = 3 }
+    #expect(shared.wrappedValue == 3)
+  }
+
   @Test func aThrowingBodyKeepsItsWrites() {
     struct Refused: Error {}
     let shared = Shared(value: 1)
