@@ -139,6 +139,21 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     for waiter in waiters { waiter.resume(returning: nil) }
   }
 
+  /// The object of type `T` kept with this box, made by `make` the first time it is asked for.
+  ///
+  /// Lets the layers built on the box keep per-value state (such as an operation runner) without a table of
+  /// their own. `make` runs under the lock, so it must only build the object.
+  @usableFromInline
+  package func attachment<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T {
+    state.withLock { state in
+      let listeners = state.makeListeners()
+      if let existing = listeners.attachments[ObjectIdentifier(type)] { return unsafeDowncast(existing, to: T.self) }
+      let made = make()
+      listeners.attachments[ObjectIdentifier(type)] = made
+      return made
+    }
+  }
+
   /// The number of iterations of ``values`` currently registered.
   public var subscriberCount: Int {
     state.withLock { $0.subscriberCount }

@@ -82,15 +82,17 @@ struct UnwrapProjection<Value: Sendable>: SharedProjection {
 
   init(parent: Shared<Value?>, initial: Value) {
     self.parent = parent
-    self.lastValue = LastKnown(initial)
+    let lastValue = LastKnown(initial)
+    self.lastValue = lastValue
+    // Follow every non-nil value, whoever writes it; the weak reference keeps the box from owning the projection.
+    lastValue.follow(
+      parent.observe { [weak lastValue] value in
+        if let value { lastValue?.store(value) }
+      })
   }
 
   var value: Value {
-    if let value = parent.wrappedValue {
-      lastValue.store(value)
-      return value
-    }
-    return lastValue.value
+    parent.wrappedValue ?? lastValue.value
   }
 
   func withLock<Result, Failure: Error>(
@@ -130,14 +132,24 @@ struct UnwrapProjection<Value: Sendable>: SharedProjection {
 /// The last non-`nil` value of a shared optional.
 final class LastKnown<Value: Sendable>: Sendable {
   private let storage: Mutex<Value>
+  private let token = Mutex<ObserverToken?>(nil)
 
   init(_ value: Value) {
     storage = Mutex(value)
   }
 
+  /// Keeps the observer that feeds this value registered for as long as this object lives.
+  func follow(_ observer: ObserverToken) {
+    token.withLock { $0 = observer }
+  }
+
   var value: Value { storage.withLock { $0 } }
 
   func store(_ value: Value) {
-    storage.withLock { $0 = value }
+    let replaced = storage.withLock { stored in
+      defer { stored = value }
+      return stored
+    }
+    withExtendedLifetime(replaced) {}  // Released after the lock.
   }
 }

@@ -120,16 +120,19 @@ private final class Payload: Sendable {
       calls.append((value, onFirstWriter))
       if value == 1 { blockFirstCall.wait() }
     }
-    let writer = Task.detached {
+    // A thread of its own, so that blocking it in the callback takes nothing from the tasks of other tests.
+    let writerDone = DispatchSemaphore(value: 0)
+    let writer = Thread {
       firstWriter.withLock { $0 = currentThreadID() }
       box.withLock { $0 += 1 }  // Delivers 1, waits in the callback, then some of the others' changes.
-      // From here on this thread may run the task that took over; its calls are not the writer's.
       firstWriter.withLock { $0 = nil }
+      writerDone.signal()
     }
+    writer.start()
     await waitUntil { !calls.elements.isEmpty }
     for _ in 0..<others { box.withLock { $0 += 1 } }  // Queued behind the blocked delivery.
     blockFirstCall.signal()
-    await writer.value
+    await waitUntil { writerDone.wait(timeout: .now()) == .success }
     await waitUntil { calls.elements.count == others + 1 }
     let all = calls.elements
     #expect(all.map(\.value) == Array(1...(others + 1)))

@@ -2,7 +2,10 @@
 import Foundation
 import Shared
 
-private struct TourUser: Codable, Sendable { var name: String; var age: Int }
+private struct TourUser: Codable, Sendable {
+  var name: String
+  var age: Int
+}
 private struct TourSettings: Codable, Sendable { var theme = "light" }
 
 private func sharingTour(settingsURL: URL) async throws {

@@ -65,3 +65,49 @@ extension Shared {
   /// The root object behind this value, for lifetime checks.
   var rootObject: AnyObject { root }
 }
+
+/// A one-shot gate: tasks that wait are held until it opens (and pass at once afterwards).
+final class Gate: Sendable {
+  private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+  func wait() async {
+    await withCheckedContinuation { continuation in
+      let passes = state.withLock { state -> Bool in
+        if state.isOpen { return true }
+        state.waiters.append(continuation)
+        return false
+      }
+      if passes { continuation.resume() }
+    }
+  }
+
+  func open() {
+    let waiters = state.withLock { state in
+      state.isOpen = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  var waiterCount: Int { state.withLock { $0.waiters.count } }
+}
+
+/// A counter shared by tasks.
+final class Counter: Sendable {
+  private let value = Mutex(0)
+
+  @discardableResult
+  func increment() -> Int {
+    value.withLock {
+      $0 += 1
+      return $0
+    }
+  }
+
+  var count: Int { value.withLock { $0 } }
+}
+
+struct TestFailure: Error, Equatable {
+  var code = 1
+}

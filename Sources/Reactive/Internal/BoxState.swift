@@ -191,6 +191,8 @@ final class Listeners<Value: Sendable> {
   /// Changes waiting for the observers while one thread delivers an earlier change to them.
   @usableFromInline var pendingObserverChanges = RingBuffer<PendingChange<Value>>()
   @usableFromInline var isDeliveringToObservers = false
+  /// Objects other layers keep with the box, one per type (see ``ReactiveBox/attachment(_:make:)``).
+  var attachments: [ObjectIdentifier: AnyObject] = [:]
 
   @inlinable
   init() {}

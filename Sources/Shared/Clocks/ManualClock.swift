@@ -8,8 +8,8 @@ import Synchronization
 /// let clock = ManualClock()
 /// @Shared(.fileStorage(url, saveDelay: .seconds(1), clock: clock)) var settings = Settings()
 /// $settings.withLock { $0.volume = 3 }
-/// await clock.waitForSleepers()      // the save is waiting for its delay
-/// clock.advance(by: .seconds(1))     // now it runs
+/// await clock.waitForSleepers(2)     // the file's poll, and the save waiting for its delay
+/// clock.advance(by: .seconds(1))     // now the save runs
 /// ```
 ///
 /// Sleepers whose deadline has come are resumed in deadline order by ``advance(by:)``. A cancelled sleeper
@@ -143,7 +143,8 @@ public final class ManualClock: Clock, Sendable {
 
   /// Waits until at least `count` tasks sleep on this clock.
   ///
-  /// Use it to know that the code under test has reached its wait before moving time.
+  /// Use it to know that the code under test has reached its wait before moving time. Count every sleeper that
+  /// shares the clock (a file key's poll sleeps on it too).
   ///
   /// - Parameter count: How many sleepers to wait for.
   public func waitForSleepers(_ count: Int = 1) async {

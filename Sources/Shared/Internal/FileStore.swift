@@ -10,11 +10,14 @@ import Synchronization
 #endif
 
 /// One file on disk, shared by every key and value that use its path: writes and checks for outside changes run
-/// one at a time, so a check never mistakes a write of this program for someone else's.
+/// one at a time, so a check never mistakes a write for someone else's.
+///
+/// What the file looked like is remembered per shared value: a value sees a write made for another value (in
+/// another registry, say) as an outside change, and loads it.
 actor FileStore {
   let url: URL
-  /// What the file looked like after this program last read or wrote it.
-  private let known = Mutex<FileSignature?>(nil)
+  /// What the file looked like after each value last read or wrote it (`nil`: there was no file).
+  private let known = Mutex<[ObjectIdentifier: FileSignature?]>([:])
   /// How many times the file was written, for tests.
   private(set) var writeCount = 0
 
@@ -40,14 +43,19 @@ actor FileStore {
   }
 
   /// Reads the file for a first holder; `nil` when it does not exist.
-  nonisolated func readInitial() throws -> Data? {
+  nonisolated func readInitial(for value: ObjectIdentifier) throws -> Data? {
     let (data, signature) = try read()
-    known.withLock { $0 = signature }
+    known.withLock { $0[value] = .some(signature) }
     return data
   }
 
+  /// Forgets what `value` knew of the file.
+  nonisolated func forget(_ value: ObjectIdentifier) {
+    _ = known.withLock { $0.removeValue(forKey: value) }
+  }
+
   /// Writes `data` atomically: a temporary file in the same folder, flushed, then renamed over the file.
-  func write(_ data: Data) throws {
+  func write(_ data: Data, for value: ObjectIdentifier) throws {
     let folder = url.deletingLastPathComponent()
     let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
     do {
@@ -67,16 +75,18 @@ actor FileStore {
       throw FileStorageError.unwritable(url: url, reason: error.localizedDescription)
     }
     writeCount += 1
-    known.withLock { $0 = FileSignature(of: url) }
+    let signature = FileSignature(of: url)
+    known.withLock { $0[value] = .some(signature) }
   }
 
   /// The file's new contents if someone else changed it since this program last read or wrote it; `nil` if not
   /// (or if it was deleted, which leaves the value as it is).
-  func externalChange() throws -> Data? {
+  func externalChange(for value: ObjectIdentifier) throws -> Data? {
     let current = FileSignature(of: url)
-    guard current != known.withLock({ $0 }) else { return nil }
+    let last = known.withLock { $0[value] ?? nil }
+    guard current != last else { return nil }
     let (data, signature) = try read()
-    known.withLock { $0 = signature }
+    known.withLock { $0[value] = .some(signature) }
     return data
   }
 

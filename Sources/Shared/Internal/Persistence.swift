@@ -18,15 +18,21 @@ final class Persistence<Value: Sendable>: Sendable {
   private let subscription = Mutex<SharedSubscription?>(nil)
 
   private struct State: ~Copyable {
-    var pending: Value?
-    var pendingSequence: UInt64 = 0
+    /// The newest change not handed to a save yet, and its sequence number.
+    var pending: (value: Value, sequence: UInt64)?
+    /// The sequence number of the newest change taken from the store.
     var storeSequence: UInt64 = 0
+    /// The sequence number of the newest change whose save has finished, successfully or not.
+    var savedSequence: UInt64 = 0
     var isDraining = false
+    /// Set while a `save()` waits: the drain skips its delay.
     var flushRequested = false
     var sleeper: Task<Void, any Error>?
-    var flushWaiters: [UnsafeContinuation<Void, Never>] = []
+    var flushWaiters: [(target: UInt64, continuation: UnsafeContinuation<Void, Never>)] = []
     var loadError: (any Error)?
     var saveError: (any Error)?
+    /// What keeps the value alive while a save is pending, so a new holder finds it instead of reloading the store.
+    var keepAlive: AnyObject?
   }
 
   @usableFromInline
@@ -71,108 +77,126 @@ final class Persistence<Value: Sendable>: Sendable {
     sequence.add(1, ordering: .relaxed).newValue
   }
 
-  /// Schedules a save of `value`, the result of change number `sequence`.
-  func changed(_ value: Value, sequence: UInt64) {
+  /// Schedules a save of `value`, the result of change number `sequence`; `owner` stays alive until it is saved.
+  func changed(_ value: Value, sequence: UInt64, owner: any AnyObject & Sendable) {
     guard savesChanges else { return }
-    let startsDrain = state.withLock { state -> Bool in
-      if sequence > state.pendingSequence && sequence > state.storeSequence {
-        state.pending = value
-        state.pendingSequence = sequence
-      }
-      guard state.pending != nil, !state.isDraining else { return false }
+    let (startsDrain, replaced) = state.withLock { state -> (Bool, Value?) in
+      guard sequence > (state.pending?.sequence ?? 0), sequence > state.storeSequence else { return (false, nil) }
+      let replaced = state.pending?.value
+      state.pending = (value, sequence)
+      if state.keepAlive == nil { state.keepAlive = owner }
+      guard !state.isDraining else { return (false, replaced) }
       state.isDraining = true
-      return true
+      return (true, replaced)
     }
+    withExtendedLifetime(replaced) {}  // Released after the lock.
     if startsDrain {
-      Task { await self.drain(waitingFirst: true) }
+      Task { await self.drain() }
     }
   }
 
-  /// Saves pending values until none is left; first waits for the schedule's delay unless a flush is requested.
-  private func drain(waitingFirst: Bool) async {
-    if waitingFirst && schedule.delay > .zero {
-      let clock = schedule.clock
-      let delay = schedule.delay
-      let sleeper = Task { try await clock.sleep(for: delay) }
-      let sleeps = state.withLock { state -> Bool in
-        guard !state.flushRequested else { return false }
-        state.sleeper = sleeper
-        return true
-      }
-      if sleeps {
-        _ = try? await sleeper.value
-      } else {
-        sleeper.cancel()
-      }
-    }
+  private enum DrainStep {
+    case save(Value, sequence: UInt64)
+    case finished([UnsafeContinuation<Void, Never>], keepAlive: AnyObject?)
+  }
+
+  /// Saves pending changes until none is left, waiting the schedule's delay before each save unless a `save()`
+  /// is waiting: at most one save per delay, and a change is saved no later than one delay after it was made.
+  private func drain() async {
     while true {
+      await waitForDelay()
       let step = state.withLock { state -> DrainStep in
         state.sleeper = nil
-        if let next = state.pending.take() { return .save(next) }
+        if let pending = state.pending.take() { return .save(pending.value, sequence: pending.sequence) }
         // Under the same lock as the last take: a change after this starts a new drain.
         state.isDraining = false
         state.flushRequested = false
-        defer { state.flushWaiters = [] }
-        return .finished(state.flushWaiters)
+        defer {
+          state.flushWaiters = []
+          state.keepAlive = nil
+        }
+        return .finished(state.flushWaiters.map(\.continuation), keepAlive: state.keepAlive)
       }
       switch step {
-      case .save(let value):
+      case .save(let value, let sequence):
+        let outcome: (any Error)?
         do {
           try await key.save(value, context: context)
-          state.withLock { $0.saveError = nil }
+          outcome = nil
         } catch {
-          state.withLock { $0.saveError = error }
+          outcome = error
         }
-      case .finished(let waiters):
+        let ready = state.withLock { state -> [UnsafeContinuation<Void, Never>] in
+          state.savedSequence = max(state.savedSequence, sequence)
+          state.saveError = outcome
+          if outcome == nil { state.loadError = nil }
+          if state.storeSequence > sequence && state.pending == nil {
+            // The store changed while this older value was being written over it: write what memory now holds,
+            // which includes the store's change, so the two agree again.
+            state.pending = (box.value, state.storeSequence)
+          }
+          let ready = state.flushWaiters.filter { $0.target <= state.savedSequence }.map(\.continuation)
+          state.flushWaiters.removeAll { $0.target <= state.savedSequence }
+          if state.flushWaiters.isEmpty { state.flushRequested = false }
+          return ready
+        }
+        for waiter in ready { waiter.resume() }
+      case .finished(let waiters, let keepAlive):
         for waiter in waiters { waiter.resume() }
+        withExtendedLifetime(keepAlive) {}
         return
       }
     }
   }
 
-  private enum FlushAction {
-    case done
-    case drain
-    case wait(Task<Void, any Error>?)
+  /// Sleeps for the schedule's delay, unless a `save()` is waiting or arrives meanwhile.
+  private func waitForDelay() async {
+    guard schedule.delay > .zero else { return }
+    let clock = schedule.clock
+    let delay = schedule.delay
+    let sleeper = Task { try await clock.sleep(for: delay) }
+    let sleeps = state.withLock { state -> Bool in
+      guard !state.flushRequested, state.pending != nil else { return false }
+      state.sleeper = sleeper
+      return true
+    }
+    if sleeps {
+      _ = try? await sleeper.value
+    } else {
+      sleeper.cancel()
+    }
   }
 
-  private enum DrainStep {
-    case save(Value)
-    case finished([UnsafeContinuation<Void, Never>])
-  }
-
-  /// Saves any change not saved yet, now, and waits for it; throws the error of the last save.
+  /// Saves now every change made before this call, and waits until they are saved; throws the error of the last
+  /// save. Changes made meanwhile do not keep it waiting.
   ///
   /// When the last save failed and nothing changed since, the current value is saved again.
   func flush() async throws {
+    guard savesChanges else { return }
+    let target = sequence.load(ordering: .relaxed)
     let current = box.value
-    let action = state.withLock { state -> FlushAction in
-      if state.isDraining {
-        state.flushRequested = true
-        return .wait(state.sleeper)
-      }
-      if state.pending == nil {
-        guard state.saveError != nil, savesChanges else { return .done }
-        state.pending = current
-      }
-      state.isDraining = true
-      state.flushRequested = true
-      return .drain
-    }
-    switch action {
-    case .done:
-      break
-    case .drain:
-      await drain(waitingFirst: false)
-    case .wait(let sleeper):
-      sleeper?.cancel()
-      await withUnsafeContinuation { (waiter: UnsafeContinuation<Void, Never>) in
-        let resumesNow = state.withLock { state -> Bool in
-          guard state.isDraining else { return true }
-          state.flushWaiters.append(waiter)
-          return false
+    await withUnsafeContinuation { (waiter: UnsafeContinuation<Void, Never>) in
+      // Decided and registered under one lock, so no drain can finish between the check and the registration.
+      let decision = state.withLock { state -> (resumesNow: Bool, startsDrain: Bool, sleeper: Task<Void, any Error>?) in
+        if state.pending == nil && !state.isDraining {
+          guard state.saveError != nil else { return (true, false, nil) }
+          state.pending = (current, max(state.savedSequence, target))
+        } else if state.pending == nil && state.savedSequence >= target {
+          return (true, false, nil)
         }
-        if resumesNow { waiter.resume() }
+        state.flushRequested = true
+        state.flushWaiters.append((target, waiter))
+        let startsDrain = !state.isDraining
+        state.isDraining = true
+        return (false, startsDrain, state.sleeper)
+      }
+      if decision.resumesNow {
+        waiter.resume()
+        return
+      }
+      decision.sleeper?.cancel()
+      if decision.startsDrain {
+        Task { await self.drain() }
       }
     }
     if let error = saveError { throw error }
@@ -186,16 +210,22 @@ final class Persistence<Value: Sendable>: Sendable {
       stored = value
       return nextSequence()
     }
-    state.withLock { state in
+    let dropped = state.withLock { state -> Value? in
       state.storeSequence = max(state.storeSequence, storeSequence)
-      if state.pendingSequence < storeSequence { state.pending = nil }
       state.loadError = nil
+      guard let pending = state.pending, pending.sequence < storeSequence else { return nil }
+      state.pending = nil
+      return pending.value
     }
+    withExtendedLifetime(dropped) {}  // Released after the lock.
   }
 
   func setLoadError(_ error: (any Error)?) {
     state.withLock { $0.loadError = error }
   }
+
+  /// How many `save()` calls are waiting; lets tests know a flush has registered.
+  var flushWaiterCount: Int { state.withLock { $0.flushWaiters.count } }
 
   var loadError: (any Error)? { state.withLock { $0.loadError } }
   var saveError: (any Error)? { state.withLock { $0.saveError } }

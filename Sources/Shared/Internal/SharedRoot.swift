@@ -52,7 +52,7 @@ final class SharedRoot<Value: Sendable>: Sendable {
         return .failure(error)
       }
     }
-    if let change { persistence.changed(change.value, sequence: change.sequence) }
+    if let change { persistence.changed(change.value, sequence: change.sequence, owner: self) }
     return try outcome.get()
   }
 }
@@ -82,6 +82,8 @@ protocol SharedRootProtocol: AnyObject, Sendable {
   var loadError: (any Error)? { get }
   var saveError: (any Error)? { get }
   func save() async throws
+  /// The object of type `T` kept with this value, made on first use.
+  func attachment<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T
 }
 
 extension SharedRoot: SharedRootProtocol {
@@ -90,6 +92,10 @@ extension SharedRoot: SharedRootProtocol {
 
   @usableFromInline func save() async throws {
     try await persistence?.flush()
+  }
+
+  @usableFromInline func attachment<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T {
+    box.attachment(type, make: make)
   }
 }
 

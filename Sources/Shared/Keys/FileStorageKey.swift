@@ -63,7 +63,7 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   /// - Returns: The decoded value, or `nil` when the file does not exist.
   /// - Throws: ``FileStorageError`` when the file cannot be read or decoded.
   public func load(context: SharedKeyContext<Value>) throws -> Value? {
-    guard let data = try file.readInitial() else { return nil }
+    guard let data = try file.readInitial(for: context.valueID) else { return nil }
     return try decode(data)
   }
 
@@ -82,7 +82,7 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
     } catch {
       throw FileStorageError.unencodable(url: url, reason: String(describing: error))
     }
-    try await file.write(data)
+    try await file.write(data, for: context.valueID)
   }
 
   /// Polls the file for changes made outside the program and loads them.
@@ -94,6 +94,7 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
     let clock = self.clock
     let interval = pollInterval
     let url = self.url
+    let valueID = context.valueID
     let task = Task {
       while !Task.isCancelled {
         do {
@@ -102,14 +103,17 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
           return
         }
         do {
-          guard let data = try await file.externalChange() else { continue }
+          guard let data = try await file.externalChange(for: valueID) else { continue }
           context.update(try Self.decode(data, url: url))
         } catch {
           context.reportLoadError(error)
         }
       }
     }
-    return SharedSubscription { task.cancel() }
+    return SharedSubscription {
+      task.cancel()
+      file.forget(valueID)
+    }
   }
 
   private func decode(_ data: Data) throws -> Value {

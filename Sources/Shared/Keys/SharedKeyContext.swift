@@ -3,9 +3,12 @@
 /// A context refers to its value weakly: once every holder is gone, its methods do nothing.
 public struct SharedKeyContext<Value: Sendable>: Sendable {
   weak var persistence: Persistence<Value>?
+  /// Tells apart the shared values a key backs, for stores that keep something per value.
+  let valueID: ObjectIdentifier
 
   init(persistence: Persistence<Value>) {
     self.persistence = persistence
+    self.valueID = ObjectIdentifier(persistence)
   }
 
   /// Replaces the shared value with one read from the store, without saving it back.

@@ -31,10 +31,12 @@ public final class SharedRegistry: Sendable {
 
   /// The number of keys whose values are alive.
   public var count: Int {
-    state.withLock { $0.liveCount }
+    // The strong references are released after the lock: the last one may free a value, which then leaves the
+    // registry.
+    state.withLock { $0.liveObjects() }.count
   }
 
-  /// The problems noticed so far, oldest first.
+  /// The distinct problems noticed so far, oldest first (each is recorded once).
   public var diagnostics: [SharedDiagnostic] {
     state.withLock { $0.diagnostics }
   }
@@ -54,7 +56,7 @@ public final class SharedRegistry: Sendable {
     switch first {
     case .found(let root):
       return root
-    case .mismatch(let existing):
+    case .mismatch(let existing, _):
       return unshared(key: key, existing: existing, defaultValue: defaultValue())
     case .missing(let reserved):
       generation = reserved
@@ -83,7 +85,7 @@ public final class SharedRegistry: Sendable {
         root.persistence?.subscribe()
       }
       return reference
-    case .mismatch(let existing):
+    case .mismatch(let existing, _):
       return unshared(key: key, existing: existing, defaultValue: defaultValue())
     case .missing:
       preconditionFailure("a registry lookup cannot miss after inserting")
@@ -106,8 +108,13 @@ public final class SharedRegistry: Sendable {
     let diagnostic = SharedDiagnostic(
       kind: .typeMismatch(existing: String(reflecting: existing), requested: String(reflecting: requested)),
       key: key)
-    state.withLock { $0.diagnostics.append(diagnostic) }
-    FileHandle.standardError.write(Data("warning: \(diagnostic)\n".utf8))
+    let isNew = state.withLock { state in
+      guard !state.diagnostics.contains(diagnostic) else { return false }
+      state.diagnostics.append(diagnostic)
+      return true
+    }
+    // Each distinct problem is recorded and printed once, however often the same holder is made.
+    if isNew { FileHandle.standardError.write(Data("warning: \(diagnostic)\n".utf8)) }
   }
 
   /// Removes the entry of a root that went away, unless a newer root took its place.
@@ -133,7 +140,8 @@ struct RegistryState: ~Copyable {
   enum Lookup<Value: Sendable> {
     case found(Shared<Value>.Reference)
     case missing(generation: UInt64)
-    case mismatch(existing: Any.Type)
+    /// The key holds a value of another type; `object` is that value, to be released after the lock.
+    case mismatch(existing: Any.Type, object: AnyObject)
   }
 
   @inlinable
@@ -148,7 +156,7 @@ struct RegistryState: ~Copyable {
       return .missing(generation: 0)
     }
     guard ObjectIdentifier(entry.valueType) == ObjectIdentifier(Value.self) else {
-      return .mismatch(existing: entry.valueType)
+      return .mismatch(existing: entry.valueType, object: object)
     }
     if entry.isBox { return .found(.box(unsafeDowncast(object, to: ReactiveBox<Value>.self))) }
     return .found(.root(unsafeDowncast(object, to: SharedRoot<Value>.self)))
@@ -176,8 +184,8 @@ struct RegistryState: ~Copyable {
     return table.entries.removeValue(forKey: id)
   }
 
-  var liveCount: Int {
-    tables.values.reduce(0) { $0 + ($1 as! any RegistryTableProtocol).liveCount }
+  func liveObjects() -> [AnyObject] {
+    tables.values.flatMap { ($0 as! any RegistryTableProtocol).liveObjects }
   }
 }
 
@@ -189,12 +197,12 @@ final class RegistryTable<ID: Hashable>: RegistryTableProtocol {
   @usableFromInline
   init() {}
 
-  var liveCount: Int { entries.values.count { $0.object != nil } }
+  var liveObjects: [AnyObject] { entries.values.compactMap(\.object) }
 }
 
 /// What a registry needs of a table without knowing its identity type.
 protocol RegistryTableProtocol: AnyObject {
-  var liveCount: Int { get }
+  var liveObjects: [AnyObject] { get }
 }
 
 /// One key's value in a registry: weakly held unless its key is permanent.

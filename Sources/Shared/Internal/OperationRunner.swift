@@ -1,0 +1,289 @@
+import Foundation
+import Synchronization
+
+/// How one run of an operation ended.
+enum RunOutcome<Success: Sendable>: Sendable {
+  case success(Success)
+  case failure(any Error)
+  case cancelled
+
+  var result: Result<Success, any Error> {
+    switch self {
+    case .success(let value): return .success(value)
+    case .failure(let error): return .failure(error)
+    case .cancelled: return .failure(CancellationError())
+    }
+  }
+}
+
+/// Runs the attempts of one operation: retries with backoff, per-attempt timeout, the attempt number in the state.
+struct Attempts<Value: OperationTrackable>: Sendable {
+  let shared: Shared<Value>
+  let operation: @Sendable () async throws -> Value.Success
+  let retry: RetryPolicy
+  let timeout: Duration?
+  let clock: any Clock<Duration>
+
+  func run() async -> RunOutcome<Value.Success> {
+    var attempt = 1
+    while true {
+      if Task.isCancelled { return .cancelled }
+      do {
+        return .success(try await runAttempt())
+      } catch {
+        if Task.isCancelled { return .cancelled }
+        guard attempt <= retry.retries, retry.shouldRetry(error) else { return .failure(error) }
+        let delay = retry.delay(beforeRetry: attempt, random: Double.random(in: 0..<1))
+        if delay > .zero {
+          do { try await clock.sleep(for: delay) } catch { return .cancelled }
+        }
+        if Task.isCancelled { return .cancelled }
+        attempt += 1
+        let current = attempt
+        shared.withLock { value in
+          value.operationAttempt = current
+          value.operationUpdatedAt = Date()
+        }
+      }
+    }
+  }
+
+  private func runAttempt() async throws -> Value.Success {
+    guard let timeout else { return try await operation() }
+    let race = AttemptRace<Value.Success>()
+    let operation = self.operation
+    let clock = self.clock
+    return try await withTaskCancellationHandler {
+      try await withUnsafeThrowingContinuation { continuation in
+        race.start(
+          continuation,
+          operation: Task {
+            do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
+          },
+          timer: Task {
+            do {
+              try await clock.sleep(for: timeout)
+              race.finish(.failure(OperationTimeoutError(timeout: timeout)))
+            } catch {}
+          })
+      }
+    } onCancel: {
+      race.finish(.failure(CancellationError()))
+    }
+  }
+}
+
+/// An attempt racing its timeout. The first to finish settles the attempt and cancels the other, without waiting
+/// for it: an operation that ignores cancellation cannot hold a timed-out attempt.
+final class AttemptRace<Success: Sendable>: Sendable {
+  private let state = Mutex<State>(State())
+
+  private struct State {
+    var continuation: UnsafeContinuation<Success, any Error>?
+    var result: Result<Success, any Error>?
+    var tasks: [Task<Void, Never>] = []
+  }
+
+  func start(
+    _ continuation: UnsafeContinuation<Success, any Error>,
+    operation: Task<Void, Never>,
+    timer: Task<Void, Never>
+  ) {
+    let settled = state.withLock { state -> Result<Success, any Error>? in
+      if let result = state.result { return result }
+      state.continuation = continuation
+      state.tasks = [operation, timer]
+      return nil
+    }
+    if let settled {
+      operation.cancel()
+      timer.cancel()
+      continuation.resume(with: settled)
+    }
+  }
+
+  func finish(_ result: Result<Success, any Error>) {
+    let (continuation, tasks) = state.withLock {
+      state -> (UnsafeContinuation<Success, any Error>?, [Task<Void, Never>]) in
+      guard state.result == nil else { return (nil, []) }
+      state.result = result
+      defer {
+        state.continuation = nil
+        state.tasks = []
+      }
+      return (state.continuation, state.tasks)
+    }
+    for task in tasks { task.cancel() }
+    continuation?.resume(with: result)
+  }
+}
+
+/// The coordination of runs on one shared value: the latest run for ``OperationPolicy/cancelPrevious``, the shared
+/// execution for ``OperationPolicy/dedupe``, the queue for ``OperationPolicy/serial``.
+///
+/// Every decision is made synchronously inside `run`, under this lock, so runs are coordinated in the order `run`
+/// was called; waiting happens afterwards, by awaiting tasks or continuations, never under the lock.
+final class OperationRunner<Value: OperationTrackable>: Sendable {
+  private let state = Mutex(State())
+
+  private struct State: ~Copyable {
+    var nextID: UInt64 = 0
+    var latestID: UInt64 = 0
+    var latestTask: Task<Value.Success, any Error>?
+    var execution: DedupeExecution<Value.Success>?
+    var serialTail: Task<Value.Success, any Error>?
+  }
+
+  init() {}
+
+  func nextID() -> UInt64 {
+    state.withLock { state in
+      state.nextID += 1
+      return state.nextID
+    }
+  }
+
+  // MARK: Latest wins
+
+  /// Makes a new run the latest and returns its number and the task of the run it supersedes (to be cancelled
+  /// after the lock).
+  func claimLatest() -> (id: UInt64, superseded: Task<Value.Success, any Error>?) {
+    state.withLock { state in
+      state.nextID += 1
+      state.latestID = state.nextID
+      defer { state.latestTask = nil }
+      return (state.nextID, state.latestTask)
+    }
+  }
+
+  /// Records the task of run `id`; returns `false` if a newer run already superseded it.
+  func registerLatest(id: UInt64, task: Task<Value.Success, any Error>) -> Bool {
+    state.withLock { state in
+      guard state.latestID == id else { return false }
+      state.latestTask = task
+      return true
+    }
+  }
+
+  /// Whether run `id` is still the latest; if so, its task is forgotten.
+  func finishLatest(id: UInt64) -> Bool {
+    state.withLock { state in
+      guard state.latestID == id else { return false }
+      state.latestTask = nil
+      return true
+    }
+  }
+
+  // MARK: Dedupe
+
+  /// Joins the running execution as `caller`, or starts a new one; returns it and whether this caller starts it.
+  func joinOrStart(caller: UInt64) -> (execution: DedupeExecution<Value.Success>, starts: Bool) {
+    state.withLock { state in
+      if let execution = state.execution, execution.join(caller) { return (execution, false) }
+      let execution = DedupeExecution<Value.Success>(starter: caller)
+      state.execution = execution
+      return (execution, true)
+    }
+  }
+
+  /// Forgets `execution` once it has settled, so the next run starts a new one.
+  func finish(_ execution: DedupeExecution<Value.Success>) {
+    state.withLock { state in
+      if state.execution === execution { state.execution = nil }
+    }
+  }
+
+  // MARK: Serial
+
+  /// Appends the task `makeTask` builds (given the run it must wait for) to the queue.
+  func enqueue(_ makeTask: (Task<Value.Success, any Error>?) -> Task<Value.Success, any Error>)
+    -> Task<Value.Success, any Error>
+  {
+    state.withLock { state in
+      let task = makeTask(state.serialTail)
+      state.serialTail = task
+      return task
+    }
+  }
+}
+
+/// One deduplicated execution of an operation and the callers sharing its outcome.
+///
+/// Callers register when they join, inside `run`, so none can miss an outcome that arrives before it waits.
+final class DedupeExecution<Success: Sendable>: Sendable {
+  private let state: Mutex<State>
+
+  private struct State: ~Copyable {
+    var waiting: [UInt64: Slot] = [:]
+    var outcome: RunOutcome<Success>?
+    var task: Task<Void, Never>?
+  }
+
+  private enum Slot {
+    case joined
+    case waiting(UnsafeContinuation<RunOutcome<Success>, Never>)
+  }
+
+  init(starter: UInt64) {
+    state = Mutex(State(waiting: [starter: .joined]))
+  }
+
+  /// Adds `caller`, unless the execution has already settled.
+  func join(_ caller: UInt64) -> Bool {
+    state.withLock { state in
+      guard state.outcome == nil else { return false }
+      state.waiting[caller] = .joined
+      return true
+    }
+  }
+
+  /// The task that runs the operation, cancelled if every caller leaves.
+  func attach(_ task: Task<Void, Never>) {
+    let orphaned = state.withLock { state -> Bool in
+      state.task = task
+      return state.waiting.isEmpty && state.outcome == nil
+    }
+    if orphaned { task.cancel() }
+  }
+
+  /// Waits for the outcome; a caller whose task is cancelled leaves at once with `.cancelled`.
+  func wait(caller: UInt64) async -> RunOutcome<Success> {
+    await withTaskCancellationHandler {
+      await withUnsafeContinuation { continuation in
+        let ready = state.withLock { state -> RunOutcome<Success>? in
+          if let outcome = state.outcome { return outcome }
+          guard state.waiting[caller] != nil else { return .cancelled }
+          state.waiting[caller] = .waiting(continuation)
+          return nil
+        }
+        if let ready { continuation.resume(returning: ready) }
+      }
+    } onCancel: {
+      leave(caller)
+    }
+  }
+
+  private func leave(_ caller: UInt64) {
+    let (waiter, orphaned) = state.withLock {
+      state -> (UnsafeContinuation<RunOutcome<Success>, Never>?, Task<Void, Never>?) in
+      guard state.outcome == nil, let slot = state.waiting.removeValue(forKey: caller) else { return (nil, nil) }
+      let orphaned = state.waiting.isEmpty ? state.task : nil
+      if case .waiting(let continuation) = slot { return (continuation, orphaned) }
+      return (nil, orphaned)
+    }
+    waiter?.resume(returning: .cancelled)
+    orphaned?.cancel()
+  }
+
+  /// Settles the execution and resumes every waiting caller.
+  func complete(with outcome: RunOutcome<Success>) {
+    let waiters = state.withLock { state -> [UnsafeContinuation<RunOutcome<Success>, Never>] in
+      state.outcome = outcome
+      return state.waiting.values.compactMap { slot in
+        if case .waiting(let continuation) = slot { return continuation }
+        return nil
+      }
+    }
+    for waiter in waiters { waiter.resume(returning: outcome) }
+  }
+}

@@ -1,0 +1,16 @@
+/// What happens when an operation is started on a shared value while another one runs on it.
+///
+/// Policies coordinate the runs started on one shared value (its root value, by the value type the runs update).
+public enum OperationPolicy: Sendable, Hashable {
+  /// Every run runs; the state shows the transitions of each, and the last one to settle decides the final state.
+  /// The default, like mutations in most client libraries: nothing a user asked for is dropped.
+  case parallel
+  /// A run started while another runs joins it: the operation runs once, and both callers' callbacks get its one
+  /// result. A joiner that cancels only leaves; the operation stops when every caller has cancelled.
+  case dedupe
+  /// A new run cancels the one before it: the latest wins. A superseded run never writes the state; its
+  /// `onSettled` gets `CancellationError`.
+  case cancelPrevious
+  /// Runs wait for the ones started before them and run one at a time, in the order `run` was called.
+  case serial
+}

@@ -1,0 +1,51 @@
+/// A running operation started by ``Shared/run(policy:retry:timeout:clock:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``.
+///
+/// ```swift
+/// let task = $post.run { try await api.post(1) }
+/// task.cancel()                      // stops it; the state goes back to what it was before
+/// let post = try await task.value    // or waits for it
+/// ```
+public struct OperationTask<Success: Sendable>: Sendable {
+  let task: Task<Success, any Error>
+
+  /// Cancels the operation. Its state returns to the status it had before the run; its callbacks get
+  /// `CancellationError` in `onSettled` and neither `onSuccess` nor `onError`.
+  public func cancel() {
+    task.cancel()
+  }
+
+  /// Whether ``cancel()`` was called.
+  public var isCancelled: Bool {
+    task.isCancelled
+  }
+
+  /// Waits for the operation and returns its value.
+  ///
+  /// - Throws: The operation's error, ``OperationTimeoutError``, or `CancellationError`.
+  public var value: Success {
+    get async throws { try await task.value }
+  }
+
+  /// Waits for the operation and returns its result.
+  public var result: Result<Success, any Error> {
+    get async { await task.result }
+  }
+}
+
+/// The error of an operation attempt that ran longer than its timeout.
+public struct OperationTimeoutError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The time the attempt was allowed.
+  public let timeout: Duration
+
+  /// An error for an attempt that exceeded `timeout`.
+  ///
+  /// - Parameter timeout: The time the attempt was allowed.
+  public init(timeout: Duration) {
+    self.timeout = timeout
+  }
+
+  /// A sentence naming the timeout.
+  public var description: String {
+    "The operation did not finish within \(timeout)."
+  }
+}

@@ -1,0 +1,245 @@
+import Foundation
+
+extension Shared where Value: OperationTrackable {
+  /// Starts an operation whose progress, result and error every holder of this value sees, and returns at once.
+  ///
+  /// ```swift
+  /// $post.run {
+  ///   try await api.post(1)
+  /// } onAttempt: {
+  ///   haptics.tap()
+  /// } onSuccess: { post in
+  ///   navigate(to: post)
+  /// } onError: { error in
+  ///   toast(error)
+  /// } onSettled: { result in
+  ///   form.isEnabled = true
+  /// }
+  /// ```
+  ///
+  /// The state changes through ``withLock(_:)``, so every holder's `values` show
+  /// `idle → pending → success` (or `error`): before `run` returns the status is ``OperationStatus/pending`` and
+  /// the attempt 1; a retry raises the attempt; a success stores the value (``OperationTrackable/applySuccess(_:)``)
+  /// and clears the error; a failure stores the error and keeps the last value.
+  ///
+  /// Callbacks run on the caller's isolation: called from the main actor, they run on the main actor.
+  ///
+  /// > Important: `onAttempt` runs synchronously, before `run` returns. Then exactly one of `onSuccess` and
+  /// > `onError` runs, or neither if the run was cancelled. `onSettled` always runs last, with the result;
+  /// > a cancelled run settles with `CancellationError`.
+  ///
+  /// Cancelling the returned task cancels the operation: the status returns to what it was before the run, the
+  /// error is left as it was, and an optimistic update is rolled back.
+  ///
+  /// - Parameters:
+  ///   - policy: What to do when another run is under way on this value; see ``OperationPolicy``.
+  ///   - retry: How often to try again after a failure, and how long to wait first.
+  ///   - timeout: How long each attempt may take before it fails with ``OperationTimeoutError``.
+  ///   - clock: The clock for retry waits and timeouts; pass a ``ManualClock`` in tests.
+  ///   - optimistic: A change applied when the run starts and rolled back if it does not succeed.
+  ///   - isolation: Where the callbacks run; the caller's isolation by default.
+  ///   - operation: The work.
+  ///   - onAttempt: Called when the run starts, before `run` returns.
+  ///   - onSuccess: Called with the value when the run succeeds.
+  ///   - onError: Called with the error when the run fails.
+  ///   - onSettled: Called last, with the result.
+  /// - Returns: A handle to cancel the run or await its value.
+  @discardableResult
+  public func run(
+    policy: OperationPolicy = .parallel,
+    retry: RetryPolicy = .none,
+    timeout: Duration? = nil,
+    clock: any Clock<Duration> = ContinuousClock(),
+    optimistic: OptimisticUpdate<Value>? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    _ operation: @escaping @Sendable () async throws -> Value.Success,
+    onAttempt: (() -> Void)? = nil,
+    onSuccess: ((Value.Success) -> Void)? = nil,
+    onError: ((any Error) -> Void)? = nil,
+    onSettled: ((Result<Value.Success, any Error>) -> Void)? = nil
+  ) -> OperationTask<Value.Success> {
+    precondition(timeout.map { $0 > .zero } ?? true, "An operation timeout must be positive, not \(timeout!)")
+    onAttempt?()
+    let attempts = Attempts(shared: self, operation: operation, retry: retry, timeout: timeout, clock: clock)
+    switch policy {
+    case .parallel:
+      let before = begin(optimistic)
+      let task = Task {
+        _ = isolation
+        let outcome = await attempts.run()
+        settle(outcome, before: before, optimistic: optimistic, writesState: true)
+        return try Self.deliver(outcome, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+      }
+      return OperationTask(task: task)
+
+    case .cancelPrevious:
+      let runner = self.runner
+      let (id, superseded) = runner.claimLatest()
+      superseded?.cancel()
+      let before = begin(optimistic)
+      let task = Task {
+        _ = isolation
+        let outcome = await attempts.run()
+        let isLatest = runner.finishLatest(id: id)
+        settle(outcome, before: before, optimistic: optimistic, writesState: isLatest)
+        return try Self.deliver(
+          isLatest ? outcome : .cancelled, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+      }
+      if !runner.registerLatest(id: id, task: task) { task.cancel() }
+      return OperationTask(task: task)
+
+    case .dedupe:
+      let runner = self.runner
+      let caller = runner.nextID()
+      let (execution, starts) = runner.joinOrStart(caller: caller)
+      if starts {
+        let before = begin(optimistic)
+        let shared = self
+        execution.attach(
+          Task {
+            let outcome = await attempts.run()
+            shared.settle(outcome, before: before, optimistic: optimistic, writesState: true)
+            runner.finish(execution)
+            execution.complete(with: outcome)
+          })
+      }
+      let task = Task {
+        _ = isolation
+        let outcome = await execution.wait(caller: caller)
+        return try Self.deliver(outcome, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+      }
+      return OperationTask(task: task)
+
+    case .serial:
+      let task = runner.enqueue { previous in
+        Task {
+          _ = isolation
+          _ = await previous?.result
+          guard !Task.isCancelled else {
+            return try Self.deliver(.cancelled, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+          }
+          let before = begin(optimistic)
+          let outcome = await attempts.run()
+          settle(outcome, before: before, optimistic: optimistic, writesState: true)
+          return try Self.deliver(outcome, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+        }
+      }
+      return OperationTask(task: task)
+    }
+  }
+
+  /// Runs an operation, like ``run(policy:retry:timeout:clock:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``,
+  /// and waits for it: returns its value or throws its error.
+  ///
+  /// ```swift
+  /// let post = try await $post.perform { try await api.post(1) }
+  /// ```
+  ///
+  /// Cancelling the calling task cancels the operation.
+  ///
+  /// - Parameters:
+  ///   - policy: What to do when another run is under way on this value.
+  ///   - retry: How often to try again after a failure.
+  ///   - timeout: How long each attempt may take.
+  ///   - clock: The clock for retry waits and timeouts.
+  ///   - optimistic: A change applied when the run starts and rolled back if it does not succeed.
+  ///   - isolation: The caller's isolation.
+  ///   - operation: The work.
+  /// - Returns: The operation's value.
+  /// - Throws: The operation's error, ``OperationTimeoutError``, or `CancellationError`.
+  @discardableResult
+  public func perform(
+    policy: OperationPolicy = .parallel,
+    retry: RetryPolicy = .none,
+    timeout: Duration? = nil,
+    clock: any Clock<Duration> = ContinuousClock(),
+    optimistic: OptimisticUpdate<Value>? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    _ operation: @escaping @Sendable () async throws -> Value.Success
+  ) async throws -> Value.Success {
+    let task = run(
+      policy: policy, retry: retry, timeout: timeout, clock: clock, optimistic: optimistic, isolation: isolation,
+      operation)
+    return try await withTaskCancellationHandler {
+      try await task.value
+    } onCancel: {
+      task.cancel()
+    }
+  }
+
+  /// Clears the error and sets the status back to ``OperationStatus/idle``; the last value stays.
+  ///
+  /// A run that is under way is not cancelled: when it settles, it writes its result as usual.
+  public func reset() {
+    withLock { value in
+      value.operationStatus = .idle
+      value.error = nil
+      value.operationAttempt = 0
+      value.operationUpdatedAt = Date()
+    }
+  }
+
+  // MARK: Steps of a run
+
+  /// The coordination of runs on this value.
+  var runner: OperationRunner<Value> {
+    root.attachment(OperationRunner<Value>.self) { OperationRunner() }
+  }
+
+  /// Marks the start of a run and applies its optimistic update; returns the status before it.
+  func begin(_ optimistic: OptimisticUpdate<Value>?) -> OperationStatus {
+    withLock { value in
+      let before = value.operationStatus
+      value.operationStatus = .pending
+      value.operationAttempt = 1
+      value.operationUpdatedAt = Date()
+      optimistic?.apply(&value)
+      return before
+    }
+  }
+
+  /// Writes how a run ended: its result, or (when cancelled) the status from before it; rolls back the optimistic
+  /// update of a run that did not succeed. A run that may not write the state (a superseded one) only rolls back.
+  func settle(
+    _ outcome: RunOutcome<Value.Success>,
+    before: OperationStatus,
+    optimistic: OptimisticUpdate<Value>?,
+    writesState: Bool
+  ) {
+    withLock { value in
+      switch outcome {
+      case .success(let success):
+        guard writesState else { return }
+        value.operationStatus = .success
+        value.applySuccess(success)
+        value.error = nil
+      case .failure(let error):
+        optimistic?.rollback(&value)
+        guard writesState else { return }
+        value.operationStatus = .error
+        value.error = error
+      case .cancelled:
+        optimistic?.rollback(&value)
+        guard writesState else { return }
+        value.operationStatus = before
+      }
+      value.operationUpdatedAt = Date()
+    }
+  }
+
+  /// Calls the callbacks for `outcome` in order and returns its value or throws its error.
+  static func deliver(
+    _ outcome: RunOutcome<Value.Success>,
+    onSuccess: ((Value.Success) -> Void)?,
+    onError: ((any Error) -> Void)?,
+    onSettled: ((Result<Value.Success, any Error>) -> Void)?
+  ) throws -> Value.Success {
+    switch outcome {
+    case .success(let value): onSuccess?(value)
+    case .failure(let error): onError?(error)
+    case .cancelled: break
+    }
+    onSettled?(outcome.result)
+    return try outcome.result.get()
+  }
+}
