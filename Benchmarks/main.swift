@@ -62,6 +62,14 @@ for existing in [1_000, 100_000, 1_000_000] {
   }
 }
 
+await scenario("trivial operation, 4 callbacks, off the main actor") {
+  let taskPlan = Plan(repetitions: 7, warmUps: 1)
+  let bare = await taskPlan.measureAsync { await bareTask(20_000) }
+  let operation = await taskPlan.measureAsync { await trivialOperation(20_000) }
+  return Row(
+    scenario: $0, measurement: operation, baselineName: "Task { } + await", baseline: bare, budget: .ratio(2))
+}
+
 printTable(rows)
 if filter == "newbox" {
   let m = newBox(Plan(operations: 200_000))

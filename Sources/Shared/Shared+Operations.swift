@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension Shared where Value: OperationTrackable {
   /// Starts an operation whose progress, result and error every holder of this value sees, and returns at once.
@@ -44,6 +44,7 @@ extension Shared where Value: OperationTrackable {
   ///   - onError: Called with the error when the run fails.
   ///   - onSettled: Called last, with the result.
   /// - Returns: A handle to cancel the run or await its value.
+  @inlinable
   @discardableResult
   public func run(
     policy: OperationPolicy = .parallel,
@@ -71,6 +72,28 @@ extension Shared where Value: OperationTrackable {
         return try Self.deliver(outcome, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
       }
       return OperationTask(task: task)
+
+    case .cancelPrevious, .dedupe, .serial:
+      return runCoordinated(
+        policy: policy, attempts: attempts, optimistic: optimistic, isolation: isolation,
+        onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+    }
+  }
+
+  /// The policies that coordinate runs through the value's ``OperationRunner``.
+  @usableFromInline
+  func runCoordinated(
+    policy: OperationPolicy,
+    attempts: Attempts<Value>,
+    optimistic: OptimisticUpdate<Value>?,
+    isolation: isolated (any Actor)?,
+    onSuccess: ((Value.Success) -> Void)?,
+    onError: ((any Error) -> Void)?,
+    onSettled: ((Result<Value.Success, any Error>) -> Void)?
+  ) -> OperationTask<Value.Success> {
+    switch policy {
+    case .parallel:
+      preconditionFailure("parallel runs are not coordinated")
 
     case .cancelPrevious:
       let runner = self.runner
@@ -187,6 +210,7 @@ extension Shared where Value: OperationTrackable {
   }
 
   /// Marks the start of a run and applies its optimistic update; returns the status before it.
+  @inlinable
   func begin(_ optimistic: OptimisticUpdate<Value>?) -> OperationStatus {
     withLock { value in
       let before = value.operationStatus
@@ -200,6 +224,7 @@ extension Shared where Value: OperationTrackable {
 
   /// Writes how a run ended: its result, or (when cancelled) the status from before it; rolls back the optimistic
   /// update of a run that did not succeed. A run that may not write the state (a superseded one) only rolls back.
+  @inlinable
   func settle(
     _ outcome: RunOutcome<Value.Success>,
     before: OperationStatus,
@@ -228,6 +253,7 @@ extension Shared where Value: OperationTrackable {
   }
 
   /// Calls the callbacks for `outcome` in order and returns its value or throws its error.
+  @inlinable
   static func deliver(
     _ outcome: RunOutcome<Value.Success>,
     onSuccess: ((Value.Success) -> Void)?,

@@ -2,11 +2,13 @@ import Foundation
 import Synchronization
 
 /// How one run of an operation ended.
+@usableFromInline
 enum RunOutcome<Success: Sendable>: Sendable {
   case success(Success)
   case failure(any Error)
   case cancelled
 
+  @inlinable
   var result: Result<Success, any Error> {
     switch self {
     case .success(let value): return .success(value)
@@ -17,14 +19,45 @@ enum RunOutcome<Success: Sendable>: Sendable {
 }
 
 /// Runs the attempts of one operation: retries with backoff, per-attempt timeout, the attempt number in the state.
+@usableFromInline
 struct Attempts<Value: OperationTrackable>: Sendable {
-  let shared: Shared<Value>
-  let operation: @Sendable () async throws -> Value.Success
-  let retry: RetryPolicy
-  let timeout: Duration?
-  let clock: any Clock<Duration>
+  @usableFromInline let shared: Shared<Value>
+  @usableFromInline let operation: @Sendable () async throws -> Value.Success
+  @usableFromInline let retry: RetryPolicy
+  @usableFromInline let timeout: Duration?
+  @usableFromInline let clock: any Clock<Duration>
 
+  @inlinable
+  init(
+    shared: Shared<Value>,
+    operation: @escaping @Sendable () async throws -> Value.Success,
+    retry: RetryPolicy,
+    timeout: Duration?,
+    clock: any Clock<Duration>
+  ) {
+    self.shared = shared
+    self.operation = operation
+    self.retry = retry
+    self.timeout = timeout
+    self.clock = clock
+  }
+
+  @inlinable
   func run() async -> RunOutcome<Value.Success> {
+    // The common case, one attempt with no timeout, stays small enough to specialize in the caller.
+    if retry.retries == 0 && timeout == nil {
+      if Task.isCancelled { return .cancelled }
+      do {
+        return .success(try await operation())
+      } catch {
+        return Task.isCancelled ? .cancelled : .failure(error)
+      }
+    }
+    return await runWithRetries()
+  }
+
+  @usableFromInline
+  func runWithRetries() async -> RunOutcome<Value.Success> {
     var attempt = 1
     while true {
       if Task.isCancelled { return .cancelled }

@@ -6,7 +6,12 @@
 /// let post = try await task.value    // or waits for it
 /// ```
 public struct OperationTask<Success: Sendable>: Sendable {
-  let task: Task<Success, any Error>
+  @usableFromInline let task: Task<Success, any Error>
+
+  @inlinable
+  init(task: Task<Success, any Error>) {
+    self.task = task
+  }
 
   /// Cancels the operation. Its state returns to the status it had before the run; its callbacks get
   /// `CancellationError` in `onSettled` and neither `onSuccess` nor `onError`.
