@@ -1,0 +1,28 @@
+// Functions that only need to compile: they pin down that the README's tour of operations is real code.
+import Shared
+
+private struct Post: Sendable, Equatable {
+  var id: Int
+  var title: String
+}
+
+private func operationTour(api: @escaping @Sendable (Int) async throws -> Post) async throws {
+  @Shared(.inMemory("post")) var post = OperationState<Post>()
+  let task = $post.run {  // returns at once; the status is already .pending
+    try await api(1)
+  } onAttempt: {
+    print("started")  // synchronously, before run returns
+  } onSuccess: { post in
+    print("loaded", post.title)  // then onSuccess or onError (neither if cancelled)
+  } onError: { error in
+    print("failed", error)
+  } onSettled: { result in
+    print("settled")  // always last
+  }
+  _ = try await task.value  // or task.cancel()
+  if post.isSuccess, let loaded = post.value { print(loaded.title) }
+
+  let again = try await $post.perform(policy: .dedupe, retry: .exponential(retries: 3)) { try await api(1) }
+  $post.reset()  // clears the error, status back to idle
+  _ = again
+}
