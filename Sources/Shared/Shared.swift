@@ -64,7 +64,9 @@ public struct Shared<Value: Sendable>: Sendable {
   ///   - key: The key that names the value.
   @inlinable
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
-    self.init(reference: SharedRegistry.current.reference(for: key, defaultValue: wrappedValue))
+    let registry = SharedRegistry.current
+    self.init(reference: registry.reference(for: key, defaultValue: wrappedValue))
+    key.holderDidAppear(self, in: registry)
   }
 
   /// A shared value with no key, shared by every copy of this `Shared`.

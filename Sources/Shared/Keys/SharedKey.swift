@@ -67,6 +67,14 @@ public protocol SharedKey<Value>: Sendable {
   /// - Parameter context: The context to report changes to.
   /// - Returns: A subscription that stops watching when cancelled.
   func subscribe(context: SharedKeyContext<Value>) -> SharedSubscription
+
+  /// Called for every new holder of the key's value, once the value exists. The default does nothing; queries use
+  /// it to fetch when a holder appears and the value is missing or stale.
+  ///
+  /// - Parameters:
+  ///   - shared: The new holder.
+  ///   - registry: The registry it belongs to.
+  func holderDidAppear(_ shared: Shared<Value>, in registry: SharedRegistry)
 }
 
 extension SharedKey {
@@ -84,6 +92,10 @@ extension SharedKey {
 
   /// Nothing outside the program changes the value.
   public func subscribe(context: SharedKeyContext<Value>) -> SharedSubscription { SharedSubscription {} }
+
+  /// Does nothing.
+  @inlinable
+  public func holderDidAppear(_ shared: Shared<Value>, in registry: SharedRegistry) {}
 }
 
 /// Which store hooks of a ``SharedKey`` the framework calls.

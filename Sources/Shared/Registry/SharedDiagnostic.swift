@@ -11,6 +11,9 @@ public struct SharedDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// A key was held with a value type other than the one its shared value already has. The new holder got a
     /// value of its own, shared with nobody and not stored.
     case typeMismatch(existing: String, requested: String)
+    /// A query key was held with two different fetchers (named by where they are written). The first fetcher's
+    /// value is shared; the second fetcher is not used.
+    case conflictingFetchers(first: String, second: String)
   }
 
   /// What kind of problem it is.
@@ -24,6 +27,9 @@ public struct SharedDiagnostic: Sendable, Hashable, CustomStringConvertible {
     case .typeMismatch(let existing, let requested):
       return "Shared key \(key) already holds a value of type \(existing); a holder asked for \(requested) "
         + "and got its own value, shared with nobody and not stored."
+    case .conflictingFetchers(let first, let second):
+      return "Query \(key) is fetched by the fetcher at \(first); the holder made at \(second) brought another "
+        + "fetcher, which is not used. Give different fetchers different keys."
     }
   }
 }

@@ -25,6 +25,7 @@ public final class SharedRegistry: Sendable {
 
   @usableFromInline
   let state = Mutex(RegistryState())
+  private let queryStore = Mutex<QueryStore?>(nil)
 
   /// Creates an empty registry.
   public init() {}
@@ -108,13 +109,27 @@ public final class SharedRegistry: Sendable {
     let diagnostic = SharedDiagnostic(
       kind: .typeMismatch(existing: String(reflecting: existing), requested: String(reflecting: requested)),
       key: key)
+    report(diagnostic)
+  }
+
+  /// Records and prints `diagnostic`, once per distinct problem, however often the same holder is made.
+  func report(_ diagnostic: SharedDiagnostic) {
     let isNew = state.withLock { state in
       guard !state.diagnostics.contains(diagnostic) else { return false }
       state.diagnostics.append(diagnostic)
       return true
     }
-    // Each distinct problem is recorded and printed once, however often the same holder is made.
     if isNew { FileHandle.standardError.write(Data("warning: \(diagnostic)\n".utf8)) }
+  }
+
+  /// The queries of this registry.
+  public var queries: QueryStore {
+    queryStore.withLock { store in
+      if let store { return store }
+      let made = QueryStore()
+      store = made
+      return made
+    }
   }
 
   /// Removes the entry of a root that went away, unless a newer root took its place.

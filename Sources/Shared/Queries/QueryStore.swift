@@ -1,0 +1,194 @@
+import Synchronization
+
+/// The queries of one ``SharedRegistry``: invalidate them by key prefix, write into them, refetch them.
+///
+/// ```swift
+/// let store = SharedRegistry.current.queries
+/// store.invalidate(matching: ["posts"])            // every key that starts with ["posts"]
+/// store.setValue(for: ["posts", 42]) { (post: inout Post?) in post?.title = "Edited" }
+/// ```
+///
+/// Keys are kept in a tree by their parts, so invalidating a prefix visits only the keys under it, however many
+/// other keys there are.
+public final class QueryStore: Sendable {
+  private let state = Mutex(State())
+
+  private struct State: ~Copyable {
+    let root = QueryIndexNode()
+    var count = 0
+  }
+
+  init() {}
+
+  /// The number of queries the store keeps.
+  public var count: Int {
+    state.withLock { $0.count }
+  }
+
+  /// Whether the store keeps a query named `key`.
+  ///
+  /// - Parameter key: The query's name.
+  /// - Returns: `true` while the query's value is cached.
+  public func contains(_ key: QueryKey) -> Bool {
+    state.withLock { $0.root.node(at: key.parts)?.record != nil }
+  }
+
+  // MARK: Invalidation
+
+  /// Marks every query whose key starts with `prefix` as stale: those with holders refetch now, the others when
+  /// their next holder appears.
+  ///
+  /// - Parameter prefix: The key prefix; `["posts"]` reaches `["posts", 42]` and `["posts", 42, "comments"]`.
+  /// - Returns: How many queries were marked.
+  @discardableResult
+  public func invalidate(matching prefix: QueryKey) -> Int {
+    let (marked, refetches) = state.withLock { state -> (Int, [@Sendable () -> Void]) in
+      var refetches: [@Sendable () -> Void] = []
+      var marked = 0
+      state.root.node(at: prefix.parts)?.visitRecords { record in
+        marked += 1
+        if let refetch = record.invalidate(store: self) { refetches.append(refetch) }
+      }
+      return (marked, refetches)
+    }
+    for refetch in refetches { refetch() }
+    return marked
+  }
+
+  /// Refetches the query named `key` now, if the store keeps it.
+  ///
+  /// - Parameter key: The query's name.
+  /// - Returns: Whether there was such a query.
+  @discardableResult
+  public func refetch(_ key: QueryKey) -> Bool {
+    let refetch = state.withLock { $0.root.node(at: key.parts)?.record?.makeRefetch(store: self) }
+    refetch?()
+    return refetch != nil
+  }
+
+  // MARK: Writing
+
+  /// Changes the state of the query named `key`, as every holder's `withLock` would.
+  ///
+  /// - Parameters:
+  ///   - key: The query's name.
+  ///   - type: The query's state type.
+  ///   - body: Changes the state.
+  /// - Returns: Whether there was such a query with that state type.
+  @discardableResult
+  public func update<State: OperationTrackable>(
+    _ key: QueryKey,
+    as type: State.Type,
+    _ body: (inout State) -> Void
+  ) -> Bool {
+    let shared = state.withLock { ($0.root.node(at: key.parts)?.record as? QueryRecord<State>)?.shared }
+    guard let shared else { return false }
+    shared.withLock(body)
+    return true
+  }
+
+  /// Changes the value of the query named `key`, whose state is an ``OperationState`` (an optimistic edit, say).
+  ///
+  /// ```swift
+  /// store.setValue(for: ["posts", 42]) { (post: inout Post?) in post?.title = "Edited" }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - key: The query's name.
+  ///   - body: Changes the value; `nil` while nothing was fetched.
+  /// - Returns: Whether there was such a query with that value type.
+  @discardableResult
+  public func setValue<Value: Sendable>(for key: QueryKey, _ body: (inout Value?) -> Void) -> Bool {
+    update(key, as: OperationState<Value>.self) { body(&$0.value) }
+  }
+
+  // MARK: Holders
+
+  /// Registers a holder of `query` and fetches if the value is missing, stale or invalidated.
+  func demand<State: OperationTrackable>(_ query: Query<State>, holder: Shared<State>, in registry: SharedRegistry) {
+    guard case .root(let root) = holder.reference else { return }  // A type mismatch got a value of its own.
+    let (stopwatch, conflict, created) = state.withLock {
+      state -> (Stopwatch?, String?, QueryRecord<State>?) in
+      let node = state.root.makeNode(at: query.key.parts)
+      if let record = node.record as? QueryRecord<State> {
+        let conflict = record.query.source == query.source ? nil : record.query.source
+        return (record.isInvalidated ? nil : record.fetchedAt, conflict, nil)
+      }
+      let record = QueryRecord(query: query, root: root)
+      node.record = record
+      state.count += 1
+      return (nil, nil, record)
+    }
+    if let conflict {
+      registry.report(
+        SharedDiagnostic(
+          kind: .conflictingFetchers(first: conflict, second: query.source), key: String(describing: query)))
+    }
+    if created != nil {
+      root.attachment(QueryLink.self, make: QueryLink.init).link(to: self, key: query.key)
+      startCollecting(query)
+    }
+    if let stopwatch, stopwatch.elapsed() < query.options.staleTime { return }
+    fetch(query, shared: holder)
+  }
+
+  /// Fetches `query` into `shared`, joining a fetch already under way.
+  func fetch<State: OperationTrackable>(_ query: Query<State>, shared: Shared<State>) {
+    let key = query.key
+    let fetch = query.fetch
+    let clock = query.options.clock
+    shared.run(
+      policy: .dedupe, retry: query.options.retry, clock: clock, isolation: nil,
+      { try await fetch(QueryYield(shared: shared)) },
+      onSuccess: { [self] _ in markFetched(key, stopwatch: Stopwatch(clock)) })
+  }
+
+  private func markFetched(_ key: QueryKey, stopwatch: Stopwatch) {
+    state.withLock { state in
+      guard let record = state.root.node(at: key.parts)?.record else { return }
+      record.didFetch(stopwatch)
+    }
+  }
+
+  // MARK: Garbage collection
+
+  /// Checks the query a few times per `gcTime` and removes it once it has gone unused for a whole `gcTime`.
+  private func startCollecting<State: OperationTrackable>(_ query: Query<State>) {
+    let key = query.key
+    let clock = query.options.clock
+    let interval = query.options.gcTime / QueryRecord<State>.checksPerGCTime
+    Task { [self] in
+      while true {
+        do { try await clock.sleep(for: interval) } catch { return }
+        if collect(key) { return }
+      }
+    }
+  }
+
+  /// One check of `key`: returns `true` when the query is gone (removed now, or earlier).
+  private func collect(_ key: QueryKey) -> Bool {
+    let (isGone, removed) = state.withLock { state -> (Bool, (any QueryRecordProtocol)?) in
+      guard let node = state.root.node(at: key.parts), let record = node.record else { return (true, nil) }
+      guard record.checkUnused() else { return (false, nil) }
+      node.record = nil
+      state.count -= 1
+      state.root.prune(key.parts)
+      return (true, record)
+    }
+    withExtendedLifetime(removed) {}  // The value is released after the lock.
+    return isGone
+  }
+}
+
+/// Time since a moment, on some clock.
+struct Stopwatch: Sendable {
+  let elapsed: @Sendable () -> Duration
+
+  init(_ clock: any Clock<Duration>) {
+    func start<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+      let start = clock.now
+      return { start.duration(to: clock.now) }
+    }
+    elapsed = start(clock)
+  }
+}

@@ -1,0 +1,47 @@
+import Synchronization
+
+extension Shared where Value: OperationTrackable {
+  /// Holds the query named by `query`, fetching it if nobody holds it yet or its value is stale.
+  ///
+  /// ```swift
+  /// @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+  /// ```
+  ///
+  /// The same as ``init(wrappedValue:_:)`` with any key; spelled out for queries so that the fetcher's closure is
+  /// inferred as `@Sendable` where it is written.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The state to start from when nobody holds the query yet.
+  ///   - query: The query.
+  public init(wrappedValue: @autoclosure () -> Value, _ query: Query<Value>) {
+    let registry = SharedRegistry.current
+    self.init(reference: registry.reference(for: query, defaultValue: wrappedValue))
+    query.holderDidAppear(self, in: registry)
+  }
+
+  /// Fetches this query again now, joining a fetch already under way.
+  ///
+  /// ```swift
+  /// $post.refetch()
+  /// ```
+  ///
+  /// - Returns: Whether this value is a query (other values are left alone).
+  @discardableResult
+  public func refetch() -> Bool {
+    guard let (store, key) = root.attachment(QueryLink.self, make: QueryLink.init).target else { return false }
+    return store.refetch(key)
+  }
+}
+
+/// Which query a value belongs to, kept with the value so that ``Shared/refetch()`` can find it.
+final class QueryLink: Sendable {
+  private let state = Mutex<(store: QueryStore, key: QueryKey)?>(nil)
+
+  init() {}
+
+  var target: (store: QueryStore, key: QueryKey)? { state.withLock { $0 } }
+
+  func link(to store: QueryStore, key: QueryKey) {
+    state.withLock { $0 = (store, key) }
+  }
+}
