@@ -73,6 +73,10 @@ struct KeyPathProjection<Parent: Sendable, Value: Sendable>: SharedProjection {
   var root: any SharedRootProtocol {
     parent.root
   }
+
+  var path: [AnyKeyPath] {
+    parent.coordinationPath + [keyPath as AnyKeyPath]
+  }
 }
 
 /// The wrapped value of a parent shared optional, remembering the last non-`nil` value.
@@ -126,6 +130,10 @@ struct UnwrapProjection<Value: Sendable>: SharedProjection {
 
   var root: any SharedRootProtocol {
     parent.root
+  }
+
+  var path: [AnyKeyPath] {
+    parent.coordinationPath + [\Value?.unsafelyUnwrapped as AnyKeyPath]
   }
 }
 

@@ -64,11 +64,12 @@ extension Shared where Value: OperationTrackable {
     let attempts = Attempts(shared: self, operation: operation, retry: retry, timeout: timeout, clock: clock)
     switch policy {
     case .parallel:
-      let before = begin(optimistic)
+      let runner = self.runner
+      let before = begin(optimistic, runner: runner)
       let task = Task {
         _ = isolation
         let outcome = await attempts.run()
-        settle(outcome, before: before, optimistic: optimistic, writesState: true)
+        settle(outcome, before: before, optimistic: optimistic, runner: runner, writesState: true)
         return try Self.deliver(outcome, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
       }
       return OperationTask(task: task)
@@ -80,7 +81,7 @@ extension Shared where Value: OperationTrackable {
     }
   }
 
-  /// The policies that coordinate runs through the value's ``OperationRunner``.
+  /// The policies that coordinate runs through the value's ``OperationRunner`` beyond counting them.
   @usableFromInline
   func runCoordinated(
     policy: OperationPolicy,
@@ -91,20 +92,20 @@ extension Shared where Value: OperationTrackable {
     onError: ((any Error) -> Void)?,
     onSettled: ((Result<Value.Success, any Error>) -> Void)?
   ) -> OperationTask<Value.Success> {
+    let runner = self.runner
     switch policy {
     case .parallel:
       preconditionFailure("parallel runs are not coordinated")
 
     case .cancelPrevious:
-      let runner = self.runner
       let (id, superseded) = runner.claimLatest()
       superseded?.cancel()
-      let before = begin(optimistic)
+      let before = begin(optimistic, runner: runner)
       let task = Task {
         _ = isolation
         let outcome = await attempts.run()
         let isLatest = runner.finishLatest(id: id)
-        settle(outcome, before: before, optimistic: optimistic, writesState: isLatest)
+        settle(outcome, before: before, optimistic: optimistic, runner: runner, writesState: isLatest)
         return try Self.deliver(
           isLatest ? outcome : .cancelled, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
       }
@@ -112,17 +113,17 @@ extension Shared where Value: OperationTrackable {
       return OperationTask(task: task)
 
     case .dedupe:
-      let runner = self.runner
       let caller = runner.nextID()
       let (execution, starts) = runner.joinOrStart(caller: caller)
       if starts {
-        let before = begin(optimistic)
+        let before = begin(optimistic, runner: runner)
         let shared = self
         execution.attach(
           Task {
             let outcome = await attempts.run()
-            shared.settle(outcome, before: before, optimistic: optimistic, writesState: true)
-            runner.finish(execution)
+            // Closed to joiners before the state shows the result, so nobody joins a finished run.
+            let isCurrent = runner.finish(execution)
+            shared.settle(outcome, before: before, optimistic: optimistic, runner: runner, writesState: isCurrent)
             execution.complete(with: outcome)
           })
       }
@@ -134,20 +135,22 @@ extension Shared where Value: OperationTrackable {
       return OperationTask(task: task)
 
     case .serial:
-      let task = runner.enqueue { previous in
-        Task {
-          _ = isolation
-          _ = await previous?.result
-          guard !Task.isCancelled else {
-            return try Self.deliver(.cancelled, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+      // Pending from the moment the run is queued; the optimistic update is applied when it starts.
+      let before = begin(nil, runner: runner)
+      return OperationTask(
+        task: runner.enqueue { previous in
+          Task {
+            _ = isolation
+            guard await waitUnlessCancelled(for: previous) else {
+              settle(.cancelled, before: before, optimistic: nil, runner: runner, writesState: true)
+              return try Self.deliver(.cancelled, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+            }
+            if let optimistic { withLock { optimistic.apply(&$0) } }
+            let outcome = await attempts.run()
+            settle(outcome, before: before, optimistic: optimistic, runner: runner, writesState: true)
+            return try Self.deliver(outcome, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
           }
-          let before = begin(optimistic)
-          let outcome = await attempts.run()
-          settle(outcome, before: before, optimistic: optimistic, writesState: true)
-          return try Self.deliver(outcome, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
-        }
-      }
-      return OperationTask(task: task)
+        })
     }
   }
 
@@ -194,26 +197,30 @@ extension Shared where Value: OperationTrackable {
   ///
   /// A run that is under way is not cancelled: when it settles, it writes its result as usual.
   public func reset() {
+    let runner = self.runner
     withLock { value in
       value.operationStatus = .idle
       value.error = nil
       value.operationAttempt = 0
       value.operationUpdatedAt = Date()
+      runner.didReset()
     }
   }
 
   // MARK: Steps of a run
 
-  /// The coordination of runs on this value.
+  /// The coordination of runs on this value (per root and path to this value).
+  @usableFromInline
   var runner: OperationRunner<Value> {
-    root.attachment(OperationRunner<Value>.self) { OperationRunner() }
+    root.attachment(OperationRunners.self, make: OperationRunners.init).runner(for: coordinationPath, as: Value.self)
   }
 
   /// Marks the start of a run and applies its optimistic update; returns the status before it.
   @inlinable
-  func begin(_ optimistic: OptimisticUpdate<Value>?) -> OperationStatus {
+  func begin(_ optimistic: OptimisticUpdate<Value>?, runner: OperationRunner<Value>) -> OperationStatus {
     withLock { value in
       let before = value.operationStatus
+      runner.beginWriting(from: before)
       value.operationStatus = .pending
       value.operationAttempt = 1
       value.operationUpdatedAt = Date()
@@ -222,31 +229,38 @@ extension Shared where Value: OperationTrackable {
     }
   }
 
-  /// Writes how a run ended: its result, or (when cancelled) the status from before it; rolls back the optimistic
-  /// update of a run that did not succeed. A run that may not write the state (a superseded one) only rolls back.
+  /// Writes how a run ended: its result, or (when cancelled) pending while other runs may still write, else the
+  /// status the last settled run left. Rolls back the optimistic update of a run that did not succeed, or that may
+  /// not write (a superseded or abandoned one), which only rolls back.
   @inlinable
   func settle(
     _ outcome: RunOutcome<Value.Success>,
     before: OperationStatus,
     optimistic: OptimisticUpdate<Value>?,
+    runner: OperationRunner<Value>,
     writesState: Bool
   ) {
     withLock { value in
+      guard writesState else {
+        optimistic?.rollback(&value)
+        let status = runner.finishWriting(settledOn: nil)
+        if value.operationStatus == .pending && status != .pending { value.operationStatus = status }
+        return
+      }
       switch outcome {
       case .success(let success):
-        guard writesState else { return }
+        _ = runner.finishWriting(settledOn: .success)
         value.operationStatus = .success
         value.applySuccess(success)
         value.error = nil
       case .failure(let error):
         optimistic?.rollback(&value)
-        guard writesState else { return }
+        _ = runner.finishWriting(settledOn: .error)
         value.operationStatus = .error
         value.error = error
       case .cancelled:
         optimistic?.rollback(&value)
-        guard writesState else { return }
-        value.operationStatus = before
+        value.operationStatus = runner.finishWriting(settledOn: nil)
       }
       value.operationUpdatedAt = Date()
     }

@@ -193,6 +193,12 @@ public struct Shared<Value: Sendable>: Sendable {
     try await root.save()
   }
 
+  /// The key paths from the root to this value: empty for a root.
+  var coordinationPath: [AnyKeyPath] {
+    if case .derived(let derived) = reference { return derived.projection.path }
+    return []
+  }
+
   /// The root this value reads and writes, directly or through projections.
   var root: any SharedRootProtocol {
     switch reference {

@@ -48,7 +48,9 @@ struct Attempts<Value: OperationTrackable>: Sendable {
     if retry.retries == 0 && timeout == nil {
       if Task.isCancelled { return .cancelled }
       do {
-        return .success(try await operation())
+        let value = try await operation()
+        // A run cancelled while its operation finished anyway counts as cancelled, as it would with a timeout.
+        return Task.isCancelled ? .cancelled : .success(value)
       } catch {
         return Task.isCancelled ? .cancelled : .failure(error)
       }
@@ -62,7 +64,8 @@ struct Attempts<Value: OperationTrackable>: Sendable {
     while true {
       if Task.isCancelled { return .cancelled }
       do {
-        return .success(try await runAttempt())
+        let value = try await runAttempt()
+        return Task.isCancelled ? .cancelled : .success(value)
       } catch {
         if Task.isCancelled { return .cancelled }
         guard attempt <= retry.retries, retry.shouldRetry(error) else { return .failure(error) }
@@ -156,18 +159,53 @@ final class AttemptRace<Success: Sendable>: Sendable {
 ///
 /// Every decision is made synchronously inside `run`, under this lock, so runs are coordinated in the order `run`
 /// was called; waiting happens afterwards, by awaiting tasks or continuations, never under the lock.
+@usableFromInline
 final class OperationRunner<Value: OperationTrackable>: Sendable {
   private let state = Mutex(State())
 
   private struct State: ~Copyable {
+    /// Runs started and not settled that may still write the state.
+    var writers = 0
+    /// The status the last settled run (or reset) left, to restore when a cancelled run was the only one.
+    var settled: OperationStatus = .idle
     var nextID: UInt64 = 0
     var latestID: UInt64 = 0
     var latestTask: Task<Value.Success, any Error>?
     var execution: DedupeExecution<Value.Success>?
-    var serialTail: Task<Value.Success, any Error>?
+    /// The end of the serial queue: done when every queued run, and every run before it, is done.
+    var serialTail: Task<Void, Never>?
   }
 
   init() {}
+
+  // MARK: The status across runs
+
+  /// Counts a run that may write the state; call under the value's lock.
+  @usableFromInline
+  func beginWriting(from status: OperationStatus) {
+    state.withLock { state in
+      if state.writers == 0 { state.settled = status }
+      state.writers += 1
+    }
+  }
+
+  /// Uncounts a run, records the status a writing run settled on, and returns the status a cancelled run leaves:
+  /// still pending while other runs may write, otherwise the status the last settled run left. Call under the
+  /// value's lock.
+  @usableFromInline
+  func finishWriting(settledOn status: OperationStatus?) -> OperationStatus {
+    state.withLock { state in
+      state.writers = max(0, state.writers - 1)
+      if let status { state.settled = status }
+      return state.writers > 0 ? .pending : state.settled
+    }
+  }
+
+  /// Records a reset; call under the value's lock.
+  @usableFromInline
+  func didReset() {
+    state.withLock { $0.settled = .idle }
+  }
 
   func nextID() -> UInt64 {
     state.withLock { state in
@@ -219,23 +257,31 @@ final class OperationRunner<Value: OperationTrackable>: Sendable {
     }
   }
 
-  /// Forgets `execution` once it has settled, so the next run starts a new one.
-  func finish(_ execution: DedupeExecution<Value.Success>) {
+  /// Closes `execution` to new callers once its operation has ended, so the next run starts a new one; returns
+  /// whether it was still the current execution (an abandoned one may have been replaced).
+  func finish(_ execution: DedupeExecution<Value.Success>) -> Bool {
     state.withLock { state in
-      if state.execution === execution { state.execution = nil }
+      guard state.execution === execution else { return false }
+      state.execution = nil
+      return true
     }
   }
 
   // MARK: Serial
 
-  /// Appends the task `makeTask` builds (given the run it must wait for) to the queue.
-  func enqueue(_ makeTask: (Task<Value.Success, any Error>?) -> Task<Value.Success, any Error>)
-    -> Task<Value.Success, any Error>
-  {
+  /// Appends a run to the serial queue. `makeRun` gets what the run must wait for; the queue itself waits for the
+  /// run and for everything before it, so a queued run that is cancelled early never lets a later one jump ahead.
+  func enqueue(
+    _ makeRun: (Task<Void, Never>?) -> Task<Value.Success, any Error>
+  ) -> Task<Value.Success, any Error> {
     state.withLock { state in
-      let task = makeTask(state.serialTail)
-      state.serialTail = task
-      return task
+      let previous = state.serialTail
+      let run = makeRun(previous)
+      state.serialTail = Task {
+        await previous?.value
+        _ = await run.result
+      }
+      return run
     }
   }
 }
@@ -250,6 +296,8 @@ final class DedupeExecution<Success: Sendable>: Sendable {
     var waiting: [UInt64: Slot] = [:]
     var outcome: RunOutcome<Success>?
     var task: Task<Void, Never>?
+    /// Every caller left and the operation was cancelled: nobody may join it any more.
+    var isAbandoned = false
   }
 
   private enum Slot {
@@ -264,7 +312,7 @@ final class DedupeExecution<Success: Sendable>: Sendable {
   /// Adds `caller`, unless the execution has already settled.
   func join(_ caller: UInt64) -> Bool {
     state.withLock { state in
-      guard state.outcome == nil else { return false }
+      guard state.outcome == nil, !state.isAbandoned else { return false }
       state.waiting[caller] = .joined
       return true
     }
@@ -274,7 +322,7 @@ final class DedupeExecution<Success: Sendable>: Sendable {
   func attach(_ task: Task<Void, Never>) {
     let orphaned = state.withLock { state -> Bool in
       state.task = task
-      return state.waiting.isEmpty && state.outcome == nil
+      return state.isAbandoned && state.outcome == nil
     }
     if orphaned { task.cancel() }
   }
@@ -301,6 +349,7 @@ final class DedupeExecution<Success: Sendable>: Sendable {
       state -> (UnsafeContinuation<RunOutcome<Success>, Never>?, Task<Void, Never>?) in
       guard state.outcome == nil, let slot = state.waiting.removeValue(forKey: caller) else { return (nil, nil) }
       let orphaned = state.waiting.isEmpty ? state.task : nil
+      if state.waiting.isEmpty { state.isAbandoned = true }
       if case .waiting(let continuation) = slot { return (continuation, orphaned) }
       return (nil, orphaned)
     }
@@ -318,5 +367,67 @@ final class DedupeExecution<Success: Sendable>: Sendable {
       }
     }
     for waiter in waiters { waiter.resume(returning: outcome) }
+  }
+}
+
+/// Waits for `task`, unless the calling task is cancelled first; returns whether `task` finished.
+func waitUnlessCancelled(for task: Task<Void, Never>?) async -> Bool {
+  guard let task else { return !Task.isCancelled }
+  let signal = ResumeOnce()
+  await withTaskCancellationHandler {
+    await withUnsafeContinuation { continuation in
+      signal.set(continuation)
+      Task {
+        await task.value
+        signal.resume()
+      }
+    }
+  } onCancel: {
+    signal.resume()
+  }
+  return !Task.isCancelled
+}
+
+/// A continuation resumed by whichever comes first; later calls do nothing.
+final class ResumeOnce: Sendable {
+  private let state = Mutex<(continuation: UnsafeContinuation<Void, Never>?, fired: Bool)>((nil, false))
+
+  func set(_ continuation: UnsafeContinuation<Void, Never>) {
+    let firesNow = state.withLock { state -> Bool in
+      if state.fired { return true }
+      state.continuation = continuation
+      return false
+    }
+    if firesNow { continuation.resume() }
+  }
+
+  func resume() {
+    let continuation = state.withLock { state -> UnsafeContinuation<Void, Never>? in
+      guard !state.fired else { return nil }
+      state.fired = true
+      defer { state.continuation = nil }
+      return state.continuation
+    }
+    continuation?.resume()
+  }
+}
+
+/// The runners of one root value, one per path to an operation state inside it, so runs on `$screen.posts` and on
+/// `$screen.drafts` are coordinated separately even when both hold the same type.
+final class OperationRunners: Sendable {
+  private let runners = Mutex<[[String]: AnyObject]>([:])
+
+  init() {}
+
+  func runner<Value: OperationTrackable>(for path: [AnyKeyPath], as _: Value.Type) -> OperationRunner<Value> {
+    // Key paths describe themselves by their route (`\Screen.posts`), which is the same wherever they are written,
+    // and, unlike `AnyKeyPath`, a description can be kept under the lock.
+    let path = path.map { String(reflecting: $0) }
+    return runners.withLock { runners in
+      if let existing = runners[path] { return unsafeDowncast(existing, to: OperationRunner<Value>.self) }
+      let made = OperationRunner<Value>()
+      runners[path] = made
+      return made
+    }
   }
 }
