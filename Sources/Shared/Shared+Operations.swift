@@ -212,7 +212,10 @@ extension Shared where Value: OperationTrackable {
   /// The coordination of runs on this value (per root and path to this value).
   @usableFromInline
   var runner: OperationRunner<Value> {
-    root.attachment(OperationRunners.self, make: OperationRunners.init).runner(for: coordinationPath, as: Value.self)
+    let path = coordinationPath
+    // The value itself (the common case) keeps its runner directly; values inside it go through the table.
+    if path.isEmpty { return root.attachment(OperationRunner<Value>.self, make: OperationRunner.init) }
+    return root.attachment(OperationRunners.self, make: OperationRunners.init).runner(for: path, as: Value.self)
   }
 
   /// Marks the start of a run and applies its optimistic update; returns the status before it.
