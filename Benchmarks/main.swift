@@ -90,3 +90,16 @@ if filter == "memory" {
     withExtendedLifetime(boxes) {}
   }
 }
+if filter == "parts" {
+  let post = Shared(value: OperationState<Int>())
+  let n = 200_000
+  var start = now()
+  for _ in 0..<n { blackHole(post.wrappedValue) }
+  print("read", Double(now() - start) / Double(n))
+  start = now()
+  for _ in 0..<n { post.withLock { $0.operationStatus = .pending } }
+  print("withLock", Double(now() - start) / Double(n))
+  start = now()
+  for _ in 0..<n { post.reset() }
+  print("reset (runner lookup + withLock + Date)", Double(now() - start) / Double(n))
+}

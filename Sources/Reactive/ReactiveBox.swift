@@ -143,7 +143,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   ///
   /// Lets the layers built on the box keep per-value state (such as an operation runner) without a table of
   /// their own. `make` runs under the lock, so it must only build the object.
-  @usableFromInline
+  @inlinable
   package func attachment<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T {
     state.withLock { state in
       let listeners = state.makeListeners()

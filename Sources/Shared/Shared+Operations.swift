@@ -196,6 +196,7 @@ extension Shared where Value: OperationTrackable {
   /// Clears the error and sets the status back to ``OperationStatus/idle``; the last value stays.
   ///
   /// A run that is under way is not cancelled: when it settles, it writes its result as usual.
+  @inlinable
   public func reset() {
     let runner = self.runner
     withLock { value in
@@ -203,19 +204,26 @@ extension Shared where Value: OperationTrackable {
       value.error = nil
       value.operationAttempt = 0
       value.operationUpdatedAt = Date()
-      runner.didReset()
+      runner.status.didReset()
     }
   }
 
   // MARK: Steps of a run
 
   /// The coordination of runs on this value (per root and path to this value).
-  @usableFromInline
+  @inlinable
   var runner: OperationRunner<Value> {
-    let path = coordinationPath
-    // The value itself (the common case) keeps its runner directly; values inside it go through the table.
-    if path.isEmpty { return root.attachment(OperationRunner<Value>.self, make: OperationRunner.init) }
-    return root.attachment(OperationRunners.self, make: OperationRunners.init).runner(for: path, as: Value.self)
+    // The value itself (the common case) keeps its runner directly in its box; values inside another go through
+    // the root's table of runners by path.
+    switch reference {
+    case .box(let box):
+      return box.attachment(OperationRunner<Value>.self, make: OperationRunner.init)
+    case .root(let root):
+      return root.box.attachment(OperationRunner<Value>.self, make: OperationRunner.init)
+    case .derived(let derived):
+      return derived.projection.root.attachment(OperationRunners.self, make: OperationRunners.init)
+        .runner(for: derived.projection.path, as: Value.self)
+    }
   }
 
   /// Marks the start of a run and applies its optimistic update; returns the status before it.
@@ -223,7 +231,7 @@ extension Shared where Value: OperationTrackable {
   func begin(_ optimistic: OptimisticUpdate<Value>?, runner: OperationRunner<Value>) -> OperationStatus {
     withLock { value in
       let before = value.operationStatus
-      runner.beginWriting(from: before)
+      runner.status.beginWriting(from: before)
       value.operationStatus = .pending
       value.operationAttempt = 1
       value.operationUpdatedAt = Date()
@@ -246,24 +254,24 @@ extension Shared where Value: OperationTrackable {
     withLock { value in
       guard writesState else {
         optimistic?.rollback(&value)
-        let status = runner.finishWriting(settledOn: nil)
+        let status = runner.status.finishWriting(settledOn: nil)
         if value.operationStatus == .pending && status != .pending { value.operationStatus = status }
         return
       }
       switch outcome {
       case .success(let success):
-        _ = runner.finishWriting(settledOn: .success)
+        _ = runner.status.finishWriting(settledOn: .success)
         value.operationStatus = .success
         value.applySuccess(success)
         value.error = nil
       case .failure(let error):
         optimistic?.rollback(&value)
-        _ = runner.finishWriting(settledOn: .error)
+        _ = runner.status.finishWriting(settledOn: .error)
         value.operationStatus = .error
         value.error = error
       case .cancelled:
         optimistic?.rollback(&value)
-        value.operationStatus = runner.finishWriting(settledOn: nil)
+        value.operationStatus = runner.status.finishWriting(settledOn: nil)
       }
       value.operationUpdatedAt = Date()
     }

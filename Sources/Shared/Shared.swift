@@ -194,12 +194,14 @@ public struct Shared<Value: Sendable>: Sendable {
   }
 
   /// The key paths from the root to this value: empty for a root.
+  @usableFromInline
   var coordinationPath: [AnyKeyPath] {
     if case .derived(let derived) = reference { return derived.projection.path }
     return []
   }
 
   /// The root this value reads and writes, directly or through projections.
+  @usableFromInline
   var root: any SharedRootProtocol {
     switch reference {
     case .box(let box): return box

@@ -192,7 +192,7 @@ final class Listeners<Value: Sendable> {
   @usableFromInline var pendingObserverChanges = RingBuffer<PendingChange<Value>>()
   @usableFromInline var isDeliveringToObservers = false
   /// Objects other layers keep with the box, one per type (see ``ReactiveBox/attachment(_:make:)``).
-  var attachments: [ObjectIdentifier: AnyObject] = [:]
+  @usableFromInline var attachments: [ObjectIdentifier: AnyObject] = [:]
 
   @inlinable
   init() {}

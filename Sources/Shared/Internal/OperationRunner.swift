@@ -164,10 +164,6 @@ final class OperationRunner<Value: OperationTrackable>: Sendable {
   private let state = Mutex(State())
 
   private struct State: ~Copyable {
-    /// Runs started and not settled that may still write the state.
-    var writers = 0
-    /// The status the last settled run (or reset) left, to restore when a cancelled run was the only one.
-    var settled: OperationStatus = .idle
     var nextID: UInt64 = 0
     var latestID: UInt64 = 0
     var latestTask: Task<Value.Success, any Error>?
@@ -176,36 +172,14 @@ final class OperationRunner<Value: OperationTrackable>: Sendable {
     var serialTail: Task<Void, Never>?
   }
 
+  @usableFromInline
   init() {}
 
   // MARK: The status across runs
 
-  /// Counts a run that may write the state; call under the value's lock.
+  /// The count of writing runs and the settled status; not generic, so its calls need no type metadata.
   @usableFromInline
-  func beginWriting(from status: OperationStatus) {
-    state.withLock { state in
-      if state.writers == 0 { state.settled = status }
-      state.writers += 1
-    }
-  }
-
-  /// Uncounts a run, records the status a writing run settled on, and returns the status a cancelled run leaves:
-  /// still pending while other runs may write, otherwise the status the last settled run left. Call under the
-  /// value's lock.
-  @usableFromInline
-  func finishWriting(settledOn status: OperationStatus?) -> OperationStatus {
-    state.withLock { state in
-      state.writers = max(0, state.writers - 1)
-      if let status { state.settled = status }
-      return state.writers > 0 ? .pending : state.settled
-    }
-  }
-
-  /// Records a reset; call under the value's lock.
-  @usableFromInline
-  func didReset() {
-    state.withLock { $0.settled = .idle }
-  }
+  let status = RunStatus()
 
   func nextID() -> UInt64 {
     state.withLock { state in
@@ -414,11 +388,14 @@ final class ResumeOnce: Sendable {
 
 /// The runners of one root value, one per path to an operation state inside it, so runs on `$screen.posts` and on
 /// `$screen.drafts` are coordinated separately even when both hold the same type.
+@usableFromInline
 final class OperationRunners: Sendable {
   private let runners = Mutex<[[String]: AnyObject]>([:])
 
+  @usableFromInline
   init() {}
 
+  @usableFromInline
   func runner<Value: OperationTrackable>(for path: [AnyKeyPath], as _: Value.Type) -> OperationRunner<Value> {
     // Key paths describe themselves by their route (`\Screen.posts`), which is the same wherever they are written,
     // and, unlike `AnyKeyPath`, a description can be kept under the lock.
@@ -429,5 +406,40 @@ final class OperationRunners: Sendable {
       runners[path] = made
       return made
     }
+  }
+}
+
+/// How many runs on one value may still write its state, and the status the last settled run (or reset) left.
+@usableFromInline
+final class RunStatus: Sendable {
+  private let state = Mutex<(writers: Int, settled: OperationStatus)>((0, .idle))
+
+  init() {}
+
+  /// Counts a run that may write the state; call under the value's lock.
+  @usableFromInline
+  func beginWriting(from status: OperationStatus) {
+    state.withLock { state in
+      if state.writers == 0 { state.settled = status }
+      state.writers += 1
+    }
+  }
+
+  /// Uncounts a run, records the status a writing run settled on, and returns the status a cancelled run leaves:
+  /// still pending while other runs may write, otherwise the status the last settled run left. Call under the
+  /// value's lock.
+  @usableFromInline
+  func finishWriting(settledOn status: OperationStatus?) -> OperationStatus {
+    state.withLock { state in
+      state.writers = max(0, state.writers - 1)
+      if let status { state.settled = status }
+      return state.writers > 0 ? .pending : state.settled
+    }
+  }
+
+  /// Records a reset; call under the value's lock.
+  @usableFromInline
+  func didReset() {
+    state.withLock { $0.settled = .idle }
   }
 }
