@@ -32,8 +32,16 @@ public enum BufferingPolicy: Sendable, Hashable {
     case .latest: return 1
     case .all: return Int.max
     case .bounded(let limit):
-      precondition(limit >= 1, "BufferingPolicy.bounded(\(limit)) needs a limit of at least 1")
+      precondition(problem == nil, problem ?? "")
       return limit
     }
+  }
+
+  /// What is wrong with this policy, or `nil` when nothing is.
+  var problem: String? {
+    if case .bounded(let limit) = self, limit < 1 {
+      return "BufferingPolicy.bounded(\(limit)) needs a limit of at least 1"
+    }
+    return nil
   }
 }

@@ -74,7 +74,7 @@ extension Shared where Value: OperationTrackable {
       }
       return OperationTask(task: task)
 
-    case .cancelPrevious, .dedupe, .serial:
+    case .cancelPrevious, .dedupe, .serial, .debounce:
       return runCoordinated(
         policy: policy, attempts: attempts, optimistic: optimistic, isolation: isolation,
         onSuccess: onSuccess, onError: onError, onSettled: onSettled)
@@ -130,6 +130,28 @@ extension Shared where Value: OperationTrackable {
       let task = Task {
         _ = isolation
         let outcome = await execution.wait(caller: caller)
+        return try Self.deliver(outcome, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+      }
+      return OperationTask(task: task)
+
+    case .debounce(let interval):
+      let id = runner.claimTrigger()
+      let clock = attempts.clock
+      let task = Task {
+        _ = isolation
+        let quiet: Bool
+        do {
+          try await clock.sleep(for: interval)
+          quiet = runner.isLatestTrigger(id)
+        } catch {
+          quiet = false
+        }
+        guard quiet else {
+          return try Self.deliver(.cancelled, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+        }
+        let before = begin(optimistic, runner: runner)
+        let outcome = await attempts.run()
+        settle(outcome, before: before, optimistic: optimistic, runner: runner, writesState: true)
         return try Self.deliver(outcome, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
       }
       return OperationTask(task: task)

@@ -35,13 +35,15 @@ extension Shared where Value: OperationTrackable {
 
 /// Which query a value belongs to, kept with the value so that ``Shared/refetch()`` can find it.
 final class QueryLink: Sendable {
-  private let state = Mutex<(store: QueryStore, key: QueryKey)?>(nil)
+  private let state = Mutex<(store: QueryStore, key: QueryKey, behavior: (any AnyObject & Sendable)?)?>(nil)
 
   init() {}
 
-  var target: (store: QueryStore, key: QueryKey)? { state.withLock { $0 } }
+  var target: (store: QueryStore, key: QueryKey)? { state.withLock { $0.map { ($0.store, $0.key) } } }
 
-  func link(to store: QueryStore, key: QueryKey) {
-    state.withLock { $0 = (store, key) }
+  var behavior: (any AnyObject & Sendable)? { state.withLock { $0?.behavior } }
+
+  func link(to store: QueryStore, key: QueryKey, behavior: (any AnyObject & Sendable)?) {
+    state.withLock { $0 = (store, key, behavior) }
   }
 }

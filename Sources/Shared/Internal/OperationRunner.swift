@@ -166,6 +166,7 @@ final class OperationRunner<Value: OperationTrackable>: Sendable {
   private struct State: ~Copyable {
     var nextID: UInt64 = 0
     var latestID: UInt64 = 0
+    var latestTrigger: UInt64 = 0
     var latestTask: Task<Value.Success, any Error>?
     var execution: DedupeExecution<Value.Success>?
     /// The end of the serial queue: done when every queued run, and every run before it, is done.
@@ -217,6 +218,22 @@ final class OperationRunner<Value: OperationTrackable>: Sendable {
       state.latestTask = nil
       return true
     }
+  }
+
+  // MARK: Debounce
+
+  /// Makes a new trigger the latest and returns its number.
+  func claimTrigger() -> UInt64 {
+    state.withLock { state in
+      state.nextID += 1
+      state.latestTrigger = state.nextID
+      return state.nextID
+    }
+  }
+
+  /// Whether trigger `id` is still the latest, so it may run.
+  func isLatestTrigger(_ id: UInt64) -> Bool {
+    state.withLock { $0.latestTrigger == id }
   }
 
   // MARK: Dedupe

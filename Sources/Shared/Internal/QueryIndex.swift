@@ -54,6 +54,15 @@ protocol QueryRecordProtocol: AnyObject {
   func didFetch(_ stopwatch: Stopwatch)
   /// One garbage check; `true` once the query has gone unused for a whole `gcTime`.
   func checkUnused() -> Bool
+  /// What a trigger needs to decide whether to refetch; `nil` when nobody holds the query.
+  func candidate(store: QueryStore) -> QueryCandidate?
+}
+
+/// A held query and what tells whether it is stale.
+struct QueryCandidate {
+  let fetchedAt: Stopwatch?
+  let staleTime: Duration
+  let refetch: @Sendable () -> Void
 }
 
 /// One cached query: its value (held strongly, so it outlives its holders until collected) and its freshness.
@@ -92,6 +101,13 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   func didFetch(_ stopwatch: Stopwatch) {
     fetchedAt = stopwatch
     isInvalidated = false
+  }
+
+  func candidate(store: QueryStore) -> QueryCandidate? {
+    guard !isUnused else { return nil }
+    return QueryCandidate(
+      fetchedAt: isInvalidated ? nil : fetchedAt, staleTime: query.options.staleTime,
+      refetch: makeRefetch(store: store))
   }
 
   func checkUnused() -> Bool {

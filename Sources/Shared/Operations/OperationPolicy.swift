@@ -13,4 +13,8 @@ public enum OperationPolicy: Sendable, Hashable {
   case cancelPrevious
   /// Runs wait for the ones started before them and run one at a time, in the order `run` was called.
   case serial
+  /// Rapid runs are coalesced: each run waits `interval` (on the run's clock), and only a run that no later run
+  /// followed within that quiet time actually runs. The coalesced ones settle with `CancellationError` and never
+  /// touch the state. Use it for search-as-you-type and other bursts of triggers.
+  case debounce(Duration)
 }

@@ -18,6 +18,22 @@ public struct Query<State: OperationTrackable>: SharedKey {
   let fetch: @Sendable (QueryYield<State>) async throws -> State.Success
   /// Where the fetcher was written, to tell two fetchers for one key apart.
   let source: String
+  /// What else the query brings (the paginator of a paginated query).
+  let behavior: (any AnyObject & Sendable)?
+
+  init(
+    key: QueryKey,
+    options: QueryOptions,
+    fetch: @escaping @Sendable (QueryYield<State>) async throws -> State.Success,
+    source: String,
+    behavior: (any AnyObject & Sendable)? = nil
+  ) {
+    self.key = key
+    self.options = options
+    self.fetch = fetch
+    self.source = source
+    self.behavior = behavior
+  }
 
   /// The registry identity: the query key.
   public var id: QueryKey { key }

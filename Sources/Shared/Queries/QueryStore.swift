@@ -66,6 +66,52 @@ public final class QueryStore: Sendable {
     return refetch != nil
   }
 
+  /// Refetches the held queries under `prefix` that are stale, each time `trigger` emits: a reconnect, the app
+  /// becoming active, a timer.
+  ///
+  /// ```swift
+  /// let subscription = store.refetch(on: network.reconnections, matching: ["posts"])
+  /// ```
+  ///
+  /// Fresh queries, and queries nobody holds, are left alone (the latter refetch on their next holder).
+  ///
+  /// - Parameters:
+  ///   - trigger: Any sequence; each element is one trigger. Iteration stops when it ends or fails.
+  ///   - prefix: Which queries; all of them by default.
+  /// - Returns: A subscription that stops listening to `trigger` when cancelled or freed.
+  public func refetch<Trigger: AsyncSequence & Sendable>(
+    on trigger: Trigger,
+    matching prefix: QueryKey = []
+  ) -> SharedSubscription {
+    let task = Task { [weak self] in
+      do {
+        for try await _ in trigger {
+          guard let self else { return }
+          self.refetchStale(matching: prefix)
+        }
+      } catch {}
+    }
+    return SharedSubscription { task.cancel() }
+  }
+
+  /// Refetches the held, stale queries under `prefix`; returns how many.
+  @discardableResult
+  func refetchStale(matching prefix: QueryKey) -> Int {
+    let candidates = state.withLock { state -> [QueryCandidate] in
+      var candidates: [QueryCandidate] = []
+      state.root.node(at: prefix.parts)?.visitRecords { record in
+        if let candidate = record.candidate(store: self) { candidates.append(candidate) }
+      }
+      return candidates
+    }
+    // Freshness reads the clock, which is the caller's code: outside the lock.
+    let stale = candidates.filter { candidate in
+      candidate.fetchedAt.map { $0.elapsed() >= candidate.staleTime } ?? true
+    }
+    for candidate in stale { candidate.refetch() }
+    return stale.count
+  }
+
   // MARK: Writing
 
   /// Changes the state of the query named `key`, as every holder's `withLock` would.
@@ -125,7 +171,7 @@ public final class QueryStore: Sendable {
           kind: .conflictingFetchers(first: conflict, second: query.source), key: String(describing: query)))
     }
     if created != nil {
-      root.attachment(QueryLink.self, make: QueryLink.init).link(to: self, key: query.key)
+      root.attachment(QueryLink.self, make: QueryLink.init).link(to: self, key: query.key, behavior: query.behavior)
       startCollecting(query)
     }
     if let stopwatch, stopwatch.elapsed() < query.options.staleTime { return }
