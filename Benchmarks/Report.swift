@@ -4,11 +4,14 @@ enum Budget {
   case ratio(Double)
   /// At most this many nanoseconds per operation.
   case nanoseconds(Double)
+  /// No budget: the row is reported for information.
+  case none
 
   var description: String {
     switch self {
     case .ratio(let ratio): return "<= \(format(ratio))x"
     case .nanoseconds(let nanoseconds): return "<= \(format(nanoseconds)) ns"
+    case .none: return "-"
     }
   }
 }
@@ -27,6 +30,7 @@ struct Row {
     switch budget {
     case .ratio(let limit): return ratio <= limit
     case .nanoseconds(let limit): return measurement.median <= limit
+    case .none: return true
     }
   }
 }
@@ -45,7 +49,7 @@ func printTable(_ rows: [Row]) {
       format(row.baseline.median),
       format(row.ratio) + "x",
       row.budget.description,
-      row.isWithinBudget ? "yes" : "NO",
+      { if case .none = row.budget { return "-" } else { return row.isWithinBudget ? "yes" : "NO" } }(),
     ])
   }
   var widths = Array(repeating: 0, count: header.count)

@@ -70,6 +70,27 @@ await scenario("trivial operation, 4 callbacks, off the main actor") {
     scenario: $0, measurement: operation, baselineName: "Task { } + await", baseline: bare, budget: .ratio(2))
 }
 
+await scenario("new query key") {
+  let queryPlan = Plan(repetitions: 5, warmUps: 1)
+  return Row(
+    scenario: $0, measurement: await queryPlan.measureAsync { await newQueryKey(2_000) },
+    baselineName: "Task { } + await", baseline: await queryPlan.measureAsync { await bareTask(2_000) },
+    budget: .none)
+}
+await scenario("constant query fetched, per holder of 100") {
+  let queryPlan = Plan(repetitions: 5, warmUps: 1)
+  return Row(
+    scenario: $0, measurement: await queryPlan.measureAsync { await queryFetchTo100Holders() },
+    baselineName: "Task { } + await", baseline: await queryPlan.measureAsync { await bareTask(2_000) },
+    budget: .none)
+}
+await scenario("invalidate 100 matching among 10k keys") {
+  let queryPlan = Plan(repetitions: 5, warmUps: 0)
+  return Row(
+    scenario: $0, measurement: await queryPlan.measureAsync { await invalidate100Of10k() },
+    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(200_000))
+}
+
 printTable(rows)
 if filter == "newbox" {
   let m = newBox(Plan(operations: 200_000))

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 @testable import Shared
 
@@ -16,9 +17,19 @@ final class Collector<Element: Sendable>: Sendable {
   }
 }
 
-/// Suspends the calling task, without sleeping, until `condition` holds.
-func waitUntil(_ condition: () -> Bool) async {
+/// Suspends the calling task, without sleeping, until `condition` holds; records a failure instead of hanging if it
+/// never does.
+func waitUntil(
+  _ condition: () -> Bool,
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  var yields = 0
   while !condition() {
+    yields += 1
+    if yields > 5_000_000 {
+      Issue.record("the awaited condition never held", sourceLocation: sourceLocation)
+      return
+    }
     await Task.yield()
   }
 }

@@ -183,10 +183,12 @@ public final class QueryStore: Sendable {
     let key = query.key
     let fetch = query.fetch
     let clock = query.options.clock
-    shared.run(
-      policy: .dedupe, retry: query.options.retry, clock: clock, isolation: nil,
-      { try await fetch(QueryYield(shared: shared)) },
-      onSuccess: { [self] _ in markFetched(key, stopwatch: Stopwatch(clock)) })
+    shared.run(policy: .dedupe, retry: query.options.retry, clock: clock, isolation: nil) { [self] in
+      let value = try await fetch(QueryYield(shared: shared))
+      // Fresh from this moment: recorded before the state shows the value, so no reader sees it stale.
+      markFetched(key, stopwatch: Stopwatch(clock))
+      return value
+    }
   }
 
   private func markFetched(_ key: QueryKey, stopwatch: Stopwatch) {

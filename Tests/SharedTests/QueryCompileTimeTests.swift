@@ -1,0 +1,26 @@
+// Functions that only need to compile: they pin down that the README's tour of queries is real code.
+import Shared
+
+private struct Post: Sendable, Equatable {
+  var id: Int
+  var title: String
+}
+
+private func queryTour(api: @escaping @Sendable (Int) async throws -> Post) async throws {
+  @Shared(.query(["posts", 42]) { try await api(42) }) var post = OperationState<Post>()
+  $post.refetch()  // fetch again now (joins a fetch under way)
+
+  let store = SharedRegistry.current.queries
+  store.invalidate(matching: ["posts"])  // every key that starts with ["posts"]
+  store.setValue(for: ["posts", 42]) { (post: inout Post?) in post?.title = "Edited" }
+
+  @Shared(.inMemory("rename")) var rename = MutationState<String, Post>(historyLimit: 5)
+  $rename.mutate("New title", invalidates: [["posts"]]) { title in try await api(1) }
+
+  let feedQuery: Query<PaginatedState<Int, [Post]>> = .paginatedQuery(
+    ["feed"], initialPage: 0, nextPage: { (page: [Post], id: Int) -> Int? in page.isEmpty ? nil : id + 1 }
+  ) { (id: Int) -> [Post] in [try await api(id)] }
+  let feed = Shared(wrappedValue: PaginatedState<Int, [Post]>(), feedQuery)
+  feed.fetchNextPage()
+  _ = feed.wrappedValue.hasNextPage
+}
