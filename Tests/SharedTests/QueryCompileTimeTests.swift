@@ -17,9 +17,10 @@ private func queryTour(api: @escaping @Sendable (Int) async throws -> Post) asyn
   @Shared(.inMemory("rename")) var rename = MutationState<String, Post>(historyLimit: 5)
   $rename.mutate("New title", invalidates: [["posts"]]) { title in try await api(1) }
 
-  let feedQuery: Query<PaginatedState<Int, [Post]>> = .paginatedQuery(
-    ["feed"], initialPage: 0, nextPage: { (page: [Post], id: Int) -> Int? in page.isEmpty ? nil : id + 1 }
-  ) { (id: Int) -> [Post] in [try await api(id)] }
+  let nextPage: @Sendable ([Post], Int) -> Int? = { page, id in page.isEmpty ? nil : id + 1 }
+  let feedQuery: Query<PaginatedState<Int, [Post]>> = .paginatedQuery(["feed"], initialPage: 0, nextPage: nextPage) {
+    (id: Int) -> [Post] in [try await api(id)]
+  }
   let feed = Shared(wrappedValue: PaginatedState<Int, [Post]>(), feedQuery)
   feed.fetchNextPage()
   _ = feed.wrappedValue.hasNextPage
