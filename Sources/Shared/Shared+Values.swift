@@ -33,7 +33,7 @@ extension Shared {
 
   /// An `AsyncSequence` of a shared value: the current value first, then its changes.
   ///
-  /// See ``Reactive/ReactiveBox/Values`` for ordering, buffering and cancellation; an iteration here also keeps
+  /// See `ReactiveBox.Values` for ordering, buffering and cancellation; an iteration here also keeps
   /// the shared value alive, so a keyed value is not freed while someone iterates it.
   public struct Values: AsyncSequence, Sendable {
     /// The shared value's values.

@@ -148,7 +148,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// ```
   ///
   /// Observers run on the thread that made the change, after its lock is released, one change at a time and in
-  /// order; see ``Reactive/ReactiveBox/observe(_:)``. The token keeps the shared value alive.
+  /// order; see `ReactiveBox.observe(_:)`. The token keeps the shared value alive.
   ///
   /// - Parameter observer: Called with each new value.
   /// - Returns: A token that keeps the observer registered.

@@ -19,7 +19,7 @@ public import Foundation
 /// ```
 ///
 /// Every ``Shared`` of such a value gets ``Shared/run(policy:retry:timeout:clock:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``,
-/// ``Shared/perform(policy:retry:timeout:clock:optimistic:_:)`` and ``Shared/reset()``.
+/// ``Shared/perform(policy:retry:timeout:clock:optimistic:isolation:_:)`` and ``Shared/reset()``.
 public protocol OperationTrackable: Sendable {
   /// What a successful operation returns.
   associatedtype Success: Sendable
