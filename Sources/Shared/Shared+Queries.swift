@@ -35,15 +35,27 @@ extension Shared where Value: OperationTrackable {
 
 /// Which query a value belongs to, kept with the value so that ``Shared/refetch()`` can find it.
 final class QueryLink: Sendable {
-  private let state = Mutex<(store: QueryStore, key: QueryKey, behavior: (any AnyObject & Sendable)?)?>(nil)
+  private struct Target {
+    /// Weak: the store holds the value, so the value must not hold the store.
+    weak var store: QueryStore?
+    let key: QueryKey
+    let behavior: (any AnyObject & Sendable)?
+  }
+
+  private let state = Mutex<Target?>(nil)
 
   init() {}
 
-  var target: (store: QueryStore, key: QueryKey)? { state.withLock { $0.map { ($0.store, $0.key) } } }
+  var target: (store: QueryStore, key: QueryKey)? {
+    state.withLock { target in
+      guard let target, let store = target.store else { return nil }
+      return (store, target.key)
+    }
+  }
 
   var behavior: (any AnyObject & Sendable)? { state.withLock { $0?.behavior } }
 
   func link(to store: QueryStore, key: QueryKey, behavior: (any AnyObject & Sendable)?) {
-    state.withLock { $0 = (store, key, behavior) }
+    state.withLock { $0 = Target(store: store, key: key, behavior: behavior) }
   }
 }

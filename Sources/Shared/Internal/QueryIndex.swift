@@ -56,6 +56,10 @@ protocol QueryRecordProtocol: AnyObject {
   func checkUnused() -> Bool
   /// What a trigger needs to decide whether to refetch; `nil` when nobody holds the query.
   func candidate(store: QueryStore) -> QueryCandidate?
+  /// Grows with every invalidation; a fetch that began in an older generation does not make the query fresh.
+  var generation: UInt64 { get }
+  /// Notes a use, so garbage collection counts a whole gcTime from now.
+  func touch()
 }
 
 /// A held query and what tells whether it is stale.
@@ -75,6 +79,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   private var root: SharedRoot<State>
   var fetchedAt: Stopwatch?
   var isInvalidated = false
+  private(set) var generation: UInt64 = 0
   private var unusedChecks = 0
 
   init(query: Query<State>, root: SharedRoot<State>) {
@@ -87,8 +92,14 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   /// Whether only this record refers to the value: no holder, iteration, observer or running fetch.
   private var isUnused: Bool { isKnownUniquelyReferenced(&root) }
 
+  func touch() {
+    unusedChecks = 0
+  }
+
   func invalidate(store: QueryStore) -> (@Sendable () -> Void)? {
     isInvalidated = true
+    generation &+= 1
+    touch()
     return isUnused ? nil : makeRefetch(store: store)
   }
 

@@ -60,7 +60,8 @@ final class SharedRoot<Value: Sendable>: Sendable {
 /// Where a root is registered, so it can leave the registry when it goes.
 @usableFromInline
 struct Registration: Sendable {
-  @usableFromInline let registry: SharedRegistry
+  /// Weak: a registry that is gone has nothing to leave, and a value must not keep its registry alive.
+  @usableFromInline weak var registry: SharedRegistry?
   @usableFromInline let id: any Hashable & Sendable
   @usableFromInline let generation: UInt64
 
@@ -72,7 +73,7 @@ struct Registration: Sendable {
   }
 
   func unregister() {
-    registry.remove(id, generation: generation)
+    registry?.remove(id, generation: generation)
   }
 }
 

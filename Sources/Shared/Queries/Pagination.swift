@@ -40,10 +40,18 @@ public struct PaginatedState<PageID: Hashable & Sendable, Page: Sendable>: Opera
   public mutating func applySuccess(_ update: PageUpdate<PageID, Page>) {
     switch update {
     case .all(let ids, let pages, let hasNext, let hasPrevious):
-      pageIDs = ids
-      self.pages = pages
-      hasNextPage = hasNext
-      hasPreviousPage = hasPrevious
+      if pageIDs.isEmpty || pageIDs == ids {
+        pageIDs = ids
+        self.pages = pages
+        hasNextPage = hasNext
+        hasPreviousPage = hasPrevious
+      } else {
+        // Pages were added while this refetch ran: refresh the pages it fetched again and keep the others, so
+        // a refetch never undoes a page fetch that settled before it.
+        for (id, page) in zip(ids, pages) {
+          if let index = pageIDs.firstIndex(of: id) { self.pages[index] = page }
+        }
+      }
     case .next(let id, let page, let hasNext):
       pageIDs.append(id)
       pages.append(page)

@@ -61,7 +61,11 @@ public final class QueryStore: Sendable {
   /// - Returns: Whether there was such a query.
   @discardableResult
   public func refetch(_ key: QueryKey) -> Bool {
-    let refetch = state.withLock { $0.root.node(at: key.parts)?.record?.makeRefetch(store: self) }
+    let refetch = state.withLock { state -> (@Sendable () -> Void)? in
+      guard let record = state.root.node(at: key.parts)?.record else { return nil }
+      record.touch()
+      return record.makeRefetch(store: self)
+    }
     refetch?()
     return refetch != nil
   }
@@ -83,7 +87,7 @@ public final class QueryStore: Sendable {
     on trigger: Trigger,
     matching prefix: QueryKey = []
   ) -> SharedSubscription {
-    let task = Task { [weak self] in
+    let task = Task.detached { [weak self] in
       do {
         for try await _ in trigger {
           guard let self else { return }
@@ -157,6 +161,7 @@ public final class QueryStore: Sendable {
       state -> (Stopwatch?, String?, QueryRecord<State>?) in
       let node = state.root.makeNode(at: query.key.parts)
       if let record = node.record as? QueryRecord<State> {
+        record.touch()
         let conflict = record.query.source == query.source ? nil : record.query.source
         return (record.isInvalidated ? nil : record.fetchedAt, conflict, nil)
       }
@@ -183,18 +188,37 @@ public final class QueryStore: Sendable {
     let key = query.key
     let fetch = query.fetch
     let clock = query.options.clock
-    shared.run(policy: .dedupe, retry: query.options.retry, clock: clock, isolation: nil) { [self] in
-      let value = try await fetch(QueryYield(shared: shared))
-      // Fresh from this moment: recorded before the state shows the value, so no reader sees it stale.
-      markFetched(key, stopwatch: Stopwatch(clock))
-      return value
+    shared.run(policy: .dedupe, retry: query.options.retry, clock: clock, isolation: nil) { [weak self] in
+      // An invalidation that lands while a fetch runs means its result may predate the change: fetch again (in
+      // this same run, which every joined caller waits for) until one completes with no invalidation meanwhile.
+      var rounds = 0
+      while true {
+        rounds += 1
+        let generation = self?.beginFetch(key)
+        let value = try await fetch(QueryYield(shared: shared))
+        // Fresh from this moment: recorded before the state shows the value, so no reader sees it stale.
+        let isCurrent = self?.markFetched(key, generation: generation, stopwatch: Stopwatch(clock)) ?? true
+        if isCurrent || rounds >= 3 || Task.isCancelled { return value }
+      }
     }
   }
 
-  private func markFetched(_ key: QueryKey, stopwatch: Stopwatch) {
+  /// Notes that a fetch of `key` starts; returns the invalidation generation it fetches for.
+  private func beginFetch(_ key: QueryKey) -> UInt64? {
     state.withLock { state in
-      guard let record = state.root.node(at: key.parts)?.record else { return }
+      guard let record = state.root.node(at: key.parts)?.record else { return nil }
+      record.touch()
+      return record.generation
+    }
+  }
+
+  /// Records a finished fetch; returns `false` (and leaves the query stale) if it was invalidated meanwhile.
+  private func markFetched(_ key: QueryKey, generation: UInt64?, stopwatch: Stopwatch) -> Bool {
+    state.withLock { state in
+      guard let record = state.root.node(at: key.parts)?.record else { return true }
+      guard generation == nil || record.generation == generation else { return false }
       record.didFetch(stopwatch)
+      return true
     }
   }
 
@@ -205,10 +229,12 @@ public final class QueryStore: Sendable {
     let key = query.key
     let clock = query.options.clock
     let interval = query.options.gcTime / QueryRecord<State>.checksPerGCTime
-    Task { [self] in
+    // Weak, and detached so it does not inherit (and keep alive) the task-local registry: a store whose registry is
+    // gone stops collecting and is freed with its queries.
+    Task.detached { [weak self] in
       while true {
         do { try await clock.sleep(for: interval) } catch { return }
-        if collect(key) { return }
+        guard let self, !self.collect(key) else { return }
       }
     }
   }
