@@ -13,7 +13,8 @@ let package = Package(
     .target(name: "Reactive"),
     .target(name: "Shared", dependencies: ["Reactive"]),
     .executableTarget(name: "Demo", dependencies: ["Shared"]),
-    .executableTarget(name: "Benchmarks", dependencies: ["Reactive", "Shared"], path: "Benchmarks"),
+    .executableTarget(
+      name: "Benchmarks", dependencies: ["Reactive", "Shared"], path: "Benchmarks", exclude: ["Results"]),
     .testTarget(name: "ReactiveTests", dependencies: ["Reactive"]),
     .testTarget(name: "SharedTests", dependencies: ["Shared"]),
   ]

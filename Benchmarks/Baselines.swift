@@ -1,3 +1,4 @@
+import Observation
 import Synchronization
 
 /// A bare `Mutex` in a class, the way a box holds its state.
@@ -55,4 +56,31 @@ func asyncStreamFanOut(subscribers: Int, changes: Int) async -> Double {
   }
   let elapsed = now() - start.nanoseconds.load(ordering: .relaxed)
   return Double(elapsed) / Double(subscribers * changes)
+}
+
+/// A bare `Atomic<Int>` in a class.
+final class AtomicHolder: Sendable {
+  let value = Atomic<Int>(0)
+}
+
+/// Bare `Atomic` adds.
+func atomicAdd(_ plan: Plan) -> Measurement {
+  let holder = AtomicHolder()
+  return plan.measure { operations in
+    for _ in 0..<operations { holder.value.add(1, ordering: .relaxed) }
+  }
+}
+
+/// A bare `@Observable` model.
+@Observable
+final class ObservableCounter {
+  var count = 0
+}
+
+/// Bare `@Observable` mutations with nobody observing.
+func observableMutation(_ plan: Plan) -> Measurement {
+  let model = ObservableCounter()
+  return plan.measure { operations in
+    for _ in 0..<operations { model.count += 1 }
+  }
 }

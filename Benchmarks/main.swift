@@ -3,21 +3,45 @@ import Foundation
 import Reactive
 import Shared
 
-let arguments = CommandLine.arguments.dropFirst()
-var filter: String?
-if let index = arguments.firstIndex(of: "--filter"), arguments.index(after: index) < arguments.endIndex {
-  filter = arguments[arguments.index(after: index)]
+// The memory probe: a fresh copy of this program measuring one kind of item (see `probeMemory`).
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-probe",
+  let probe = MemoryProbe(rawValue: CommandLine.arguments[2]), let count = Int(CommandLine.arguments[3])
+{
+  print(probe.bytesPerItem(count: count))
+  exit(0)
 }
 
-let plan = Plan()
+let arguments: Arguments
+do {
+  arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
+} catch {
+  FileHandle.standardError.write(Data("error: \(error)\n\n\(Arguments.usage)\n".utf8))
+  exit(64)
+}
+if arguments.showsHelp {
+  print(Arguments.usage)
+  exit(0)
+}
+
+let quick = arguments.quick
+let plan = quick ? Plan(repetitions: 3, warmUps: 1, operations: 200_000) : Plan()
+let asyncPlan = quick ? Plan(repetitions: 3, warmUps: 0) : Plan(repetitions: 5, warmUps: 1)
 var rows: [Row] = []
+var sweeps: [Results.SweepResult] = []
+
+/// Whether `--filter` lets `name` run.
+func isSelected(_ name: String) -> Bool {
+  guard let filter = arguments.filter else { return true }
+  return name.localizedCaseInsensitiveContains(filter)
+}
 
 /// Runs `makeRow` unless `--filter` excludes `name`.
 @MainActor func scenario(_ name: String, _ makeRow: (String) async -> Row) async {
-  if let filter, !name.localizedCaseInsensitiveContains(filter) { return }
+  guard isSelected(name) else { return }
   rows.append(await makeRow(name))
 }
 
+// Baselines, measured once and shared by the rows that compare with them.
 let mutexIncrements = mutexIncrement(plan)
 let mutexReads = mutexRead(plan)
 
@@ -31,13 +55,30 @@ await scenario("read") {
     scenario: $0, measurement: boxRead(plan),
     baselineName: "Mutex.withLock read", baseline: mutexReads, budget: .ratio(2))
 }
+await scenario("Atomic add (baseline)") {
+  Row(
+    scenario: $0, measurement: atomicAdd(plan),
+    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .none)
+}
+await scenario("@Observable mutation, no observer (baseline)") {
+  Row(
+    scenario: $0, measurement: observableMutation(plan),
+    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .none)
+}
 await scenario("1 change -> 100 subscribers (.all), per delivery") {
-  let fanOutPlan = Plan(repetitions: 5, warmUps: 1)
-  let streams = await fanOutPlan.measureAsync { await asyncStreamFanOut(subscribers: 100, changes: 5_000) }
-  let fanOut = await fanOutPlan.measureAsync { await boxFanOut(subscribers: 100, changes: 5_000) }
+  let changes = quick ? 500 : 5_000
+  let streams = await asyncPlan.measureAsync { await asyncStreamFanOut(subscribers: 100, changes: changes) }
+  let fanOut = await asyncPlan.measureAsync { await boxFanOut(subscribers: 100, changes: changes) }
   return Row(
     scenario: $0, measurement: fanOut,
     baselineName: "100 AsyncStreams", baseline: streams, budget: .nanoseconds(60))
+}
+await scenario("1 change -> 100 observers, per delivery") {
+  let changes = quick ? 2_000 : 20_000
+  let observers = await asyncPlan.measureAsync { boxObserverFanOut(observers: 100, changes: changes) }
+  return Row(
+    scenario: $0, measurement: observers,
+    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(20))
 }
 await scenario("@Shared withLock { $0 += 1 }") {
   Row(
@@ -51,76 +92,100 @@ await scenario("@Shared read") {
 }
 await scenario("holder of an existing key") {
   Row(
-    scenario: $0, measurement: existingKeyHolder(Plan(operations: 500_000)),
+    scenario: $0, measurement: existingKeyHolder(Plan(repetitions: plan.repetitions, operations: 500_000)),
     baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(150))
 }
-for existing in [1_000, 100_000, 1_000_000] {
+for existing in quick ? [1_000] : [1_000, 100_000, 1_000_000] {
   await scenario("new key, \(existing) keys held") {
     Row(
-      scenario: $0, measurement: newKey(existing: existing, repetitions: 5),
+      scenario: $0, measurement: newKey(existing: existing, repetitions: quick ? 3 : 5),
       baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(1_000))
   }
 }
-
+for sameKey in [true, false] {
+  await scenario("contention: 2 threads withLock, \(sameKey ? "one key" : "two keys")") {
+    let operations = quick ? 200_000 : 2_000_000
+    let bare = await asyncPlan.measureAsync { contendedMutex(sameMutex: sameKey, operations: operations) }
+    let box = await asyncPlan.measureAsync { contendedIncrements(sameBox: sameKey, operations: operations) }
+    return Row(
+      scenario: $0, measurement: box, baselineName: "2 threads Mutex", baseline: bare, budget: .ratio(3))
+  }
+}
 await scenario("trivial operation, 4 callbacks, off the main actor") {
-  let taskPlan = Plan(repetitions: 7, warmUps: 1)
-  let bare = await taskPlan.measureAsync { await bareTask(20_000) }
-  let operation = await taskPlan.measureAsync { await trivialOperation(20_000) }
+  let count = quick ? 2_000 : 20_000
+  let bare = await asyncPlan.measureAsync { await bareTask(count) }
+  let operation = await asyncPlan.measureAsync { await trivialOperation(count) }
   return Row(
     scenario: $0, measurement: operation, baselineName: "Task { } + await", baseline: bare, budget: .ratio(2))
 }
-
 await scenario("new query key") {
-  let queryPlan = Plan(repetitions: 5, warmUps: 1)
-  return Row(
-    scenario: $0, measurement: await queryPlan.measureAsync { await newQueryKey(2_000) },
-    baselineName: "Task { } + await", baseline: await queryPlan.measureAsync { await bareTask(2_000) },
+  Row(
+    scenario: $0, measurement: await asyncPlan.measureAsync { await newQueryKey(2_000) },
+    baselineName: "Task { } + await", baseline: await asyncPlan.measureAsync { await bareTask(2_000) },
     budget: .none)
 }
 await scenario("constant query fetched, per holder of 100") {
-  let queryPlan = Plan(repetitions: 5, warmUps: 1)
-  return Row(
-    scenario: $0, measurement: await queryPlan.measureAsync { await queryFetchTo100Holders() },
-    baselineName: "Task { } + await", baseline: await queryPlan.measureAsync { await bareTask(2_000) },
+  Row(
+    scenario: $0, measurement: await asyncPlan.measureAsync { await queryFetchTo100Holders() },
+    baselineName: "Task { } + await", baseline: await asyncPlan.measureAsync { await bareTask(2_000) },
     budget: .none)
 }
 await scenario("invalidate 100 matching among 10k keys") {
-  let queryPlan = Plan(repetitions: 5, warmUps: 0)
-  return Row(
-    scenario: $0, measurement: await queryPlan.measureAsync { await invalidate100Of10k() },
+  Row(
+    scenario: $0,
+    measurement: await Plan(repetitions: quick ? 1 : 3, warmUps: 0).measureAsync {
+      await invalidate100Of10k()
+    },
     baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(200_000))
 }
 
-printTable(rows)
-if filter == "newbox" {
-  let m = newBox(Plan(operations: 200_000))
-  print("new box", m.median)
+// Scaling sweeps: how cost and memory grow with the work.
+if isSelected("sweep keys") {
+  let points = (quick ? [1_000, 10_000] : [1_000, 10_000, 100_000, 1_000_000]).map { keySweepPoint(size: $0) }
+  sweeps.append(
+    Results.SweepResult(
+      name: "New key, by keys already held", sizeLabel: "keys held",
+      points: points.map { .init(size: $0.size, nanoseconds: $0.nanoseconds, bytesPerItem: $0.bytesPerItem) }))
 }
-if filter == "memory" {
-  let registry = SharedRegistry()
-  let names = (0..<100_000).map { "key-\($0)" }
-  SharedRegistry.$current.withValue(registry) {
-    let before = residentBytes()
-    for name in names { blackHole(Shared(wrappedValue: 0, InMemoryKey<Int>(name))) }
-    print("bytes per in-memory key", Double(residentBytes() - before) / Double(names.count))
-    var boxes: [ReactiveBox<Int>] = []
-    boxes.reserveCapacity(names.count)
-    let beforeBoxes = residentBytes()
-    for index in 0..<names.count { boxes.append(ReactiveBox(index)) }
-    print("bytes per box", Double(residentBytes() - beforeBoxes) / Double(names.count))
-    withExtendedLifetime(boxes) {}
+if isSelected("sweep subscribers") {
+  var points: [SweepPoint] = []
+  for size in quick ? [1, 10, 100] : [1, 10, 100, 1_000, 10_000] {
+    points.append(await subscriberSweepPoint(size: size, changes: max(20, (quick ? 20_000 : 200_000) / size)))
+  }
+  sweeps.append(
+    Results.SweepResult(
+      name: "Delivery, by subscribers of one key", sizeLabel: "subscribers",
+      points: points.map { .init(size: $0.size, nanoseconds: $0.nanoseconds, bytesPerItem: $0.bytesPerItem) }))
+}
+
+printTable(rows)
+for sweep in sweeps {
+  print("\n\(sweep.name):")
+  print("| \(sweep.sizeLabel) | ns per operation | bytes per item |")
+  print("|---|---|---|")
+  for point in sweep.points {
+    print("| \(point.size) | \(format(point.nanoseconds)) | \(format(point.bytesPerItem)) |")
   }
 }
-if filter == "parts" {
-  let post = Shared(value: OperationState<Int>())
-  let n = 200_000
-  var start = now()
-  for _ in 0..<n { blackHole(post.wrappedValue) }
-  print("read", Double(now() - start) / Double(n))
-  start = now()
-  for _ in 0..<n { post.withLock { $0.operationStatus = .pending } }
-  print("withLock", Double(now() - start) / Double(n))
-  start = now()
-  for _ in 0..<n { post.reset() }
-  print("reset (runner lookup + withLock + Date)", Double(now() - start) / Double(n))
+if let keys = sweeps.first(where: { $0.sizeLabel == "keys held" }), let largest = keys.points.last {
+  print("\nmemory per key: \(format(largest.bytesPerItem)) B (budget <= 256 B)")
+}
+if let subscribers = sweeps.first(where: { $0.sizeLabel == "subscribers" }), let largest = subscribers.points.last {
+  print("memory per idle subscriber: \(format(largest.bytesPerItem)) B (budget <= 256 B)")
+}
+let noisy = rows.filter(\.measurement.isNoisy).map(\.scenario)
+if !noisy.isEmpty {
+  print("\nnote: p90 is more than 1.5x p10 for: \(noisy.joined(separator: "; ")). Rerun on a quieter machine.")
+}
+
+let results = Results(
+  date: ISO8601DateFormatter().string(from: Date()), machine: machineDescription(),
+  rows: rows.map(Results.RowResult.init), sweeps: sweeps)
+do {
+  if let path = arguments.jsonPath { try writeJSON(results, to: path) }
+  if let path = arguments.csvPath { try writeCSV(results, to: path) }
+  if let path = arguments.svgPath { try writeSVG(results, to: path) }
+} catch {
+  FileHandle.standardError.write(Data("error: cannot write the results: \(error)\n".utf8))
+  exit(1)
 }

@@ -202,8 +202,11 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     var value = value
     var queuedRounds = 0
     while true {
-      for entry in observers where !entry.cancellation.isCancelled.load(ordering: .acquiring) {
-        entry.callback(value)
+      // Through the buffer, so that calling an observer does not retain and release its closure and its flag.
+      observers.withUnsafeBufferPointer { entries in
+        for index in entries.indices where !entries[index].cancellation.isCancelled.load(ordering: .acquiring) {
+          entries[index].callback(value)
+        }
       }
       switch state.withLock({ $0.nextObserverRound() }) {
       case .done(let released):
