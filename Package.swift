@@ -17,6 +17,7 @@ let package = Package(
       name: "Benchmarks", dependencies: ["Reactive", "Shared"], path: "Benchmarks", exclude: ["Results"]),
     .testTarget(name: "ReactiveTests", dependencies: ["Reactive"]),
     .testTarget(name: "SharedTests", dependencies: ["Shared"]),
+    .testTarget(name: "DemoTests", dependencies: ["Demo", "Shared"]),
   ]
 )
 

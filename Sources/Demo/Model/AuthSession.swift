@@ -1,0 +1,152 @@
+import Foundation
+import Shared
+
+/// A signed-in person.
+struct User: Codable, Sendable, Equatable {
+  var id: String
+  var name: String
+  var email: String?
+}
+
+/// Who is signed in.
+enum AuthState: Sendable, Equatable {
+  case loading
+  case unauthenticated
+  case guest(User)
+  case authenticated(User)
+}
+
+/// What an authentication operation changed.
+enum AuthChange: Sendable, Equatable {
+  case signedIn(User)
+  case signedInAsGuest(User)
+  case codeSent(String)
+  case signedOut
+}
+
+/// The session every screen shares: who is signed in, and how the latest sign-in operation went.
+///
+/// There is no loading or error flag in any screen: they read `isLoading` and `error` here.
+struct AuthSession: OperationTrackable, Equatable {
+  var state = AuthState.unauthenticated
+  var operationStatus = OperationStatus.idle
+  var storedError: HashableError?
+  /// The code sent by the latest `sendMagicCode`, as a mail client would show it.
+  var lastSentCode: String?
+
+  var error: (any Error)? {
+    get { storedError?.error }
+    set { storedError = newValue.map(HashableError.init) }
+  }
+
+  var isLoading: Bool { operationStatus == .pending }
+  var isError: Bool { error != nil }
+  var isSuccess: Bool { operationStatus == .success }
+  var isIdle: Bool { operationStatus == .idle }
+
+  var user: User? {
+    switch state {
+    case .guest(let user), .authenticated(let user): return user
+    case .loading, .unauthenticated: return nil
+    }
+  }
+
+  var isSignedIn: Bool { user != nil }
+  var isAuthenticated: Bool { if case .authenticated = state { true } else { false } }
+  var isGuest: Bool { if case .guest = state { true } else { false } }
+
+  mutating func applySuccess(_ change: AuthChange) {
+    switch change {
+    case .signedIn(let user): state = .authenticated(user)
+    case .signedInAsGuest(let user): state = .guest(user)
+    case .codeSent(let code): lastSentCode = code
+    case .signedOut: state = .unauthenticated
+    }
+  }
+}
+
+extension Shared where Value == AuthSession {
+  /// Signs in as a guest.
+  @discardableResult
+  func signInAsGuest(
+    isolation: isolated (any Actor)? = #isolation,
+    onAttempt: (() -> Void)? = nil,
+    onSuccess: ((User) -> Void)? = nil,
+    onError: ((any Error) -> Void)? = nil,
+    onSettled: ((Result<User, any Error>) -> Void)? = nil
+  ) -> OperationTask<AuthChange> {
+    let backend = DemoEnvironment.current.auth
+    return run(
+      policy: .dedupe, isolation: isolation, { .signedInAsGuest(try await backend.signInAsGuest()) },
+      onAttempt: onAttempt, onSuccess: { change in if let user = change.user { onSuccess?(user) } },
+      onError: onError, onSettled: { result in onSettled?(result.map { $0.user! }) })
+  }
+
+  /// Sends a magic code to `email`.
+  @discardableResult
+  func sendMagicCode(
+    to email: String,
+    isolation: isolated (any Actor)? = #isolation,
+    onAttempt: (() -> Void)? = nil,
+    onSuccess: ((String) -> Void)? = nil,
+    onError: ((any Error) -> Void)? = nil,
+    onSettled: ((Result<String, any Error>) -> Void)? = nil
+  ) -> OperationTask<AuthChange> {
+    let backend = DemoEnvironment.current.auth
+    return run(
+      policy: .cancelPrevious, isolation: isolation, { .codeSent(try await backend.sendMagicCode(to: email)) },
+      onAttempt: onAttempt, onSuccess: { change in if case .codeSent(let code) = change { onSuccess?(code) } },
+      onError: onError,
+      onSettled: { result in
+        onSettled?(result.map { change in if case .codeSent(let code) = change { code } else { "" } })
+      })
+  }
+
+  /// Signs in with the code sent to `email`.
+  @discardableResult
+  func verifyMagicCode(
+    email: String,
+    code: String,
+    isolation: isolated (any Actor)? = #isolation,
+    onAttempt: (() -> Void)? = nil,
+    onSuccess: ((User) -> Void)? = nil,
+    onError: ((any Error) -> Void)? = nil,
+    onSettled: ((Result<User, any Error>) -> Void)? = nil
+  ) -> OperationTask<AuthChange> {
+    let backend = DemoEnvironment.current.auth
+    return run(
+      policy: .dedupe, isolation: isolation,
+      { .signedIn(try await backend.verifyMagicCode(email: email, code: code)) },
+      onAttempt: onAttempt, onSuccess: { change in if let user = change.user { onSuccess?(user) } },
+      onError: onError, onSettled: { result in onSettled?(result.map { $0.user! }) })
+  }
+
+  /// Signs out.
+  @discardableResult
+  func signOut(
+    isolation: isolated (any Actor)? = #isolation,
+    onAttempt: (() -> Void)? = nil,
+    onSuccess: (() -> Void)? = nil,
+    onError: ((any Error) -> Void)? = nil,
+    onSettled: ((Result<Void, any Error>) -> Void)? = nil
+  ) -> OperationTask<AuthChange> {
+    let backend = DemoEnvironment.current.auth
+    return run(
+      policy: .dedupe, isolation: isolation,
+      {
+        try await backend.signOut()
+        return .signedOut
+      },
+      onAttempt: onAttempt, onSuccess: { _ in onSuccess?() }, onError: onError,
+      onSettled: { result in onSettled?(result.map { _ in () }) })
+  }
+}
+
+extension AuthChange {
+  var user: User? {
+    switch self {
+    case .signedIn(let user), .signedInAsGuest(let user): return user
+    case .codeSent, .signedOut: return nil
+    }
+  }
+}
