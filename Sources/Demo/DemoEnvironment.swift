@@ -4,6 +4,7 @@ import Foundation
 struct DemoEnvironment: Sendable {
   let auth: AuthBackend
   let content: ContentBackend
+  let presence: PresenceBackend
   let network: Network
   let console: Console
   let settingsURL: URL
@@ -18,6 +19,7 @@ struct DemoEnvironment: Sendable {
     self.network = network
     self.auth = AuthBackend(network: network)
     self.content = ContentBackend(network: network)
+    self.presence = PresenceBackend(network: network)
     self.console = console
     self.settingsURL =
       options.settingsPath.map { URL(fileURLWithPath: $0) }

@@ -16,25 +16,24 @@ func runPresenceScenario() async -> String {
   $room.withLock { $0.user.isTyping = true }
   console.line("room: you are typing; the header shows isTyping = \(header.user.isTyping)")
 
-  // Simulated peers, driven by the seeded network so runs repeat.
-  let names = ["Grace", "Linus", "Margaret", "Ken"]
+  // Peers come and go as the presence server reports them; the room applies each report under its lock.
   var joined = 0
   var left = 0
-  for step in 0..<6 {
-    if environment.network.latency > .zero { try? await Task.sleep(for: environment.network.latency) }
-    if step < 4 || header.peers.isEmpty || environment.network.random.nextUnit() < 0.6 {
-      let name = names[step % names.count]
-      if !header.peers.contains(where: { $0.id == name }) {
+  for _ in 0..<6 {
+    do {
+      switch try await environment.presence.nextEvent() {
+      case .joined(let name):
         $room.withLock { $0.peers.append(Peer(id: name, presence: ChatPresence(name: name))) }
         joined += 1
         console.line("room: \(name) joined (\(header.totalCount) here)")
-        continue
+      case .left(let name):
+        $room.withLock { room in room.peers.removeAll { $0.id == name } }
+        left += 1
+        console.line("room: \(name) left (\(header.totalCount) here)")
       }
-    }
-    if let leaving = header.peers.first {
-      $room.withLock { room in room.peers.removeAll { $0.id == leaving.id } }
-      left += 1
-      console.line("room: \(leaving.id) left (\(header.totalCount) here)")
+    } catch {
+      $room.withLock { $0.storedError = HashableError(error) }
+      console.line("room: \(error); the header shows isError = \(header.isError)", .failure)
     }
   }
   $room.withLock { $0.user.isTyping = false }
