@@ -4,12 +4,16 @@ import Shared
 /// Runs the demo for a command line and returns its exit code.
 enum DemoCommand {
   @MainActor
-  static func run(_ arguments: [String], console makeConsole: (DemoOptions) -> Console) async -> Int32 {
+  static func run(
+    _ arguments: [String],
+    errors: (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) },
+    console makeConsole: (DemoOptions) -> Console
+  ) async -> Int32 {
     let options: DemoOptions
     do {
       options = try DemoOptions(arguments)
     } catch {
-      FileHandle.standardError.write(Data("error: \(error)\n\n\(DemoOptions.usage)\n".utf8))
+      errors("error: \(error)\n\n\(DemoOptions.usage)\n")
       return 64
     }
     if options.showsHelp {

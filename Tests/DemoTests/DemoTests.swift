@@ -119,7 +119,12 @@ private func runDemo(_ arguments: [String]) async -> (code: Int32, lines: [Strin
   }
 
   @MainActor @Test func aBadArgumentExitsWithUsage() async {
-    let code = await DemoCommand.run(["--fast"]) { _ in Console(echoes: false, usesColor: false) }
+    var message = ""
+    let code = await DemoCommand.run(["--fast"], errors: { message += $0 }) { _ in
+      Console(echoes: false, usesColor: false)
+    }
     #expect(code == 64)
+    #expect(message.hasPrefix("error: unknown argument '--fast'"))
+    #expect(message.contains("Usage: swift run Demo"))
   }
 }
