@@ -120,9 +120,8 @@ private func runDemo(_ arguments: [String]) async -> (code: Int32, lines: [Strin
 
   @MainActor @Test func aBadArgumentExitsWithUsage() async {
     var message = ""
-    let code = await DemoCommand.run(["--fast"], errors: { message += $0 }) { _ in
-      Console(echoes: false, usesColor: false)
-    }
+    let console = Console(echoes: false, usesColor: false)
+    let code = await DemoCommand.run(["--fast"], errors: { message += $0 }, console: { _ in console })
     #expect(code == 64)
     #expect(message.hasPrefix("error: unknown argument '--fast'"))
     #expect(message.contains("Usage: swift run Demo"))
