@@ -78,3 +78,21 @@ func subscriberSweepPoint(size: Int, changes: Int) async -> SweepPoint {
   let cost = await boxFanOut(subscribers: size, changes: changes)
   return SweepPoint(size: size, nanoseconds: cost, bytesPerItem: bytes)
 }
+
+/// Resident bytes added by `cycles` create/use/drop cycles of a box with an iteration and an observer, after a
+/// warm-up: flat memory means close to zero.
+func createDropCycles(_ cycles: Int) -> Double {
+  func cycle(_ count: Int) {
+    for index in 0..<count {
+      let box = ReactiveBox(index)
+      let iterator = box.values.makeAsyncIterator()
+      let token = box.observe { _ in }
+      box.withLock { $0 += 1 }
+      withExtendedLifetime((iterator, token)) {}
+    }
+  }
+  cycle(10_000)
+  let before = residentBytes()
+  cycle(cycles)
+  return Double(residentBytes() - before)
+}

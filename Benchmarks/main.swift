@@ -167,6 +167,10 @@ for sweep in sweeps {
     print("| \(point.size) | \(format(point.nanoseconds)) | \(format(point.bytesPerItem)) |")
   }
 }
+if isSelected("create/drop cycles") {
+  let cycles = quick ? 100_000 : 1_000_000
+  print("\nresident growth over \(cycles) create/drop cycles of a box: \(Int(createDropCycles(cycles))) B")
+}
 if let keys = sweeps.first(where: { $0.sizeLabel == "keys held" }), let largest = keys.points.last {
   print("\nmemory per key: \(format(largest.bytesPerItem)) B (budget <= 256 B)")
 }
