@@ -18,6 +18,8 @@ let package = Package(
     .testTarget(name: "ReactiveTests", dependencies: ["Reactive"]),
     .testTarget(name: "SharedTests", dependencies: ["Shared"]),
     .testTarget(name: "DemoTests", dependencies: ["Demo", "Shared"]),
+    // A separate process the file-fault tests write with and kill; not part of the product.
+    .executableTarget(name: "FileFaultProbe", dependencies: ["Shared"], path: "Tests/FileFaultProbe"),
   ]
 )
 

@@ -1,0 +1,51 @@
+// A helper for the file-fault tests: a separate process that writes one shared file until it is told to stop or is
+// killed. Not part of the product.
+//
+//   FileFaultProbe write PATH NAME COUNT   save COUNT times (0: until killed); then create PATH.NAME.done, wait for
+//                                          a line on standard input (every writer is done), and print the value it
+//                                          ends on once it agrees with the file (the last writer's word)
+import Foundation
+import Shared
+
+struct Document: Codable, Sendable, Equatable {
+  var writer = ""
+  var counter = 0
+  /// Padding, so a torn write would be easy to catch.
+  var padding = ""
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 5, arguments[1] == "write", let count = Int(arguments[4]) else {
+  FileHandle.standardError.write(Data("usage: FileFaultProbe write PATH NAME COUNT\n".utf8))
+  exit(64)
+}
+let url = URL(fileURLWithPath: arguments[2])
+let name = arguments[3]
+let document = Shared(
+  wrappedValue: Document(),
+  .fileStorage(url, saveDelay: .zero, pollInterval: .milliseconds(20)))
+var written = 0
+while count == 0 || written < count {
+  written += 1
+  let step = written
+  document.withLock { value in
+    value.writer = name
+    value.counter = step
+    value.padding = String(repeating: name, count: 2_000)
+  }
+  try? await document.save()
+}
+// Tell the test this writer is done, and wait until every writer is.
+_ = FileManager.default.createFile(atPath: url.path + ".\(name).done", contents: nil)
+_ = readLine()
+// Wait until what this process holds is what the file holds: both writers then agree on the last word.
+let deadline = ContinuousClock.now + .seconds(10)
+while ContinuousClock.now < deadline {
+  if let data = try? Data(contentsOf: url), let onDisk = try? JSONDecoder().decode(Document.self, from: data),
+    onDisk == document.wrappedValue
+  {
+    break
+  }
+  await Task.yield()
+}
+print("\(document.wrappedValue.writer) \(document.wrappedValue.counter)")
