@@ -1,4 +1,4 @@
-public import Synchronization
+import Synchronization
 
 extension ReactiveBox {
   /// The current value and then every change, keeping only the newest when the consumer falls behind.

@@ -22,7 +22,7 @@ public import Synchronization
 /// > stop observing the same box from inside its callback.
 public final class ReactiveBox<Value: Sendable>: Sendable {
   @usableFromInline
-  let state: Mutex<BoxState<Value>>
+  let state: Lock<BoxState<Value>>
   /// Whether Observation has tracked this box, so that writes must tell the registrar; see ``ObservationProbe``.
   @usableFromInline
   let isTracked: Atomic<Bool>
@@ -43,7 +43,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   public init(_ value: Value) {
     self.isTracked = Atomic(!ObservationProbe.trackingIsDetectable)
     self.observationKeyPath = ObservationProbe.keyPath(for: ReactiveBox.self)
-    self.state = Mutex(BoxState(value: value))
+    self.state = Lock(BoxState(value: value))
   }
 
   /// The current value.

@@ -139,11 +139,11 @@ struct UnwrapProjection<Value: Sendable>: SharedProjection {
 
 /// The last non-`nil` value of a shared optional.
 final class LastKnown<Value: Sendable>: Sendable {
-  private let storage: Mutex<Value>
-  private let token = Mutex<ObserverToken?>(nil)
+  private let storage: Lock<Value>
+  private let token = Lock<ObserverToken?>(nil)
 
   init(_ value: Value) {
-    storage = Mutex(value)
+    storage = Lock(value)
   }
 
   /// Keeps the observer that feeds this value registered for as long as this object lives.

@@ -42,7 +42,7 @@ final class QueryLink: Sendable {
     let behavior: (any AnyObject & Sendable)?
   }
 
-  private let state = Mutex<Target?>(nil)
+  private let state = Lock<Target?>(nil)
 
   init() {}
 

@@ -45,7 +45,7 @@ import Testing
   @Test func anObserverMayCancelItselfInsideItsCallback() {
     let box = ReactiveBox(0)
     let calls = Collector<Int>()
-    let token = Mutex<ObserverToken?>(nil)
+    let token = Lock<ObserverToken?>(nil)
     let observer = box.observe { value in
       calls.append(value)
       token.withLock { $0?.cancel() }
@@ -60,7 +60,7 @@ import Testing
   @Test func cancellingAnotherObserverSkipsItForTheCurrentChange() {
     let box = ReactiveBox(0)
     let calls = Collector<String>()
-    let later = Mutex<ObserverToken?>(nil)
+    let later = Lock<ObserverToken?>(nil)
     let first = box.observe { value in
       calls.append("first \(value)")
       later.withLock { $0?.cancel() }
@@ -89,7 +89,7 @@ import Testing
   @Test func anObserverRegisteredInsideACallbackHearsLaterChanges() {
     let box = ReactiveBox(0)
     let calls = Collector<String>()
-    let added = Mutex<ObserverToken?>(nil)
+    let added = Lock<ObserverToken?>(nil)
     let first = box.observe { value in
       calls.append("first \(value)")
       added.withLock { token in

@@ -44,7 +44,7 @@ private final class Payload: Sendable {
   @Test func anObserverMayOwnTheTokenItRegisteredInItsCallback() {
     let box = ReactiveBox(0)
     let outer: ObserverToken = {
-      let inner = Mutex<ObserverToken?>(nil)
+      let inner = Lock<ObserverToken?>(nil)
       return box.observe { _ in
         inner.withLock { if $0 == nil { $0 = box.observe { _ in } } }
       }
@@ -57,7 +57,7 @@ private final class Payload: Sendable {
 
   @Test func aValueDroppedByABufferIsReleasedAfterTheLock() {
     let box = ReactiveBox<Payload?>(nil)
-    let released = Mutex(0)
+    let released = Lock(0)
     let iterator = box.values.makeAsyncIterator()
     box.withLock {
       $0 = Payload {
@@ -73,7 +73,7 @@ private final class Payload: Sendable {
 
   @Test func anUnsubscribedBufferIsReleasedAfterTheLock() {
     let box = ReactiveBox<Payload?>(nil)
-    let released = Mutex(0)
+    let released = Lock(0)
     do {
       let iterator = box.values(buffering: .all).makeAsyncIterator()
       box.withLock {
@@ -94,7 +94,7 @@ private final class Payload: Sendable {
   @Test func aQueuedChangeSkipsObserversRegisteredAfterIt() {
     let box = ReactiveBox(0)
     let calls = Collector<String>()
-    let late = Mutex<ObserverToken?>(nil)
+    let late = Lock<ObserverToken?>(nil)
     let first = box.observe { value in
       calls.append("first \(value)")
       if value == 1 {
@@ -114,7 +114,7 @@ private final class Payload: Sendable {
     let others = 200
     let blockFirstCall = DispatchSemaphore(value: 0)
     let calls = Collector<(value: Int, onFirstWriter: Bool)>()
-    let firstWriter = Mutex<UInt64?>(nil)
+    let firstWriter = Lock<UInt64?>(nil)
     let token = box.observe { value in
       let onFirstWriter = firstWriter.withLock { $0 } == currentThreadID()
       calls.append((value, onFirstWriter))

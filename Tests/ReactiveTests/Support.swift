@@ -1,9 +1,11 @@
 import Synchronization
 import Testing
 
+@testable import Reactive
+
 /// Collects values from any thread.
 final class Collector<Element: Sendable>: Sendable {
-  private let storage = Mutex<[Element]>([])
+  private let storage = Lock<[Element]>([])
 
   func append(_ element: Element) {
     storage.withLock { $0.append(element) }

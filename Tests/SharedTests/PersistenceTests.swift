@@ -15,9 +15,9 @@ private struct GatedKey: SharedKey {
   final class Store: Sendable {
     let started = Collector<Int>()
     let saved = Collector<Int>()
-    let gates = Mutex<[Gate]>([])
-    let stored = Mutex<Int?>(nil)
-    let context = Mutex<SharedKeyContext<Int>?>(nil)
+    let gates = Lock<[Gate]>([])
+    let stored = Lock<Int?>(nil)
+    let context = Lock<SharedKeyContext<Int>?>(nil)
 
     func nextGate() -> Gate? { gates.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
   }

@@ -12,8 +12,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
 @Suite struct QueryRegressionTests {
   @Test func anInvalidationDuringAFetchIsNotUndoneByIt() async {
     let clock = ManualClock()
-    let serverVersion = Mutex(1)
-    let gate = Mutex<Gate?>(nil)
+    let serverVersion = Lock(1)
+    let gate = Lock<Gate?>(nil)
     let fetches = Counter()
     let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: clock)
     await withFreshRegistry { registry in
@@ -67,7 +67,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
 
   @Test func aRefetchOfAllPagesKeepsAPageFetchedMeanwhile() async throws {
     let clock = ManualClock()
-    let gate = Mutex<Gate?>(nil)
+    let gate = Lock<Gate?>(nil)
     let firstPageFetches = Counter()
     let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: clock)
     try await withFreshRegistry { registry in

@@ -7,8 +7,8 @@ import Testing
 /// A fake backend: counts fetches, and can hold each fetch at a gate.
 private final class FakeAPI: Sendable {
   let fetches = Counter()
-  let gate = Mutex<Gate?>(nil)
-  let failuresLeft = Mutex(0)
+  let gate = Lock<Gate?>(nil)
+  let failuresLeft = Lock(0)
 
   func post(_ id: Int) async throws -> String {
     let number = fetches.increment()

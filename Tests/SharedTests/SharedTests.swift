@@ -33,7 +33,7 @@ import Testing
   @Test func aSecondDefaultIsIgnoredAndNotEvaluated() async {
     await withFreshRegistry { _ in
       @Shared(.inMemory("name")) var first = "first"
-      let evaluated = Mutex(false)
+      let evaluated = Lock(false)
       func secondDefault() -> String {
         evaluated.withLock { $0 = true }
         return "second"
@@ -136,7 +136,7 @@ import Testing
     await withFreshRegistry { _ in
       @Shared(.inMemory("tracked")) var tracked = 0
       let other = Shared(wrappedValue: 0, .inMemory("tracked"))
-      let changes = Mutex(0)
+      let changes = Lock(0)
       _ = withObservationTracking {
         tracked
       } onChange: {

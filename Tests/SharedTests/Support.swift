@@ -6,7 +6,7 @@ import Testing
 
 /// Collects values from any thread.
 final class Collector<Element: Sendable>: Sendable {
-  private let storage = Mutex<[Element]>([])
+  private let storage = Lock<[Element]>([])
 
   func append(_ element: Element) {
     storage.withLock { $0.append(element) }
@@ -79,7 +79,7 @@ extension Shared {
 
 /// A one-shot gate: tasks that wait are held until it opens (and pass at once afterwards).
 final class Gate: Sendable {
-  private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+  private let state = Lock<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
   func wait() async {
     await withCheckedContinuation { continuation in
@@ -106,7 +106,7 @@ final class Gate: Sendable {
 
 /// A counter shared by tasks.
 final class Counter: Sendable {
-  private let value = Mutex(0)
+  private let value = Lock(0)
 
   @discardableResult
   func increment() -> Int {

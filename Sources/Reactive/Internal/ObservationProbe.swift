@@ -58,7 +58,7 @@ final class ObservationProbe: Hashable, Sendable {
   }()
 
   /// Key paths already made, by value type: making one with an argument costs about a microsecond.
-  private static let keyPaths = Mutex<[ObjectIdentifier: AnyKeyPath]>([:])
+  private static let keyPaths = Lock<[ObjectIdentifier: AnyKeyPath]>([:])
 
   /// The key path through which boxes of `Value` report reads and writes to Observation.
   @usableFromInline

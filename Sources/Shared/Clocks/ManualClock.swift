@@ -63,7 +63,7 @@ public final class ManualClock: Clock, Sendable {
     var sleeperWaiters: [(count: Int, continuation: UnsafeContinuation<Void, Never>)] = []
   }
 
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   /// Creates a clock at time zero.
   public init() {}

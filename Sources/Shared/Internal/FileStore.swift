@@ -17,7 +17,7 @@ import Synchronization
 actor FileStore {
   let url: URL
   /// What the file looked like after each value last read or wrote it (`nil`: there was no file).
-  private let known = Mutex<[ObjectIdentifier: FileSignature?]>([:])
+  private let known = Lock<[ObjectIdentifier: FileSignature?]>([:])
   /// How many times the file was written, for tests.
   private(set) var writeCount = 0
 
@@ -25,7 +25,7 @@ actor FileStore {
     self.url = url
   }
 
-  private static let stores = Mutex<[String: WeakStore]>([:])
+  private static let stores = Lock<[String: WeakStore]>([:])
 
   private struct WeakStore {
     weak var store: FileStore?

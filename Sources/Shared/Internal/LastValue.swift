@@ -5,10 +5,10 @@ import Synchronization
 /// Observers of one value are never called concurrently, so the comparison, which runs the value's `==` and so
 /// runs outside the lock, cannot race with another call.
 final class LastValue<Value: Sendable>: Sendable {
-  private let storage: Mutex<Value?>
+  private let storage: Lock<Value?>
 
   init(_ initial: Value?) {
-    storage = Mutex(initial)
+    storage = Lock(initial)
   }
 
   /// Stores `value` and returns `true`, unless it equals the stored one.

@@ -112,7 +112,7 @@ struct Attempts<Value: OperationTrackable>: Sendable {
 /// An attempt racing its timeout. The first to finish settles the attempt and cancels the other, without waiting
 /// for it: an operation that ignores cancellation cannot hold a timed-out attempt.
 final class AttemptRace<Success: Sendable>: Sendable {
-  private let state = Mutex<State>(State())
+  private let state = Lock<State>(State())
 
   private struct State {
     var continuation: UnsafeContinuation<Success, any Error>?
@@ -161,7 +161,7 @@ final class AttemptRace<Success: Sendable>: Sendable {
 /// was called; waiting happens afterwards, by awaiting tasks or continuations, never under the lock.
 @usableFromInline
 final class OperationRunner<Value: OperationTrackable>: Sendable {
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   private struct State: ~Copyable {
     var nextID: UInt64 = 0
@@ -281,7 +281,7 @@ final class OperationRunner<Value: OperationTrackable>: Sendable {
 ///
 /// Callers register when they join, inside `run`, so none can miss an outcome that arrives before it waits.
 final class DedupeExecution<Success: Sendable>: Sendable {
-  private let state: Mutex<State>
+  private let state: Lock<State>
 
   private struct State: ~Copyable {
     var waiting: [UInt64: Slot] = [:]
@@ -297,7 +297,7 @@ final class DedupeExecution<Success: Sendable>: Sendable {
   }
 
   init(starter: UInt64) {
-    state = Mutex(State(waiting: [starter: .joined]))
+    state = Lock(State(waiting: [starter: .joined]))
   }
 
   /// Adds `caller`, unless the execution has already settled.
@@ -381,7 +381,7 @@ func waitUnlessCancelled(for task: Task<Void, Never>?) async -> Bool {
 
 /// A continuation resumed by whichever comes first; later calls do nothing.
 final class ResumeOnce: Sendable {
-  private let state = Mutex<(continuation: UnsafeContinuation<Void, Never>?, fired: Bool)>((nil, false))
+  private let state = Lock<(continuation: UnsafeContinuation<Void, Never>?, fired: Bool)>((nil, false))
 
   func set(_ continuation: UnsafeContinuation<Void, Never>) {
     let firesNow = state.withLock { state -> Bool in
@@ -407,7 +407,7 @@ final class ResumeOnce: Sendable {
 /// `$screen.drafts` are coordinated separately even when both hold the same type.
 @usableFromInline
 final class OperationRunners: Sendable {
-  private let runners = Mutex<[[String]: AnyObject]>([:])
+  private let runners = Lock<[[String]: AnyObject]>([:])
 
   @usableFromInline
   init() {}
@@ -429,7 +429,7 @@ final class OperationRunners: Sendable {
 /// How many runs on one value may still write its state, and the status the last settled run (or reset) left.
 @usableFromInline
 final class RunStatus: Sendable {
-  private let state = Mutex<(writers: Int, settled: OperationStatus)>((0, .idle))
+  private let state = Lock<(writers: Int, settled: OperationStatus)>((0, .idle))
 
   init() {}
 

@@ -14,8 +14,8 @@ final class Persistence<Value: Sendable>: Sendable {
   @usableFromInline let savesChanges: Bool
   private let schedule: SharedSaveSchedule
   private let sequence = Atomic<UInt64>(0)
-  private let state = Mutex(State())
-  private let subscription = Mutex<SharedSubscription?>(nil)
+  private let state = Lock(State())
+  private let subscription = Lock<SharedSubscription?>(nil)
 
   private struct State: ~Copyable {
     /// The newest change not handed to a save yet, and its sequence number.

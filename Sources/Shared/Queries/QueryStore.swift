@@ -11,7 +11,7 @@ import Synchronization
 /// Keys are kept in a tree by their parts, so invalidating a prefix visits only the keys under it, however many
 /// other keys there are.
 public final class QueryStore: Sendable {
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   private struct State: ~Copyable {
     let root = QueryIndexNode()

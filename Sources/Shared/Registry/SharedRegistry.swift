@@ -1,5 +1,5 @@
 import Foundation
-public import Synchronization
+import Synchronization
 
 /// Hands every holder of one key the same shared value.
 ///
@@ -24,8 +24,8 @@ public final class SharedRegistry: Sendable {
   @TaskLocal public static var current = SharedRegistry()
 
   @usableFromInline
-  let state = Mutex(RegistryState())
-  private let queryStore = Mutex<QueryStore?>(nil)
+  let state = Lock(RegistryState())
+  private let queryStore = Lock<QueryStore?>(nil)
 
   /// Creates an empty registry.
   public init() {}
