@@ -40,10 +40,3 @@ func boxFanOut(subscribers: Int, changes: Int) async -> Double {
   let elapsed = now() - start.nanoseconds.load(ordering: .relaxed)
   return Double(elapsed) / Double(subscribers * changes)
 }
-
-/// Making a box and letting it go.
-func newBox(_ plan: Plan) -> Measurement {
-  plan.measure { operations in
-    for value in 0..<operations { blackHole(ReactiveBox(value)) }
-  }
-}

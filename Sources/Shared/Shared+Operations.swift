@@ -28,8 +28,9 @@ extension Shared where Value: OperationTrackable {
   /// > `onError` runs, or neither if the run was cancelled. `onSettled` always runs last, with the result;
   /// > a cancelled run settles with `CancellationError`.
   ///
-  /// Cancelling the returned task cancels the operation: the status returns to what it was before the run, the
-  /// error is left as it was, and an optimistic update is rolled back.
+  /// Cancelling the returned task cancels the operation: the status stays pending while other runs may still write
+  /// it and otherwise returns to what the last settled run (or a reset) left, the error is left as it was, and an
+  /// optimistic update is rolled back.
   ///
   /// - Parameters:
   ///   - policy: What to do when another run is under way on this value; see ``OperationPolicy``.

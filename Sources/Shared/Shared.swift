@@ -147,8 +147,9 @@ public struct Shared<Value: Sendable>: Sendable {
   /// let token = $settings.observe { settings in apply(settings) }
   /// ```
   ///
-  /// Observers run on the thread that made the change, after its lock is released, one change at a time and in
-  /// order; see `ReactiveBox.observe(_:)`. The token keeps the shared value alive.
+  /// Observers run after the lock is released, one change at a time and in order, usually on the thread that made
+  /// the change (under contention, possibly on another); see `ReactiveBox.observe(_:)`. The token keeps the shared
+  /// value alive.
   ///
   /// - Parameter observer: Called with each new value.
   /// - Returns: A token that keeps the observer registered.

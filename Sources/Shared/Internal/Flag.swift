@@ -8,6 +8,4 @@ final class Flag: Sendable {
   func set() -> Bool {
     !value.exchange(true, ordering: .acquiringAndReleasing)
   }
-
-  var isSet: Bool { value.load(ordering: .acquiring) }
 }

@@ -29,6 +29,8 @@ public protocol SharedKey<Value>: Sendable {
   associatedtype ID: Hashable & Sendable
 
   /// The identity of the value: holders of keys with equal ids share one value.
+  ///
+  /// The id's `hash(into:)` and `==` run under the registry's lock: keep them plain (no shared values, no locks).
   var id: ID { get }
 
   /// How long the value lives once its last holder is gone. The default is ``SharedKeyLifetime/whileHeld``.

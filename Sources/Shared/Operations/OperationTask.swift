@@ -13,8 +13,9 @@ public struct OperationTask<Success: Sendable>: Sendable {
     self.task = task
   }
 
-  /// Cancels the operation. Its state returns to the status it had before the run; its callbacks get
-  /// `CancellationError` in `onSettled` and neither `onSuccess` nor `onError`.
+  /// Cancels the operation. Its status stays pending while other runs on the value may still write it, and otherwise
+  /// returns to the status the last settled run (or a reset) left; its callbacks get `CancellationError` in
+  /// `onSettled` and neither `onSuccess` nor `onError`, even if the operation finished anyway.
   public func cancel() {
     task.cancel()
   }

@@ -40,6 +40,8 @@ public struct QueryKey: Hashable, Sendable, ExpressibleByArrayLiteral, CustomStr
 }
 
 /// One part of a ``QueryKey``: any hashable, sendable value, equal only to parts of the same type and value.
+///
+/// A part's `hash(into:)` and `==` run under the query store's lock: keep them plain (no shared values, no locks).
 public struct QueryKeyPart: Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
   CustomStringConvertible
 {
