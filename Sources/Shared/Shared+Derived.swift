@@ -103,18 +103,20 @@ struct UnwrapProjection<Value: Sendable>: SharedProjection {
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     let lastValue = self.lastValue
-    return try parent.withLock { (optional: inout Value?) throws(Failure) -> Result in
-      guard var wrapped = optional.take() else {
-        var copy = lastValue.value
-        defer { lastValue.store(copy) }
-        return try body(&copy)
+    var detached: Value?
+    let outcome = parent.withLock { (optional: inout Value?) -> Swift.Result<Result, Failure> in
+      if var wrapped = optional.take() {
+        // The observer the projection keeps records the new value, after the lock.
+        defer { optional = wrapped }
+        do throws(Failure) { return .success(try body(&wrapped)) } catch { return .failure(error) }
       }
-      defer {
-        lastValue.store(wrapped)
-        optional = wrapped
-      }
-      return try body(&wrapped)
+      // The optional is nil: the write changes only this projection's last value, stored after the lock.
+      var copy = lastValue.value
+      defer { detached = copy }
+      do throws(Failure) { return .success(try body(&copy)) } catch { return .failure(error) }
     }
+    if let detached { lastValue.store(detached) }
+    return try outcome.get()
   }
 
   func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken {
