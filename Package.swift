@@ -15,8 +15,10 @@ let package = Package(
     .executableTarget(name: "Demo", dependencies: ["Shared"]),
     .executableTarget(
       name: "Benchmarks", dependencies: ["Reactive", "Shared"], path: "Benchmarks", exclude: ["Results"]),
-    .testTarget(name: "ReactiveTests", dependencies: ["Reactive"]),
-    .testTarget(name: "SharedTests", dependencies: ["Shared"]),
+    // Helpers shared by the test targets.
+    .target(name: "TestSupport", dependencies: ["Reactive"], path: "Tests/TestSupport"),
+    .testTarget(name: "ReactiveTests", dependencies: ["Reactive", "TestSupport"]),
+    .testTarget(name: "SharedTests", dependencies: ["Shared", "TestSupport"]),
     .testTarget(name: "DemoTests", dependencies: ["Demo", "Shared"]),
     // A separate process the file-fault tests write with and kill; not part of the product.
     .executableTarget(name: "FileFaultProbe", dependencies: ["Shared"], path: "Tests/FileFaultProbe"),

@@ -1,5 +1,6 @@
 import Observation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Shared

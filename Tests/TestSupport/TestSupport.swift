@@ -1,0 +1,79 @@
+// Helpers shared by the test targets: thread-safe collectors, gates and waits that never sleep.
+import Reactive
+package import Testing
+
+/// Collects values from any thread.
+package final class Collector<Element: Sendable>: Sendable {
+  private let storage = Lock<[Element]>([])
+
+  package init() {}
+
+  package func append(_ element: Element) {
+    storage.withLock { $0.append(element) }
+  }
+
+  package var elements: [Element] {
+    storage.withLock { $0 }
+  }
+}
+
+/// Suspends the calling task, without sleeping, until `condition` holds; records a failure instead of hanging if it
+/// never does.
+package func waitUntil(
+  _ condition: () -> Bool,
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  var yields = 0
+  while !condition() {
+    yields += 1
+    if yields > 5_000_000 {
+      Issue.record("the awaited condition never held", sourceLocation: sourceLocation)
+      return
+    }
+    await Task.yield()
+  }
+}
+
+/// A one-shot gate: tasks that wait are held until it opens (and pass at once afterwards).
+package final class Gate: Sendable {
+  private let state = Lock<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+  package init() {}
+
+  package func wait() async {
+    await withCheckedContinuation { continuation in
+      let passes = state.withLock { state -> Bool in
+        if state.isOpen { return true }
+        state.waiters.append(continuation)
+        return false
+      }
+      if passes { continuation.resume() }
+    }
+  }
+
+  package func open() {
+    let waiters = state.withLock { state in
+      state.isOpen = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+}
+
+/// A counter shared by tasks.
+package final class Counter: Sendable {
+  private let value = Lock(0)
+
+  package init() {}
+
+  @discardableResult
+  package func increment() -> Int {
+    value.withLock { value in
+      value += 1
+      return value
+    }
+  }
+
+  package var count: Int { value.withLock { $0 } }
+}
