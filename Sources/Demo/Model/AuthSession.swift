@@ -76,10 +76,9 @@ extension Shared where Value == AuthSession {
     onSettled: ((Result<User, any Error>) -> Void)? = nil
   ) -> OperationTask<AuthChange> {
     let backend = DemoEnvironment.current.auth
-    return run(
+    return authenticate(
       policy: .dedupe, isolation: isolation, { .signedInAsGuest(try await backend.signInAsGuest()) },
-      onAttempt: onAttempt, onSuccess: { change in if let user = change.user { onSuccess?(user) } },
-      onError: onError, onSettled: { result in onSettled?(result.map { $0.user! }) })
+      output: { $0.user! }, onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
   }
 
   /// Sends a magic code to `email`.
@@ -93,13 +92,10 @@ extension Shared where Value == AuthSession {
     onSettled: ((Result<String, any Error>) -> Void)? = nil
   ) -> OperationTask<AuthChange> {
     let backend = DemoEnvironment.current.auth
-    return run(
+    return authenticate(
       policy: .cancelPrevious, isolation: isolation, { .codeSent(try await backend.sendMagicCode(to: email)) },
-      onAttempt: onAttempt, onSuccess: { change in if case .codeSent(let code) = change { onSuccess?(code) } },
-      onError: onError,
-      onSettled: { result in
-        onSettled?(result.map { change in if case .codeSent(let code) = change { code } else { "" } })
-      })
+      output: { change in if case .codeSent(let code) = change { code } else { "" } },
+      onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
   }
 
   /// Signs in with the code sent to `email`.
@@ -114,11 +110,10 @@ extension Shared where Value == AuthSession {
     onSettled: ((Result<User, any Error>) -> Void)? = nil
   ) -> OperationTask<AuthChange> {
     let backend = DemoEnvironment.current.auth
-    return run(
+    return authenticate(
       policy: .dedupe, isolation: isolation,
       { .signedIn(try await backend.verifyMagicCode(email: email, code: code)) },
-      onAttempt: onAttempt, onSuccess: { change in if let user = change.user { onSuccess?(user) } },
-      onError: onError, onSettled: { result in onSettled?(result.map { $0.user! }) })
+      output: { $0.user! }, onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
   }
 
   /// Signs out.
@@ -131,14 +126,30 @@ extension Shared where Value == AuthSession {
     onSettled: ((Result<Void, any Error>) -> Void)? = nil
   ) -> OperationTask<AuthChange> {
     let backend = DemoEnvironment.current.auth
-    return run(
+    return authenticate(
       policy: .dedupe, isolation: isolation,
       {
         try await backend.signOut()
         return .signedOut
       },
-      onAttempt: onAttempt, onSuccess: { _ in onSuccess?() }, onError: onError,
-      onSettled: { result in onSettled?(result.map { _ in () }) })
+      output: { _ in () }, onAttempt: onAttempt, onSuccess: { _ in onSuccess?() }, onError: onError,
+      onSettled: onSettled)
+  }
+
+  /// Runs an authentication operation and hands each callback the part of its result that matters to it.
+  private func authenticate<Output>(
+    policy: OperationPolicy,
+    isolation: isolated (any Actor)?,
+    _ operation: @escaping @Sendable () async throws -> AuthChange,
+    output: @escaping (AuthChange) -> Output,
+    onAttempt: (() -> Void)?,
+    onSuccess: ((Output) -> Void)?,
+    onError: ((any Error) -> Void)?,
+    onSettled: ((Result<Output, any Error>) -> Void)?
+  ) -> OperationTask<AuthChange> {
+    run(
+      policy: policy, isolation: isolation, operation, onAttempt: onAttempt,
+      onSuccess: { onSuccess?(output($0)) }, onError: onError, onSettled: { onSettled?($0.map(output)) })
   }
 }
 
