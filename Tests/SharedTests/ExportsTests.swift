@@ -1,7 +1,7 @@
 import Shared
 import Testing
 
-@Suite struct ExportsTests {
+@Suite(.freshRegistry) struct ExportsTests {
   @Test func importingSharedGivesTheReactiveBox() {
     let box = ReactiveBox(1)
     box.withLock { $0 += 1 }

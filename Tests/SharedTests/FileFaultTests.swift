@@ -57,7 +57,7 @@ private func readWhole(_ url: URL) -> ProbeDocument? {
   }
 }
 
-@Suite struct FileFaultTests {
+@Suite(.freshRegistry) struct FileFaultTests {
   @Test func aWriterKilledMidWriteNeverLeavesATornFile() async throws {
     let executable = try #require(probeExecutable(), "the FileFaultProbe helper is built with the tests")
     let folder = try TemporaryFolder()

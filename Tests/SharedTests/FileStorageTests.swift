@@ -4,32 +4,26 @@ import Testing
 
 @testable import Shared
 
-@Suite struct FileStorageTests {
+@Suite(.freshRegistry) struct FileStorageTests {
   @Test func aMissingFileUsesTheDefaultAndCreatesNothing() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }
     let url = folder.file("settings.json")
-    await withFreshRegistry { _ in
-      @Shared(.fileStorage(url)) var settings = Settings()
-      #expect(settings == Settings())
-      #expect($settings.loadError == nil)
-      #expect(!FileManager.default.fileExists(atPath: url.path))
-    }
+    @Shared(.fileStorage(url)) var settings = Settings()
+    #expect(settings == Settings())
+    #expect($settings.loadError == nil)
+    #expect(!FileManager.default.fileExists(atPath: url.path))
   }
 
   @Test func valuesSurviveARestart() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }
     let url = folder.file("settings.json")
-    try await withFreshRegistry { _ in
-      @Shared(.fileStorage(url)) var settings = Settings()
-      $settings.withLock { $0.volume = 9 }
-      try await $settings.save()
-    }
-    await withFreshRegistry { _ in
-      @Shared(.fileStorage(url)) var settings = Settings()
-      #expect(settings.volume == 9)
-    }
+    @Shared(.fileStorage(url)) var settings = Settings()
+    $settings.withLock { $0.volume = 9 }
+    try await $settings.save()
+    let restarted = inOtherRegistry { Shared(wrappedValue: Settings(), .fileStorage(url)) }
+    #expect(restarted.wrappedValue.volume == 9)
   }
 
   @Test func rapidChangesAreSavedOnceAfterTheDelay() async throws {
@@ -37,21 +31,19 @@ import Testing
     defer { folder.delete() }
     let url = folder.file("settings.json")
     let clock = ManualClock()
-    try await withFreshRegistry { _ in
-      @Shared(.fileStorage(url, saveDelay: .seconds(1), clock: clock)) var settings = Settings()
-      let store = FileStore.forFile(at: url.standardizedFileURL)
-      await clock.waitForSleepers(1)  // the poll for outside changes
-      for volume in 1...100 { $settings.withLock { $0.volume = volume } }
-      await clock.waitForSleepers(2)  // and the save's delay
-      clock.advance(by: .milliseconds(999))
-      #expect(await store.writeCount == 0)
-      #expect(!FileManager.default.fileExists(atPath: url.path))
-      clock.advance(by: .milliseconds(1))
-      try await $settings.save()
-      #expect(await store.writeCount == 1)
-      let saved = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
-      #expect(saved.volume == 100)
-    }
+    @Shared(.fileStorage(url, saveDelay: .seconds(1), clock: clock)) var settings = Settings()
+    let store = FileStore.forFile(at: url.standardizedFileURL)
+    await clock.waitForSleepers(1)  // the poll for outside changes
+    for volume in 1...100 { $settings.withLock { $0.volume = volume } }
+    await clock.waitForSleepers(2)  // and the save's delay
+    clock.advance(by: .milliseconds(999))
+    #expect(await store.writeCount == 0)
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+    clock.advance(by: .milliseconds(1))
+    try await $settings.save()
+    #expect(await store.writeCount == 1)
+    let saved = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
+    #expect(saved.volume == 100)
   }
 
   @Test func saveWritesAtOnce() async throws {
@@ -59,14 +51,12 @@ import Testing
     defer { folder.delete() }
     let url = folder.file("settings.json")
     let clock = ManualClock()
-    try await withFreshRegistry { _ in
-      @Shared(.fileStorage(url, saveDelay: .seconds(60), clock: clock)) var settings = Settings()
-      $settings.withLock { $0.theme = "dark" }
-      try await $settings.save()
-      let saved = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
-      #expect(saved.theme == "dark")
-      #expect($settings.saveError == nil)
-    }
+    @Shared(.fileStorage(url, saveDelay: .seconds(60), clock: clock)) var settings = Settings()
+    $settings.withLock { $0.theme = "dark" }
+    try await $settings.save()
+    let saved = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
+    #expect(saved.theme == "dark")
+    #expect($settings.saveError == nil)
   }
 
   @Test func aChangeMadeByAnotherProgramIsPickedUp() async throws {
@@ -75,17 +65,15 @@ import Testing
     let url = folder.file("settings.json")
     let clock = ManualClock()
     try JSONEncoder().encode(Settings(volume: 1)).write(to: url)
-    try await withFreshRegistry { _ in
-      @Shared(.fileStorage(url, pollInterval: .seconds(1), clock: clock)) var settings = Settings()
-      #expect(settings.volume == 1)
-      var values = $settings.values.makeAsyncIterator()
-      #expect(await values.next()?.volume == 1)
-      try JSONEncoder().encode(Settings(volume: 7, theme: "dark")).write(to: url, options: .atomic)
-      await clock.waitForSleepers(1)
-      clock.advance(by: .seconds(1))
-      #expect(await values.next() == Settings(volume: 7, theme: "dark"))
-      #expect(settings.volume == 7)
-    }
+    @Shared(.fileStorage(url, pollInterval: .seconds(1), clock: clock)) var settings = Settings()
+    #expect(settings.volume == 1)
+    var values = $settings.values.makeAsyncIterator()
+    #expect(await values.next()?.volume == 1)
+    try JSONEncoder().encode(Settings(volume: 7, theme: "dark")).write(to: url, options: .atomic)
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    #expect(await values.next() == Settings(volume: 7, theme: "dark"))
+    #expect(settings.volume == 7)
   }
 
   @Test func aCorruptFileIsReportedAndLeftIntactUntilTheUserWrites() async throws {
@@ -95,24 +83,22 @@ import Testing
     let clock = ManualClock()
     let corrupt = Data("{ not json".utf8)
     try corrupt.write(to: url)
-    try await withFreshRegistry { _ in
-      @Shared(.fileStorage(url, saveDelay: .seconds(1), clock: clock)) var settings = Settings()
-      #expect(settings == Settings())
-      let error = try #require($settings.loadError as? FileStorageError)
-      guard case .corrupt(let reportedURL, _) = error else {
-        Issue.record("expected .corrupt, got \(error)")
-        return
-      }
-      #expect(reportedURL == url.standardizedFileURL)
-      #expect(error.description.contains(url.lastPathComponent))
-      await clock.waitForSleepers(1)
-      clock.advance(by: .seconds(5))
-      #expect(try Data(contentsOf: url) == corrupt)
-      $settings.withLock { $0.volume = 2 }
-      try await $settings.save()
-      let saved = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
-      #expect(saved.volume == 2)
+    @Shared(.fileStorage(url, saveDelay: .seconds(1), clock: clock)) var settings = Settings()
+    #expect(settings == Settings())
+    let error = try #require($settings.loadError as? FileStorageError)
+    guard case .corrupt(let reportedURL, _) = error else {
+      Issue.record("expected .corrupt, got \(error)")
+      return
     }
+    #expect(reportedURL == url.standardizedFileURL)
+    #expect(error.description.contains(url.lastPathComponent))
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(5))
+    #expect(try Data(contentsOf: url) == corrupt)
+    $settings.withLock { $0.volume = 2 }
+    try await $settings.save()
+    let saved = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
+    #expect(saved.volume == 2)
   }
 
   @Test func aFolderThatCannotBeWrittenKeepsTheValueAndReportsWhy() async throws {
@@ -122,38 +108,35 @@ import Testing
     let blocker = folder.file("not-a-folder")
     try Data("x".utf8).write(to: blocker)
     let url = blocker.appendingPathComponent("settings.json")
-    await withFreshRegistry { _ in
-      @Shared(.fileStorage(url)) var settings = Settings()
-      $settings.withLock { $0.volume = 3 }
-      await #expect(throws: FileStorageError.self) { try await $settings.save() }
-      #expect(settings.volume == 3)
-      let error = $settings.saveError as? FileStorageError
-      guard case .unwritable(let reportedURL, _) = error else {
-        Issue.record("expected .unwritable, got \(String(describing: error))")
-        return
-      }
-      #expect(reportedURL == url.standardizedFileURL)
+    @Shared(.fileStorage(url)) var settings = Settings()
+    $settings.withLock { $0.volume = 3 }
+    await #expect(throws: FileStorageError.self) { try await $settings.save() }
+    #expect(settings.volume == 3)
+    let error = $settings.saveError as? FileStorageError
+    guard case .unwritable(let reportedURL, _) = error else {
+      Issue.record("expected .unwritable, got \(String(describing: error))")
+      return
     }
+    #expect(reportedURL == url.standardizedFileURL)
   }
 
   @Test func aFileValueIsFreedAfterItsLastHolder() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }
     let url = folder.file("settings.json")
-    await withFreshRegistry { registry in
-      weak var root: AnyObject?
-      do {
-        @Shared(.fileStorage(url)) var settings = Settings()
-        root = $settings.rootObject
-        #expect(registry.count == 1)
-      }
-      #expect(root == nil)
-      #expect(registry.count == 0)
+    let registry = SharedRegistry.current
+    weak var root: AnyObject?
+    do {
+      @Shared(.fileStorage(url)) var settings = Settings()
+      root = $settings.rootObject
+      #expect(registry.count == 1)
     }
+    #expect(root == nil)
+    #expect(registry.count == 0)
   }
 }
 
-@Suite struct CustomKeyTests {
+@Suite(.freshRegistry) struct CustomKeyTests {
   /// A key backed by a dictionary, counting its saves.
   struct DictionaryKey: SharedKey {
     typealias Value = Int
@@ -177,12 +160,10 @@ import Testing
 
   @Test func aCustomKeyLoadsAndSaves() async throws {
     let store = DictionaryKey.Store(initial: 10)
-    try await withFreshRegistry { _ in
-      @Shared(DictionaryKey(name: "a", store: store)) var value = 0
-      #expect(value == 10)
-      $value.withLock { $0 += 1 }
-      try await $value.save()
-      #expect(store.values.elements.last == 11)
-    }
+    @Shared(DictionaryKey(name: "a", store: store)) var value = 0
+    #expect(value == 10)
+    $value.withLock { $0 += 1 }
+    try await $value.save()
+    #expect(store.values.elements.last == 11)
   }
 }

@@ -12,7 +12,7 @@ private struct TwoOperations: Sendable {
 }
 
 /// Overlapping, cancelled and reset runs leave the status every holder sees right.
-@Suite struct OperationStatusAcrossRunsTests {
+@Suite(.freshRegistry) struct OperationStatusAcrossRunsTests {
   @Test func cancellingTheLastParallelRunRestoresTheSettledStatus() async throws {
     let post = Shared(value: OperationState<Int>())
     let firstGate = Gate()
@@ -111,7 +111,7 @@ private struct TwoOperations: Sendable {
   }
 }
 
-@Suite struct OperationCoordinationTests {
+@Suite(.freshRegistry) struct OperationCoordinationTests {
   @Test func siblingStatesOfOneTypeAreCoordinatedSeparately() async throws {
     let screen = Shared(value: TwoOperations())
     let gate = Gate()

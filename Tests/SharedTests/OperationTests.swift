@@ -5,7 +5,7 @@ import Testing
 
 @testable import Shared
 
-@Suite struct OperationCallbackTests {
+@Suite(.freshRegistry) struct OperationCallbackTests {
   @Test func aSuccessRunsAttemptThenSuccessThenSettled() async throws {
     let post = Shared(value: OperationState<String>())
     var statuses = post.values(buffering: .all).makeAsyncIterator()
@@ -106,23 +106,21 @@ import Testing
   }
 
   @Test func tenHoldersSeeTheSameStatusSequence() async throws {
-    try await withFreshRegistry { _ in
-      let holders = (0..<10).map { _ in Shared(wrappedValue: OperationState<Int>(), .inMemory("shared-op")) }
-      var iterators = holders.map { $0.values(buffering: .all).makeAsyncIterator() }
-      _ = try await holders[3].perform { 5 }
-      for index in iterators.indices {
-        var statuses: [OperationStatus] = []
-        while statuses.last != .success, let state = await iterators[index].next() {
-          statuses.append(state.status)
-        }
-        #expect(statuses == [.idle, .pending, .success])
+    let holders = (0..<10).map { _ in Shared(wrappedValue: OperationState<Int>(), .inMemory("shared-op")) }
+    var iterators = holders.map { $0.values(buffering: .all).makeAsyncIterator() }
+    _ = try await holders[3].perform { 5 }
+    for index in iterators.indices {
+      var statuses: [OperationStatus] = []
+      while statuses.last != .success, let state = await iterators[index].next() {
+        statuses.append(state.status)
       }
+      #expect(statuses == [.idle, .pending, .success])
     }
   }
 }
 
 @MainActor
-@Suite struct OperationIsolationTests {
+@Suite(.freshRegistry) struct OperationIsolationTests {
   @Test func callbacksOfAMainActorCallerRunOnTheMainActor() async throws {
     let post = Shared(value: OperationState<Int>())
     var calls: [String] = []  // Main-actor state: only reachable from main-actor callbacks.
@@ -167,7 +165,7 @@ import Testing
   }
 }
 
-@Suite struct OperationPolicyTests {
+@Suite(.freshRegistry) struct OperationPolicyTests {
   @Test func dedupeRunsOnceForBothCallers() async throws {
     let post = Shared(value: OperationState<Int>())
     let executions = Counter()
@@ -259,7 +257,7 @@ import Testing
   }
 }
 
-@Suite struct RetryTests {
+@Suite(.freshRegistry) struct RetryTests {
   @Test func retriesUntilSuccessWithTheAttemptInTheState() async throws {
     let clock = ManualClock()
     let post = Shared(value: OperationState<Int>())
@@ -353,7 +351,7 @@ import Testing
   }
 }
 
-@Suite struct OptimisticUpdateTests {
+@Suite(.freshRegistry) struct OptimisticUpdateTests {
   static let addSeven = OptimisticUpdate<OperationState<[Int]>>(
     apply: { $0.value = ($0.value ?? []) + [7] },
     rollback: { $0.value?.removeAll { $0 == 7 } })
@@ -395,7 +393,7 @@ import Testing
   }
 }
 
-@Suite struct OperationValueTests {
+@Suite(.freshRegistry) struct OperationValueTests {
   @Test func hashableErrorIsEqualOnlyToItself() {
     let first = HashableError(TestFailure())
     let copy = first

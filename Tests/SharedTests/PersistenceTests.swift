@@ -40,22 +40,21 @@ private struct GatedKey: SharedKey {
   }
 }
 
-@Suite struct PersistenceTests {
+@Suite(.freshRegistry) struct PersistenceTests {
   @Test func aPendingSaveKeepsTheValueAliveForTheNextHolder() async throws {
     let store = GatedKey.Store()
     let clock = ManualClock()
     let key = GatedKey(name: "kept", store: store, delay: .seconds(1), clock: clock)
-    try await withFreshRegistry { registry in
-      do {
-        @Shared(key) var value = 0
-        $value.withLock { $0 = 9 }
-      }
-      #expect(registry.count == 1)
-      @Shared(key) var again = 0
-      #expect(again == 9)
-      try await $again.save()
-      #expect(store.saved.elements == [9])
+    let registry = SharedRegistry.current
+    do {
+      @Shared(key) var value = 0
+      $value.withLock { $0 = 9 }
     }
+    #expect(registry.count == 1)
+    @Shared(key) var again = 0
+    #expect(again == 9)
+    try await $again.save()
+    #expect(store.saved.elements == [9])
   }
 
   @Test func laterSavesWaitTheDelayToo() async {
@@ -63,19 +62,17 @@ private struct GatedKey: SharedKey {
     let firstSave = Gate()
     store.gates.withLock { $0 = [firstSave] }
     let clock = ManualClock()
-    await withFreshRegistry { _ in
-      @Shared(GatedKey(name: "paced", store: store, delay: .seconds(10), clock: clock)) var value = 0
-      $value.withLock { $0 = 1 }
-      await clock.waitForSleepers(1)
-      clock.advance(by: .seconds(10))
-      await waitUntil { store.started.elements == [1] }
-      $value.withLock { $0 = 2 }  // Made while the first save runs.
-      firstSave.open()
-      await clock.waitForSleepers(1)  // The drain waits the delay again before saving 2.
-      #expect(store.saved.elements == [1])
-      clock.advance(by: .seconds(10))
-      await waitUntil { store.saved.elements == [1, 2] }
-    }
+    @Shared(GatedKey(name: "paced", store: store, delay: .seconds(10), clock: clock)) var value = 0
+    $value.withLock { $0 = 1 }
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(10))
+    await waitUntil { store.started.elements == [1] }
+    $value.withLock { $0 = 2 }  // Made while the first save runs.
+    firstSave.open()
+    await clock.waitForSleepers(1)  // The drain waits the delay again before saving 2.
+    #expect(store.saved.elements == [1])
+    clock.advance(by: .seconds(10))
+    await waitUntil { store.saved.elements == [1, 2] }
   }
 
   @Test func saveIsNotKeptWaitingByLaterChanges() async throws {
@@ -84,20 +81,18 @@ private struct GatedKey: SharedKey {
     let secondSave = Gate()
     store.gates.withLock { $0 = [firstSave, secondSave] }
     let clock = ManualClock()
-    try await withFreshRegistry { _ in
-      @Shared(GatedKey(name: "flushed", store: store, delay: .zero, clock: clock)) var value = 0
-      $value.withLock { $0 = 1 }
-      await waitUntil { store.started.elements == [1] }
-      let handle = $value
-      let flush = Task { try await handle.save() }
-      let persistence = (handle.rootObject as? SharedRoot<Int>)?.persistence
-      await waitUntil { persistence?.flushWaiterCount == 1 }
-      $value.withLock { $0 = 2 }  // After save() was called: it need not wait for this one.
-      firstSave.open()
-      try await flush.value
-      #expect(store.saved.elements.first == 1)
-      secondSave.open()
-    }
+    @Shared(GatedKey(name: "flushed", store: store, delay: .zero, clock: clock)) var value = 0
+    $value.withLock { $0 = 1 }
+    await waitUntil { store.started.elements == [1] }
+    let handle = $value
+    let flush = Task { try await handle.save() }
+    let persistence = (handle.rootObject as? SharedRoot<Int>)?.persistence
+    await waitUntil { persistence?.flushWaiterCount == 1 }
+    $value.withLock { $0 = 2 }  // After save() was called: it need not wait for this one.
+    firstSave.open()
+    try await flush.value
+    #expect(store.saved.elements.first == 1)
+    secondSave.open()
   }
 
   @Test func aStoreUpdateDuringASaveEndsWithMemoryAndStoreAgreeing() async throws {
@@ -105,17 +100,15 @@ private struct GatedKey: SharedKey {
     let firstSave = Gate()
     store.gates.withLock { $0 = [firstSave] }
     let clock = ManualClock()
-    try await withFreshRegistry { _ in
-      @Shared(GatedKey(name: "converge", store: store, delay: .zero, clock: clock)) var value = 0
-      $value.withLock { $0 = 1 }
-      await waitUntil { store.started.elements == [1] }
-      store.stored.withLock { $0 = 50 }
-      store.context.withLock { $0 }?.update(50)
-      firstSave.open()
-      try await $value.save()
-      #expect(value == 50)
-      #expect(store.stored.withLock { $0 } == 50)
-    }
+    @Shared(GatedKey(name: "converge", store: store, delay: .zero, clock: clock)) var value = 0
+    $value.withLock { $0 = 1 }
+    await waitUntil { store.started.elements == [1] }
+    store.stored.withLock { $0 = 50 }
+    store.context.withLock { $0 }?.update(50)
+    firstSave.open()
+    try await $value.save()
+    #expect(value == 50)
+    #expect(store.stored.withLock { $0 } == 50)
   }
 
   @Test func aSuccessfulSaveClearsTheLoadError() async throws {
@@ -123,13 +116,11 @@ private struct GatedKey: SharedKey {
     defer { folder.delete() }
     let url = folder.file("settings.json")
     try Data("{ broken".utf8).write(to: url)
-    try await withFreshRegistry { _ in
-      @Shared(.fileStorage(url)) var settings = Settings()
-      #expect($settings.loadError != nil)
-      $settings.withLock { $0.volume = 1 }
-      try await $settings.save()
-      #expect($settings.loadError == nil)
-    }
+    @Shared(.fileStorage(url)) var settings = Settings()
+    #expect($settings.loadError != nil)
+    $settings.withLock { $0.volume = 1 }
+    try await $settings.save()
+    #expect($settings.loadError == nil)
   }
 
   @Test func twoRegistriesOnOneFileSeeEachOthersWrites() async throws {
@@ -155,7 +146,7 @@ private struct GatedKey: SharedKey {
   }
 }
 
-@Suite struct RegistryRaceTests {
+@Suite(.freshRegistry) struct RegistryRaceTests {
   /// Counting and mismatched lookups hold strong references briefly; the last one must never be released under
   /// the registry's lock (the value's deinit unregisters, which takes that lock).
   @Test func countingAndMismatchesWhileValuesGoAway() async {
@@ -181,7 +172,7 @@ private struct GatedKey: SharedKey {
   }
 }
 
-@Suite struct UnwrappedFollowsTests {
+@Suite(.freshRegistry) struct UnwrappedFollowsTests {
   @Test func anUnwrappedValueKeepsTheLastNonNilValueWrittenByAnyone() {
     let profile = Shared<Int?>(value: 1)
     let unwrapped = Shared(profile)!

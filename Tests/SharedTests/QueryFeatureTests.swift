@@ -5,7 +5,7 @@ import Testing
 
 @testable import Shared
 
-@Suite struct DebounceTests {
+@Suite(.freshRegistry) struct DebounceTests {
   @Test func rapidTriggersRunOnceAfterTheQuietInterval() async throws {
     let clock = ManualClock()
     let search = Shared(value: OperationState<String>())
@@ -33,106 +33,101 @@ import Testing
   }
 }
 
-@Suite struct RerunTriggerTests {
+@Suite(.freshRegistry) struct RerunTriggerTests {
   @Test func aTriggerRefetchesOnlyHeldStaleQueries() async {
     let clock = ManualClock()
     let fetches = Counter()
     let (triggers, trigger) = AsyncStream<Void>.makeStream()
-    await withFreshRegistry { registry in
-      let options = QueryOptions(staleTime: .seconds(10), gcTime: .seconds(60), retry: .none, clock: clock)
-      let held = Shared(
-        wrappedValue: OperationState<Int>(),
-        .query(["reconnect"], options: options) {
-          fetches.increment()
-        })
-      var values = held.values.makeAsyncIterator()
-      while let state = await values.next(), !state.isSuccess {}
-      let subscription = registry.queries.refetch(on: triggers)
-      #expect(registry.queries.refetchStale(matching: []) == 0)  // Fresh: nothing to do.
-      clock.advance(by: .seconds(10))
-      trigger.yield()
-      await waitUntil { fetches.count == 2 }
-      subscription.cancel()
-      trigger.finish()
-      #expect(fetches.count == 2)
-    }
+    let registry = SharedRegistry.current
+    let options = QueryOptions(staleTime: .seconds(10), gcTime: .seconds(60), retry: .none, clock: clock)
+    let held = Shared(
+      wrappedValue: OperationState<Int>(),
+      .query(["reconnect"], options: options) {
+        fetches.increment()
+      })
+    var values = held.values.makeAsyncIterator()
+    while let state = await values.next(), !state.isSuccess {}
+    let subscription = registry.queries.refetch(on: triggers)
+    #expect(registry.queries.refetchStale(matching: []) == 0)  // Fresh: nothing to do.
+    clock.advance(by: .seconds(10))
+    trigger.yield()
+    await waitUntil { fetches.count == 2 }
+    subscription.cancel()
+    trigger.finish()
+    #expect(fetches.count == 2)
   }
 }
 
-@Suite struct MutationTests {
+@Suite(.freshRegistry) struct MutationTests {
   @Test func aMutationKeepsABoundedHistoryAndInvalidatesQueries() async throws {
     let clock = ManualClock()
     let fetches = Counter()
-    try await withFreshRegistry { registry in
-      let options = QueryOptions(staleTime: .seconds(60), gcTime: .seconds(60), retry: .none, clock: clock)
-      let todos = Shared(
-        wrappedValue: OperationState<Int>(),
-        .query(["todos"], options: options) {
-          fetches.increment()
-        })
-      var values = todos.values.makeAsyncIterator()
-      while let state = await values.next(), !state.isSuccess {}
-      @Shared(.inMemory("add")) var add = MutationState<String, Int>(historyLimit: 2)
-      let other = Shared(wrappedValue: MutationState<String, Int>(historyLimit: 2), .inMemory("add"))
-      let events = Collector<String>()
-      for title in ["a", "b", "c"] {
-        let task = $add.mutate(title, invalidates: [["todos"]]) { title in
-          title.count
-        } onSuccess: { _ in
-          events.append("success \(other.wrappedValue.history.last?.status == .success)")
-        }
-        _ = try await task.value
+    let registry = SharedRegistry.current
+    let options = QueryOptions(staleTime: .seconds(60), gcTime: .seconds(60), retry: .none, clock: clock)
+    let todos = Shared(
+      wrappedValue: OperationState<Int>(),
+      .query(["todos"], options: options) {
+        fetches.increment()
+      })
+    var values = todos.values.makeAsyncIterator()
+    while let state = await values.next(), !state.isSuccess {}
+    @Shared(.inMemory("add")) var add = MutationState<String, Int>(historyLimit: 2)
+    let other = Shared(wrappedValue: MutationState<String, Int>(historyLimit: 2), .inMemory("add"))
+    let events = Collector<String>()
+    for title in ["a", "b", "c"] {
+      let task = $add.mutate(title, invalidates: [["todos"]]) { title in
+        title.count
+      } onSuccess: { _ in
+        events.append("success \(other.wrappedValue.history.last?.status == .success)")
       }
-      _ = await $add.mutate("fails") { _ in throw TestFailure() }.result
-      #expect(add.history.map(\.arguments) == ["c", "fails"])
-      #expect(other.wrappedValue.history.map(\.status) == [.success, .error])
-      #expect(other.wrappedValue.history.allSatisfy { $0.endedAt != nil })
-      #expect(events.elements == ["success true", "success true", "success true"])
-      await waitUntil { fetches.count == 4 }  // The first fetch, then one per successful mutation.
-      _ = registry
+      _ = try await task.value
     }
+    _ = await $add.mutate("fails") { _ in throw TestFailure() }.result
+    #expect(add.history.map(\.arguments) == ["c", "fails"])
+    #expect(other.wrappedValue.history.map(\.status) == [.success, .error])
+    #expect(other.wrappedValue.history.allSatisfy { $0.endedAt != nil })
+    #expect(events.elements == ["success true", "success true", "success true"])
+    await waitUntil { fetches.count == 4 }  // The first fetch, then one per successful mutation.
+    _ = registry
   }
 }
 
-@Suite struct PaginationTests {
+@Suite(.freshRegistry) struct PaginationTests {
   /// Pages of three numbers; page 3 is the last, page 0 the first.
   private static func page(_ id: Int) -> [Int] { (0..<3).map { id * 3 + $0 } }
 
   @Test func pagesLoadForwardAndBackInOrderAndEnd() async throws {
     let clock = ManualClock()
     let fetched = Collector<Int>()
-    try await withFreshRegistry { _ in
-      let options = QueryOptions(gcTime: .seconds(60), retry: .none, clock: clock)
-      let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
-        ["feed"], initialPage: 1,
-        nextPage: { (_: [Int], id: Int) -> Int? in id < 3 ? id + 1 : nil },
-        previousPage: { (_: [Int], id: Int) -> Int? in id > 0 ? id - 1 : nil },
-        options: options
-      ) { (id: Int) -> [Int] in
-        fetched.append(id)
-        return Self.page(id)
-      }
-      let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
-      var values = feed.values.makeAsyncIterator()
-      while let state = await values.next(), !state.isSuccess {}
-      #expect(feed.wrappedValue.pageIDs == [1])
-      #expect(feed.wrappedValue.hasNextPage && feed.wrappedValue.hasPreviousPage)
-      let second = feed.fetchNextPage()
-      let third = feed.fetchNextPage()
-      _ = try await second?.value
-      _ = try await third?.value
-      #expect(feed.wrappedValue.pageIDs == [1, 2, 3])
-      #expect(!feed.wrappedValue.hasNextPage)
-      _ = try await feed.fetchNextPage()?.value  // At the end: nothing is fetched.
-      _ = try await feed.fetchPreviousPage()?.value
-      #expect(feed.wrappedValue.pageIDs == [0, 1, 2, 3])
-      #expect(!feed.wrappedValue.hasPreviousPage)
-      #expect(feed.wrappedValue.pages.flatMap { $0 } == Array(0..<12))
-      let before = fetched.elements.count
-      _ = try await feed.refetchAll()?.value
-      #expect(Array(fetched.elements.dropFirst(before)) == [0, 1, 2, 3])
-      #expect(fetched.elements.prefix(4) == [1, 2, 3, 0])
+    let options = QueryOptions(gcTime: .seconds(60), retry: .none, clock: clock)
+    let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 3 ? id + 1 : nil }
+    let previousPage: @Sendable ([Int], Int) -> Int? = { _, id in id > 0 ? id - 1 : nil }
+    let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
+      ["feed"], initialPage: 1, nextPage: nextPage, previousPage: previousPage, options: options
+    ) { (id: Int) -> [Int] in
+      fetched.append(id)
+      return Self.page(id)
     }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
+    var values = feed.values.makeAsyncIterator()
+    while let state = await values.next(), !state.isSuccess {}
+    #expect(feed.wrappedValue.pageIDs == [1])
+    #expect(feed.wrappedValue.hasNextPage && feed.wrappedValue.hasPreviousPage)
+    let second = feed.fetchNextPage()
+    let third = feed.fetchNextPage()
+    _ = try await second?.value
+    _ = try await third?.value
+    #expect(feed.wrappedValue.pageIDs == [1, 2, 3])
+    #expect(!feed.wrappedValue.hasNextPage)
+    _ = try await feed.fetchNextPage()?.value  // At the end: nothing is fetched.
+    _ = try await feed.fetchPreviousPage()?.value
+    #expect(feed.wrappedValue.pageIDs == [0, 1, 2, 3])
+    #expect(!feed.wrappedValue.hasPreviousPage)
+    #expect(feed.wrappedValue.pages.flatMap { $0 } == Array(0..<12))
+    let before = fetched.elements.count
+    _ = try await feed.refetchAll()?.value
+    #expect(Array(fetched.elements.dropFirst(before)) == [0, 1, 2, 3])
+    #expect(fetched.elements.prefix(4) == [1, 2, 3, 0])
   }
 
   @Test func pageFunctionsAreOnlyForPaginatedQueries() {

@@ -33,127 +33,120 @@ private func options(
   QueryOptions(staleTime: staleTime, gcTime: .seconds(60), retry: retry, clock: clock)
 }
 
-@Suite struct QueryTests {
+@Suite(.freshRegistry) struct QueryTests {
   @Test func aHundredHoldersFetchOnce() async throws {
     let api = FakeAPI()
     let gate = Gate()
     api.gate.withLock { $0 = gate }
     let clock = ManualClock()
-    await withFreshRegistry { _ in
-      let holders = (0..<100).map { _ in
-        Shared(
-          wrappedValue: OperationState<String>(),
-          .query(["posts", 1], options: options(clock)) { try await api.post(1) })
-      }
-      await waitUntil { api.fetches.count == 1 }
-      #expect(holders.allSatisfy { $0.wrappedValue.isLoading })
-      gate.open()
-      var values = holders[99].values.makeAsyncIterator()
-      while let state = await values.next(), !state.isSuccess {}
-      #expect(api.fetches.count == 1)
-      #expect(holders.allSatisfy { $0.wrappedValue.value == "post 1 #1" })
+    let holders = (0..<100).map { _ in
+      Shared(
+        wrappedValue: OperationState<String>(),
+        .query(["posts", 1], options: options(clock)) { try await api.post(1) })
     }
+    await waitUntil { api.fetches.count == 1 }
+    #expect(holders.allSatisfy { $0.wrappedValue.isLoading })
+    gate.open()
+    var values = holders[99].values.makeAsyncIterator()
+    while let state = await values.next(), !state.isSuccess {}
+    #expect(api.fetches.count == 1)
+    #expect(holders.allSatisfy { $0.wrappedValue.value == "post 1 #1" })
   }
 
   @Test func aFreshValueIsUsedAndAStaleOneIsShownWhileRefetching() async throws {
     let api = FakeAPI()
     let clock = ManualClock()
-    try await withFreshRegistry { _ in
-      let query = Query<OperationState<String>>.query(["posts", 2], options: options(clock, staleTime: .seconds(10))) {
-        try await api.post(2)
-      }
-      let first = Shared(wrappedValue: OperationState<String>(), query)
-      try await waitForSuccess(first)
-      _ = Shared(wrappedValue: OperationState<String>(), query)  // Fresh: no fetch.
-      #expect(api.fetches.count == 1)
-      clock.advance(by: .seconds(10))
-      let gate = Gate()
-      api.gate.withLock { $0 = gate }
-      let late = Shared(wrappedValue: OperationState<String>(), query)  // Stale: shown, and refetched.
-      #expect(late.wrappedValue.value == "post 2 #1")
-      #expect(late.wrappedValue.isLoading)
-      gate.open()
-      try await waitForSuccess(late)
-      #expect(late.wrappedValue.value == "post 2 #2")
-      _ = first
+    let query = Query<OperationState<String>>.query(["posts", 2], options: options(clock, staleTime: .seconds(10))) {
+      try await api.post(2)
     }
+    let first = Shared(wrappedValue: OperationState<String>(), query)
+    try await waitForSuccess(first)
+    _ = Shared(wrappedValue: OperationState<String>(), query)  // Fresh: no fetch.
+    #expect(api.fetches.count == 1)
+    clock.advance(by: .seconds(10))
+    let gate = Gate()
+    api.gate.withLock { $0 = gate }
+    let late = Shared(wrappedValue: OperationState<String>(), query)  // Stale: shown, and refetched.
+    #expect(late.wrappedValue.value == "post 2 #1")
+    #expect(late.wrappedValue.isLoading)
+    gate.open()
+    try await waitForSuccess(late)
+    #expect(late.wrappedValue.value == "post 2 #2")
+    _ = first
   }
 
   @Test func invalidatingAPrefixRefetchesExactlyTheMatchingHeldQueries() async throws {
     let api = FakeAPI()
     let clock = ManualClock()
-    try await withFreshRegistry { registry in
-      func hold(_ key: QueryKey, _ id: Int) -> Shared<OperationState<String>> {
-        Shared(
-          wrappedValue: OperationState<String>(),
-          .query(key, options: options(clock, staleTime: .seconds(60))) {
-            try await api.post(id)
-          })
-      }
-      let post = hold(["posts", 1], 1)
-      let comments = hold(["posts", 1, "comments"], 2)
-      let user = hold(["users", 1], 3)
-      for held in [post, comments, user] { try await waitForSuccess(held) }
-      #expect(api.fetches.count == 3)
-      do { _ = hold(["posts", 9], 9) }  // Fetched, then no longer held.
-      await waitUntil { api.fetches.count == 4 }
-      let marked = registry.queries.invalidate(matching: ["posts"])
-      #expect(marked == 3)
-      await waitUntil { api.fetches.count == 6 }  // posts/1 and posts/1/comments, not posts/9 or users/1.
-      try await waitForSuccess(post)
-      try await waitForSuccess(comments)
-      #expect(post.wrappedValue.value != "post 1 #1")
-      #expect(user.wrappedValue.value == "post 3 #3")
-      _ = hold(["posts", 9], 9)  // Invalidated while unheld: refetched on the next demand.
-      await waitUntil { api.fetches.count == 7 }
+    let registry = SharedRegistry.current
+    func hold(_ key: QueryKey, _ id: Int) -> Shared<OperationState<String>> {
+      Shared(
+        wrappedValue: OperationState<String>(),
+        .query(key, options: options(clock, staleTime: .seconds(60))) {
+          try await api.post(id)
+        })
     }
+    let post = hold(["posts", 1], 1)
+    let comments = hold(["posts", 1, "comments"], 2)
+    let user = hold(["users", 1], 3)
+    for held in [post, comments, user] { try await waitForSuccess(held) }
+    #expect(api.fetches.count == 3)
+    do { _ = hold(["posts", 9], 9) }  // Fetched, then no longer held.
+    await waitUntil { api.fetches.count == 4 }
+    let marked = registry.queries.invalidate(matching: ["posts"])
+    #expect(marked == 3)
+    await waitUntil { api.fetches.count == 6 }  // posts/1 and posts/1/comments, not posts/9 or users/1.
+    try await waitForSuccess(post)
+    try await waitForSuccess(comments)
+    #expect(post.wrappedValue.value != "post 1 #1")
+    #expect(user.wrappedValue.value == "post 3 #3")
+    _ = hold(["posts", 9], 9)  // Invalidated while unheld: refetched on the next demand.
+    await waitUntil { api.fetches.count == 7 }
   }
 
   @Test func anUnusedQueryIsCollectedAfterItsGCTimeAndNotBefore() async throws {
     let api = FakeAPI()
     let clock = ManualClock()
-    try await withFreshRegistry { registry in
-      do {
-        let held = Shared(
-          wrappedValue: OperationState<String>(),
-          .query(["gc"], options: options(clock)) {
-            try await api.post(1)
-          })
-        try await waitForSuccess(held)
-      }
-      #expect(registry.queries.contains(["gc"]))
-      // Checks run every gcTime / 4 = 15 s; the first check that finds it unused starts the count.
-      for _ in 0..<4 {
-        await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(15))
-      }
-      await clock.waitForSleepers(1)
-      #expect(registry.queries.contains(["gc"]))  // Not before a whole gcTime.
-      clock.advance(by: .seconds(15))
-      await waitUntil { !registry.queries.contains(["gc"]) }
-      #expect(registry.queries.count == 0)
-      #expect(registry.count == 0)
+    let registry = SharedRegistry.current
+    do {
+      let held = Shared(
+        wrappedValue: OperationState<String>(),
+        .query(["gc"], options: options(clock)) {
+          try await api.post(1)
+        })
+      try await waitForSuccess(held)
     }
+    #expect(registry.queries.contains(["gc"]))
+    // Checks run every gcTime / 4 = 15 s; the first check that finds it unused starts the count.
+    for _ in 0..<4 {
+      await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(15))
+    }
+    await clock.waitForSleepers(1)
+    #expect(registry.queries.contains(["gc"]))  // Not before a whole gcTime.
+    clock.advance(by: .seconds(15))
+    await waitUntil { !registry.queries.contains(["gc"]) }
+    #expect(registry.queries.count == 0)
+    #expect(registry.count == 0)
   }
 
   @Test func aHeldQueryIsNeverCollected() async throws {
     let api = FakeAPI()
     let clock = ManualClock()
-    try await withFreshRegistry { registry in
-      let held = Shared(
-        wrappedValue: OperationState<String>(),
-        .query(["kept"], options: options(clock)) {
-          try await api.post(1)
-        })
-      try await waitForSuccess(held)
-      for _ in 0..<10 {
-        await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(15))
-      }
+    let registry = SharedRegistry.current
+    let held = Shared(
+      wrappedValue: OperationState<String>(),
+      .query(["kept"], options: options(clock)) {
+        try await api.post(1)
+      })
+    try await waitForSuccess(held)
+    for _ in 0..<10 {
       await clock.waitForSleepers(1)
-      #expect(registry.queries.contains(["kept"]))
-      _ = held
+      clock.advance(by: .seconds(15))
     }
+    await clock.waitForSleepers(1)
+    #expect(registry.queries.contains(["kept"]))
+    _ = held
   }
 
   @Test func queriesRetryThreeTimesByDefault() async throws {
@@ -163,101 +156,93 @@ private func options(
     let api = FakeAPI()
     api.failuresLeft.withLock { $0 = 2 }
     let clock = ManualClock()
-    try await withFreshRegistry { _ in
-      let held = Shared(
-        wrappedValue: OperationState<String>(),
-        .query(["retry"], options: options(clock, retry: .constant(retries: 3, delay: .seconds(1)))) {
-          try await api.post(1)
-        })
-      for _ in 0..<2 {
-        await clock.waitForSleepers(2)  // The garbage check and the retry wait.
-        clock.advance(by: .seconds(1))
-      }
-      try await waitForSuccess(held)
-      #expect(api.fetches.count == 3)
-      #expect(held.wrappedValue.attempt == 3)
+    let held = Shared(
+      wrappedValue: OperationState<String>(),
+      .query(["retry"], options: options(clock, retry: .constant(retries: 3, delay: .seconds(1)))) {
+        try await api.post(1)
+      })
+    for _ in 0..<2 {
+      await clock.waitForSleepers(2)  // The garbage check and the retry wait.
+      clock.advance(by: .seconds(1))
     }
+    try await waitForSuccess(held)
+    #expect(api.fetches.count == 3)
+    #expect(held.wrappedValue.attempt == 3)
   }
 
   @Test func aFailedFetchKeepsThePreviousValueAndShowsTheError() async throws {
     let api = FakeAPI()
     let clock = ManualClock()
-    try await withFreshRegistry { _ in
-      let held = Shared(
-        wrappedValue: OperationState<String>(),
-        .query(["fail"], options: options(clock)) {
-          try await api.post(1)
-        })
-      try await waitForSuccess(held)
-      api.failuresLeft.withLock { $0 = 1 }
-      #expect(held.refetch())
-      var values = held.values.makeAsyncIterator()
-      while let state = await values.next(), !state.isError {}
-      #expect(held.wrappedValue.value == "post 1 #1")
-      #expect(held.wrappedValue.error is TestFailure)
-    }
+    let held = Shared(
+      wrappedValue: OperationState<String>(),
+      .query(["fail"], options: options(clock)) {
+        try await api.post(1)
+      })
+    try await waitForSuccess(held)
+    api.failuresLeft.withLock { $0 = 1 }
+    #expect(held.refetch())
+    var values = held.values.makeAsyncIterator()
+    while let state = await values.next(), !state.isError {}
+    #expect(held.wrappedValue.value == "post 1 #1")
+    #expect(held.wrappedValue.error is TestFailure)
   }
 
   @Test func aFetcherYieldsIntermediateValuesInOrder() async {
     let clock = ManualClock()
     let gate = Gate()
-    await withFreshRegistry { _ in
-      let held = Shared(
-        wrappedValue: OperationState<String>(),
-        .query(["feed"], options: options(clock)) { partial in
-          partial.yield("cached")
-          await gate.wait()
-          partial.yield("live, first page")
-          return "live"
-        })
-      var values = held.values(buffering: .all).makeAsyncIterator()
-      var seen: [String?] = []
-      await waitUntil { held.wrappedValue.value == "cached" }
-      gate.open()
-      while let state = await values.next() {
-        if seen.last != state.value { seen.append(state.value) }
-        if state.isSuccess { break }
-      }
-      #expect(seen.suffix(3) == ["cached", "live, first page", "live"])
-      #expect(held.wrappedValue.status == .success)
+    let held = Shared(
+      wrappedValue: OperationState<String>(),
+      .query(["feed"], options: options(clock)) { partial in
+        partial.yield("cached")
+        await gate.wait()
+        partial.yield("live, first page")
+        return "live"
+      })
+    var values = held.values(buffering: .all).makeAsyncIterator()
+    var seen: [String?] = []
+    await waitUntil { held.wrappedValue.value == "cached" }
+    gate.open()
+    while let state = await values.next() {
+      if seen.last != state.value { seen.append(state.value) }
+      if state.isSuccess { break }
     }
+    #expect(seen.suffix(3) == ["cached", "live, first page", "live"])
+    #expect(held.wrappedValue.status == .success)
   }
 
   @Test func setValueWritesIntoAQuery() async throws {
     let api = FakeAPI()
     let clock = ManualClock()
-    try await withFreshRegistry { registry in
-      let held = Shared(
-        wrappedValue: OperationState<String>(),
-        .query(["edit"], options: options(clock)) {
-          try await api.post(1)
-        })
-      try await waitForSuccess(held)
-      #expect(registry.queries.setValue(for: ["edit"]) { (value: inout String?) in value = "edited" })
-      #expect(held.wrappedValue.value == "edited")
-      #expect(!registry.queries.setValue(for: ["missing"]) { (value: inout String?) in value = "x" })
-    }
+    let registry = SharedRegistry.current
+    let held = Shared(
+      wrappedValue: OperationState<String>(),
+      .query(["edit"], options: options(clock)) {
+        try await api.post(1)
+      })
+    try await waitForSuccess(held)
+    #expect(registry.queries.setValue(for: ["edit"]) { (value: inout String?) in value = "edited" })
+    #expect(held.wrappedValue.value == "edited")
+    #expect(!registry.queries.setValue(for: ["missing"]) { (value: inout String?) in value = "x" })
   }
 
   @Test func twoFetchersForOneKeyAreDiagnosed() async throws {
     let api = FakeAPI()
     let clock = ManualClock()
-    await withFreshRegistry { registry in
-      let first = Shared(
-        wrappedValue: OperationState<String>(),
-        .query(["twice"], options: options(clock)) {
-          try await api.post(1)
-        })
-      let second = Shared(
-        wrappedValue: OperationState<String>(),
-        .query(["twice"], options: options(clock)) {
-          try await api.post(2)
-        })
-      let kinds = registry.diagnostics.map(\.kind)
-      #expect(kinds.contains { if case .conflictingFetchers = $0 { true } else { false } })
-      #expect(registry.diagnostics.first?.description.contains("QueryTests.swift") == true)
-      _ = (first, second)
-    }
+    let registry = SharedRegistry.current
+    let first = Shared(
+      wrappedValue: OperationState<String>(),
+      .query(["twice"], options: options(clock)) {
+        try await api.post(1)
+      })
+    let second = Shared(
+      wrappedValue: OperationState<String>(),
+      .query(["twice"], options: options(clock)) {
+        try await api.post(2)
+      })
+    let kinds = registry.diagnostics.map(\.kind)
+    #expect(kinds.contains { if case .conflictingFetchers = $0 { true } else { false } })
+    #expect(registry.diagnostics.first?.description.contains("QueryTests.swift") == true)
+    _ = (first, second)
   }
 
   @Test func keysMatchByPrefix() {

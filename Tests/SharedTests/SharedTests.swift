@@ -5,86 +5,75 @@ import Testing
 
 @testable import Shared
 
-@Suite struct SharedTests {
+@Suite(.freshRegistry) struct SharedTests {
   @Test func holdersOfOneKeyShareOneValue() async {
-    await withFreshRegistry { _ in
-      @Shared(.inMemory("count")) var first = 0
-      @Shared(.inMemory("count")) var second = 0
-      $first.withLock { $0 += 1 }
-      #expect(second == 1)
-      $second.withLock { $0 += 1 }
-      #expect(first == 2)
-    }
+    @Shared(.inMemory("count")) var first = 0
+    @Shared(.inMemory("count")) var second = 0
+    $first.withLock { $0 += 1 }
+    #expect(second == 1)
+    $second.withLock { $0 += 1 }
+    #expect(first == 2)
   }
 
   @Test func aHundredHoldersSeeEveryChange() async {
-    await withFreshRegistry { _ in
-      let holders = (0..<100).map { _ in Shared(wrappedValue: 0, .inMemory("count")) }
-      let seen = (0..<100).map { _ in Collector<Int>() }
-      let tokens = zip(holders, seen).map { holder, collector in holder.observe { collector.append($0) } }
-      for holder in holders.prefix(10) { holder.withLock { $0 += 1 } }
-      for (holder, collector) in zip(holders, seen) {
-        #expect(holder.wrappedValue == 10)
-        #expect(collector.elements == Array(1...10))
-      }
-      withExtendedLifetime(tokens) {}
+    let holders = (0..<100).map { _ in Shared(wrappedValue: 0, .inMemory("count")) }
+    let seen = (0..<100).map { _ in Collector<Int>() }
+    let tokens = zip(holders, seen).map { holder, collector in holder.observe { collector.append($0) } }
+    for holder in holders.prefix(10) { holder.withLock { $0 += 1 } }
+    for (holder, collector) in zip(holders, seen) {
+      #expect(holder.wrappedValue == 10)
+      #expect(collector.elements == Array(1...10))
     }
+    withExtendedLifetime(tokens) {}
   }
 
   @Test func aSecondDefaultIsIgnoredAndNotEvaluated() async {
-    await withFreshRegistry { _ in
-      @Shared(.inMemory("name")) var first = "first"
-      let evaluated = Lock(false)
-      func secondDefault() -> String {
-        evaluated.withLock { $0 = true }
-        return "second"
-      }
-      @Shared(.inMemory("name")) var second = secondDefault()
-      #expect(second == "first")
-      #expect(!evaluated.withLock { $0 })
-      withExtendedLifetime($first) {}
+    @Shared(.inMemory("name")) var first = "first"
+    let evaluated = Lock(false)
+    func secondDefault() -> String {
+      evaluated.withLock { $0 = true }
+      return "second"
     }
+    @Shared(.inMemory("name")) var second = secondDefault()
+    #expect(second == "first")
+    #expect(!evaluated.withLock { $0 })
+    withExtendedLifetime($first) {}
   }
 
   @Test func aTypeMismatchIsDiagnosedAndGetsItsOwnValue() async {
-    await withFreshRegistry { registry in
-      @Shared(.inMemory("mixed")) var number = 1
-      @Shared(.inMemory("mixed")) var text = "text"
-      #expect(text == "text")
-      $text.withLock { $0 = "changed" }
-      #expect(number == 1)
-      let diagnostics = registry.diagnostics
-      #expect(diagnostics.count == 1)
-      let description = diagnostics.first?.description ?? ""
-      #expect(description.contains(".inMemory(\"mixed\")"))
-      #expect(description.contains("Swift.Int"))
-      #expect(description.contains("Swift.String"))
-      #expect(
-        diagnostics.first?.kind == .typeMismatch(existing: "Swift.Int", requested: "Swift.String"))
-    }
+    let registry = SharedRegistry.current
+    @Shared(.inMemory("mixed")) var number = 1
+    @Shared(.inMemory("mixed")) var text = "text"
+    #expect(text == "text")
+    $text.withLock { $0 = "changed" }
+    #expect(number == 1)
+    let diagnostics = registry.diagnostics
+    #expect(diagnostics.count == 1)
+    let description = diagnostics.first?.description ?? ""
+    #expect(description.contains(".inMemory(\"mixed\")"))
+    #expect(description.contains("Swift.Int"))
+    #expect(description.contains("Swift.String"))
+    #expect(
+      diagnostics.first?.kind == .typeMismatch(existing: "Swift.Int", requested: "Swift.String"))
   }
 
   @Test func inMemoryValuesOutliveTheirHolders() async {
-    await withFreshRegistry { registry in
-      do {
-        @Shared(.inMemory("kept")) var kept = 0
-        $kept.withLock { $0 = 42 }
-      }
-      @Shared(.inMemory("kept")) var again = 0
-      #expect(again == 42)
-      #expect(registry.count == 1)
+    let registry = SharedRegistry.current
+    do {
+      @Shared(.inMemory("kept")) var kept = 0
+      $kept.withLock { $0 = 42 }
     }
+    @Shared(.inMemory("kept")) var again = 0
+    #expect(again == 42)
+    #expect(registry.count == 1)
   }
 
-  @Test func registriesAreIsolated() async {
-    await withFreshRegistry { _ in
-      @Shared(.inMemory("isolated")) var value = 1
-      $value.withLock { $0 = 2 }
-    }
-    await withFreshRegistry { _ in
-      @Shared(.inMemory("isolated")) var value = 1
-      #expect(value == 1)
-    }
+  @Test func registriesAreIsolated() {
+    @Shared(.inMemory("isolated")) var value = 1
+    $value.withLock { $0 = 2 }
+    let elsewhere = inOtherRegistry { Shared(wrappedValue: 1, .inMemory("isolated")) }
+    #expect(value == 2)
+    #expect(elsewhere.wrappedValue == 1)
   }
 
   @Test func aKeylessValueIsFreedAfterItsLastHolder() {
@@ -121,31 +110,27 @@ import Testing
   }
 
   @Test func projectedValuesAndValuesSequence() async {
-    await withFreshRegistry { _ in
-      @Shared(.inMemory("count")) var count = 0
-      let handle: Shared<Int> = $count
-      var iterator = handle.values(buffering: .all).makeAsyncIterator()
-      $count.withLock { $0 = 1 }
-      $count.withLock { $0 = 2 }
-      #expect(await iterator.next() == 0)
-      #expect(await iterator.next() == 1)
-      #expect(await iterator.next() == 2)
-    }
+    @Shared(.inMemory("count")) var count = 0
+    let handle: Shared<Int> = $count
+    var iterator = handle.values(buffering: .all).makeAsyncIterator()
+    $count.withLock { $0 = 1 }
+    $count.withLock { $0 = 2 }
+    #expect(await iterator.next() == 0)
+    #expect(await iterator.next() == 1)
+    #expect(await iterator.next() == 2)
   }
 
   @Test func observationTracksReadsThroughAnyHolder() async {
-    await withFreshRegistry { _ in
-      @Shared(.inMemory("tracked")) var tracked = 0
-      let other = Shared(wrappedValue: 0, .inMemory("tracked"))
-      let changes = Lock(0)
-      _ = withObservationTracking {
-        tracked
-      } onChange: {
-        changes.withLock { $0 += 1 }
-      }
-      other.withLock { $0 = 5 }
-      #expect(changes.withLock { $0 } == 1)
+    @Shared(.inMemory("tracked")) var tracked = 0
+    let other = Shared(wrappedValue: 0, .inMemory("tracked"))
+    let changes = Lock(0)
+    _ = withObservationTracking {
+      tracked
+    } onChange: {
+      changes.withLock { $0 += 1 }
     }
+    other.withLock { $0 = 5 }
+    #expect(changes.withLock { $0 } == 1)
   }
 
   @Test func aBodyReturningNilRunsOnce() {
@@ -178,21 +163,19 @@ import Testing
   }
 }
 
-@Suite struct DerivedSharedTests {
+@Suite(.freshRegistry) struct DerivedSharedTests {
   @Test func writingAMemberWritesTheParentAndNotifiesIt() async {
-    await withFreshRegistry { _ in
-      @Shared(.inMemory("user")) var user = User(name: "Ada", age: 36)
-      let parentChanges = Collector<User>()
-      let token = $user.observe { parentChanges.append($0) }
-      let name: Shared<String> = $user.name
-      name.withLock { $0 = "Grace" }
-      #expect(user.name == "Grace")
-      #expect(name.wrappedValue == "Grace")
-      #expect(parentChanges.elements == [User(name: "Grace", age: 36)])
-      @Shared(.inMemory("user")) var sameUser = User(name: "", age: 0)
-      #expect(sameUser.name == "Grace")
-      token.cancel()
-    }
+    @Shared(.inMemory("user")) var user = User(name: "Ada", age: 36)
+    let parentChanges = Collector<User>()
+    let token = $user.observe { parentChanges.append($0) }
+    let name: Shared<String> = $user.name
+    name.withLock { $0 = "Grace" }
+    #expect(user.name == "Grace")
+    #expect(name.wrappedValue == "Grace")
+    #expect(parentChanges.elements == [User(name: "Grace", age: 36)])
+    @Shared(.inMemory("user")) var sameUser = User(name: "", age: 0)
+    #expect(sameUser.name == "Grace")
+    token.cancel()
   }
 
   @Test func aMembersValuesSkipChangesThatLeaveItEqual() async {
@@ -238,12 +221,10 @@ import Testing
   }
 
   @Test func aReaderPropertyWrapperSharesTheKey() async {
-    await withFreshRegistry { _ in
-      @Shared(.inMemory("flag")) var flag = false
-      @SharedReader(.inMemory("flag")) var readOnly = true
-      $flag.withLock { $0 = true }
-      #expect(readOnly)
-    }
+    @Shared(.inMemory("flag")) var flag = false
+    @SharedReader(.inMemory("flag")) var readOnly = true
+    $flag.withLock { $0 = true }
+    #expect(readOnly)
   }
 
   @Test func unwrappingAnOptional() {

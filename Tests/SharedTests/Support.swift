@@ -1,16 +1,38 @@
 import Foundation
 import TestSupport
+import Testing
 
 @testable import Shared
 
-/// Runs `body` against a registry of its own, so tests do not share keyed values.
-func withFreshRegistry<Result>(
-  _ body: (SharedRegistry) async throws -> Result
-) async rethrows -> Result {
-  let registry = SharedRegistry()
-  return try await SharedRegistry.$current.withValue(registry) {
-    try await body(registry)
+/// Gives every test its own ``SharedRegistry``, so tests do not share keyed values.
+///
+/// Put it on a suite (`@Suite(.freshRegistry)`) or a test. Test bodies stay plain methods: a closure that holds both
+/// a property-wrapper default and `#expect` can be miscompiled by Swift 6.3.1 (the two may share one mangled name).
+struct FreshRegistryTrait: SuiteTrait, TestTrait, TestScoping {
+  var isRecursive: Bool { true }
+
+  func provideScope(
+    for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    // A suite's own scope runs no test body; each test and test case gets a registry of its own.
+    guard testCase != nil || !test.isSuite else { return try await function() }
+    try await SharedRegistry.$current.withValue(SharedRegistry()) {
+      try await function()
+    }
   }
+}
+
+extension Trait where Self == FreshRegistryTrait {
+  /// A fresh ``SharedRegistry`` for each test.
+  static var freshRegistry: Self { Self() }
+}
+
+/// Runs `make` against a registry of its own, as another program would, and returns what it made.
+///
+/// Keep `#expect` out of `make`; check what it returns instead.
+func inOtherRegistry<Made>(_ make: () throws -> Made) rethrows -> Made {
+  let registry = SharedRegistry()
+  return try SharedRegistry.$current.withValue(registry, operation: make)
 }
 
 /// A folder of its own under the temporary directory, removed by `delete()`.

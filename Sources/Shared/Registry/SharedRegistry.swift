@@ -4,15 +4,12 @@ import Synchronization
 /// Hands every holder of one key the same shared value.
 ///
 /// Holders find their registry through ``current``, a task-local value: the whole program uses one registry
-/// unless a task says otherwise. Tests run their code against a fresh registry, so no state leaks between them:
+/// unless a task says otherwise. Tests give each test a fresh registry with a test-scoping trait (see the article
+/// "Testing code that uses Shared"), so no state leaks between them:
 ///
 /// ```swift
-/// @Test func countsFromZero() async {
-///   await SharedRegistry.$current.withValue(SharedRegistry()) {
-///     @Shared(.inMemory("count")) var count = 0
-///     $count.withLock { $0 += 1 }
-///     #expect(count == 1)
-///   }
+/// let isolated = SharedRegistry.$current.withValue(SharedRegistry()) {
+///   Shared(wrappedValue: 0, .inMemory("count"))
 /// }
 /// ```
 ///
