@@ -40,8 +40,11 @@ private struct Probe {
 
   /// Waits for the process to end and returns what it printed.
   func finish() async -> String {
-    let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-    await Task.detached { process.waitUntilExit() }.value
+    // Both block their thread: they run on one of their own, never on a thread of the cooperative pool.
+    let output = output
+    let process = process
+    let data = await onThreadOfItsOwn { output.fileHandleForReading.readDataToEndOfFile() }
+    await onThreadOfItsOwn { process.waitUntilExit() }
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
   }
 }

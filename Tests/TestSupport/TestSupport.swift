@@ -1,4 +1,5 @@
 // Helpers shared by the test targets: thread-safe collectors, gates and waits that never sleep.
+import Foundation
 import Reactive
 package import Testing
 
@@ -76,4 +77,36 @@ package final class Counter: Sendable {
   }
 
   package var count: Int { value.withLock { $0 } }
+}
+
+/// Runs `body` on a thread of its own, outside Swift's cooperative pool, and returns its result.
+///
+/// Work that blocks (a pipe read, waiting for a process) or loops for long without suspending runs here, so it never
+/// holds one of the pool's few threads that every other test needs to make progress.
+package func onThreadOfItsOwn<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+  await withCheckedContinuation { continuation in
+    let thread = Thread { continuation.resume(returning: body()) }
+    thread.start()
+  }
+}
+
+/// Runs `body(index)` for every index below `count` at once, each on a thread of its own outside Swift's cooperative
+/// pool, and returns when all have finished.
+///
+/// Stress loops that never suspend run here: they contend for real, and the pool stays free for other tests.
+package func onThreadsOfTheirOwn(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+  await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    let remaining = Lock(count)
+    for index in 0..<count {
+      let thread = Thread {
+        body(index)
+        let isLast = remaining.withLock { remaining in
+          remaining -= 1
+          return remaining == 0
+        }
+        if isLast { continuation.resume() }
+      }
+      thread.start()
+    }
+  }
 }
