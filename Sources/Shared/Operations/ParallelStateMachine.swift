@@ -34,12 +34,15 @@ struct ParallelStateMachine<Outcome> {
   enum State {
     /// No run may write; the state shows `settled`.
     case quiet(settled: OperationStatus)
-    /// Runs may write. `live` in start order; `held` is newer than every shown run and older than the newest live
-    /// one; `settled` is the status to show if every run is cancelled.
-    case running(live: [UInt64], held: Held?, settled: OperationStatus)
+    /// Runs in ``live`` may write. `held` is newer than every shown run and older than the newest live one;
+    /// `settled` is the status to show if every run is cancelled.
+    case running(held: Held?, settled: OperationStatus)
   }
 
   @usableFromInline var state = State.quiet(settled: .idle)
+  /// The runs that may still write, in start order; empty when quiet. Kept outside the state so that starting and
+  /// ending a run changes it in place, without copying it.
+  @usableFromInline var live: [UInt64] = []
   /// The newest run whose result the state shows; runs older than it never write.
   @usableFromInline var shown: UInt64 = 0
   @usableFromInline var lastRun: UInt64 = 0
@@ -81,65 +84,58 @@ struct ParallelStateMachine<Outcome> {
   @inlinable
   mutating func start(from status: OperationStatus) -> UInt64 {
     lastRun += 1
-    switch state {
-    case .quiet:
-      state = .running(live: [lastRun], held: nil, settled: status)
-    case .running(var live, let held, let settled):
-      live.append(lastRun)
-      state = .running(live: live, held: held, settled: settled)
-    }
+    if case .quiet = state { state = .running(held: nil, settled: status) }
+    live.append(lastRun)
     return lastRun
   }
 
   /// Run `run` begins another attempt.
   @inlinable
   func retry(_ run: UInt64) -> RetryAction {
-    guard case .running(let live, _, _) = state, live.last == run, run > shown else { return .ignore }
-    return .showAttempt
+    live.last == run && run > shown ? .showAttempt : .ignore
   }
 
   /// Run `run` ended with `outcome`, which shows `status` (success or error).
   @inlinable
   mutating func finish(_ run: UInt64, with outcome: Outcome, status: OperationStatus) -> FinishAction {
-    guard case .running(var live, let held, let settled) = state, let index = live.firstIndex(of: run) else {
+    guard case .running(let held, let settled) = state, let index = live.lastIndex(of: run) else {
       preconditionFailure("run \(run) ended twice or never started")
     }
     live.remove(at: index)
     if run < shown || (held.map { $0.run > run } ?? false) {
-      state = Self.running(live, held: held, settled: settled)
+      if live.isEmpty && held == nil { state = .quiet(settled: settled) }
       return .hide(releasing: nil)
     }
     if let newest = live.last, newest > run {
-      state = .running(live: live, held: Held(run: run, outcome: outcome, status: status), settled: settled)
+      state = .running(held: Held(run: run, outcome: outcome, status: status), settled: settled)
       return .hide(releasing: held?.outcome)
     }
     shown = run
-    state = Self.running(live, held: nil, settled: status)
+    state = live.isEmpty ? .quiet(settled: status) : .running(held: nil, settled: status)
     return .show(releasing: held?.outcome)
   }
 
   /// Run `run` ended without a result: cancelled, superseded or abandoned.
   @inlinable
   mutating func cancel(_ run: UInt64) -> CancelAction {
-    guard case .running(var live, let held, let settled) = state, let index = live.firstIndex(of: run) else {
+    guard case .running(let held, let settled) = state, let index = live.lastIndex(of: run) else {
       preconditionFailure("run \(run) ended twice or never started")
     }
     live.remove(at: index)
     let floor = max(shown, held?.run ?? 0)
     if run < floor {
-      state = Self.running(live, held: held, settled: settled)
+      if live.isEmpty && held == nil { state = .quiet(settled: settled) }
       return .keep
     }
     if let newest = live.last, newest > floor {
-      state = Self.running(live, held: held, settled: settled)
       return .keep
     }
     if let held {
       shown = held.run
-      state = Self.running(live, held: nil, settled: held.status)
+      state = live.isEmpty ? .quiet(settled: held.status) : .running(held: nil, settled: held.status)
       return .show(held.outcome, status: held.status)
     }
-    state = Self.running(live, held: nil, settled: settled)
+    state = live.isEmpty ? .quiet(settled: settled) : .running(held: nil, settled: settled)
     return .restore(settled)
   }
 
@@ -147,14 +143,12 @@ struct ParallelStateMachine<Outcome> {
   /// the lock.
   @inlinable
   mutating func reset() -> Outcome? {
-    switch state {
-    case .quiet:
+    guard case .running(let held, _) = state else {
       state = .quiet(settled: .idle)
       return nil
-    case .running(let live, let held, _):
-      state = .running(live: live, held: nil, settled: .idle)
-      return held?.outcome
     }
+    state = live.isEmpty ? .quiet(settled: .idle) : .running(held: nil, settled: .idle)
+    return held?.outcome
   }
 
   /// Whether no run may write the state any more.
@@ -162,11 +156,6 @@ struct ParallelStateMachine<Outcome> {
   var isQuiet: Bool {
     if case .quiet = state { return true }
     return false
-  }
-
-  @inlinable
-  static func running(_ live: [UInt64], held: Held?, settled: OperationStatus) -> State {
-    live.isEmpty && held == nil ? .quiet(settled: settled) : .running(live: live, held: held, settled: settled)
   }
 }
 
