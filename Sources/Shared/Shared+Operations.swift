@@ -20,7 +20,10 @@ extension Shared where Value: OperationTrackable {
   /// The state changes through ``withLock(_:)``, so every holder's `values` show
   /// `idle → pending → success` (or `error`): before `run` returns the status is ``OperationStatus/pending`` and
   /// the attempt 1; a retry raises the attempt; a success stores the value (``OperationTrackable/applySuccess(_:)``)
-  /// and clears the error; a failure stores the error and keeps the last value.
+  /// and clears the error; a failure stores the error and keeps the last value. When runs overlap, the state follows
+  /// the most recently started run that was not cancelled: an older run's result is not shown while a newer run is
+  /// pending, nor after a newer one was shown. Whatever the library replaces in the value is released after its
+  /// lock.
   ///
   /// Callbacks run on the caller's isolation: called from the main actor, they run on the main actor.
   ///
@@ -28,9 +31,10 @@ extension Shared where Value: OperationTrackable {
   /// > `onError` runs, or neither if the run was cancelled. `onSettled` always runs last, with the result;
   /// > a cancelled run settles with `CancellationError`.
   ///
-  /// Cancelling the returned task cancels the operation: the status stays pending while other runs may still write
-  /// it and otherwise returns to what the last settled run (or a reset) left, the error is left as it was, and an
-  /// optimistic update is rolled back.
+  /// Cancelling the returned task cancels the operation: the state shows what the newest remaining run shows (pending
+  /// while it runs, its result if it ended, otherwise what the last shown run or a reset left), the error is left as
+  /// it was, and an optimistic update is rolled back. An operation that throws `CancellationError` is cancelled the
+  /// same way, and never retried.
   ///
   /// - Parameters:
   ///   - policy: What to do when another run is under way on this value; see ``OperationPolicy``.
@@ -103,7 +107,11 @@ extension Shared where Value: OperationTrackable {
       let (started, superseded) = begin(optimistic, runner: runner) {
         coordination, status -> (UInt64?, Task<Value.Success, any Error>?) in
         let run = coordination.parallel.start(from: status)
-        guard case .cancel(let work) = coordination.cancelPrevious.start(run) else { return (run, nil) }
+        guard case .supersede(let superseded, let work) = coordination.cancelPrevious.start(run) else {
+          return (run, nil)
+        }
+        // The superseded run leaves the state now; the new run, newer and pending, decides it.
+        _ = coordination.parallel.cancel(superseded)
         return (run, work)
       }
       let run = started!
@@ -113,7 +121,7 @@ extension Shared where Value: OperationTrackable {
         let outcome = await attempts.run(run, runner: runner)
         let isLatest = settle(outcome, run: run, optimistic: optimistic, runner: runner) { coordination in
           let isLatest = coordination.cancelPrevious.finish(run) == .latest
-          return (isLatest, isLatest)
+          return (isLatest ? .withOutcome : .alreadyLeft, isLatest)
         }
         return try Self.deliver(
           isLatest ? outcome : .cancelled, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
@@ -135,8 +143,8 @@ extension Shared where Value: OperationTrackable {
           // Closed to joiners in the same step that shows the result, so nobody joins a finished run.
           let waiters = shared.settle(outcome, run: run, optimistic: optimistic, runner: runner) { coordination in
             switch coordination.dedupe.complete(caller, with: outcome) {
-            case .resume(let waiters): return (true, waiters)
-            case .abandoned: return (false, [])
+            case .resume(let waiters): return (.withOutcome, waiters)
+            case .abandoned: return (.withoutResult, [])
             }
           }
           for waiter in waiters { waiter.resume(returning: outcome) }
@@ -197,7 +205,7 @@ extension Shared where Value: OperationTrackable {
         let outcome = await attempts.run(run, runner: runner)
         // The next run starts, pending, in the same step that shows this run's result.
         let next = settle(outcome, run: run, optimistic: optimistic, runner: runner) { coordination in
-          (true, coordination.serial.finish(ticket))
+          (.withOutcome, coordination.serial.finish(ticket))
         } afterwards: { value, finished -> (UnsafeContinuation<UInt64?, Never>, UInt64)? in
           guard case .start(let nextTicket) = finished else { return nil }
           let status = value.operationStatus
@@ -363,7 +371,7 @@ extension Shared where Value: OperationTrackable {
     optimistic: OptimisticUpdate<Value>?,
     runner: OperationRunner<Value>
   ) {
-    settle(outcome, run: run, optimistic: optimistic, runner: runner) { _ in (true, ()) }
+    settle(outcome, run: run, optimistic: optimistic, runner: runner) { _ in (.withOutcome, ()) }
   }
 
   /// Writes how run `run` ended, as ``ParallelStateMachine`` decides: its result if the state follows it, nothing
@@ -377,7 +385,7 @@ extension Shared where Value: OperationTrackable {
     run: UInt64,
     optimistic: OptimisticUpdate<Value>?,
     runner: OperationRunner<Value>,
-    deciding decide: (inout OperationCoordination<Value.Success>) -> (Bool, Extra)
+    deciding decide: (inout OperationCoordination<Value.Success>) -> (RunEnding, Extra)
   ) -> Extra {
     settle(outcome, run: run, optimistic: optimistic, runner: runner, deciding: decide) { _, extra in extra }
   }
@@ -390,7 +398,7 @@ extension Shared where Value: OperationTrackable {
     run: UInt64,
     optimistic: OptimisticUpdate<Value>?,
     runner: OperationRunner<Value>,
-    deciding decide: (inout OperationCoordination<Value.Success>) -> (Bool, Extra),
+    deciding decide: (inout OperationCoordination<Value.Success>) -> (RunEnding, Extra),
     afterwards: (inout Value, Extra) -> After
   ) -> After {
     let (after, released) = withLockReleasingReplaced { value -> (After, RunOutcome<Value.Success>?) in
@@ -411,22 +419,25 @@ extension Shared where Value: OperationTrackable {
     optimistic: OptimisticUpdate<Value>?,
     runner: OperationRunner<Value>,
     value: inout Value,
-    deciding decide: (inout OperationCoordination<Value.Success>) -> (Bool, Extra)
+    deciding decide: (inout OperationCoordination<Value.Success>) -> (RunEnding, Extra)
   ) -> (Extra, RunOutcome<Value.Success>?) {
-    let (writes, extra, settlement) = runner.coordinate { coordination in
-      let (writes, extra) = decide(&coordination)
-      let settlement: RunSettlement<Value.Success>
-      switch outcome {
-      case .success where writes:
+    let (ending, extra, settlement) = runner.coordinate { coordination in
+      let (ending, extra) = decide(&coordination)
+      let settlement: RunSettlement<Value.Success>?
+      switch (ending, outcome) {
+      case (.alreadyLeft, _):
+        settlement = nil
+      case (.withOutcome, .success):
         settlement = .finished(coordination.parallel.finish(run, with: outcome, status: .success))
-      case .failure where writes:
+      case (.withOutcome, .failure):
         settlement = .finished(coordination.parallel.finish(run, with: outcome, status: .error))
-      case .success, .failure, .cancelled:
+      case (.withOutcome, .cancelled), (.withoutResult, _):
         settlement = .cancelled(coordination.parallel.cancel(run))
       }
-      return (writes, extra, settlement)
+      return (ending, extra, settlement)
     }
-    if case .success = outcome, writes {} else { optimistic?.rollback(&value) }
+    if case .success = outcome, ending == .withOutcome {} else { optimistic?.rollback(&value) }
+    guard let settlement else { return (extra, nil) }
     switch settlement {
     case .finished(.show(let dropped)):
       Self.show(outcome, in: &value)

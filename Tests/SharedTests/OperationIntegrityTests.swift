@@ -147,6 +147,31 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     #expect(post.wrappedValue.error == nil)
   }
 
+  @Test func aSupersededRunThatIgnoresCancellationDoesNotKeepTheStatePending() async {
+    let post = Shared(value: OperationState<Int>(value: 0))
+    let firstGate = Gate()
+    let secondGate = Gate()
+    let started = Counter()
+    let first = post.run(policy: .cancelPrevious) {
+      started.increment()
+      await firstGate.wait()  // Ignores cancellation.
+      return 1
+    }
+    await waitUntil { started.count == 1 }
+    let second = post.run(policy: .cancelPrevious) {
+      await secondGate.wait()
+      return 2
+    }
+    second.cancel()
+    secondGate.open()
+    _ = await second.result
+    #expect(post.wrappedValue.status == .success)
+    firstGate.open()
+    _ = await first.result
+    #expect(post.wrappedValue.status == .success)
+    #expect(post.wrappedValue.value == 0)
+  }
+
   @Test func anOlderDebouncedRunFinishingLastDoesNotOverwriteANewerOne() async throws {
     let clock = ManualClock()
     let search = Shared(value: OperationState<String>())

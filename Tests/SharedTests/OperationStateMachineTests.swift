@@ -206,7 +206,17 @@ private struct ParallelModel {
                   model.superseded.insert(previous)
                 }
                 model.started.append(run)
-                if case .cancel(let work) = model.machine.start(run) { model.cancelled[work, default: 0] += 1 }
+                switch model.machine.start(run) {
+                case .supersede(let superseded, let work):
+                  if superseded != run - 1 || model.finished[superseded] != nil {
+                    return "run \(run) superseded run \(superseded)"
+                  }
+                  if let work { model.cancelled[work, default: 0] += 1 }
+                case .none:
+                  if let previous = model.started.dropLast().last, model.finished[previous] == nil {
+                    return "run \(run) did not supersede run \(previous)"
+                  }
+                }
                 return nil
               }
             ))

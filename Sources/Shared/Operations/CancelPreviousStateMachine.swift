@@ -17,8 +17,8 @@ struct CancelPreviousStateMachine<Work> {
   init() {}
 
   enum StartAction {
-    /// Cancel the superseded run's work.
-    case cancel(Work)
+    /// Run `run` is superseded: it leaves the shared state at once, and its work (if attached) is cancelled.
+    case supersede(run: UInt64, work: Work?)
     case none
   }
 
@@ -32,14 +32,14 @@ struct CancelPreviousStateMachine<Work> {
   enum FinishAction: Equatable, Sendable {
     /// The run was the latest: it writes the state and gets its own result.
     case latest
-    /// A newer run superseded it: it never writes the state and settles as cancelled.
+    /// A newer run superseded it: it left the state when it was superseded, and settles as cancelled.
     case superseded
   }
 
   /// Run `run` starts and becomes the latest.
   mutating func start(_ run: UInt64) -> StartAction {
     defer { state = .latest(run: run, work: nil) }
-    if case .latest(_, let work?) = state { return .cancel(work) }
+    if case .latest(let superseded, let work) = state { return .supersede(run: superseded, work: work) }
     return .none
   }
 
