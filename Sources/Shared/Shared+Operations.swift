@@ -130,12 +130,14 @@ extension Shared where Value: OperationTrackable {
       return OperationTask(task: task)
 
     case .dedupe:
-      // A caller joins the execution under way, or starts one and shows it pending, in one step.
-      let (started, caller) = begin(optimistic, runner: runner) { coordination, status in
+      // A caller joins the execution under way without touching the value; the caller that starts one shows it
+      // pending right after (a caller that joins meanwhile shares it; if every caller leaves first, it is cancelled
+      // as soon as its task is attached).
+      let (caller, joined) = runner.coordinate { coordination in
         let caller = coordination.nextCaller()
-        guard coordination.dedupe.join(caller) == .start else { return (nil, caller) }
-        return (coordination.parallel.start(from: status), caller)
+        return (caller, coordination.dedupe.join(caller))
       }
+      let started = joined == .start ? begin(optimistic, runner: runner) : nil
       if let run = started {
         let shared = self
         let execution = Task {
@@ -186,13 +188,20 @@ extension Shared where Value: OperationTrackable {
       return OperationTask(task: task)
 
     case .serial:
-      // Queued in call order inside `run`; pending at once if nothing runs (otherwise the run ahead shows pending).
-      let (started, ticket) = begin(nil, runner: runner) { coordination, status -> (UInt64?, UInt64) in
+      // Queued in call order inside `run` without touching the value; a run whose turn is at once shows pending
+      // before `run` returns (otherwise the run ahead shows pending).
+      let (ticket, place) = runner.coordinate { coordination in
         let ticket = coordination.nextCaller()
-        guard coordination.serial.enqueue(ticket) == .start else { return (nil, ticket) }
-        let run = coordination.parallel.start(from: status)
-        _ = coordination.serial.start(ticket, as: run)
-        return (run, ticket)
+        return (ticket, coordination.serial.enqueue(ticket))
+      }
+      var started: UInt64?
+      if place == .start {
+        started =
+          begin(nil, runner: runner) { coordination, status -> (UInt64?, Void) in
+            let run = coordination.parallel.start(from: status)
+            _ = coordination.serial.start(ticket, as: run)
+            return (run, ())
+          }.0
       }
       let task = Task {
         _ = isolation
