@@ -52,10 +52,18 @@ final class OperationRunner<Value: OperationTrackable>: Sendable {
 @usableFromInline
 final class OperationRunners: Sendable {
   /// A path by key-path identity: equal key paths (with equal subscript arguments) are the same path.
-  private struct Path: Hashable, @unchecked Sendable {
-    // Key paths are immutable once made; the ones in a projection's path were handed in as `Sendable`.
-    let keyPaths: [AnyKeyPath]
+  private struct Path: Hashable, Sendable {
+    let keyPaths: [any AnyKeyPath & Sendable]
     let runner: ObjectIdentifier
+
+    static func == (lhs: Path, rhs: Path) -> Bool {
+      lhs.runner == rhs.runner && lhs.keyPaths.map { $0 as AnyKeyPath } == rhs.keyPaths.map { $0 as AnyKeyPath }
+    }
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(runner)
+      for keyPath in keyPaths { hasher.combine(keyPath as AnyKeyPath) }
+    }
   }
 
   private let runners = Lock<[Path: AnyObject]>([:])
@@ -65,7 +73,11 @@ final class OperationRunners: Sendable {
 
   @usableFromInline
   func runner<Value: OperationTrackable>(for path: [AnyKeyPath], as _: Value.Type) -> OperationRunner<Value> {
-    let key = Path(keyPaths: path, runner: ObjectIdentifier(OperationRunner<Value>.self))
+    // A projection's key paths were all handed in as `Sendable` (`Shared.subscript(dynamicMember:)` takes
+    // `any WritableKeyPath & Sendable`; an unwrapped optional's is a literal without captures) and were erased to
+    // `AnyKeyPath` on the way; this gives them back the `Sendable` they had. The two types are one class reference.
+    let sendable = path.map { unsafeBitCast($0, to: (any AnyKeyPath & Sendable).self) }
+    let key = Path(keyPaths: sendable, runner: ObjectIdentifier(OperationRunner<Value>.self))
     return runners.withLock { runners in
       if let existing = runners[key] as? OperationRunner<Value> { return existing }
       let made = OperationRunner<Value>()
