@@ -1,10 +1,15 @@
 /// What happens when an operation is started on a shared value while another one runs on it.
 ///
 /// Policies coordinate the runs started on one shared value: a root value, or one member of it reached through a key
-/// path (so runs on `$screen.posts` and on `$screen.drafts` never coordinate with each other).
+/// path (so runs on `$screen.posts` and on `$screen.drafts`, or on `$list[0]` and `$list[1]`, never coordinate
+/// with each other).
+///
+/// Whatever the policy, the state follows the most recently started run that was not cancelled: an older run never
+/// shows its result while a newer one is pending or after a newer one was shown. Every run gets its own callbacks.
 public enum OperationPolicy: Sendable, Hashable {
-  /// Every run runs; the state shows the transitions of each, and the last one to settle decides the final state.
-  /// The default, like mutations in most client libraries: nothing a user asked for is dropped.
+  /// Every run runs and gets its own callbacks; the state follows the most recently started run, so an older run
+  /// that settles last does not overwrite a newer one. The default, like mutations in most client libraries:
+  /// nothing a user asked for is dropped.
   case parallel
   /// A run started while another runs joins it: the operation runs once, and both callers' callbacks get its one
   /// result. A joiner that cancels only leaves; the operation stops when every caller has cancelled. A joiner's own
@@ -13,10 +18,12 @@ public enum OperationPolicy: Sendable, Hashable {
   /// A new run cancels the one before it: the latest wins. A superseded run never writes the state; its
   /// `onSettled` gets `CancellationError`.
   case cancelPrevious
-  /// Runs wait for the ones started before them and run one at a time, in the order `run` was called.
+  /// Runs wait for the ones started before them and run one at a time, in the order `run` was called. Each run's
+  /// result is shown before the next one starts.
   case serial
   /// Rapid runs are coalesced: each run waits `interval` (on the run's clock), and only a run that no later run
   /// followed within that quiet time actually runs. The coalesced ones settle with `CancellationError` and never
-  /// touch the state. Use it for search-as-you-type and other bursts of triggers.
+  /// touch the state. A run that ends after a newer one does not overwrite it. Use it for search-as-you-type and
+  /// other bursts of triggers.
   case debounce(Duration)
 }

@@ -13,9 +13,10 @@ public struct OperationTask<Success: Sendable>: Sendable {
     self.task = task
   }
 
-  /// Cancels the operation. Its status stays pending while other runs on the value may still write it, and otherwise
-  /// returns to the status the last settled run (or a reset) left; its callbacks get `CancellationError` in
-  /// `onSettled` and neither `onSuccess` nor `onError`, even if the operation finished anyway.
+  /// Cancels the operation. The state then shows what the newest remaining run on the value shows: pending while it
+  /// runs, its result if it already ended, and otherwise the status the last shown run (or a reset) left. Its
+  /// callbacks get `CancellationError` in `onSettled` and neither `onSuccess` nor `onError`, even if the operation
+  /// finished anyway.
   public func cancel() {
     task.cancel()
   }

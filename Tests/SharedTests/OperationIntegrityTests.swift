@@ -1,0 +1,291 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Shared
+
+/// A value that reads a shared value when it is released, as a cache or a view model may do in its `deinit`.
+private final class ReadsWhenReleased: Sendable {
+  let onRelease: @Sendable () -> Void
+
+  init(_ onRelease: @escaping @Sendable () -> Void) {
+    self.onRelease = onRelease
+  }
+
+  deinit { onRelease() }
+}
+
+/// An error that reads a shared value when it is released.
+private final class ErrorReadingWhenReleased: Error, Sendable {
+  let onRelease: @Sendable () -> Void
+
+  init(_ onRelease: @escaping @Sendable () -> Void) {
+    self.onRelease = onRelease
+  }
+
+  deinit { onRelease() }
+}
+
+/// Runs on different elements of a collection are coordinated separately.
+@Suite(.freshRegistry) struct OperationRunnerIdentityTests {
+  @Test func cancelPreviousRunsOnTwoElementsOfAnArrayDoNotCancelEachOther() async throws {
+    let list = Shared(value: [OperationState<Int>(), OperationState<Int>()])
+    let first = list[dynamicMember: \.[0]]
+    let second = list[dynamicMember: \.[1]]
+    let gate = Gate()
+    let started = Counter()
+    let firstRun = first.run(policy: .cancelPrevious) {
+      started.increment()
+      await gate.wait()
+      return 1
+    }
+    await waitUntil { started.count == 1 }
+    let secondRun = second.run(policy: .cancelPrevious) { 2 }
+    #expect(try await secondRun.value == 2)
+    gate.open()
+    #expect((try? await firstRun.value) == 1)
+    #expect(list.wrappedValue[0].status == .success)
+    #expect(list.wrappedValue[0].value == 1)
+    #expect(list.wrappedValue[1].value == 2)
+  }
+
+  @Test func dedupeRunsOnTwoElementsOfAnArrayDoNotJoinEachOther() async throws {
+    let list = Shared(value: [OperationState<Int>(), OperationState<Int>()])
+    let first = list[dynamicMember: \.[0]]
+    let second = list[dynamicMember: \.[1]]
+    let gate = Gate()
+    let firstRun = first.run(policy: .dedupe) {
+      await gate.wait()
+      return 1
+    }
+    let secondRun = second.run(policy: .dedupe) { 2 }
+    gate.open()
+    #expect(try await firstRun.value == 1)
+    #expect(try await secondRun.value == 2)
+    #expect(list.wrappedValue.map(\.value) == [1, 2])
+  }
+}
+
+/// A `CancellationError` thrown by the operation is cancellation, never a failure to retry.
+@Suite(.freshRegistry) struct OperationCancellationErrorTests {
+  @Test func aCancellationErrorThrownByTheOperationIsNeverRetried() async {
+    let post = Shared(value: OperationState<Int>())
+    let runs = Counter()
+    let calls = Collector<String>()
+    let result = await post.run(retry: .constant(retries: 3, delay: .zero)) {
+      runs.increment()
+      throw CancellationError()
+    } onSuccess: { _ in
+      calls.append("success")
+    } onError: { _ in
+      calls.append("error")
+    } onSettled: { result in
+      calls.append((try? result.get()) == nil ? "settled: failure" : "settled: success")
+    }.result
+    #expect(runs.count == 1)
+    #expect(calls.elements == ["settled: failure"])
+    #expect((try? result.get()) == nil)
+    // A cancelled run settles as cancelled runs do: back to the status before it, no error stored.
+    #expect(post.wrappedValue.status == .idle)
+    #expect(post.wrappedValue.error == nil)
+  }
+}
+
+/// The shared state follows the most recently started run.
+@Suite(.freshRegistry) struct OverlappingRunsTests {
+  @Test func anOlderParallelRunDoesNotShowSuccessWhileANewerOneIsPending() async throws {
+    let post = Shared(value: OperationState<Int>())
+    let gate = Gate()
+    let first = post.run { 1 }
+    let second = post.run {
+      await gate.wait()
+      return 2
+    }
+    #expect(try await first.value == 1)
+    #expect(post.wrappedValue.status == .pending)
+    #expect(post.wrappedValue.value == nil)
+    gate.open()
+    #expect(try await second.value == 2)
+    #expect(post.wrappedValue.status == .success)
+    #expect(post.wrappedValue.value == 2)
+  }
+
+  @Test func anOlderParallelRunSettlingLastDoesNotWin() async throws {
+    let post = Shared(value: OperationState<Int>())
+    let gate = Gate()
+    let calls = Collector<String>()
+    let first = post.run {
+      await gate.wait()
+      return 1
+    } onSuccess: { value in
+      calls.append("first success \(value)")
+    } onSettled: { _ in
+      calls.append("first settled")
+    }
+    let second = post.run { 2 }
+    #expect(try await second.value == 2)
+    gate.open()
+    #expect(try await first.value == 1)
+    #expect(calls.elements == ["first success 1", "first settled"])
+    #expect(post.wrappedValue.status == .success)
+    #expect(post.wrappedValue.value == 2)
+  }
+
+  @Test func anOlderParallelRunFailingLastDoesNotShowItsError() async throws {
+    let post = Shared(value: OperationState<Int>())
+    let gate = Gate()
+    let first = post.run {
+      await gate.wait()
+      throw TestFailure()
+    }
+    let second = post.run { 2 }
+    #expect(try await second.value == 2)
+    gate.open()
+    _ = await first.result
+    #expect(post.wrappedValue.status == .success)
+    #expect(post.wrappedValue.error == nil)
+  }
+
+  @Test func aSupersededRunThatIgnoresCancellationDoesNotKeepTheStatePending() async {
+    let post = Shared(value: OperationState<Int>(value: 0))
+    let firstGate = Gate()
+    let secondGate = Gate()
+    let started = Counter()
+    let first = post.run(policy: .cancelPrevious) {
+      started.increment()
+      await firstGate.wait()  // Ignores cancellation.
+      return 1
+    }
+    await waitUntil { started.count == 1 }
+    let second = post.run(policy: .cancelPrevious) {
+      await secondGate.wait()
+      return 2
+    }
+    second.cancel()
+    secondGate.open()
+    _ = await second.result
+    #expect(post.wrappedValue.status == .success)
+    firstGate.open()
+    _ = await first.result
+    #expect(post.wrappedValue.status == .success)
+    #expect(post.wrappedValue.value == 0)
+  }
+
+  @Test func anOlderDebouncedRunFinishingLastDoesNotOverwriteANewerOne() async throws {
+    let clock = ManualClock()
+    let search = Shared(value: OperationState<String>())
+    let slow = Gate()
+    let started = Counter()
+    let ab = search.run(policy: .debounce(.milliseconds(300)), clock: clock) {
+      started.increment()
+      await slow.wait()
+      return "results for ab"
+    }
+    await clock.waitForSleepers()
+    clock.advance(by: .milliseconds(300))
+    await waitUntil { started.count == 1 }
+    let abc = search.run(policy: .debounce(.milliseconds(300)), clock: clock) { "results for abc" }
+    await clock.waitForSleepers()
+    clock.advance(by: .milliseconds(300))
+    #expect(try await abc.value == "results for abc")
+    slow.open()
+    #expect(try await ab.value == "results for ab")
+    #expect(search.wrappedValue.value == "results for abc")
+    #expect(search.wrappedValue.status == .success)
+  }
+}
+
+/// The library releases the values it replaces after the lock, so their `deinit` may read the same shared value.
+@Suite(.freshRegistry) struct OperationReleasesReplacedValuesTests {
+  @Test func aValueReplacedByASuccessIsReleasedAfterTheLock() async throws {
+    let post = Shared(value: OperationState<ReadsWhenReleased>())
+    let reads = Counter()
+    post.withLock {
+      $0.value = ReadsWhenReleased {
+        _ = post.wrappedValue.status
+        reads.increment()
+      }
+    }
+    _ = try await post.run { ReadsWhenReleased {} }.value
+    #expect(reads.count == 1)
+  }
+
+  @Test func anErrorClearedByAResetIsReleasedAfterTheLock() async {
+    let post = Shared(value: OperationState<Int>())
+    let reads = Counter()
+    _ = await post.run {
+      throw ErrorReadingWhenReleased {
+        _ = post.wrappedValue.status
+        reads.increment()
+      }
+    }.result
+    #expect(reads.count == 0)
+    post.reset()
+    #expect(reads.count == 1)
+  }
+
+  @Test func anErrorReplacedByTheNextFailureIsReleasedAfterTheLock() async {
+    let post = Shared(value: OperationState<Int>())
+    let reads = Counter()
+    _ = await post.run {
+      throw ErrorReadingWhenReleased {
+        _ = post.wrappedValue.status
+        reads.increment()
+      }
+    }.result
+    _ = await post.run { throw TestFailure() }.result
+    #expect(reads.count == 1)
+    #expect(post.wrappedValue.error is TestFailure)
+  }
+
+  @Test func anErrorClearedByASuccessIsReleasedAfterTheLock() async throws {
+    let post = Shared(value: OperationState<Int>())
+    let reads = Counter()
+    _ = await post.run {
+      throw ErrorReadingWhenReleased {
+        _ = post.wrappedValue.status
+        reads.increment()
+      }
+    }.result
+    _ = try await post.run { 1 }.value
+    #expect(reads.count == 1)
+  }
+
+  @Test func aValueRemovedByAnOptimisticRollbackIsReleasedAfterTheLock() async {
+    let post = Shared(value: OperationState<ReadsWhenReleased>())
+    let reads = Counter()
+    let optimistic = OptimisticUpdate<OperationState<ReadsWhenReleased>>(
+      apply: {
+        $0.value = ReadsWhenReleased {
+          _ = post.wrappedValue.status
+          reads.increment()
+        }
+      },
+      rollback: { $0.value = nil })
+    _ = await post.run(optimistic: optimistic) { throw TestFailure() }.result
+    #expect(reads.count == 1)
+    #expect(post.wrappedValue.value == nil)
+  }
+
+  @Test func aValueReplacedByAnOptimisticUpdateIsReleasedAfterTheLock() async throws {
+    let post = Shared(value: OperationState<ReadsWhenReleased>())
+    let reads = Counter()
+    post.withLock {
+      $0.value = ReadsWhenReleased {
+        _ = post.wrappedValue.status
+        reads.increment()
+      }
+    }
+    let optimistic = OptimisticUpdate<OperationState<ReadsWhenReleased>>(
+      apply: { $0.value = ReadsWhenReleased {} }, rollback: { _ in })
+    let gate = Gate()
+    let task = post.run(optimistic: optimistic) {
+      await gate.wait()
+      return ReadsWhenReleased {}
+    }
+    #expect(reads.count == 1)
+    gate.open()
+    _ = try await task.value
+  }
+}

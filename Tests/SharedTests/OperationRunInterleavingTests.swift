@@ -1,0 +1,133 @@
+import TestSupport
+import Testing
+
+@testable import Shared
+
+/// A small seeded random number generator (SplitMix64), so a failing interleaving can be replayed from its seed.
+private struct SeededGenerator: RandomNumberGenerator {
+  var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var mixed = state
+    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+    return mixed ^ (mixed >> 31)
+  }
+}
+
+/// Real runs on one shared value, started, ended and cancelled in seeded-random orders, checked end to end.
+@Suite(.freshRegistry) struct OperationRunInterleavingTests {
+  private static let seeds: Range<UInt64> = 0..<60
+
+  @Test(arguments: [OperationPolicy.parallel, .cancelPrevious, .dedupe, .serial])
+  func everyRunGetsItsCallbacksOnceAndInOrderAndTheStateFollowsTheLatestRun(policy: OperationPolicy) async {
+    for seed in Self.seeds {
+      if let problem = await Self.play(policy: policy, seed: seed) {
+        Issue.record("policy \(policy), seed \(seed): \(problem)")
+        return
+      }
+    }
+  }
+
+  /// What one run did: its callbacks in order, and whether its operation was asked to fail.
+  private final class RunLog: Sendable {
+    let calls = Collector<String>()
+  }
+
+  /// Plays one seeded interleaving of four runs; returns a description of the first broken rule, if any.
+  private static func play(policy: OperationPolicy, seed: UInt64) async -> String? {
+    var random = SeededGenerator(seed: seed)
+    let post = Shared(value: OperationState<Int>())
+    let count = 4
+    let gates = (0..<count).map { _ in Gate() }
+    let fails = (0..<count).map { _ in Bool.random(using: &random) }
+    let logs = (0..<count).map { _ in RunLog() }
+    var tasks: [OperationTask<Int>?] = Array(repeating: nil, count: count)
+    var started = 0
+    var ended: Set<Int> = []
+    var cancelled: Set<Int> = []
+    // Each step starts the next run, lets one started run's operation end, or cancels a started run.
+    while ended.count < count {
+      var choices: [() -> Void] = []
+      if started < count {
+        choices.append {
+          let index = started
+          let log = logs[index]
+          let gate = gates[index]
+          let failsNow = fails[index]
+          tasks[index] = post.run(policy: policy) {
+            await gate.wait()
+            if failsNow { throw TestFailure() }
+            return index
+          } onAttempt: {
+            log.calls.append("attempt")
+          } onSuccess: { _ in
+            log.calls.append("success")
+          } onError: { _ in
+            log.calls.append("error")
+          } onSettled: { result in
+            if case .failure(let error) = result, error is CancellationError {
+              log.calls.append("settled cancelled")
+            } else {
+              log.calls.append("settled")
+            }
+          }
+          started += 1
+        }
+      }
+      for index in 0..<started where !ended.contains(index) {
+        choices.append {
+          gates[index].open()
+          ended.insert(index)
+        }
+        if !cancelled.contains(index) {
+          choices.append {
+            tasks[index]?.cancel()
+            cancelled.insert(index)
+          }
+        }
+      }
+      choices.randomElement(using: &random)!()
+      for _ in 0..<Int.random(in: 0...3, using: &random) { await Task.yield() }
+    }
+    for task in tasks { _ = await task?.result }
+
+    // Every run: onAttempt, then onSuccess or onError (neither if cancelled), then onSettled, once each.
+    var outcomes: [String] = []
+    for (index, log) in logs.enumerated() {
+      let calls = log.calls.elements
+      let valid = [
+        ["attempt", "success", "settled"], ["attempt", "error", "settled"], ["attempt", "settled cancelled"],
+      ]
+      guard valid.contains(calls) else { return "run \(index) called \(calls)" }
+      outcomes.append(calls[1])
+    }
+    if policy == .dedupe {
+      // An execution every caller left ends when its operation returns (every gate is open by now).
+      await waitUntil { post.wrappedValue.status != .pending }
+    }
+    let state = post.wrappedValue
+    if state.status == .pending { return "every run settled, yet the state is pending" }
+    // Dedupe callers share one execution, whose result the state shows even when a caller left.
+    guard policy != .dedupe else { return nil }
+    // The state follows the most recently started run that was not cancelled.
+    guard let latest = outcomes.lastIndex(where: { $0 != "settled cancelled" }) else {
+      return state.status == .idle ? nil : "every run was cancelled, yet the status is \(state.status)"
+    }
+    switch outcomes[latest] {
+    case "success":
+      if state.status != .success || state.value != latest {
+        return
+          "run \(latest) succeeded last in start order, yet the state is \(state.status) with \(String(describing: state.value)) (\(outcomes))"
+      }
+    default:
+      if state.status != .error {
+        return "run \(latest) failed last in start order, yet the state is \(state.status) (\(outcomes))"
+      }
+    }
+    return nil
+  }
+}

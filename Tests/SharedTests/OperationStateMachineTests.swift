@@ -1,0 +1,565 @@
+import Testing
+
+@testable import Shared
+
+/// Explores every ordering of a machine's events up to `depth` from `initial`, depth first, and calls `check` after
+/// each event with the events so far. Stops at the first sequence `check` reports (returns a message for), and
+/// records it with the sequence that led there.
+private func exploreEveryOrdering<Model>(
+  from initial: Model,
+  depth: Int,
+  events: (Model) -> [(name: String, apply: (inout Model) -> String?)],
+  check: (Model) -> String?,
+  sourceLocation: SourceLocation = #_sourceLocation
+) -> Int {
+  var explored = 0
+  var failure: String?
+  func visit(_ model: Model, trace: [String]) {
+    guard failure == nil, trace.count < depth else { return }
+    for event in events(model) {
+      var next = model
+      explored += 1
+      if let problem = event.apply(&next) ?? check(next) {
+        failure = "after [\((trace + [event.name]).joined(separator: ", "))]: \(problem)"
+        return
+      }
+      visit(next, trace: trace + [event.name])
+      if failure != nil { return }
+    }
+  }
+  visit(initial, trace: [])
+  if let failure { Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation) }
+  return explored
+}
+
+// MARK: - Parallel: which run the state shows
+
+/// The shared state as the actions of ``ParallelStateMachine`` write it, beside a reference model of the rule it must
+/// follow, written independently of the machine.
+private struct ParallelModel {
+  var machine = ParallelStateMachine<Int>()
+
+  // The state the actions wrote.
+  var status = OperationStatus.idle
+  var valueRun: UInt64?
+  var errorRun: UInt64?
+
+  // The reference: runs started (in order), how each ended, resets.
+  enum Ending: Equatable {
+    case success
+    case failure
+    case cancelled
+  }
+  var started: [UInt64] = []
+  var endings: [UInt64: Ending] = [:]
+  /// Runs that ended with a result since the last reset.
+  var resultsSinceReset: Set<UInt64> = []
+  /// Whether a reset came after the last start (which wrote pending).
+  var resetSinceLastStart = false
+  /// The newest run whose result the reference has shown.
+  var newestShown: UInt64 = 0
+  /// The status to show when no run decides: what the last shown run or reset left.
+  var settled = OperationStatus.idle
+  var callbacks: [UInt64: Int] = [:]
+
+  var live: [UInt64] { started.filter { endings[$0] == nil } }
+
+  /// The run the state must follow: the most recently started run that was not cancelled, is not older than a run
+  /// already shown, and (if it ended) ended since the last reset.
+  var followed: UInt64? {
+    started.filter { run in
+      run > newestShown && (endings[run] == nil || resultsSinceReset.contains(run))
+    }.max()
+  }
+
+  mutating func start() -> String? {
+    let run = machine.start(from: status)
+    guard run == (started.last ?? 0) + 1 else { return "run numbers are not in start order: \(run)" }
+    started.append(run)
+    status = .pending
+    resetSinceLastStart = false
+    return nil
+  }
+
+  mutating func end(_ run: UInt64, _ ending: Ending) -> String? {
+    guard endings[run] == nil else { return "run \(run) ended twice" }
+    endings[run] = ending
+    callbacks[run, default: 0] += 1
+    switch ending {
+    case .success, .failure:
+      resultsSinceReset.insert(run)
+      let shows: ParallelStateMachine<Int>.FinishAction = machine.finish(
+        run, with: Int(run), status: ending == .success ? .success : .error)
+      if case .show = shows { show(run, ending) }
+    case .cancelled:
+      switch machine.cancel(run) {
+      case .keep: break
+      case .show(let held, let heldStatus):
+        show(UInt64(held), heldStatus == .success ? .success : .failure)
+      case .restore(let restored): status = restored
+      }
+    }
+    return referenceStep()
+  }
+
+  mutating func reset() -> String? {
+    _ = machine.reset()
+    status = .idle
+    errorRun = nil
+    resultsSinceReset = []
+    resetSinceLastStart = true
+    settled = .idle
+    return nil
+  }
+
+  private mutating func show(_ run: UInt64, _ ending: Ending) {
+    if ending == .success {
+      status = .success
+      valueRun = run
+      errorRun = nil
+    } else {
+      status = .error
+      errorRun = run
+    }
+  }
+
+  /// Advances the reference's own record of what it has shown.
+  mutating func referenceStep() -> String? {
+    if let followed, let ending = endings[followed], ending != .cancelled {
+      newestShown = followed
+      settled = ending == .success ? .success : .error
+    }
+    return nil
+  }
+
+  /// What the reference says the state shows now, against what the actions wrote.
+  func mismatch() -> String? {
+    for run in live {
+      let expected: ParallelStateMachine<Int>.RetryAction = run == followed ? .showAttempt : .ignore
+      if machine.retry(run) != expected { return "a retry of run \(run) answered \(machine.retry(run))" }
+    }
+    if live.isEmpty {
+      if status == .pending { return "no run is left, yet the state is pending" }
+      if !machine.isQuiet { return "no run is left, yet the machine is not quiet" }
+    }
+    guard let followed else {
+      return status == settled ? nil : "no run decides: status \(status), expected \(settled)"
+    }
+    switch endings[followed] {
+    case nil:
+      let expected: OperationStatus = resetSinceLastStart ? .idle : .pending
+      return status == expected ? nil : "run \(followed) runs: status \(status), expected \(expected)"
+    case .success:
+      return status == .success && valueRun == followed && errorRun == nil
+        ? nil : "run \(followed) succeeded: status \(status), value of run \(String(describing: valueRun))"
+    case .failure:
+      return status == .error && errorRun == followed
+        ? nil : "run \(followed) failed: status \(status), error of run \(String(describing: errorRun))"
+    case .cancelled:
+      return "the followed run was cancelled"
+    }
+  }
+}
+
+/// Runs the machines of every operation policy through every ordering of their events up to a small depth.
+@Suite struct OperationStateMachineInterleavingTests {
+  @Test func parallelStateFollowsTheMostRecentlyStartedRunInEveryOrdering() {
+    let explored = exploreEveryOrdering(
+      from: ParallelModel(), depth: 8,
+      events: { model in
+        var events: [(name: String, apply: (inout ParallelModel) -> String?)] = []
+        if model.started.count < 3 { events.append(("start", { $0.start() })) }
+        for run in model.live {
+          events.append(("success \(run)", { $0.end(run, .success) }))
+          events.append(("failure \(run)", { $0.end(run, .failure) }))
+          events.append(("cancel \(run)", { $0.end(run, .cancelled) }))
+        }
+        if !model.started.isEmpty { events.append(("reset", { $0.reset() })) }
+        return events
+      },
+      check: { $0.mismatch() })
+    #expect(explored > 20_000)
+  }
+
+  @Test func cancelPreviousLetsOnlyTheLatestRunWriteInEveryOrdering() {
+    struct Model {
+      var machine = CancelPreviousStateMachine<UInt64>()
+      var started: [UInt64] = []
+      var attached: Set<UInt64> = []
+      var finished: [UInt64: CancelPreviousStateMachine<UInt64>.FinishAction] = [:]
+      /// How often each run's work was handed back to cancel.
+      var cancelled: [UInt64: Int] = [:]
+      /// Runs a newer run superseded while they still ran.
+      var superseded: Set<UInt64> = []
+    }
+    let explored = exploreEveryOrdering(
+      from: Model(), depth: 9,
+      events: { model in
+        var events: [(name: String, apply: (inout Model) -> String?)] = []
+        if model.started.count < 3 {
+          events.append(
+            (
+              "start",
+              { model in
+                let run = UInt64(model.started.count + 1)
+                if let previous = model.started.last, model.finished[previous] == nil {
+                  model.superseded.insert(previous)
+                }
+                model.started.append(run)
+                switch model.machine.start(run) {
+                case .supersede(let superseded, let work):
+                  if superseded != run - 1 || model.finished[superseded] != nil {
+                    return "run \(run) superseded run \(superseded)"
+                  }
+                  if let work { model.cancelled[work, default: 0] += 1 }
+                case .none:
+                  if let previous = model.started.dropLast().last, model.finished[previous] == nil {
+                    return "run \(run) did not supersede run \(previous)"
+                  }
+                }
+                return nil
+              }
+            ))
+        }
+        for run in model.started where !model.attached.contains(run) {
+          events.append(
+            (
+              "attach \(run)",
+              { model in
+                model.attached.insert(run)
+                if model.machine.attach(run, work: run) == .cancel { model.cancelled[run, default: 0] += 1 }
+                return nil
+              }
+            ))
+        }
+        for run in model.started where model.attached.contains(run) && model.finished[run] == nil {
+          events.append(
+            (
+              "finish \(run)",
+              { model in
+                let result = model.machine.finish(run)
+                model.finished[run] = result
+                // Only the latest run at the time it ends writes; a superseded one settles as cancelled.
+                let expected: CancelPreviousStateMachine<UInt64>.FinishAction =
+                  run == model.started.last ? .latest : .superseded
+                return result == expected ? nil : "run \(run) finished as \(result), expected \(expected)"
+
+              }
+            ))
+        }
+        return events
+      },
+      check: { model in
+        if let twice = model.cancelled.first(where: { $0.value > 1 }) { return "run \(twice.key) cancelled twice" }
+        // Every run superseded while it ran is cancelled once its work exists; no other run is ever cancelled.
+        for run in model.started {
+          let expected = model.superseded.contains(run) && model.attached.contains(run) ? 1 : 0
+          if model.cancelled[run, default: 0] != expected {
+            return "run \(run) was cancelled \(model.cancelled[run, default: 0]) times, expected \(expected)"
+          }
+        }
+        return nil
+      })
+    #expect(explored > 300)
+  }
+
+  @Test func dedupeGivesEveryCallerExactlyOneResultInEveryOrdering() {
+    struct Model {
+      var machine = DedupeStateMachine<String, UInt64, UInt64>()
+      var callers: [UInt64] = []
+      var starters: [UInt64] = []
+      /// The execution each caller belongs to (its starter).
+      var executionOf: [UInt64: UInt64] = [:]
+      var attached: Set<UInt64> = []
+      var completed: Set<UInt64> = []
+      var waited: Set<UInt64> = []
+      var left: Set<UInt64> = []
+      /// What each caller received.
+      var received: [UInt64: [String]] = [:]
+      var workCancelled: [UInt64: Int] = [:]
+      var current: UInt64?
+
+      mutating func resume(_ caller: UInt64, _ outcome: String) {
+        received[caller, default: []].append(outcome)
+      }
+    }
+    let explored = exploreEveryOrdering(
+      from: Model(), depth: 9,
+      events: { model in
+        var events: [(name: String, apply: (inout Model) -> String?)] = []
+        if model.callers.count < 3 {
+          events.append(
+            (
+              "join",
+              { model in
+                let caller = UInt64(model.callers.count + 1)
+                model.callers.append(caller)
+                switch model.machine.join(caller) {
+                case .start:
+                  model.starters.append(caller)
+                  model.current = caller
+                  model.executionOf[caller] = caller
+                case .join:
+                  guard let current = model.current else { return "joined with no execution under way" }
+                  model.executionOf[caller] = current
+                }
+                return nil
+              }
+            ))
+        }
+        for starter in model.starters where !model.attached.contains(starter) {
+          events.append(
+            (
+              "attach \(starter)",
+              { model in
+                model.attached.insert(starter)
+                if model.machine.attach(starter, work: starter) == .cancel {
+                  model.workCancelled[starter, default: 0] += 1
+                }
+                return nil
+              }
+            ))
+        }
+        for starter in model.starters where model.attached.contains(starter) && !model.completed.contains(starter) {
+          events.append(
+            (
+              "complete \(starter)",
+              { model in
+                model.completed.insert(starter)
+                switch model.machine.complete(starter, with: "result \(starter)") {
+                case .resume(let waiters):
+                  for waiter in waiters { model.resume(waiter, "result \(starter)") }
+                  if model.current == starter { model.current = nil } else { return "completed a stale execution" }
+                case .abandoned:
+                  if model.current == starter { return "the current execution counted as abandoned" }
+                }
+                return nil
+              }
+            ))
+        }
+        for caller in model.callers where !model.waited.contains(caller) {
+          events.append(
+            (
+              "wait \(caller)",
+              { model in
+                model.waited.insert(caller)
+                switch model.machine.wait(caller, waiter: caller) {
+                case .resume(let outcome): model.resume(caller, outcome)
+                case .suspend: break
+                case .cancelled: model.resume(caller, "cancelled")
+                }
+                return nil
+              }
+            ))
+        }
+        for caller in model.callers where !model.left.contains(caller) {
+          events.append(
+            (
+              "leave \(caller)",
+              { model in
+                model.left.insert(caller)
+                if case .leave(let waiter, let work) = model.machine.leave(caller) {
+                  if let waiter { model.resume(waiter, "cancelled") }
+                  if let work {
+                    model.workCancelled[work, default: 0] += 1
+                    if model.current == work { model.current = nil }
+                  }
+                  if work == nil, case .idle = model.machine.state, model.current != nil {
+                    model.current = nil  // Abandoned before its work was attached.
+                  }
+                }
+                return nil
+              }
+            ))
+        }
+        return events
+      },
+      check: { model in
+        for (caller, outcomes) in model.received where outcomes.count > 1 {
+          return "caller \(caller) received \(outcomes)"
+        }
+        for (caller, outcomes) in model.received {
+          guard let outcome = outcomes.first, outcome != "cancelled" else { continue }
+          if outcome != "result \(model.executionOf[caller]!)" { return "caller \(caller) got \(outcome)" }
+        }
+        if let twice = model.workCancelled.first(where: { $0.value > 1 }) { return "work \(twice.key) cancelled twice" }
+        // Nobody waits forever: a caller that waited is resumed once its execution completed or it left.
+        for caller in model.waited where model.received[caller] == nil {
+          let execution = model.executionOf[caller]!
+          if model.completed.contains(execution) || model.left.contains(caller) {
+            return "caller \(caller) waits forever"
+          }
+        }
+        return nil
+      })
+    #expect(explored > 10_000)
+  }
+
+  @Test func serialRunsOneAtATimeInCallOrderInEveryOrdering() {
+    struct Model {
+      var machine = SerialStateMachine<UInt64>()
+      var tickets: [UInt64] = []
+      var nextRun: UInt64 = 100
+      /// The run number each ticket got when its turn came.
+      var turns: [UInt64: UInt64] = [:]
+      /// Tickets in the order they proceeded.
+      var proceeded: [UInt64] = []
+      var waited: Set<UInt64> = []
+      var left: Set<UInt64> = []
+      var finished: Set<UInt64> = []
+      var resumedCancelled: [UInt64: Int] = [:]
+      var resumed: [UInt64: Int] = [:]
+
+      mutating func startTurn(_ ticket: UInt64) {
+        nextRun += 1
+        turns[ticket] = nextRun
+        if case .resume(let waiter) = machine.start(ticket, as: nextRun) {
+          resumed[waiter, default: 0] += 1
+          proceeded.append(waiter)
+        }
+      }
+    }
+    let explored = exploreEveryOrdering(
+      from: Model(), depth: 10,
+      events: { model in
+        var events: [(name: String, apply: (inout Model) -> String?)] = []
+        if model.tickets.count < 3 {
+          events.append(
+            (
+              "enqueue",
+              { model in
+                let ticket = UInt64(model.tickets.count + 1)
+                model.tickets.append(ticket)
+                if model.machine.enqueue(ticket) == .start {
+                  model.startTurn(ticket)
+                  model.proceeded.append(ticket)
+                  model.waited.insert(ticket)  // A run whose turn is at once does not wait.
+                }
+                return nil
+              }
+            ))
+        }
+        for ticket in model.tickets where !model.waited.contains(ticket) {
+          events.append(
+            (
+              "wait \(ticket)",
+              { model in
+                model.waited.insert(ticket)
+                switch model.machine.wait(ticket, waiter: ticket) {
+                case .proceed(let run):
+                  if model.turns[ticket] != run { return "ticket \(ticket) proceeded as the wrong run" }
+                  model.proceeded.append(ticket)
+                case .suspend: break
+                case .cancelled: model.resumedCancelled[ticket, default: 0] += 1
+                }
+                return nil
+              }
+            ))
+        }
+        for ticket in model.tickets where !model.left.contains(ticket) && !model.finished.contains(ticket) {
+          events.append(
+            (
+              "leave \(ticket)",
+              { model in
+                model.left.insert(ticket)
+                if case .resumeCancelled(let waiter) = model.machine.leave(ticket) {
+                  model.resumedCancelled[waiter, default: 0] += 1
+                }
+                return nil
+              }
+            ))
+        }
+        for ticket in model.proceeded where !model.finished.contains(ticket) {
+          events.append(
+            (
+              "finish \(ticket)",
+              { model in
+                model.finished.insert(ticket)
+                if case .start(let next) = model.machine.finish(ticket) { model.startTurn(next) }
+                return nil
+              }
+            ))
+        }
+        return events
+      },
+      check: { model in
+        if model.proceeded != model.proceeded.sorted() { return "runs proceeded out of call order: \(model.proceeded)" }
+        let running = model.proceeded.filter { !model.finished.contains($0) }
+        if running.count > 1 { return "runs \(running) run at once" }
+        for ticket in model.tickets {
+          let outcomes = model.proceeded.filter { $0 == ticket }.count + model.resumedCancelled[ticket, default: 0]
+          if outcomes > 1 { return "ticket \(ticket) resumed \(outcomes) times" }
+        }
+        // No run waits forever: once everything ahead of a waiting ticket finished or left, it was resumed.
+        for ticket in model.waited where !model.proceeded.contains(ticket) && model.resumedCancelled[ticket] == nil {
+          let ahead = model.tickets.filter { $0 < ticket }
+          let clear = ahead.allSatisfy {
+            model.finished.contains($0) || (model.left.contains($0) && model.turns[$0] == nil)
+          }
+          if clear || model.left.contains(ticket) { return "ticket \(ticket) waits forever" }
+        }
+        return nil
+      })
+    #expect(explored > 5_000)
+  }
+
+  @Test func debounceRunsOnlyTheLastTriggerOfABurstInEveryOrdering() {
+    struct Model {
+      var machine = DebounceStateMachine()
+      var triggers: [UInt64] = []
+      var settled: [UInt64: DebounceStateMachine.QuietAction] = [:]
+      var cancelled: Set<UInt64> = []
+    }
+    let explored = exploreEveryOrdering(
+      from: Model(), depth: 8,
+      events: { model in
+        var events: [(name: String, apply: (inout Model) -> String?)] = []
+        if model.triggers.count < 4 {
+          events.append(
+            (
+              "trigger",
+              { model in
+                let trigger = UInt64(model.triggers.count + 1)
+                model.triggers.append(trigger)
+                model.machine.trigger(trigger)
+                return nil
+              }
+            ))
+        }
+        for trigger in model.triggers where model.settled[trigger] == nil && !model.cancelled.contains(trigger) {
+          events.append(
+            (
+              "quiet \(trigger)",
+              { model in
+                let action = model.machine.quiet(trigger)
+                model.settled[trigger] = action
+                // Only the latest trigger runs, when its quiet time ends; every earlier one is coalesced.
+                let expected: DebounceStateMachine.QuietAction = trigger == model.triggers.last ? .run : .coalesce
+                return action == expected ? nil : "trigger \(trigger) got \(action), expected \(expected)"
+              }
+            ))
+          events.append(
+            (
+              "cancel \(trigger)",
+              { model in
+                model.cancelled.insert(trigger)
+                model.machine.cancel(trigger)
+                return nil
+              }
+            ))
+        }
+        return events
+      },
+      check: { model in
+        let ran = model.settled.filter { $0.value == .run }.keys
+        if ran.count > model.triggers.count { return "more runs than triggers" }
+        // Once every trigger has waited or been cancelled, the machine holds nothing.
+        let open = model.triggers.filter { model.settled[$0] == nil && !model.cancelled.contains($0) }
+        if open.isEmpty, model.machine.state != .idle {
+          return "nothing waits, yet the machine is \(model.machine.state)"
+        }
+        return nil
+      })
+    #expect(explored > 1_000)
+  }
+}
