@@ -84,15 +84,22 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     machine.touched()
   }
 
-  /// Asks for `work`, done by `body`; returns the unit of work that serves the request and what to start after
-  /// the lock.
+  /// Asks for `work`, done by `body`; returns the unit of work that serves the request, whether it is new (not
+  /// joined), and what to start after the lock.
   func request(
     _ work: QueryRecordMachine.Work,
     body: @escaping Body,
     store: QueryStore
-  ) -> (work: QueryWork<State.Success>?, effect: QueryRecordEffect) {
+  ) -> (work: QueryWork<State.Success>?, isNew: Bool, effect: QueryRecordEffect) {
     machine.touched()
-    return plan(machine.request(work), store: store, body: body)
+    let action = machine.request(work)
+    let isNew: Bool
+    switch action {
+    case .start, .wait: isNew = true
+    case .join, .none: isNew = false
+    }
+    let (served, effect) = plan(action, store: store, body: body)
+    return (served, isNew, effect)
   }
 
   /// The fetch of `id` returned a value.
@@ -149,19 +156,21 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     let effect: QueryRecordEffect
     if waitsForTurn {
       effect = QueryRecordEffect {
-        Task {
-          await work.waitForTurn()
-          await store.execute(id, of: query, epoch: epoch, body: body, work: work, before: nil)
-        }
+        work.attach(
+          Task {
+            await work.waitForTurn()
+            await store.execute(id, of: query, epoch: epoch, body: body, work: work, before: nil)
+          })
       }
     } else {
       // Pending before the caller goes on: a holder that triggered the fetch sees it loading at once.
       let shared = self.shared
       effect = QueryRecordEffect {
         let before = QueryStore.markPending(shared)
-        Task {
-          await store.execute(id, of: query, epoch: epoch, body: body, work: work, before: before)
-        }
+        work.attach(
+          Task {
+            await store.execute(id, of: query, epoch: epoch, body: body, work: work, before: before)
+          })
       }
     }
     return (work, effect)

@@ -203,13 +203,24 @@ public final class QueryStore: Sendable {
     as _: State.Type,
     body: @escaping QueryRecord<State>.Body
   ) -> OperationTask<State.Success>? {
-    let planned = state.withLock { state -> (work: QueryWork<State.Success>?, effect: QueryRecordEffect)? in
+    let planned = state.withLock {
+      state -> (work: QueryWork<State.Success>?, isNew: Bool, effect: QueryRecordEffect)? in
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
       return record.request(work, body: body, store: self)
     }
     guard let planned, let work = planned.work else { return nil }
     planned.effect()
-    return OperationTask(task: Task { try await work.result().get() })
+    // Cancelling cancels the work this call asked for, not work it joined (another caller's refetch).
+    let isNew = planned.isNew
+    return OperationTask(
+      task: Task {
+        let result = await withTaskCancellationHandler {
+          await work.result()
+        } onCancel: {
+          if isNew { work.cancel() }
+        }
+        return try result.get()
+      })
   }
 
   /// Performs the unit of work `id` of `query`: fetches (again, while invalidations supersede what it fetched),

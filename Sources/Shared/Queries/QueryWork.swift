@@ -12,6 +12,8 @@ final class QueryWork<Success: Sendable>: Sendable {
     var turn = Turn.waiting(nil)
     var result: Result<Success, any Error>?
     var waiters: [UnsafeContinuation<Result<Success, any Error>, Never>] = []
+    var task: Task<Void, Never>?
+    var isCancelled = false
   }
 
   private enum Turn {
@@ -43,10 +45,30 @@ final class QueryWork<Success: Sendable>: Sendable {
     }
   }
 
+  /// The task that performs the work, cancelled by ``cancel()``.
+  func attach(_ task: Task<Void, Never>) {
+    let cancels = state.withLock { state -> Bool in
+      state.task = task
+      return state.isCancelled
+    }
+    if cancels { task.cancel() }
+  }
+
+  /// Cancels the work: one that waits for its turn settles as cancelled when the turn comes; a running fetch is
+  /// cancelled.
+  func cancel() {
+    let task = state.withLock { state -> Task<Void, Never>? in
+      state.isCancelled = true
+      return state.task
+    }
+    task?.cancel()
+  }
+
   /// Settles the work and resumes everyone waiting for it.
   func finish(_ result: Result<Success, any Error>) {
     let waiters = state.withLock { state in
       state.result = result
+      state.task = nil
       defer { state.waiters = [] }
       return state.waiters
     }
