@@ -36,6 +36,13 @@ public struct PaginatedState<PageID: Hashable & Sendable, Page: Sendable>: Opera
 
   /// Puts a fetched page (or a full refetch) into the state.
   ///
+  /// A page after or before the loaded ones is added at that end; a refetch of all pages replaces every page, so a
+  /// page the server dropped, or a cursor it no longer hands out, does not survive it.
+  ///
+  /// ```swift
+  /// feed.applySuccess(.next(id: 2, page: posts, hasNext: true))
+  /// ```
+  ///
   /// - Parameter update: What was fetched.
   public mutating func applySuccess(_ update: PageUpdate<PageID, Page>) {
     switch update {
@@ -63,7 +70,7 @@ public struct PaginatedState<PageID: Hashable & Sendable, Page: Sendable>: Opera
 
 /// What one fetch of a paginated query produced.
 public enum PageUpdate<PageID: Hashable & Sendable, Page: Sendable>: Sendable {
-  /// Every page, fetched again from the first.
+  /// Every page, fetched again from the first; replaces the loaded pages.
   case all(ids: [PageID], pages: [Page], hasNext: Bool, hasPrevious: Bool)
   /// A page after the last one.
   case next(id: PageID, page: Page, hasNext: Bool)
