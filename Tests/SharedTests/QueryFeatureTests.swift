@@ -130,6 +130,37 @@ import Testing
     #expect(fetched.elements.prefix(4) == [1, 2, 3, 0])
   }
 
+  @Test func aCancelledQueuedPageFetchFetchesNothing() async throws {
+    let clock = ManualClock()
+    let gate = Lock<Gate?>(nil)
+    let fetched = Collector<Int>()
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: clock)
+    let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 3 ? id + 1 : nil }
+    let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
+      ["cancelled"], initialPage: 0, nextPage: nextPage, options: options
+    ) { (id: Int) -> [Int] in
+      fetched.append(id)
+      if let gate = gate.withLock({ $0 }) { await gate.wait() }
+      return Self.page(id)
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
+    var values = feed.values.makeAsyncIterator()
+    while let state = await values.next(), !state.isSuccess {}
+    let held = Gate()
+    gate.withLock { $0 = held }
+    let refetch = feed.refetchAll()
+    await waitUntil { fetched.elements.count == 2 }
+    let next = feed.fetchNextPage()  // Queued behind the refetch.
+    next?.cancel()
+    held.open()
+    _ = try await refetch?.value
+    let result = await next?.result
+    #expect(throws: CancellationError.self) { try result?.get() }
+    #expect(fetched.elements == [0, 0])
+    #expect(feed.wrappedValue.pageIDs == [0])
+    #expect(feed.wrappedValue.isSuccess)
+  }
+
   @Test func pageFunctionsAreOnlyForPaginatedQueries() {
     let plain = Shared(value: PaginatedState<Int, [Int]>())
     #expect(plain.fetchNextPage().map { _ in true } == nil)

@@ -131,7 +131,7 @@ extension Shared {
     onError: ((any Error) -> Void)? = nil,
     onSettled: ((Swift.Result<Result, any Error>) -> Void)? = nil
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
-    let id = withLock { $0.record(arguments) }
+    let id = withLockReleasingReplaced { $0.record(arguments) }
     let queries = SharedRegistry.current.queries
     let shared = self
     return run(
@@ -139,17 +139,19 @@ extension Shared {
       { try await perform(arguments) },
       onAttempt: onAttempt,
       onSuccess: { result in
-        shared.withLock { $0.finish(id, status: .success, result: result, error: nil) }
+        shared.withLockReleasingReplaced { $0.finish(id, status: .success, result: result, error: nil) }
         for prefix in invalidates { queries.invalidate(matching: prefix) }
         onSuccess?(result)
       },
       onError: { error in
-        shared.withLock { $0.finish(id, status: .error, result: nil, error: error) }
+        shared.withLockReleasingReplaced { $0.finish(id, status: .error, result: nil, error: error) }
         onError?(error)
       },
       onSettled: { result in
         if case .failure(let error) = result, error is CancellationError {
-          shared.withLock { $0.finish(id, status: .idle, result: nil, error: nil, onlyIfPending: true) }
+          shared.withLockReleasingReplaced {
+            $0.finish(id, status: .idle, result: nil, error: nil, onlyIfPending: true)
+          }
         }
         onSettled?(result)
       })

@@ -36,22 +36,24 @@ public struct PaginatedState<PageID: Hashable & Sendable, Page: Sendable>: Opera
 
   /// Puts a fetched page (or a full refetch) into the state.
   ///
+  /// A page after or before the loaded ones is added at that end; a refetch of all pages replaces every page, so a
+  /// page the server dropped, or a cursor it no longer hands out, does not survive it.
+  ///
+  /// ```swift
+  /// feed.applySuccess(.next(id: 2, page: posts, hasNext: true))
+  /// ```
+  ///
   /// - Parameter update: What was fetched.
   public mutating func applySuccess(_ update: PageUpdate<PageID, Page>) {
     switch update {
     case .all(let ids, let pages, let hasNext, let hasPrevious):
-      if pageIDs.isEmpty || pageIDs == ids {
-        pageIDs = ids
-        self.pages = pages
-        hasNextPage = hasNext
-        hasPreviousPage = hasPrevious
-      } else {
-        // Pages were added while this refetch ran: refresh the pages it fetched again and keep the others, so
-        // a refetch never undoes a page fetch that settled before it.
-        for (id, page) in zip(ids, pages) {
-          if let index = pageIDs.firstIndex(of: id) { self.pages[index] = page }
-        }
-      }
+      // The new chain, whole: a page the server dropped or a cursor it no longer hands out does not survive it.
+      // Page fetches wait for a refetch of all pages, so no page fetched meanwhile is lost; one asked for during
+      // it continues the new chain.
+      pageIDs = ids
+      self.pages = pages
+      hasNextPage = hasNext
+      hasPreviousPage = hasPrevious
     case .next(let id, let page, let hasNext):
       pageIDs.append(id)
       pages.append(page)
@@ -68,7 +70,7 @@ public struct PaginatedState<PageID: Hashable & Sendable, Page: Sendable>: Opera
 
 /// What one fetch of a paginated query produced.
 public enum PageUpdate<PageID: Hashable & Sendable, Page: Sendable>: Sendable {
-  /// Every page, fetched again from the first.
+  /// Every page, fetched again from the first; replaces the loaded pages.
   case all(ids: [PageID], pages: [Page], hasNext: Bool, hasPrevious: Bool)
   /// A page after the last one.
   case next(id: PageID, page: Page, hasNext: Bool)
@@ -100,20 +102,19 @@ final class Paginator<PageID: Hashable & Sendable, Page: Sendable>: Sendable {
     self.options = options
   }
 
-  /// Fetches every loaded page again, in order (just the initial page when none is loaded).
+  /// Fetches the loaded pages again: from the first, following ``nextPage``, until it returns `nil` or as many pages
+  /// as are loaded were fetched (just the initial page when none is loaded).
   func refetchAll(_ current: PaginatedState<PageID, Page>) async throws -> PageUpdate<PageID, Page> {
-    var ids: [PageID] = []
+    var walk = RefetchAllWalk(from: current.pageIDs.first ?? initialPage, limit: current.pageIDs.count)
     var pages: [Page] = []
-    var id: PageID? = current.pageIDs.first ?? initialPage
-    let count = max(1, current.pageIDs.count)
-    while let pageID = id, pages.count < count {
-      let page = try await fetch(pageID)
-      ids.append(pageID)
+    while case .fetch(let id) = walk.step {
+      let page = try await fetch(id)
       pages.append(page)
-      id = nextPage(page, pageID)
+      walk.fetched(next: nextPage(page, id))
     }
-    let hasPrevious = pages.first.map { previousPage($0, ids[0]) != nil } ?? false
-    return .all(ids: ids, pages: pages, hasNext: id != nil, hasPrevious: hasPrevious)
+    guard case .finished(let next) = walk.step, let first = pages.first else { return .none }
+    let hasPrevious = previousPage(first, walk.ids[0]) != nil
+    return .all(ids: walk.ids, pages: pages, hasNext: next != nil, hasPrevious: hasPrevious)
   }
 }
 
@@ -151,16 +152,20 @@ extension SharedKey {
 }
 
 extension Shared {
-  /// Fetches the page after the last loaded one, after any page fetch already under way.
+  /// Fetches the page after the last loaded one, after the fetch already under way (a page, or a refetch of all
+  /// pages, whose chain it then continues).
+  ///
+  /// ```swift
+  /// let task = $feed.fetchNextPage()
+  /// _ = try await task?.value
+  /// ```
   ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult
   public func fetchNextPage<PageID: Hashable & Sendable, Page: Sendable>()
     -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page>
   {
-    guard let paginator = paginator(PageID.self, Page.self) else { return nil }
-    let shared = self
-    return run(policy: .serial, retry: paginator.options.retry, clock: paginator.options.clock, isolation: nil) {
+    requestPages(.nextPage) { paginator, shared in
       let state = shared.wrappedValue
       guard let last = state.pages.last, let lastID = state.pageIDs.last else {
         return try await paginator.refetchAll(state)
@@ -171,16 +176,14 @@ extension Shared {
     }
   }
 
-  /// Fetches the page before the first loaded one, after any page fetch already under way.
+  /// Fetches the page before the first loaded one, after the fetch already under way.
   ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult
   public func fetchPreviousPage<PageID: Hashable & Sendable, Page: Sendable>()
     -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page>
   {
-    guard let paginator = paginator(PageID.self, Page.self) else { return nil }
-    let shared = self
-    return run(policy: .serial, retry: paginator.options.retry, clock: paginator.options.clock, isolation: nil) {
+    requestPages(.previousPage) { paginator, shared in
       let state = shared.wrappedValue
       guard let first = state.pages.first, let firstID = state.pageIDs.first else {
         return try await paginator.refetchAll(state)
@@ -191,24 +194,28 @@ extension Shared {
     }
   }
 
-  /// Fetches every loaded page again, in order, after any page fetch already under way.
+  /// Fetches the loaded pages again, after the fetch already under way: from the first page, following `nextPage`
+  /// until it returns `nil` or as many pages as are loaded were fetched. The result replaces every page, so a page
+  /// the server dropped goes, and new cursors replace old ones. Joins a refetch that is asked for or under way.
   ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult
   public func refetchAll<PageID: Hashable & Sendable, Page: Sendable>()
     -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page>
   {
-    guard let paginator = paginator(PageID.self, Page.self) else { return nil }
-    let shared = self
-    return run(policy: .serial, retry: paginator.options.retry, clock: paginator.options.clock, isolation: nil) {
+    requestPages(.refresh) { paginator, shared in
       try await paginator.refetchAll(shared.wrappedValue)
     }
   }
 
-  private func paginator<PageID: Hashable & Sendable, Page: Sendable>(
-    _: PageID.Type,
-    _: Page.Type
-  ) -> Paginator<PageID, Page>? {
-    root.attachment(QueryLink.self, make: QueryLink.init).behavior as? Paginator<PageID, Page>
+  private func requestPages<PageID: Hashable & Sendable, Page: Sendable>(
+    _ work: QueryRecordMachine.Work,
+    _ body: @escaping @Sendable (Paginator<PageID, Page>, Self) async throws -> PageUpdate<PageID, Page>
+  ) -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page> {
+    let link = root.attachment(QueryLink.self, make: QueryLink.init)
+    guard let paginator = link.behavior as? Paginator<PageID, Page>, let (store, key) = link.target else {
+      return nil
+    }
+    return store.request(work, key: key, as: Value.self) { shared in try await body(paginator, shared) }
   }
 }

@@ -78,7 +78,8 @@ public struct QueryYield<State: OperationTrackable>: Sendable {
   ///
   /// - Parameter value: An intermediate value.
   public func yield(_ value: State.Success) {
-    shared.withLock { $0.applySuccess(value) }
+    // The value it replaces is released after the lock: its `deinit` may read this same value.
+    shared.withLockReleasingReplaced { $0.applySuccess(value) }
   }
 }
 

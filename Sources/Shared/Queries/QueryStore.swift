@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The queries of one ``SharedRegistry``: invalidate them by key prefix, write into them, refetch them.
@@ -42,16 +43,16 @@ public final class QueryStore: Sendable {
   /// - Returns: How many queries were marked.
   @discardableResult
   public func invalidate(matching prefix: QueryKey) -> Int {
-    let (marked, refetches) = state.withLock { state -> (Int, [@Sendable () -> Void]) in
-      var refetches: [@Sendable () -> Void] = []
+    let (marked, effects) = state.withLock { state -> (Int, [QueryRecordEffect]) in
+      var effects: [QueryRecordEffect] = []
       var marked = 0
       state.root.node(at: prefix.parts)?.visitRecords { record in
         marked += 1
-        if let refetch = record.invalidate(store: self) { refetches.append(refetch) }
+        effects.append(record.invalidate(store: self))
       }
-      return (marked, refetches)
+      return (marked, effects)
     }
-    for refetch in refetches { refetch() }
+    for effect in effects { effect() }
     return marked
   }
 
@@ -61,13 +62,11 @@ public final class QueryStore: Sendable {
   /// - Returns: Whether there was such a query.
   @discardableResult
   public func refetch(_ key: QueryKey) -> Bool {
-    let refetch = state.withLock { state -> (@Sendable () -> Void)? in
-      guard let record = state.root.node(at: key.parts)?.record else { return nil }
-      record.touch()
-      return record.makeRefetch(store: self)
+    let effect = state.withLock { state -> QueryRecordEffect? in
+      state.root.node(at: key.parts)?.record?.refetch(store: self)
     }
-    refetch?()
-    return refetch != nil
+    effect?()
+    return effect != nil
   }
 
   /// Refetches the held queries under `prefix` that are stale, each time `trigger` emits: a reconnect, the app
@@ -101,19 +100,23 @@ public final class QueryStore: Sendable {
   /// Refetches the held, stale queries under `prefix`; returns how many.
   @discardableResult
   func refetchStale(matching prefix: QueryKey) -> Int {
-    let candidates = state.withLock { state -> [QueryCandidate] in
-      var candidates: [QueryCandidate] = []
+    let records = state.withLock { state -> [(QueryKey, Stopwatch)] in
+      var records: [(QueryKey, Stopwatch)] = []
       state.root.node(at: prefix.parts)?.visitRecords { record in
-        if let candidate = record.candidate(store: self) { candidates.append(candidate) }
+        records.append((record.key, record.epoch))
       }
-      return candidates
+      return records
     }
-    // Freshness reads the clock, which is the caller's code: outside the lock.
-    let stale = candidates.filter { candidate in
-      candidate.fetchedAt.map { $0.elapsed() >= candidate.staleTime } ?? true
+    // Reading the clock is the caller's code: outside the lock.
+    let times = records.map { ($0.0, $0.1.elapsed()) }
+    let effects = state.withLock { state -> [QueryRecordEffect] in
+      times.compactMap { key, now in
+        let effect = state.root.node(at: key.parts)?.record?.refetchIfStale(now: now, store: self)
+        return effect?.perform == nil ? nil : effect
+      }
     }
-    for candidate in stale { candidate.refetch() }
-    return stale.count
+    for effect in effects { effect() }
+    return effects.count
   }
 
   // MARK: Writing
@@ -131,9 +134,13 @@ public final class QueryStore: Sendable {
     as type: State.Type,
     _ body: (inout State) -> Void
   ) -> Bool {
-    let shared = state.withLock { ($0.root.node(at: key.parts)?.record as? QueryRecord<State>)?.shared }
+    let shared = state.withLock { state -> Shared<State>? in
+      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
+      record.touch()
+      return record.shared
+    }
     guard let shared else { return false }
-    shared.withLock(body)
+    shared.withLockReleasingReplaced(body)
     return true
   }
 
@@ -157,93 +164,213 @@ public final class QueryStore: Sendable {
   /// Registers a holder of `query` and fetches if the value is missing, stale or invalidated.
   func demand<State: OperationTrackable>(_ query: Query<State>, holder: Shared<State>, in registry: SharedRegistry) {
     guard case .root(let root) = holder.reference else { return }  // A type mismatch got a value of its own.
-    let (stopwatch, conflict, created) = state.withLock {
-      state -> (Stopwatch?, String?, QueryRecord<State>?) in
+    // The clock is read outside the lock: once to find the record's time, or to start a new record's.
+    let existing = state.withLock { state in
+      (state.root.node(at: query.key.parts)?.record as? QueryRecord<State>)?.epoch
+    }
+    let epoch = existing ?? Stopwatch(query.options.clock)
+    let now = epoch.elapsed()
+    let (effect, conflict, created) = state.withLock {
+      state -> (QueryRecordEffect, String?, Bool) in
       let node = state.root.makeNode(at: query.key.parts)
       if let record = node.record as? QueryRecord<State> {
-        record.touch()
         let conflict = record.query.source == query.source ? nil : record.query.source
-        return (record.isInvalidated ? nil : record.fetchedAt, conflict, nil)
+        // A record made between the two locks started its own time: this holder's reading is of another clock.
+        let now = record.epoch.isSame(as: epoch) ? now : .zero
+        return (record.holderAppeared(now: now, store: self), conflict, false)
       }
-      let record = QueryRecord(query: query, root: root)
+      let record = QueryRecord(query: query, root: root, epoch: epoch)
+      if node.record == nil { state.count += 1 }
       node.record = record
-      state.count += 1
-      return (nil, nil, record)
+      return (record.holderAppeared(now: now, store: self), nil, true)
     }
     if let conflict {
       registry.report(
         SharedDiagnostic(
           kind: .conflictingFetchers(first: conflict, second: query.source), key: String(describing: query)))
     }
-    if created != nil {
+    if created {
       root.attachment(QueryLink.self, make: QueryLink.init).link(to: self, key: query.key, behavior: query.behavior)
-      startCollecting(query)
+      startCollecting(query, epoch: epoch)
     }
-    if let stopwatch, stopwatch.elapsed() < query.options.staleTime { return }
-    fetch(query, shared: holder)
+    effect()
   }
 
-  /// Fetches `query` into `shared`, joining a fetch already under way.
-  func fetch<State: OperationTrackable>(_ query: Query<State>, shared: Shared<State>) {
+  /// Asks the query named `key` for `work`, done by `body`, after the work already under way; returns its task.
+  func request<State: OperationTrackable>(
+    _ work: QueryRecordMachine.Work,
+    key: QueryKey,
+    as _: State.Type,
+    body: @escaping QueryRecord<State>.Body
+  ) -> OperationTask<State.Success>? {
+    let planned = state.withLock {
+      state -> (work: QueryWork<State.Success>?, isNew: Bool, effect: QueryRecordEffect)? in
+      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
+      return record.request(work, body: body, store: self)
+    }
+    guard let planned, let work = planned.work else { return nil }
+    planned.effect()
+    // Cancelling cancels the work this call asked for, not work it joined (another caller's refetch).
+    let isNew = planned.isNew
+    return OperationTask(
+      task: Task {
+        let result = await withTaskCancellationHandler {
+          await work.result()
+        } onCancel: {
+          if isNew { work.cancel() }
+        }
+        return try result.get()
+      })
+  }
+
+  /// Performs the unit of work `id` of `query`: fetches (again, while invalidations supersede what it fetched),
+  /// retries, writes the status and the value, and tells the record how it ended.
+  func execute<State: OperationTrackable>(
+    _ id: QueryRecordMachine.WorkID,
+    of query: Query<State>,
+    epoch: Stopwatch,
+    body: QueryRecord<State>.Body,
+    work: QueryWork<State.Success>,
+    before: OperationStatus?
+  ) async {
     let key = query.key
-    let fetch = query.fetch
-    let clock = query.options.clock
-    shared.run(policy: .dedupe, retry: query.options.retry, clock: clock, isolation: nil) { [weak self] in
-      // An invalidation that lands while a fetch runs means its result may predate the change: fetch again (in
-      // this same run, which every joined caller waits for) until one completes with no invalidation meanwhile.
-      var rounds = 0
-      while true {
-        rounds += 1
-        let generation = self?.beginFetch(key)
-        let value = try await fetch(QueryYield(shared: shared))
-        // Fresh from this moment: recorded before the state shows the value, so no reader sees it stale.
-        let isCurrent = self?.markFetched(key, generation: generation, stopwatch: Stopwatch(clock)) ?? true
-        if isCurrent || rounds >= 3 || Task.isCancelled { return value }
+    let result: Result<State.Success, any Error>
+    let outcome: QueryRecordMachine.Outcome
+    do {
+      // The value is borrowed from the record for the fetch only, so that the record can tell afterwards whether
+      // anyone else still holds it.
+      let shared = state.withLock { ($0.root.node(at: key.parts)?.record as? QueryRecord<State>)?.shared }
+      guard let shared else {
+        work.finish(.failure(CancellationError()))
+        return
+      }
+      let before = before ?? Self.markPending(shared)
+      (result, outcome) = await fetchAndApply(
+        id, into: shared, query: query, epoch: epoch, body: body, before: before)
+    }
+    let (finished, effect) = state.withLock { state -> (QueryWork<State.Success>?, QueryRecordEffect) in
+      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return (nil, .none) }
+      return record.finished(id, outcome: outcome, store: self)
+    }
+    work.finish(result)
+    withExtendedLifetime(finished) {}  // Released after the lock.
+    effect()
+  }
+
+  private func fetchAndApply<State: OperationTrackable>(
+    _ id: QueryRecordMachine.WorkID,
+    into shared: Shared<State>,
+    query: Query<State>,
+    epoch: Stopwatch,
+    body: QueryRecord<State>.Body,
+    before: OperationStatus
+  ) async -> (Result<State.Success, any Error>, QueryRecordMachine.Outcome) {
+    let key = query.key
+    while true {
+      switch await attempts(body, shared: shared, options: query.options) {
+      case .success(let value):
+        // Fresh from this moment: read before the value shows, so no reader sees it stale.
+        let now = epoch.elapsed()
+        let action = state.withLock { state -> QueryRecordMachine.ReturnAction in
+          (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.fetchReturned(id) ?? .apply
+        }
+        if action == .fetchAgain {
+          shared.withLock { value in
+            value.operationAttempt = 1
+            value.operationUpdatedAt = Date()
+          }
+          continue
+        }
+        shared.withLockReleasingReplaced { state in
+          state.operationStatus = .success
+          state.applySuccess(value)
+          state.error = nil
+          state.operationUpdatedAt = Date()
+        }
+        return (.success(value), .applied(at: now))
+      case .failure(let error) where error is CancellationError:
+        shared.withLockReleasingReplaced { state in
+          if state.operationStatus == .pending { state.operationStatus = before }
+        }
+        return (.failure(error), .cancelled)
+      case .failure(let error):
+        shared.withLockReleasingReplaced { state in
+          state.operationStatus = .error
+          state.error = error
+          state.operationUpdatedAt = Date()
+        }
+        return (.failure(error), .failed)
       }
     }
   }
 
-  /// Notes that a fetch of `key` starts; returns the invalidation generation it fetches for.
-  private func beginFetch(_ key: QueryKey) -> UInt64? {
-    state.withLock { state in
-      guard let record = state.root.node(at: key.parts)?.record else { return nil }
-      record.touch()
-      return record.generation
+  /// Shows a fetch starting: pending, attempt 1; returns the status before.
+  static func markPending<State: OperationTrackable>(_ shared: Shared<State>) -> OperationStatus {
+    shared.withLock { value in
+      let before = value.operationStatus
+      value.operationStatus = .pending
+      value.operationAttempt = 1
+      value.operationUpdatedAt = Date()
+      return before
     }
   }
 
-  /// Records a finished fetch; returns `false` (and leaves the query stale) if it was invalidated meanwhile.
-  private func markFetched(_ key: QueryKey, generation: UInt64?, stopwatch: Stopwatch) -> Bool {
-    state.withLock { state in
-      guard let record = state.root.node(at: key.parts)?.record else { return true }
-      guard generation == nil || record.generation == generation else { return false }
-      record.didFetch(stopwatch)
-      return true
+  /// Runs `body` with the query's retries; cancellation (of the task, or thrown by `body`) is never retried.
+  private func attempts<State: OperationTrackable>(
+    _ body: QueryRecord<State>.Body,
+    shared: Shared<State>,
+    options: QueryOptions
+  ) async -> Result<State.Success, any Error> {
+    var attempt = 1
+    while true {
+      if Task.isCancelled { return .failure(CancellationError()) }
+      do {
+        let value = try await body(shared)
+        return Task.isCancelled ? .failure(CancellationError()) : .success(value)
+      } catch {
+        if Task.isCancelled || error is CancellationError { return .failure(CancellationError()) }
+        guard attempt <= options.retry.retries, options.retry.shouldRetry(error) else { return .failure(error) }
+        let delay = options.retry.delay(beforeRetry: attempt, random: Double.random(in: 0..<1))
+        if delay > .zero {
+          do { try await options.clock.sleep(for: delay) } catch { return .failure(CancellationError()) }
+        }
+        attempt += 1
+        let current = attempt
+        shared.withLock { value in
+          value.operationAttempt = current
+          value.operationUpdatedAt = Date()
+        }
+      }
     }
   }
 
   // MARK: Garbage collection
 
   /// Checks the query a few times per `gcTime` and removes it once it has gone unused for a whole `gcTime`.
-  private func startCollecting<State: OperationTrackable>(_ query: Query<State>) {
+  private func startCollecting<State: OperationTrackable>(_ query: Query<State>, epoch: Stopwatch) {
     let key = query.key
     let clock = query.options.clock
-    let interval = query.options.gcTime / QueryRecord<State>.checksPerGCTime
+    let interval = query.options.gcTime / Self.checksPerGCTime
     // Weak, and detached so it does not inherit (and keep alive) the task-local registry: a store whose registry is
     // gone stops collecting and is freed with its queries.
     Task.detached { [weak self] in
       while true {
         do { try await clock.sleep(for: interval) } catch { return }
-        guard let self, !self.collect(key) else { return }
+        guard let self, !self.collect(key, now: epoch.elapsed(), epoch: epoch) else { return }
       }
     }
   }
 
-  /// One check of `key`: returns `true` when the query is gone (removed now, or earlier).
-  private func collect(_ key: QueryKey) -> Bool {
+  /// How many garbage checks run per `gcTime`.
+  static var checksPerGCTime: Int { 4 }
+
+  /// One check of `key` at `now`: returns `true` when the query is gone (removed now, or earlier, or replaced).
+  private func collect(_ key: QueryKey, now: Duration, epoch: Stopwatch) -> Bool {
     let (isGone, removed) = state.withLock { state -> (Bool, (any QueryRecordProtocol)?) in
-      guard let node = state.root.node(at: key.parts), let record = node.record else { return (true, nil) }
-      guard record.checkUnused() else { return (false, nil) }
+      guard let node = state.root.node(at: key.parts), let record = node.record, record.epoch.isSame(as: epoch) else {
+        return (true, nil)
+      }
+      guard record.gcTick(now: now) == .collect else { return (false, nil) }
       node.record = nil
       state.count -= 1
       state.root.prune(key.parts)
@@ -257,6 +384,8 @@ public final class QueryStore: Sendable {
 /// Time since a moment, on some clock.
 struct Stopwatch: Sendable {
   let elapsed: @Sendable () -> Duration
+  /// Tells one stopwatch from another (copies of one stopwatch are the same).
+  private let identity: StopwatchIdentity
 
   init(_ clock: any Clock<Duration>) {
     func start<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
@@ -264,5 +393,13 @@ struct Stopwatch: Sendable {
       return { start.duration(to: clock.now) }
     }
     elapsed = start(clock)
+    identity = StopwatchIdentity()
+  }
+
+  /// Whether both measure from the same start.
+  func isSame(as other: Stopwatch) -> Bool {
+    identity === other.identity
   }
 }
+
+private final class StopwatchIdentity: Sendable {}

@@ -1,0 +1,45 @@
+/// A node of the query tree: one key part, its children, and the query whose key ends here.
+///
+/// Only touched under the ``QueryStore``'s lock.
+final class QueryIndexNode {
+  var children: [QueryKeyPart: QueryIndexNode] = [:]
+  var record: (any QueryRecordProtocol)?
+
+  /// The node at `parts`, if it exists.
+  func node(at parts: [QueryKeyPart]) -> QueryIndexNode? {
+    var node = self
+    for part in parts {
+      guard let child = node.children[part] else { return nil }
+      node = child
+    }
+    return node
+  }
+
+  /// The node at `parts`, made if needed.
+  func makeNode(at parts: [QueryKeyPart]) -> QueryIndexNode {
+    var node = self
+    for part in parts {
+      if let child = node.children[part] {
+        node = child
+      } else {
+        let child = QueryIndexNode()
+        node.children[part] = child
+        node = child
+      }
+    }
+    return node
+  }
+
+  /// Calls `body` with every query at or below this node.
+  func visitRecords(_ body: (any QueryRecordProtocol) -> Void) {
+    if let record { body(record) }
+    for child in children.values { child.visitRecords(body) }
+  }
+
+  /// Removes the empty nodes along `parts`.
+  func prune(_ parts: [QueryKeyPart]) {
+    guard let first = parts.first, let child = children[first] else { return }
+    child.prune(Array(parts.dropFirst()))
+    if child.record == nil && child.children.isEmpty { children[first] = nil }
+  }
+}

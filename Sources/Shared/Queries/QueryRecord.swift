@@ -1,0 +1,178 @@
+/// What the store needs of a query without knowing its state type.
+///
+/// Every method is called under the ``QueryStore``'s lock; what it returns to run is run after the lock.
+protocol QueryRecordProtocol: AnyObject {
+  /// The query's name.
+  var key: QueryKey { get }
+  /// The time on the query's clock since the record was made; read outside the lock.
+  var epoch: Stopwatch { get }
+  /// Marks the query stale; returns what to start after the lock.
+  func invalidate(store: QueryStore) -> QueryRecordEffect
+  /// Asks for a refresh; returns what to start after the lock.
+  func refetch(store: QueryStore) -> QueryRecordEffect
+  /// Asks for a refresh if the query is held and its value stale at `now`.
+  func refetchIfStale(now: Duration, store: QueryStore) -> QueryRecordEffect
+  /// One garbage check at `now`.
+  func gcTick(now: Duration) -> QueryRecordMachine.CollectAction
+  /// Notes a use, so garbage collection counts a whole gcTime from now.
+  func touch()
+}
+
+/// Work a record decided on under the store's lock, to perform after it.
+struct QueryRecordEffect {
+  static var none: Self { Self(perform: nil) }
+
+  let perform: (() -> Void)?
+
+  /// Performs the effect; call after the lock.
+  func callAsFunction() { perform?() }
+}
+
+/// One cached query: its value (held strongly, so it outlives its holders until collected), its state machine and
+/// the units of work under way.
+///
+/// Only touched under the ``QueryStore``'s lock.
+final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
+  /// Fetches something for the query from its value (the query's fetcher, or one page).
+  typealias Body = @Sendable (Shared<State>) async throws -> State.Success
+
+  let query: Query<State>
+  let epoch: Stopwatch
+  private var root: SharedRoot<State>
+  private(set) var machine: QueryRecordMachine
+  private var works: [QueryRecordMachine.WorkID: QueryWork<State.Success>] = [:]
+
+  init(query: Query<State>, root: SharedRoot<State>, epoch: Stopwatch) {
+    self.query = query
+    self.root = root
+    self.epoch = epoch
+    machine = QueryRecordMachine(staleTime: query.options.staleTime, gcTime: query.options.gcTime)
+  }
+
+  var key: QueryKey { query.key }
+
+  var shared: Shared<State> { Shared(reference: .root(root)) }
+
+  /// Whether something besides this record refers to the value: a holder, an iteration, an observer, a fetch.
+  var isHeld: Bool { !isKnownUniquelyReferenced(&root) }
+
+  // MARK: Events
+
+  func holderAppeared(now: Duration, store: QueryStore) -> QueryRecordEffect {
+    plan(machine.holderAppeared(now: now), store: store, body: nil).effect
+  }
+
+  func invalidate(store: QueryStore) -> QueryRecordEffect {
+    plan(machine.invalidated(isHeld: isHeld), store: store, body: nil).effect
+  }
+
+  func refetch(store: QueryStore) -> QueryRecordEffect {
+    machine.touched()
+    return plan(machine.request(.refresh), store: store, body: nil).effect
+  }
+
+  func refetchIfStale(now: Duration, store: QueryStore) -> QueryRecordEffect {
+    guard isHeld else { return .none }
+    return plan(machine.refreshIfStale(now: now), store: store, body: nil).effect
+  }
+
+  func gcTick(now: Duration) -> QueryRecordMachine.CollectAction {
+    machine.gcTick(now: now, isHeld: isHeld)
+  }
+
+  func touch() {
+    machine.touched()
+  }
+
+  /// Asks for `work`, done by `body`; returns the unit of work that serves the request, whether it is new (not
+  /// joined), and what to start after the lock.
+  func request(
+    _ work: QueryRecordMachine.Work,
+    body: @escaping Body,
+    store: QueryStore
+  ) -> (work: QueryWork<State.Success>?, isNew: Bool, effect: QueryRecordEffect) {
+    machine.touched()
+    let action = machine.request(work)
+    let isNew: Bool
+    switch action {
+    case .start, .wait: isNew = true
+    case .join, .none: isNew = false
+    }
+    let (served, effect) = plan(action, store: store, body: body)
+    return (served, isNew, effect)
+  }
+
+  /// The fetch of `id` returned a value.
+  func fetchReturned(_ id: QueryRecordMachine.WorkID) -> QueryRecordMachine.ReturnAction {
+    machine.fetchReturned(id)
+  }
+
+  /// The unit of work `id` ended: returns it (to be released after the lock) and what to start next.
+  func finished(
+    _ id: QueryRecordMachine.WorkID,
+    outcome: QueryRecordMachine.Outcome,
+    store: QueryStore
+  ) -> (finished: QueryWork<State.Success>?, effect: QueryRecordEffect) {
+    let next = machine.finished(id, outcome: outcome, isHeld: isHeld)
+    let finished = works.removeValue(forKey: id)
+    return (finished, plan(next, store: store, body: nil).effect)
+  }
+
+  // MARK: Acting on the machine's decisions
+
+  /// Turns an action into the unit of work it concerns and the effect to perform after the lock: a new unit of
+  /// work gets a task (which waits for its turn if it must), a queued one whose turn came is let go.
+  private func plan(
+    _ action: QueryRecordMachine.RequestAction,
+    store: QueryStore,
+    body: Body?
+  ) -> (work: QueryWork<State.Success>?, effect: QueryRecordEffect) {
+    switch action {
+    case .none:
+      return (nil, .none)
+    case .join(let id):
+      return (works[id], .none)
+    case .start(let id, let kind):
+      if let queued = works[id] { return (queued, QueryRecordEffect { queued.giveTurn() }) }
+      return launch(id, kind, body: body, waitsForTurn: false, store: store)
+    case .wait(let id):
+      let kind = machine.queuedWork(id) ?? .refresh
+      return launch(id, kind, body: body, waitsForTurn: true, store: store)
+    }
+  }
+
+  private func launch(
+    _ id: QueryRecordMachine.WorkID,
+    _ kind: QueryRecordMachine.Work,
+    body: Body?,
+    waitsForTurn: Bool,
+    store: QueryStore
+  ) -> (work: QueryWork<State.Success>?, effect: QueryRecordEffect) {
+    let work = QueryWork<State.Success>()
+    works[id] = work
+    let query = self.query
+    let epoch = self.epoch
+    let body = body ?? { shared in try await query.fetch(QueryYield(shared: shared)) }
+    let effect: QueryRecordEffect
+    if waitsForTurn {
+      effect = QueryRecordEffect {
+        work.attach(
+          Task {
+            await work.waitForTurn()
+            await store.execute(id, of: query, epoch: epoch, body: body, work: work, before: nil)
+          })
+      }
+    } else {
+      // Pending before the caller goes on: a holder that triggered the fetch sees it loading at once.
+      let shared = self.shared
+      effect = QueryRecordEffect {
+        let before = QueryStore.markPending(shared)
+        work.attach(
+          Task {
+            await store.execute(id, of: query, epoch: epoch, body: body, work: work, before: before)
+          })
+      }
+    }
+    return (work, effect)
+  }
+}

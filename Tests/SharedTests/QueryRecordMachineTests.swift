@@ -1,0 +1,368 @@
+import Testing
+
+@testable import Shared
+
+/// A page of the model server: which version of the server it was read from, and whether it was the last.
+private struct ServerPage: Sendable, Equatable {
+  let id: Int
+  let version: Int
+  let isLast: Bool
+}
+
+/// The events the interleaving tests put in every order.
+private enum Event: CaseIterable, CustomStringConvertible {
+  /// The server changes (its version grows; it alternates between 3 and 2 pages) and the query is invalidated.
+  case invalidate
+  /// `fetchNextPage()`.
+  case requestNextPage
+  /// `refetch()` / `refetchAll()`.
+  case refetch
+  /// The running work makes one step: fetches one page, or writes what it fetched.
+  case step
+  /// The running work's current fetch fails for good.
+  case fail
+  /// The only holder leaves, or a holder appears.
+  case toggleHolder
+  /// A garbage check, a quarter of gcTime later.
+  case gcTick
+
+  var description: String {
+    switch self {
+    case .invalidate: "invalidate"
+    case .requestNextPage: "nextPage"
+    case .refetch: "refetch"
+    case .step: "step"
+    case .fail: "fail"
+    case .toggleHolder: "toggleHolder"
+    case .gcTick: "gcTick"
+    }
+  }
+}
+
+/// A paginated query driven through its ``QueryRecordMachine`` the way ``QueryStore`` drives it, with the store's
+/// tasks replaced by explicit steps and the server by a versioned model. Every check failure names the sequence.
+private struct Harness {
+  static let gcTime = Duration.seconds(60)
+  static let tick = gcTime / 4
+
+  /// Where the running work is.
+  enum Progress {
+    /// Refetching every page: the walk, and the pages fetched so far.
+    case walking(RefetchAllWalk<Int>, pages: [ServerPage], startVersion: Int)
+    /// Fetching the page after the last one (`nil`: there is none).
+    case nextPage(Int?)
+    /// Fetched; writes `update` at the next step.
+    case returned(PageUpdate<Int, ServerPage>, fetchedVersion: Int?)
+  }
+
+  var machine = QueryRecordMachine(staleTime: .seconds(10), gcTime: gcTime)
+  var state = PaginatedState<Int, ServerPage>()
+  var now = Duration.zero
+  var isHeld = true
+  var leftAt: Duration?
+  var serverVersion = 1
+  var serverPageCount = 3
+  var running: (id: QueryRecordMachine.WorkID, progress: Progress)?
+  var waiting: Set<QueryRecordMachine.WorkID> = []
+  /// The server version the last written refresh started fetching at.
+  var appliedRefreshVersion: Int?
+  var lastRefreshFailed = false
+  var collected = false
+  var failures: [String] = []
+  let trace: String
+
+  init(trace: String) {
+    self.trace = trace
+    handle(machine.holderAppeared(now: now))
+  }
+
+  mutating func fail(_ message: String) {
+    failures.append("\(message) after [\(trace)]")
+  }
+
+  func serverPage(_ id: Int) -> ServerPage {
+    ServerPage(id: id, version: serverVersion, isLast: id >= serverPageCount - 1)
+  }
+
+  static func nextPage(_ page: ServerPage) -> Int? {
+    page.isLast ? nil : page.id + 1
+  }
+
+  /// Whether the value is referred to beyond the record: a holder, or the running work's task.
+  var isReferenced: Bool { isHeld || running != nil }
+
+  // MARK: Events
+
+  mutating func apply(_ event: Event) {
+    guard !collected else { return }
+    switch event {
+    case .invalidate:
+      serverVersion += 1
+      serverPageCount = serverPageCount == 3 ? 2 : 3
+      handle(machine.invalidated(isHeld: isReferenced))
+    case .requestNextPage:
+      guard isHeld else { return }  // Only a holder can ask.
+      handle(machine.request(.nextPage))
+    case .refetch:
+      guard isHeld else { return }
+      handle(machine.request(.refresh))
+    case .step:
+      step()
+    case .fail:
+      guard let (id, progress) = running else { return }
+      if case .returned = progress { return }  // Fetched already: writing cannot fail.
+      if machine.running?.work == .refresh { lastRefreshFailed = true }
+      running = nil
+      handle(machine.finished(id, outcome: .failed, isHeld: isHeld))
+    case .toggleHolder:
+      if isHeld {
+        isHeld = false
+        leftAt = now
+      } else {
+        isHeld = true
+        leftAt = nil
+        handle(machine.holderAppeared(now: now))
+      }
+    case .gcTick:
+      now += Self.tick
+      if machine.gcTick(now: now, isHeld: isReferenced) == .collect {
+        if isReferenced { fail("collected while referenced") }
+        if let leftAt, now - leftAt < Self.gcTime { fail("collected \(now - leftAt) after the holder left") }
+        if !waiting.isEmpty { fail("collected with work waiting") }
+        collected = true
+      }
+    }
+    checkAlways()
+  }
+
+  mutating func step() {
+    guard let (id, progress) = running else { return }
+    switch progress {
+    case .walking(var walk, var pages, let startVersion):
+      guard case .fetch(let pageID) = walk.step else { return }
+      let page = serverPage(pageID)
+      pages.append(page)
+      walk.fetched(next: Self.nextPage(page))
+      guard case .finished(let next) = walk.step else {
+        running = (id, .walking(walk, pages: pages, startVersion: startVersion))
+        return
+      }
+      switch machine.fetchReturned(id) {
+      case .fetchAgain:
+        running = (id, startRefresh())
+      case .apply:
+        // No stale page survives a completed refetch of all pages: every page is the server's page now.
+        let current = pages.allSatisfy { $0.version == serverVersion }
+        if !current { fail("a refetch of all pages applies stale pages \(pages)") }
+        if walk.ids != Array(0..<walk.ids.count) { fail("a refetch of all pages left the chain: \(walk.ids)") }
+        let update = PageUpdate<Int, ServerPage>.all(
+          ids: walk.ids, pages: pages, hasNext: next != nil, hasPrevious: false)
+        running = (id, .returned(update, fetchedVersion: startVersion))
+      }
+    case .nextPage(let pageID):
+      let update: PageUpdate<Int, ServerPage>
+      if let pageID {
+        let page = serverPage(pageID)
+        update = .next(id: pageID, page: page, hasNext: Self.nextPage(page) != nil)
+      } else {
+        update = .none
+      }
+      if machine.fetchReturned(id) == .fetchAgain { fail("page work asked to fetch again") }
+      running = (id, .returned(update, fetchedVersion: nil))
+    case .returned(let update, let fetchedVersion):
+      state.applySuccess(update)
+      if let fetchedVersion { appliedRefreshVersion = fetchedVersion }
+      // A failed refresh leaves the query stale (its next holder refetches) until a refresh succeeds; page work
+      // does not count, even when it had to load the first page.
+      if machine.running?.work == .refresh { lastRefreshFailed = false }
+      running = nil
+      handle(machine.finished(id, outcome: .applied(at: now), isHeld: isHeld))
+    }
+  }
+
+  /// A refresh starts by reading the loaded pages, as the store's fetcher does.
+  func startRefresh() -> Progress {
+    .walking(
+      RefetchAllWalk(from: state.pageIDs.first ?? 0, limit: state.pageIDs.count), pages: [],
+      startVersion: serverVersion)
+  }
+
+  mutating func handle(_ action: QueryRecordMachine.RequestAction) {
+    switch action {
+    case .none:
+      break
+    case .join(let id):
+      if running?.id != id && !waiting.contains(id) { fail("joined work \(id), which is neither running nor queued") }
+    case .wait(let id):
+      waiting.insert(id)
+    case .start(let id, let work):
+      // At most one fetch in flight per record.
+      if let running { fail("work \(id) started while work \(running.id) runs") }
+      waiting.remove(id)
+      switch work {
+      case .refresh:
+        running = (id, startRefresh())
+      case .nextPage:
+        if let last = state.pages.last {
+          running = (id, .nextPage(Self.nextPage(last)))
+        } else {
+          running = (id, startRefresh())
+        }
+      case .previousPage:
+        running = (id, .nextPage(nil))
+      }
+    }
+  }
+
+  mutating func checkAlways() {
+    if machine.isBusy != (running != nil) {
+      fail("the machine is busy: \(machine.isBusy), the model runs: \(running != nil)")
+    }
+    if let running, machine.running?.id != running.id {
+      fail("the machine runs \(String(describing: machine.running))")
+    }
+  }
+
+  // MARK: Quiet
+
+  /// A holder appears, and every work runs to its end.
+  mutating func settle() {
+    guard !collected else { return }
+    if !isHeld { apply(.toggleHolder) }
+    var steps = 0
+    while running != nil {
+      step()
+      steps += 1
+      if steps > 100 {
+        fail("work never settles")
+        return
+      }
+    }
+    if !waiting.isEmpty { fail("work \(waiting) still waits while nothing runs") }
+    checkAlways()
+  }
+
+  /// A held query that settled ends fresh: the last refresh written started after the last invalidation, and the
+  /// pages are the server's.
+  mutating func checkFresh() {
+    guard !collected, !lastRefreshFailed else { return }
+    if appliedRefreshVersion != serverVersion {
+      fail(
+        "held and quiet on a refresh of version \(String(describing: appliedRefreshVersion)), server \(serverVersion)")
+    }
+    if state.pages.contains(where: { $0.version != serverVersion }) {
+      fail("held and quiet with stale pages \(state.pages)")
+    }
+    if state.pageIDs != Array(0..<state.pageIDs.count) || state.pageIDs.count > serverPageCount {
+      fail("held and quiet with pages \(state.pageIDs) of a server with \(serverPageCount)")
+    }
+    guard case .fetched = machine.freshness else {
+      fail("held and quiet, but \(machine.freshness)")
+      return
+    }
+  }
+
+  /// The holder leaves a settled query: it is collected after gcTime, not before.
+  mutating func checkCollected() {
+    guard !collected else { return }
+    apply(.toggleHolder)
+    for _ in 0..<(Harness.checksUntilCollected + 1) where !collected { apply(.gcTick) }
+    if !collected { fail("not collected \(Harness.checksUntilCollected + 1) checks after the holder left") }
+  }
+
+  /// A gcTime counts from the first check that finds the record unused, so at most one more check.
+  static var checksUntilCollected: Int { 5 }
+}
+
+/// Every ordering of a query record's events up to a small depth, each checked against the record's invariants:
+/// a held query ends fresh after an invalidation; at most one fetch runs per record; no stale page survives a
+/// completed refetch of all pages; an unheld record is collected after gcTime and not before.
+@Suite struct QueryRecordMachineTests {
+  /// Runs every sequence of `events` of length `depth`; returns the failures (each names its sequence).
+  private func explore(_ events: [Event], depth: Int) -> (sequences: Int, failures: [String]) {
+    var failures: [String] = []
+    var sequences = 0
+    var indices = Array(repeating: 0, count: depth)
+    while true {
+      sequences += 1
+      let sequence = indices.map { events[$0] }
+      var harness = Harness(trace: sequence.map(\.description).joined(separator: ", "))
+      for event in sequence { harness.apply(event) }
+      harness.settle()
+      harness.checkFresh()
+      harness.checkCollected()
+      failures += harness.failures
+      if failures.count > 20 { break }
+      // The next sequence, like counting in base `events.count`.
+      var position = depth - 1
+      while position >= 0 {
+        indices[position] += 1
+        if indices[position] < events.count { break }
+        indices[position] = 0
+        position -= 1
+      }
+      if position < 0 { break }
+    }
+    return (sequences, failures)
+  }
+
+  @Test func everyOrderingOfSixEventsKeepsTheRecordsInvariants() {
+    let events: [Event] = [.invalidate, .requestNextPage, .refetch, .step, .toggleHolder, .gcTick]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithFailuresKeepsTheRecordsInvariants() {
+    let (sequences, failures) = explore(Event.allCases, depth: 5)
+    #expect(sequences == 16_807)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfEightRefreshEventsKeepsAHeldQueryFresh() {
+    let (sequences, failures) = explore([.invalidate, .refetch, .step], depth: 8)
+    #expect(sequences == 6_561)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func threeInvalidationsDuringOneRefreshEndWithAFetchAfterTheLast() {
+    var harness = Harness(trace: "three invalidations")
+    for _ in 0..<3 {
+      harness.apply(.invalidate)
+      harness.apply(.step)  // Page 0 of a walk that the invalidation superseded.
+    }
+    harness.settle()
+    harness.checkFresh()
+    #expect(harness.failures.isEmpty, "\(harness.failures)")
+    #expect(harness.appliedRefreshVersion == 4)
+  }
+
+  @Test func anUnheldRecordIsCollectedAfterGCTimeAndNotBefore() {
+    var machine = QueryRecordMachine(staleTime: .zero, gcTime: .seconds(60))
+    #expect(machine.gcTick(now: .seconds(15), isHeld: true) == .keep)
+    #expect(machine.gcTick(now: .seconds(30), isHeld: false) == .keep)  // Unused from here.
+    #expect(machine.gcTick(now: .seconds(75), isHeld: false) == .keep)
+    machine.touched()  // Used between checks: a whole gcTime again.
+    #expect(machine.gcTick(now: .seconds(90), isHeld: false) == .keep)
+    #expect(machine.gcTick(now: .seconds(149), isHeld: false) == .keep)
+    #expect(machine.gcTick(now: .seconds(150), isHeld: false) == .collect)
+    #expect(machine.request(.refresh) == .none)  // A collected record takes no more work.
+  }
+
+  @Test func aRefetchOfAllPagesEndsWhereNextPageReturnsNil() {
+    var walk = RefetchAllWalk(from: 0, limit: 3)
+    #expect(walk.step == .fetch(0))
+    walk.fetched(next: 1)
+    #expect(walk.step == .fetch(1))
+    walk.fetched(next: nil)
+    #expect(walk.step == .finished(next: nil))
+    #expect(walk.ids == [0, 1])
+    var limited = RefetchAllWalk(from: "a", limit: 2)
+    limited.fetched(next: "b")
+    limited.fetched(next: "c")
+    #expect(limited.step == .finished(next: "c"))
+    var cycle = RefetchAllWalk(from: "a", limit: 5)
+    cycle.fetched(next: "a")
+    #expect(cycle.step == .finished(next: "a"))
+  }
+}
