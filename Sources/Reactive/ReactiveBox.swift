@@ -28,9 +28,6 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   let isTracked: Atomic<Bool>
   @usableFromInline
   let probe = ObservationProbe.shared
-  /// The registrar reads go through while the box is untracked, shared by every box.
-  @usableFromInline
-  let sentinel = ObservationProbe.shared.sentinel
   // Key paths are immutable once made, and this one captures only the probe, which is Sendable; `KeyPath` simply
   // does not declare the conformance.
   @usableFromInline
@@ -52,20 +49,27 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   /// `withObservationTracking` a read registers the box, so its next change reports to the tracker.
   @inlinable
   public var value: Value {
-    if isTracked.load(ordering: .relaxed) { return trackedRead() }
+    if isTracked.load(ordering: .relaxed) { return trackedRead(through: nil) }
     let hits = probe.hits.load(ordering: .relaxed)
-    sentinel.access(self, keyPath: observationKeyPath)
-    if probe.hits.load(ordering: .relaxed) != hits { return trackedRead() }
+    probe.spare()._withUnsafeGuaranteedRef { $0.registrar.access(self, keyPath: observationKeyPath) }
+    if probe.hits.load(ordering: .relaxed) != hits { return trackedRead(through: probe.takeSpare()) }
     return state.withLock { $0.value }
   }
 
-  /// A read of a box that Observation tracks: through its own registrar, made on the first tracked read.
+  /// A read of a box that Observation tracks: through its own registrar.
+  ///
+  /// - Parameter spare: The thread's spare registrar the read already went through, if it did; the box keeps it
+  ///   (as its registrar if it has none yet), so that what the tracking registers with it ends with the box.
   @usableFromInline
-  func trackedRead() -> Value {
-    let (value, holder) = state.withLock { state in
-      (state.value, state.makeRegistrar())
+  func trackedRead(through spare: RegistrarHolder?) -> Value {
+    let (value, holder, replaced) = state.withLock { state in
+      let (holder, replaced) = state.adoptRegistrar(spare)
+      // Under the lock, so that a write that takes the lock after this read also sees that the box is tracked.
+      isTracked.store(true, ordering: .relaxed)
+      return (state.value, holder, replaced)
     }
-    isTracked.store(true, ordering: .relaxed)
+    // Released after the lock.
+    withExtendedLifetime(replaced) {}
     holder.registrar.access(self, keyPath: observationKeyPath)
     return value
   }
