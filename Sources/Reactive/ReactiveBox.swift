@@ -8,7 +8,10 @@ public import Synchronization
 ///
 /// - iterations of ``values`` (a multicast `AsyncSequence` whose first element is the current value),
 /// - observers registered with ``observe(_:)``,
-/// - Apple's Observation (`withObservationTracking`, `Observations`, SwiftUI), once it has read the box.
+/// - Apple's Observation (`withObservationTracking`, `Observations`, SwiftUI), once it has read the box. It is
+///   told (`willSet`, then `didSet`) after the new value is stored, so a tracker that reads the box when told
+///   reads the new value. A freed box ends every tracking registered with it, silently, like an `@Observable`
+///   object.
 ///
 /// ```swift
 /// let counter = ReactiveBox(0)
@@ -110,8 +113,6 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   public func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let wasTracked = isTracked.load(ordering: .relaxed)
-    if wasTracked { trackedWillChange() }
     var outcome: Swift.Result<Result, Failure>?
     let delivery = state.withLock { state -> ChangeDelivery<Value>? in
       do throws(Failure) {
@@ -123,13 +124,10 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
       return state.hasListeners ? state.didChange() : nil
     }
     if let delivery { deliver(delivery) }
-    if wasTracked {
-      trackedDidChange()
-    } else if isTracked.load(ordering: .relaxed) {
-      // Tracking began while this change was made: report it rather than let the tracker miss it.
-      trackedWillChange()
-      trackedDidChange()
-    }
+    // Observation hears of the change only now that it is made: a tracker that re-reads the box as soon as it is
+    // told (an `Observations` consumer on another thread) reads the new value, and what it tracks next is the
+    // change after this one. A read that made the box tracked after this change took the lock saw the new value.
+    if isTracked.load(ordering: .relaxed) { trackedChanged() }
     return try outcome.unsafelyUnwrapped.get()
   }
 
@@ -228,16 +226,12 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     }
   }
 
-  /// Tells the box's registrar that a change is coming.
+  /// Tells the box's registrar about a change already made: `willSet`, then `didSet`.
   @usableFromInline
-  func trackedWillChange() {
-    state.withLock { $0.makeRegistrar() }.registrar.willSet(self, keyPath: observationKeyPath)
-  }
-
-  /// Tells the box's registrar that a change was made.
-  @usableFromInline
-  func trackedDidChange() {
-    state.withLock { $0.makeRegistrar() }.registrar.didSet(self, keyPath: observationKeyPath)
+  func trackedChanged() {
+    let registrar = state.withLock { $0.makeRegistrar() }.registrar
+    registrar.willSet(self, keyPath: observationKeyPath)
+    registrar.didSet(self, keyPath: observationKeyPath)
   }
 
   /// The value, under the name Observation's key path uses.
