@@ -2,11 +2,11 @@ import Observation
 public import Synchronization
 
 #if canImport(Darwin)
-  import Darwin
+  public import Darwin
 #elseif canImport(Glibc)
-  import Glibc
+  public import Glibc
 #elseif canImport(Musl)
-  import Musl
+  public import Musl
 #endif
 
 /// Tells a box whether Apple's Observation tracks it, so that an untracked box needs no registrar at all.
@@ -40,7 +40,7 @@ final class ObservationProbe: Hashable, Sendable {
   let hits = Atomic<Int>(0)
 
   /// The thread-local slot of each thread's spare registrar (a retained ``RegistrarHolder``).
-  private let spareKey: pthread_key_t
+  @usableFromInline let spareKey: pthread_key_t
 
   private init() {
     var key = pthread_key_t()
@@ -58,16 +58,16 @@ final class ObservationProbe: Hashable, Sendable {
 
   /// The calling thread's spare registrar, made on first use; the thread keeps it until it ends or a tracked
   /// read takes it (``takeSpare()``).
-  @usableFromInline
-  @inline(never)
+  @inlinable
   func spare() -> Unmanaged<RegistrarHolder> {
     if let stored = pthread_getspecific(spareKey) { return Unmanaged.fromOpaque(stored) }
     return makeSpare()
   }
 
   /// Gives the calling thread a new spare registrar; kept out of ``spare()`` so that its common path stays short.
+  @usableFromInline
   @inline(never)
-  private func makeSpare() -> Unmanaged<RegistrarHolder> {
+  func makeSpare() -> Unmanaged<RegistrarHolder> {
     let made = Unmanaged.passRetained(RegistrarHolder())
     pthread_setspecific(spareKey, made.toOpaque())
     return made
