@@ -56,6 +56,30 @@ import Testing
     #expect(count(changed) == 1)
   }
 
+  /// Two boxes first tracked one after the other on one thread each take a spare registrar of their own: a change
+  /// of one never reaches the other's tracker.
+  @Test func boxesTrackedInTurnOnOneThreadDoNotShareARegistrar() {
+    let first = ReactiveBox(0)
+    let second = ReactiveBox(0)
+    let firstChanged = Atomic<Int>(0)
+    let secondChanged = Atomic<Int>(0)
+    _ = withObservationTracking {
+      first.value
+    } onChange: {
+      firstChanged.add(1, ordering: .relaxed)
+    }
+    _ = withObservationTracking {
+      second.value
+    } onChange: {
+      secondChanged.add(1, ordering: .relaxed)
+    }
+    first.withLock { $0 += 1 }
+    #expect(count(firstChanged) == 1)
+    #expect(count(secondChanged) == 0)
+    second.withLock { $0 += 1 }
+    #expect(count(secondChanged) == 1)
+  }
+
   @Test func aTrackedBoxFreedWithoutChangingReleasesWhatItsTrackerCaptured() {
     weak var captured: Marker?
     let changed = Atomic<Int>(0)
