@@ -65,15 +65,15 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   ///   (as its registrar if it has none yet), so that what the tracking registers with it ends with the box.
   @usableFromInline
   func trackedRead(through spare: RegistrarHolder?) -> Value {
-    let (value, holder, replaced) = state.withLock { state in
-      let (holder, replaced) = state.adoptRegistrar(spare)
+    let (value, action) = state.withLock { state in
+      let action = state.observation.trackedRead(through: spare)
       // Under the lock, so that a write that takes the lock after this read also sees that the box is tracked.
       isTracked.store(true, ordering: .relaxed)
-      return (state.value, holder, replaced)
+      return (state.value, action)
     }
-    // Released after the lock.
-    withExtendedLifetime(replaced) {}
-    holder.registrar.access(self, keyPath: observationKeyPath)
+    switch action {
+    case .register(let holder): holder.registrar.access(self, keyPath: observationKeyPath)
+    }
     return value
   }
 
@@ -229,9 +229,13 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   /// Tells the box's registrar about a change already made: `willSet`, then `didSet`.
   @usableFromInline
   func trackedChanged() {
-    let registrar = state.withLock { $0.makeRegistrar() }.registrar
-    registrar.willSet(self, keyPath: observationKeyPath)
-    registrar.didSet(self, keyPath: observationKeyPath)
+    switch state.withLock({ $0.observation.changed() }) {
+    case .tell(let holder):
+      holder.registrar.willSet(self, keyPath: observationKeyPath)
+      holder.registrar.didSet(self, keyPath: observationKeyPath)
+    case .none:
+      break
+    }
   }
 
   /// The value, under the name Observation's key path uses.

@@ -21,7 +21,7 @@ import Testing
     if hitsBefore == hitsAfter {
       let isTracked = box.isTracked.load(ordering: .relaxed)
       #expect(!isTracked)
-      #expect(box.state.withLock { $0.registrar == nil })
+      #expect(box.state.withLock { !$0.observation.isTracked })
     }
   }
 
@@ -149,7 +149,11 @@ import Testing
       } onChange: {
         withExtendedLifetime(marker) { _ = changed.add(1, ordering: .relaxed) }
       }
-      #expect(box.state.withLock { $0.registrar?.kept.count } == 1)
+      let kept = box.state.withLock { state -> Int? in
+        guard case .tracked(_, let kept) = state.observation else { return nil }
+        return kept.count
+      }
+      #expect(kept == 1)
       #expect(captured != nil)
     }
     #expect(captured == nil, "a kept spare outlived its box")

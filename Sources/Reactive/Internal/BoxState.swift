@@ -1,4 +1,4 @@
-public import Observation
+import Observation
 public import Synchronization
 
 /// Everything a ``ReactiveBox`` keeps under its lock, and the decisions made under it.
@@ -14,40 +14,12 @@ struct BoxState<Value: Sendable> {
   @usableFromInline var hasListeners = false
   @usableFromInline var isFinished = false
   @usableFromInline var listeners: Listeners<Value>?
-  /// The box's own Observation registrar, made when Observation first tracks the box. Held in a class so that
-  /// this state keeps a fixed layout: the registrar's own layout is only known at run time.
-  @usableFromInline var registrar: RegistrarHolder?
+  /// Whether Observation tracks the box, and its registrars.
+  @usableFromInline var observation = ObservationState.untracked
 
   @inlinable
   init(value: Value) {
     self.value = value
-  }
-
-  /// The box's registrar, made on first use.
-  @usableFromInline
-  mutating func makeRegistrar() -> RegistrarHolder {
-    adoptRegistrar(nil).holder
-  }
-
-  /// The box's registrar after a tracked read that went through `spare` (a thread's spare registrar, see
-  /// ``ObservationProbe``), or through none.
-  ///
-  /// A box without a registrar takes `spare` as its own. A box that has one (another thread's tracked read made it
-  /// first) keeps `spare` beside it: a tracking may register with `spare`, and that registration must end with the
-  /// box, not before.
-  ///
-  /// - Returns: The registrar, and the holder it replaced, to be released after the lock.
-  @usableFromInline
-  mutating func adoptRegistrar(_ spare: RegistrarHolder?) -> (holder: RegistrarHolder, replaced: RegistrarHolder?) {
-    guard let registrar else {
-      let made = spare ?? RegistrarHolder()
-      self.registrar = made
-      return (made, nil)
-    }
-    guard let spare else { return (registrar, nil) }
-    let merged = RegistrarHolder(registrar.registrar, keeping: registrar.kept + [spare.registrar] + spare.kept)
-    self.registrar = merged
-    return (merged, registrar)
   }
 
   /// The listeners, made on first use.
@@ -342,18 +314,4 @@ enum ObserverRound<Value: Sendable>: Sendable {
   case deliver([ObserverEntry<Value>], Value)
   /// Nothing is queued; release what the queue held, after the lock.
   case done(RingBuffer<PendingChange<Value>>)
-}
-
-/// A box's own Observation registrar (or, before a box takes it, a thread's spare; see ``ObservationProbe``).
-@usableFromInline
-final class RegistrarHolder: Sendable {
-  @usableFromInline let registrar: ObservationRegistrar
-  /// Spare registrars that tracked reads of the box went through after it already had a registrar; kept only so
-  /// that what trackings registered with them ends with the box. Never told about a change.
-  let kept: [ObservationRegistrar]
-
-  init(_ registrar: ObservationRegistrar = ObservationRegistrar(), keeping kept: [ObservationRegistrar] = []) {
-    self.registrar = registrar
-    self.kept = kept
-  }
 }
