@@ -8,7 +8,10 @@ public import Synchronization
 ///
 /// - iterations of ``values`` (a multicast `AsyncSequence` whose first element is the current value),
 /// - observers registered with ``observe(_:)``,
-/// - Apple's Observation (`withObservationTracking`, `Observations`, SwiftUI), once it has read the box.
+/// - Apple's Observation (`withObservationTracking`, `Observations`, SwiftUI), once it has read the box. It is
+///   told (`willSet`, then `didSet`) after the new value is stored, so a tracker that reads the box when told
+///   reads the new value. A freed box ends every tracking registered with it, silently, like an `@Observable`
+///   object.
 ///
 /// ```swift
 /// let counter = ReactiveBox(0)
@@ -28,9 +31,6 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   let isTracked: Atomic<Bool>
   @usableFromInline
   let probe = ObservationProbe.shared
-  /// The registrar reads go through while the box is untracked, shared by every box.
-  @usableFromInline
-  let sentinel = ObservationProbe.shared.sentinel
   // Key paths are immutable once made, and this one captures only the probe, which is Sendable; `KeyPath` simply
   // does not declare the conformance.
   @usableFromInline
@@ -52,21 +52,28 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   /// `withObservationTracking` a read registers the box, so its next change reports to the tracker.
   @inlinable
   public var value: Value {
-    if isTracked.load(ordering: .relaxed) { return trackedRead() }
+    if isTracked.load(ordering: .relaxed) { return trackedRead(through: nil) }
     let hits = probe.hits.load(ordering: .relaxed)
-    sentinel.access(self, keyPath: observationKeyPath)
-    if probe.hits.load(ordering: .relaxed) != hits { return trackedRead() }
+    probe.spare()._withUnsafeGuaranteedRef { $0.registrar.access(self, keyPath: observationKeyPath) }
+    if probe.hits.load(ordering: .relaxed) != hits { return trackedRead(through: probe.takeSpare()) }
     return state.withLock { $0.value }
   }
 
-  /// A read of a box that Observation tracks: through its own registrar, made on the first tracked read.
+  /// A read of a box that Observation tracks: through its own registrar.
+  ///
+  /// - Parameter spare: The thread's spare registrar the read already went through, if it did; the box keeps it
+  ///   (as its registrar if it has none yet), so that what the tracking registers with it ends with the box.
   @usableFromInline
-  func trackedRead() -> Value {
-    let (value, holder) = state.withLock { state in
-      (state.value, state.makeRegistrar())
+  func trackedRead(through spare: RegistrarHolder?) -> Value {
+    let (value, action) = state.withLock { state in
+      let action = state.observation.trackedRead(through: spare)
+      // Under the lock, so that a write that takes the lock after this read also sees that the box is tracked.
+      isTracked.store(true, ordering: .relaxed)
+      return (state.value, action)
     }
-    isTracked.store(true, ordering: .relaxed)
-    holder.registrar.access(self, keyPath: observationKeyPath)
+    switch action {
+    case .register(let holder): holder.registrar.access(self, keyPath: observationKeyPath)
+    }
     return value
   }
 
@@ -106,8 +113,6 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   public func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let wasTracked = isTracked.load(ordering: .relaxed)
-    if wasTracked { trackedWillChange() }
     var outcome: Swift.Result<Result, Failure>?
     let delivery = state.withLock { state -> ChangeDelivery<Value>? in
       do throws(Failure) {
@@ -119,13 +124,10 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
       return state.hasListeners ? state.didChange() : nil
     }
     if let delivery { deliver(delivery) }
-    if wasTracked {
-      trackedDidChange()
-    } else if isTracked.load(ordering: .relaxed) {
-      // Tracking began while this change was made: report it rather than let the tracker miss it.
-      trackedWillChange()
-      trackedDidChange()
-    }
+    // Observation hears of the change only now that it is made: a tracker that re-reads the box as soon as it is
+    // told (an `Observations` consumer on another thread) reads the new value, and what it tracks next is the
+    // change after this one. A read that made the box tracked after this change took the lock saw the new value.
+    if isTracked.load(ordering: .relaxed) { trackedChanged() }
     return try outcome.unsafelyUnwrapped.get()
   }
 
@@ -224,16 +226,16 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     }
   }
 
-  /// Tells the box's registrar that a change is coming.
+  /// Tells the box's registrar about a change already made: `willSet`, then `didSet`.
   @usableFromInline
-  func trackedWillChange() {
-    state.withLock { $0.makeRegistrar() }.registrar.willSet(self, keyPath: observationKeyPath)
-  }
-
-  /// Tells the box's registrar that a change was made.
-  @usableFromInline
-  func trackedDidChange() {
-    state.withLock { $0.makeRegistrar() }.registrar.didSet(self, keyPath: observationKeyPath)
+  func trackedChanged() {
+    switch state.withLock({ $0.observation.changed() }) {
+    case .tell(let holder):
+      holder.registrar.willSet(self, keyPath: observationKeyPath)
+      holder.registrar.didSet(self, keyPath: observationKeyPath)
+    case .none:
+      break
+    }
   }
 
   /// The value, under the name Observation's key path uses.

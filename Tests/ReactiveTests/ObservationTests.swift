@@ -1,5 +1,6 @@
 import Observation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Reactive
@@ -20,7 +21,7 @@ import Testing
     if hitsBefore == hitsAfter {
       let isTracked = box.isTracked.load(ordering: .relaxed)
       #expect(!isTracked)
-      #expect(box.state.withLock { $0.registrar == nil })
+      #expect(box.state.withLock { !$0.observation.isTracked })
     }
   }
 
@@ -55,6 +56,110 @@ import Testing
     #expect(count(changed) == 1)
   }
 
+  /// Two boxes first tracked one after the other on one thread each take a spare registrar of their own: a change
+  /// of one never reaches the other's tracker.
+  @Test func boxesTrackedInTurnOnOneThreadDoNotShareARegistrar() {
+    let first = ReactiveBox(0)
+    let second = ReactiveBox(0)
+    let firstChanged = Atomic<Int>(0)
+    let secondChanged = Atomic<Int>(0)
+    _ = withObservationTracking {
+      first.value
+    } onChange: {
+      firstChanged.add(1, ordering: .relaxed)
+    }
+    _ = withObservationTracking {
+      second.value
+    } onChange: {
+      secondChanged.add(1, ordering: .relaxed)
+    }
+    first.withLock { $0 += 1 }
+    #expect(count(firstChanged) == 1)
+    #expect(count(secondChanged) == 0)
+    second.withLock { $0 += 1 }
+    #expect(count(secondChanged) == 1)
+  }
+
+  @Test func aTrackedBoxFreedWithoutChangingReleasesWhatItsTrackerCaptured() {
+    weak var captured: Marker?
+    let changed = Atomic<Int>(0)
+    do {
+      let marker = Marker()
+      captured = marker
+      let box = ReactiveBox(0)
+      _ = withObservationTracking {
+        box.value
+      } onChange: {
+        withExtendedLifetime(marker) { _ = changed.add(1, ordering: .relaxed) }
+      }
+    }
+    #expect(captured == nil, "a freed box still holds its tracker's onChange closure")
+    // As with an @Observable object: a freed box ends its tracking silently.
+    #expect(count(changed) == 0)
+  }
+
+  @Test func freeingOneTrackedBoxKeepsTheTrackingOfAnotherAlive() {
+    weak var captured: Marker?
+    let changed = Atomic<Int>(0)
+    let kept = ReactiveBox(0)
+    do {
+      let marker = Marker()
+      captured = marker
+      let freed = ReactiveBox(0)
+      _ = withObservationTracking {
+        freed.value + kept.value
+      } onChange: {
+        withExtendedLifetime(marker) { _ = changed.add(1, ordering: .relaxed) }
+      }
+    }
+    #expect(captured != nil, "the tracking of a box still alive was dropped")
+    kept.withLock { $0 += 1 }
+    #expect(count(changed) == 1)
+    #expect(captured == nil, "a tracking that fired was kept")
+  }
+
+  @Test func manyShortLivedTrackedBoxesReleaseEveryTracker() {
+    let released = Counter()
+    for _ in 0..<1_000 {
+      let token = ReleaseCounter(released)
+      let box = ReactiveBox(0)
+      _ = withObservationTracking {
+        box.value
+      } onChange: {
+        withExtendedLifetime(token) {}
+      }
+    }
+    #expect(released.count == 1_000)
+  }
+
+  /// Two threads' first tracked reads of one box race: the loser's spare registrar, which its tracking registered
+  /// with, is kept beside the box's registrar and ends with the box.
+  @Test func aSpareThatLostTheRaceToBecomeTheRegistrarEndsWithTheBox() {
+    weak var captured: Marker?
+    let changed = Atomic<Int>(0)
+    do {
+      let marker = Marker()
+      captured = marker
+      let box = ReactiveBox(0)
+      _ = box.trackedRead(through: RegistrarHolder())
+      let spare = RegistrarHolder()
+      _ = withObservationTracking {
+        spare.registrar.access(box, keyPath: box.observationKeyPath)
+        return box.trackedRead(through: spare)
+      } onChange: {
+        withExtendedLifetime(marker) { _ = changed.add(1, ordering: .relaxed) }
+      }
+      let kept = box.state.withLock { state -> Int? in
+        guard case .tracked(_, let kept) = state.observation else { return nil }
+        return kept.count
+      }
+      #expect(kept == 1)
+      #expect(captured != nil)
+    }
+    #expect(captured == nil, "a kept spare outlived its box")
+    #expect(count(changed) == 0)
+  }
+
   @Test func observationsSequenceSeesChanges() async {
     guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) else { return }
     let box = ReactiveBox(0)
@@ -62,6 +167,19 @@ import Testing
     #expect(await iterator.next() == 0)
     box.withLock { $0 = 5 }
     #expect(await iterator.next() == 5)
+  }
+}
+
+/// Counts its own deinit.
+private final class ReleaseCounter: Sendable {
+  let counter: Counter
+
+  init(_ counter: Counter) {
+    self.counter = counter
+  }
+
+  deinit {
+    counter.increment()
   }
 }
 

@@ -4,6 +4,8 @@ actor ContentBackend {
   private var todos: [Int: Todo] = [:]
   private var postTitles: [Int: String] = [1: "Shared state, simply", 2: "Queries without the boilerplate"]
   private var failuresBeforeSuccess = 0
+  /// How many times a post was asked for, failed or not.
+  private(set) var postFetches = 0
 
   init(network: Network) {
     self.network = network
@@ -26,6 +28,7 @@ actor ContentBackend {
   }
 
   func post(_ id: Int) async throws -> Post {
+    postFetches += 1
     try await network.roundTrip("post \(id)")
     if failuresBeforeSuccess > 0 {
       failuresBeforeSuccess -= 1

@@ -6,14 +6,14 @@ func runQueriesScenario() async -> String {
   let environment = DemoEnvironment.current
   let console = environment.console
   let backend = environment.content
-  console.heading("Queries: fetched once, invalidated, retried")
+  console.heading("Queries: one shared fetch, an invalidation, retries")
   let options = QueryOptions(
     staleTime: .seconds(30), retry: .constant(retries: 2, delay: .zero), clock: ContinuousClock())
   let postQuery: Query<OperationState<Post>> = .query(["posts", 1], options: options) { try await backend.post(1) }
 
   @Shared(postQuery) var detail = OperationState<Post>()
   @Shared(postQuery) var sidebar = OperationState<Post>()
-  // Two `for await` consumers of the same query.
+  // Two `for await` consumers of the same query, until it shows the renamed post or the scenario stops them.
   let watchers = (0..<2).map { index in
     Task { @MainActor in
       var seen = 0
@@ -21,19 +21,44 @@ func runQueriesScenario() async -> String {
         seen += 1
         if state.isSuccess && state.value?.title.hasPrefix("Renamed") == true { break }
       }
-      return "consumer \(index + 1) saw \(seen) states"
+      return "consumer \(index + 1) saw \(seen == 1 ? "1 state" : "\(seen) states")"
     }
   }
-  await waitFor($detail) { $0.isSuccess }
-  console.line("detail and sidebar: \"\(sidebar.value?.title ?? "")\" (one fetch for both)", .success)
+  let first = await settled($detail)
+  let firstFetches = await backend.postFetches
+  if first.isSuccess {
+    console.line(
+      "detail and sidebar: \"\(sidebar.value?.title ?? "")\" (\(fetches(firstFetches)) for both)", .success)
+  } else {
+    console.line(
+      "detail and sidebar: could not load the post: \(describe(first.error)) (\(fetches(firstFetches)) for both)",
+      .failure)
+  }
 
   @Shared(.inMemory("rename-post")) var rename = MutationState<String, Post>(historyLimit: 3)
-  _ = await $rename.mutate("Renamed: shared state", invalidates: [["posts"]]) { title in
+  // Subscribed before the rename, so that the refetch it causes cannot slip by unseen.
+  var sidebarStates = $sidebar.values(buffering: .all).makeAsyncIterator()
+  let renamed = await $rename.mutate("Renamed: shared state", invalidates: [["posts"]]) { title in
     try await backend.rename(post: 1, to: title)
   }.result
-  await waitFor($sidebar) { $0.isSuccess && $0.value?.title.hasPrefix("Renamed") == true }
-  console.line("after the rename: the sidebar refetched \"\(sidebar.value?.title ?? "")\"", .success)
-  for watcher in watchers { console.line(await watcher.value, .muted) }
+  var refetched = false
+  switch renamed {
+  case .success:
+    let after = await refetchSettled(&sidebarStates)
+    refetched = after.isSuccess && after.value?.title.hasPrefix("Renamed") == true
+    if refetched {
+      console.line("after the rename: the sidebar refetched \"\(sidebar.value?.title ?? "")\"", .success)
+    } else {
+      console.line("after the rename: the sidebar could not refetch: \(describe(after.error))", .failure)
+    }
+  case .failure(let error):
+    console.line("rename: \(error); the sidebar keeps what it had", .failure)
+  }
+  for watcher in watchers {
+    // A consumer stops by itself once it sees the renamed post; otherwise it is stopped here.
+    if !refetched { watcher.cancel() }
+    console.line(await watcher.value, .muted)
+  }
 
   await backend.failNextPostFetches(2)
   let attempts = $detail.observe { state in
@@ -49,11 +74,49 @@ func runQueriesScenario() async -> String {
   attempts.cancel()
   console.line(
     "detail: \(detail.status.rawValue) after \(detail.attempt) attempts", detail.isSuccess ? .success : .failure)
-  return "queries: 1 shared fetch, refetched after a rename, recovered after \(detail.attempt) attempts"
+
+  let fetched = first.isSuccess ? "\(fetches(firstFetches)) shared by both screens" : "the shared fetch failed"
+  let afterRename: String
+  switch (renamed, refetched) {
+  case (.success, true): afterRename = "refetched after a rename"
+  case (.success, false): afterRename = "the refetch after a rename failed"
+  case (.failure, _): afterRename = "the rename failed"
+  }
+  let retried =
+    detail.isSuccess ? "recovered after \(detail.attempt) attempts" : "gave up after \(detail.attempt) attempts"
+  return "queries: \(fetched), \(afterRename), \(retried)"
 }
 
-/// Waits until the shared value meets `condition`.
+/// "1 fetch", "3 fetches".
+private func fetches(_ count: Int) -> String {
+  count == 1 ? "1 fetch" : "\(count) fetches"
+}
+
+/// An error for the narration, or "no error" when there is none.
+func describe(_ error: (any Error)?) -> String {
+  error.map { "\($0)" } ?? "no error"
+}
+
+/// Waits until the shared operation state settles, on success or on error, and returns it.
 @MainActor
-func waitFor<Value: Sendable>(_ shared: Shared<Value>, _ condition: (Value) -> Bool) async {
-  for await value in shared.values where condition(value) { return }
+func settled<Value: Sendable>(_ shared: Shared<OperationState<Value>>) async -> OperationState<Value> {
+  for await state in shared.values where state.isSuccess || state.isError { return state }
+  return shared.wrappedValue
+}
+
+/// Reads states until a fetch that starts after the iteration began has settled, on success or on error, and
+/// returns that state; a successful state that already shows what was awaited needs no new fetch.
+@MainActor
+private func refetchSettled(
+  _ states: inout Shared<OperationState<Post>>.Values.AsyncIterator
+) async -> OperationState<Post> {
+  var sawFetch = false
+  var last = OperationState<Post>()
+  while let state = await states.next(isolation: #isolation) {
+    last = state
+    if state.isLoading { sawFetch = true }
+    if state.isSuccess && state.value?.title.hasPrefix("Renamed") == true { return state }
+    if sawFetch && state.isError { return state }
+  }
+  return last
 }

@@ -14,22 +14,12 @@ struct BoxState<Value: Sendable> {
   @usableFromInline var hasListeners = false
   @usableFromInline var isFinished = false
   @usableFromInline var listeners: Listeners<Value>?
-  /// The box's own Observation registrar, made when Observation first tracks the box. Held in a class so that
-  /// this state keeps a fixed layout: the registrar's own layout is only known at run time.
-  @usableFromInline var registrar: RegistrarHolder?
+  /// Whether Observation tracks the box, and its registrars.
+  @usableFromInline var observation = ObservationState.untracked
 
   @inlinable
   init(value: Value) {
     self.value = value
-  }
-
-  /// The box's registrar, made on first use.
-  @usableFromInline
-  mutating func makeRegistrar() -> RegistrarHolder {
-    if let registrar { return registrar }
-    let made = RegistrarHolder()
-    registrar = made
-    return made
   }
 
   /// The listeners, made on first use.
@@ -324,12 +314,4 @@ enum ObserverRound<Value: Sendable>: Sendable {
   case deliver([ObserverEntry<Value>], Value)
   /// Nothing is queued; release what the queue held, after the lock.
   case done(RingBuffer<PendingChange<Value>>)
-}
-
-/// A box's own Observation registrar.
-@usableFromInline
-final class RegistrarHolder: Sendable {
-  let registrar = ObservationRegistrar()
-
-  init() {}
 }
