@@ -117,6 +117,18 @@ private struct ContextKey: SharedKey {
   }
 }
 
+@Suite(.freshRegistry) struct StoreResetTests {
+  @Test func aStoreThatLosesItsValueBringsHoldersBackToTheDefault() throws {
+    let store = ContextKey.Store()
+    store.stored.withLock { $0 = Releasing(number: 8) }
+    @Shared(ContextKey(name: "reset", store: store)) var value = Releasing(number: 3)
+    #expect(value.number == 8)
+    let context = try #require(store.context.withLock { $0 })
+    context.resetToDefault()
+    #expect(value.number == 3)
+  }
+}
+
 /// The library replaces a user's value or error and releases the old one after its locks: a `deinit` that reads the
 /// same shared value would otherwise stop the program with "Recursive call to lock Mutex".
 @Suite(.freshRegistry) struct PersistenceReleaseTests {

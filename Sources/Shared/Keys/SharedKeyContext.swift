@@ -29,6 +29,12 @@ public struct SharedKeyContext<Value: Sendable>: Sendable {
   ///
   /// Like ``update(_:)``, a change made in the program but not saved yet is dropped; a change made after this
   /// call is saved as usual.
+  ///
+  /// ```swift
+  /// for await entry in remote.updates(named: name) {
+  ///   if let config = entry.config { context.update(config) } else { context.resetToDefault() }
+  /// }
+  /// ```
   public func resetToDefault() {
     persistence?.resetFromStore()
   }
