@@ -122,8 +122,12 @@ struct Gauge: Codable, Sendable, Equatable {
     let onDisk = try JSONDecoder().decode(Gauge.self, from: Data(contentsOf: url))
     #expect(gauge.level == 100)
     #expect(onDisk.level == 100)
-    await pollOnce(clock)  // A later poll agrees too.
+    let notifications = Counter()
+    let token = $gauge.observe { _ in notifications.increment() }
+    defer { token.cancel() }
+    await pollOnce(clock)  // A later poll agrees too, and does not load the program's own write back.
     #expect(gauge == (try JSONDecoder().decode(Gauge.self, from: Data(contentsOf: url))))
+    #expect(notifications.count == 0)
   }
 
   // MARK: Symbolic links

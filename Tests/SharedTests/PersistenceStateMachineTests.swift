@@ -3,6 +3,15 @@ import Testing
 
 @testable import Shared
 
+#if REACTIVE_TSAN
+  /// ThreadSanitizer has nothing to find in these single-threaded searches and slows them about sevenfold; under it
+  /// the two largest searches use smaller budgets, so the sanitized run stays short. Plain `swift test` searches
+  /// fully.
+  private let searchesFully = false
+#else
+  private let searchesFully = true
+#endif
+
 /// What keeps a value alive while it waits to be saved; the model needs one object for every change.
 private final class Owner: Sendable {}
 
@@ -335,17 +344,17 @@ private struct World {
   }
 
   @Test func everyOrderingOfChangesSavesAPollAFlushAndAFailureEndsWithMemoryEqualToTheStore() async {
-    let budget = Budget(localChanges: 2, outsideChanges: 1, polls: 1, flushes: 1, failedSaves: 1)
+    let budget = Budget(localChanges: 2, outsideChanges: 1, polls: 1, flushes: 1, failedSaves: searchesFully ? 1 : 0)
     let (orderings, failure) = await exploreOnOwnThread(budget)
     #expect(failure == nil, "\(failure ?? "")")
-    #expect(orderings > 100_000)
+    #expect(orderings > (searchesFully ? 100_000 : 1_000))
   }
 
   @Test func everyOrderingOfTwoPollsAgainstChangesAndSavesConverges() async {
-    let budget = Budget(localChanges: 2, outsideChanges: 1, polls: 2, flushes: 0, failedSaves: 0)
+    let budget = Budget(localChanges: searchesFully ? 2 : 1, outsideChanges: 1, polls: 2, flushes: 0, failedSaves: 0)
     let (orderings, failure) = await exploreOnOwnThread(budget)
     #expect(failure == nil, "\(failure ?? "")")
-    #expect(orderings > 10_000)
+    #expect(orderings > (searchesFully ? 10_000 : 1_000))
   }
 
   @Test func everyOrderingWithAStoreUpdateDuringSavesConverges() async {

@@ -115,20 +115,22 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
         } catch {
           return
         }
-        guard let read = context.storeReadStarted() else { return }
+        guard let started = context.storeReadStarted() else { return }
         do {
           let applied: Bool
+          let read: FileState
           switch try await file.externalChange(for: valueID) {
           case .unchanged:
             continue
           case .removed:
-            applied = context.resetToDefault(readAt: read)
-          case .contents(let data) where data.isEmpty:
-            applied = context.resetToDefault(readAt: read)
-          case .contents(let data):
-            applied = context.update(try Self.decode(data, url: url), readAt: read)
+            (applied, read) = (context.resetToDefault(readAt: started), .absent)
+          case .contents(let data, let state) where data.isEmpty:
+            (applied, read) = (context.resetToDefault(readAt: started), state)
+          case .contents(let data, let state):
+            (applied, read) = (context.update(try Self.decode(data, url: url), readAt: started), state)
           }
-          if !applied { file.rereadUnlessWritten(since: FileState(ofFileAt: url.path), for: valueID) }
+          // Dropped: read the file again next time, unless this program wrote it since (what it wrote is known).
+          if !applied { file.rereadUnlessWritten(since: read, for: valueID) }
         } catch {
           context.reportLoadError(error)
         }

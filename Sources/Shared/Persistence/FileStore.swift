@@ -52,8 +52,8 @@ actor FileStore {
     case unchanged
     /// The file is gone.
     case removed
-    /// The file has new contents (empty when someone emptied it).
-    case contents(Data)
+    /// The file has new contents (empty when someone emptied it), read when it looked like `state`.
+    case contents(Data, state: FileState)
   }
 
   /// Reads the file for a first holder; `nil` when it does not exist.
@@ -162,19 +162,25 @@ actor FileStore {
     guard url.isFileURL else { return .unchanged }
     let current = FileState(ofFileAt: url.path)
     guard current != known.withLock({ $0[value] }) else { return .unchanged }
-    guard let data = try readRecording(for: value) else { return .removed }
-    return .contents(data)
+    let (data, state) = try readRecordingState(for: value)
+    guard let data else { return .removed }
+    return .contents(data, state: state)
   }
 
   /// Reads the file and records what it looked like for `value`, even when it cannot be read (so a broken file
   /// is reported once, not at every check); `nil` when there is no file.
   private nonisolated func readRecording(for value: ObjectIdentifier) throws -> Data? {
+    try readRecordingState(for: value).data
+  }
+
+  /// ``readRecording(for:)``, with what the file looked like when it was read.
+  private nonisolated func readRecordingState(for value: ObjectIdentifier) throws -> (data: Data?, state: FileState) {
     guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
     let state = FileState(ofFileAt: url.path)
     known.withLock { $0[value] = state }
-    guard case .file = state else { return nil }
+    guard case .file = state else { return (nil, state) }
     do {
-      return try Data(contentsOf: url)
+      return (try Data(contentsOf: url), state)
     } catch {
       throw FileStorageError.unreadable(url: url, reason: error.localizedDescription)
     }
