@@ -4,6 +4,8 @@
 //   FileFaultProbe write PATH NAME COUNT   save COUNT times (0: until killed); then create PATH.NAME.done, wait for
 //                                          a line on standard input (every writer is done), and print the value it
 //                                          ends on once it agrees with the file (the last writer's word)
+//   FileFaultProbe save PATH COUNTER       save once, with `counter` set to COUNTER, and exit (traced by the
+//                                          durability test)
 import Foundation
 import Shared
 
@@ -15,6 +17,17 @@ struct Document: Codable, Sendable, Equatable {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "save", let counter = Int(arguments[3]) {
+  let document = Shared(wrappedValue: Document(), .fileStorage(URL(fileURLWithPath: arguments[2]), saveDelay: .zero))
+  document.withLock { $0 = Document(writer: "save", counter: counter) }
+  do {
+    try await document.save()
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+  }
+}
 guard arguments.count == 5, arguments[1] == "write", let count = Int(arguments[4]) else {
   FileHandle.standardError.write(Data("usage: FileFaultProbe write PATH NAME COUNT\n".utf8))
   exit(64)

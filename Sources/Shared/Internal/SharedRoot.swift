@@ -25,7 +25,7 @@ final class SharedRoot<Value: Sendable>: Sendable {
       self.persistence = nil
       self.savesChanges = false
     } else {
-      let persistence = Persistence(key: key, box: box)
+      let persistence = Persistence(key: key, box: box, defaultValue: defaultValue)
       self.persistence = persistence
       self.savesChanges = persistence.savesChanges
       persistence.load()

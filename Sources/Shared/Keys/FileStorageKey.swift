@@ -8,15 +8,23 @@ public import Foundation
 /// try await $settings.save()                // or now
 /// ```
 ///
-/// - **Loading:** the first holder reads the file. A missing file means the default is used, and nothing is
-///   created until the first change. An unreadable or corrupt file also leaves the default in memory, sets
-///   ``Shared/loadError``, and is not touched until the value is changed.
+/// - **Loading:** the first holder reads the file. A missing or empty file means "no value": the default is used,
+///   and nothing is created until the first change. An unreadable or corrupt file also leaves the default in
+///   memory, sets ``Shared/loadError``, and is not touched until the value is changed.
 /// - **Saving:** changes are saved at most once per `saveDelay`, and a change is saved no later than `saveDelay`
-///   after it was made. Each save writes a temporary file in the same folder, flushes it to disk and renames it
-///   over the file, so the file always holds one whole document, even if the program is killed mid-save. Writes
-///   to one file are serialized. A failed save keeps the value in memory and sets ``Shared/saveError``.
-/// - **Changes from outside:** the file is checked every `pollInterval` (by inode, size and modification time);
-///   a change made by another program is loaded and every holder sees it within about one interval.
+///   after it was made; the file always ends with the newest value. Each save writes a new file in the same
+///   folder once, with the existing file's permissions (and owner, where the process may), syncs it to disk,
+///   renames it over the file and syncs the folder: the file always holds one whole document, even if the program
+///   is killed mid-save, and a finished save survives a power loss. Writes to one file are serialized. A failed
+///   save keeps the value in memory and sets ``Shared/saveError``.
+/// - **Changes from outside:** the file is checked every `pollInterval` (by device, inode, size and modification
+///   time); a change made by another program is loaded and every holder sees it within about one interval. A
+///   deleted or emptied file brings every holder back to the default. A change the program saved after a check
+///   read the file wins over what the check read, so memory and file always settle on the same value.
+/// - **Symbolic links:** a URL that is a symbolic link (a mounted ConfigMap, a dotfile manager's link) is
+///   followed, for checks and for saves; the link stays a link.
+/// - **Other URLs:** a URL that is not a file URL never crashes: ``Shared/loadError`` and every save report
+///   ``FileStorageError/notAFileURL(url:)``.
 ///
 /// Values of file keys are freed after their last holder, iteration and pending save are gone.
 public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
@@ -32,7 +40,8 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   /// Creates a key for the JSON file at `url`.
   ///
   /// - Parameters:
-  ///   - url: The file; its folder is created on the first save if it does not exist.
+  ///   - url: The file (a symbolic link is followed); its folder is created on the first save if it does not
+  ///     exist. A URL that is not a file URL is reported as ``FileStorageError/notAFileURL(url:)``.
   ///   - saveDelay: The quiet time between a change and its save.
   ///   - pollInterval: How often to look for changes made by other programs.
   ///   - clock: The clock for both; pass a ``ManualClock`` in tests.
@@ -42,28 +51,27 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
     pollInterval: Duration = .seconds(1),
     clock: any Clock<Duration> = ContinuousClock()
   ) {
-    precondition(url.isFileURL, "fileStorage needs a file URL, not \(url)")
     precondition(pollInterval > .zero, "fileStorage needs a positive poll interval, not \(pollInterval)")
-    self.url = url.standardizedFileURL
+    self.url = url.isFileURL ? url.standardizedFileURL : url
     self.saveDelay = saveDelay
     self.pollInterval = pollInterval
     self.clock = clock
     self.file = FileStore.forFile(at: self.url)
   }
 
-  /// The identity of the value: the file's path.
-  public var id: FileStorageKeyID { FileStorageKeyID(path: url.path) }
+  /// The identity of the value: the file's path (for a URL that is not a file URL, the whole URL).
+  public var id: FileStorageKeyID { FileStorageKeyID(path: url.isFileURL ? url.path : url.absoluteString) }
 
   /// Saves wait for ``saveDelay``.
   public var saveSchedule: SharedSaveSchedule { .debounced(saveDelay, clock: clock) }
 
-  /// Reads and decodes the file; `nil` when there is no file.
+  /// Reads and decodes the file; `nil` when there is no file or it is empty.
   ///
   /// - Parameter context: The context of the shared value.
-  /// - Returns: The decoded value, or `nil` when the file does not exist.
-  /// - Throws: ``FileStorageError`` when the file cannot be read or decoded.
+  /// - Returns: The decoded value, or `nil` when the file does not exist or is empty.
+  /// - Throws: ``FileStorageError`` when the file cannot be read or decoded, or the URL is not a file URL.
   public func load(context: SharedKeyContext<Value>) throws -> Value? {
-    guard let data = try file.readInitial(for: context.valueID) else { return nil }
+    guard let data = try file.readInitial(for: context.valueID), !data.isEmpty else { return nil }
     return try decode(data)
   }
 
@@ -85,7 +93,12 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
     try await file.write(data, for: context.valueID)
   }
 
-  /// Polls the file for changes made outside the program and loads them.
+  /// Polls the file for changes made outside the program and loads them; a deleted or emptied file brings the
+  /// value back to the default.
+  ///
+  /// What a check read is dropped if the program saved or changed the value since the check began: the file then
+  /// holds, or will hold, the program's newer value. If the file was not written since, the next check reads it
+  /// again.
   ///
   /// - Parameter context: The context to report changes to.
   /// - Returns: A subscription that stops polling.
@@ -102,9 +115,22 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
         } catch {
           return
         }
+        guard let started = context.storeReadStarted() else { return }
         do {
-          guard let data = try await file.externalChange(for: valueID) else { continue }
-          context.update(try Self.decode(data, url: url))
+          let applied: Bool
+          let read: FileState
+          switch try await file.externalChange(for: valueID) {
+          case .unchanged:
+            continue
+          case .removed:
+            (applied, read) = (context.resetToDefault(readAt: started), .absent)
+          case .contents(let data, let state) where data.isEmpty:
+            (applied, read) = (context.resetToDefault(readAt: started), state)
+          case .contents(let data, let state):
+            (applied, read) = (context.update(try Self.decode(data, url: url), readAt: started), state)
+          }
+          // Dropped: read the file again next time, unless this program wrote it since (what it wrote is known).
+          if !applied { file.rereadUnlessWritten(since: read, for: valueID) }
         } catch {
           context.reportLoadError(error)
         }
@@ -150,6 +176,8 @@ public enum FileStorageError: Error, Sendable, Equatable, CustomStringConvertibl
   case unencodable(url: URL, reason: String)
   /// The file, or its folder, could not be written. The value is kept in memory.
   case unwritable(url: URL, reason: String)
+  /// The key was given a URL that does not name a file (such as an `https` URL): nothing is read or written.
+  case notAFileURL(url: URL)
 
   /// A sentence naming the file and the problem.
   public var description: String {
@@ -158,6 +186,7 @@ public enum FileStorageError: Error, Sendable, Equatable, CustomStringConvertibl
     case .corrupt(let url, let reason): return "\(url.path) does not hold a valid document: \(reason)"
     case .unencodable(let url, let reason): return "Cannot encode the value for \(url.path): \(reason)"
     case .unwritable(let url, let reason): return "Cannot write \(url.path): \(reason)"
+    case .notAFileURL(let url): return "\(url.absoluteString) is not a file URL: fileStorage needs a file URL"
     }
   }
 }

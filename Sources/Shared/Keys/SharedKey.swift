@@ -53,7 +53,7 @@ public protocol SharedKey<Value>: Sendable {
   /// Stores a value after it changed.
   ///
   /// Calls never overlap; each one gets the newest value at the time it starts, so a quick series of changes may
-  /// be saved once.
+  /// be saved once. A change is never saved after a newer one, whatever order the changes' save requests arrive in.
   ///
   /// - Parameters:
   ///   - value: The value to store.
@@ -63,8 +63,9 @@ public protocol SharedKey<Value>: Sendable {
 
   /// Starts watching the store for changes made outside the program.
   ///
-  /// Call ``SharedKeyContext/update(_:)`` with each new value. The subscription is cancelled when the shared value
-  /// is freed.
+  /// Call ``SharedKeyContext/update(_:)`` with each new value, one call after another in the order the store
+  /// changed, and ``SharedKeyContext/resetToDefault()`` when the store no longer holds a value. The subscription is
+  /// cancelled when the shared value is freed.
   ///
   /// - Parameter context: The context to report changes to.
   /// - Returns: A subscription that stops watching when cancelled.

@@ -14,11 +14,29 @@ public struct SharedKeyContext<Value: Sendable>: Sendable {
   /// Replaces the shared value with one read from the store, without saving it back.
   ///
   /// Every holder sees the new value. A change made in the program but not saved yet is dropped in favour of the
-  /// store's value; a change made after this call is saved as usual.
+  /// store's value; a change made after this call is saved as usual. If a save is running, the store's value is
+  /// saved again after it, so the store cannot end with the older value.
+  ///
+  /// The value the library lets go of is released after its locks, so its `deinit` may read this shared value.
   ///
   /// - Parameter value: The value the store now holds.
   public func update(_ value: Value) {
     persistence?.update(fromStore: value)
+  }
+
+  /// Tells every holder that the store no longer holds a value (its file was deleted, say): the shared value goes
+  /// back to the default of the holder that created it, without saving anything.
+  ///
+  /// Like ``update(_:)``, a change made in the program but not saved yet is dropped; a change made after this
+  /// call is saved as usual.
+  ///
+  /// ```swift
+  /// for await entry in remote.updates(named: name) {
+  ///   if let config = entry.config { context.update(config) } else { context.resetToDefault() }
+  /// }
+  /// ```
+  public func resetToDefault() {
+    persistence?.resetFromStore()
   }
 
   /// Records why the store could not be read, or clears the record with `nil`; exposed as ``Shared/loadError``.
@@ -31,5 +49,25 @@ public struct SharedKeyContext<Value: Sendable>: Sendable {
   /// The current value, or `nil` once every holder is gone.
   public var currentValue: Value? {
     persistence?.box.value
+  }
+
+  // MARK: Reads checked against saves
+
+  /// Marks the start of a read of the store, for ``update(_:readAt:)``; `nil` once every holder is gone.
+  func storeReadStarted() -> StoreRead? {
+    persistence?.storeReadStarted()
+  }
+
+  /// Applies `value`, read from the store by a read that began at `read`, unless the program saved or changed
+  /// the value since: the store then holds, or will hold, the program's newer value.
+  ///
+  /// - Returns: Whether the value was applied; if not, read the store again on the next check.
+  func update(_ value: Value, readAt read: StoreRead) -> Bool {
+    persistence?.update(fromStore: value, read: read) ?? true
+  }
+
+  /// ``resetToDefault()`` for a read that began at `read`; see ``update(_:readAt:)``.
+  func resetToDefault(readAt read: StoreRead) -> Bool {
+    persistence?.resetFromStore(read: read) ?? true
   }
 }

@@ -1,0 +1,246 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One file on disk, shared by every key and value that use its path: writes and checks for outside changes run
+/// one at a time, so a check never mistakes a write for someone else's.
+///
+/// What the file looked like is remembered per shared value: a value sees a write made for another value (in
+/// another registry, say) as an outside change, and loads it.
+///
+/// A path that is a symbolic link is followed: the file it leads to is watched and written, and the link stays.
+actor FileStore {
+  let url: URL
+  /// What the file looked like after each value last read or wrote it. A value without an entry reads the file
+  /// on its next check.
+  private let known = Lock<[ObjectIdentifier: FileState]>([:])
+  /// How many times the file was written, for tests.
+  private(set) var writeCount = 0
+
+  private init(url: URL) {
+    self.url = url
+  }
+
+  private static let stores = Lock<[String: WeakStore]>([:])
+
+  private struct WeakStore {
+    weak var store: FileStore?
+  }
+
+  /// The store of the file at `url`, shared while anyone uses it.
+  static func forFile(at url: URL) -> FileStore {
+    let name = url.isFileURL ? url.path : url.absoluteString
+    return stores.withLock { stores in
+      if let existing = stores[name]?.store { return existing }
+      let store = FileStore(url: url)
+      if stores.count > 64 { stores = stores.filter { $0.value.store != nil } }
+      stores[name] = WeakStore(store: store)
+      return store
+    }
+  }
+
+  /// What one check for outside changes found.
+  enum Check {
+    /// The file looks as it did when this value last read or wrote it.
+    case unchanged
+    /// The file is gone.
+    case removed
+    /// The file has new contents (empty when someone emptied it), read when it looked like `state`.
+    case contents(Data, state: FileState)
+  }
+
+  /// Reads the file for a first holder; `nil` when it does not exist.
+  nonisolated func readInitial(for value: ObjectIdentifier) throws -> Data? {
+    try readRecording(for: value)
+  }
+
+  /// Forgets what `value` knew of the file.
+  nonisolated func forget(_ value: ObjectIdentifier) {
+    _ = known.withLock { $0.removeValue(forKey: value) }
+  }
+
+  /// Makes the next check of `value` read the file again, unless the file was written since it looked like
+  /// `state` (a write of this program then recorded what the file now holds).
+  nonisolated func rereadUnlessWritten(since state: FileState, for value: ObjectIdentifier) {
+    known.withLock { known in
+      if known[value] == state { known[value] = nil }
+    }
+  }
+
+  /// Writes `data` durably, following a symbolic link: one write of a new file in the same folder, which keeps
+  /// the existing file's mode (and owner, where the process may), an `fsync` of it, a rename over the file, and
+  /// an `fsync` of the folder so the rename survives a power loss.
+  func write(_ data: Data, for value: ObjectIdentifier) throws {
+    guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
+    let target = Self.followingLinks(url.path)
+    let folder = (target as NSString).deletingLastPathComponent
+    let temporary = "\(folder)/.\((target as NSString).lastPathComponent).\(UUID().uuidString).tmp"
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    } catch {
+      throw FileStorageError.unwritable(url: url, reason: error.localizedDescription)
+    }
+    let written = try writeTemporary(data, at: temporary, like: target)
+    guard rename(temporary, target) == 0 else {
+      let reason = Self.lastError()
+      unlink(temporary)
+      throw FileStorageError.unwritable(url: url, reason: reason)
+    }
+    try syncFolder(folder)
+    writeCount += 1
+    known.withLock { $0[value] = written }
+  }
+
+  /// Creates `path` with `data`, made like the file at `original` if there is one; returns what it looks like.
+  private func writeTemporary(_ data: Data, at path: String, like original: String) throws -> FileState {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    guard descriptor >= 0 else {
+      throw FileStorageError.unwritable(url: url, reason: "cannot create a file in its folder: \(Self.lastError())")
+    }
+    var isOpen = true
+    do {
+      defer { if isOpen { close(descriptor) } }
+      var existing = stat()
+      if stat(original, &existing) == 0 {
+        if existing.st_uid != geteuid() || existing.st_gid != getegid() {
+          // Only a privileged process may give a file away; any process may try to keep its group.
+          if fchown(descriptor, existing.st_uid, existing.st_gid) != 0 {
+            _ = fchown(descriptor, uid_t.max, existing.st_gid)
+          }
+        }
+        guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else { throw failure() }
+      }
+      try data.withUnsafeBytes { bytes in
+        var offset = 0
+        while offset < bytes.count {
+          let count = writeBytes(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+          if count < 0 {
+            if errno == EINTR { continue }
+            throw failure()
+          }
+          offset += count
+        }
+      }
+      guard fsync(descriptor) == 0 else { throw failure() }
+      var written = stat()
+      guard fstat(descriptor, &written) == 0 else { throw failure() }
+      isOpen = false
+      guard close(descriptor) == 0 else { throw failure() }
+      return .file(FileSignature(written))
+    } catch {
+      unlink(path)
+      throw error
+    }
+  }
+
+  /// Makes a rename in `folder` durable.
+  private func syncFolder(_ folder: String) throws {
+    let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw failure() }
+    defer { close(descriptor) }
+    // Some file systems cannot sync a folder (EINVAL): they have nothing more to make durable.
+    guard fsync(descriptor) == 0 || errno == EINVAL else { throw failure() }
+  }
+
+  private func failure() -> FileStorageError {
+    .unwritable(url: url, reason: Self.lastError())
+  }
+
+  private static func lastError() -> String {
+    String(cString: strerror(errno))
+  }
+
+  /// Checks whether someone else changed the file since this program last read or wrote it for `value`.
+  func externalChange(for value: ObjectIdentifier) throws -> Check {
+    guard url.isFileURL else { return .unchanged }
+    let current = FileState(ofFileAt: url.path)
+    guard current != known.withLock({ $0[value] }) else { return .unchanged }
+    let (data, state) = try readRecordingState(for: value)
+    guard let data else { return .removed }
+    return .contents(data, state: state)
+  }
+
+  /// Reads the file and records what it looked like for `value`, even when it cannot be read (so a broken file
+  /// is reported once, not at every check); `nil` when there is no file.
+  private nonisolated func readRecording(for value: ObjectIdentifier) throws -> Data? {
+    try readRecordingState(for: value).data
+  }
+
+  /// ``readRecording(for:)``, with what the file looked like when it was read.
+  private nonisolated func readRecordingState(for value: ObjectIdentifier) throws -> (data: Data?, state: FileState) {
+    guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
+    let state = FileState(ofFileAt: url.path)
+    known.withLock { $0[value] = state }
+    guard case .file = state else { return (nil, state) }
+    do {
+      return (try Data(contentsOf: url), state)
+    } catch {
+      throw FileStorageError.unreadable(url: url, reason: error.localizedDescription)
+    }
+  }
+
+  /// `path` with every symbolic link at its end followed (a link to a link, and so on).
+  static func followingLinks(_ path: String) -> String {
+    var current = path
+    for _ in 0..<32 {
+      guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { break }
+      current =
+        destination.hasPrefix("/")
+        ? destination
+        : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
+    }
+    return current
+  }
+}
+
+/// `write(2)`, named apart from ``FileStore/write(_:for:)``.
+private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+  write(descriptor, bytes, count)
+}
+
+/// What a file looked like, without reading it.
+enum FileState: Equatable, Sendable {
+  /// There was no file.
+  case absent
+  /// There was a file with this signature.
+  case file(FileSignature)
+
+  /// The state of the file at `path`, following symbolic links (so a link's target is described, not the link).
+  init(ofFileAt path: String) {
+    var information = stat()
+    guard stat(path, &information) == 0 else {
+      self = .absent
+      return
+    }
+    self = .file(FileSignature(information))
+  }
+}
+
+/// What tells one version of a file from another without reading it.
+struct FileSignature: Equatable, Sendable {
+  let device: UInt64
+  let inode: UInt64
+  let size: Int64
+  let modifiedSeconds: Int
+  let modifiedNanoseconds: Int
+
+  init(_ information: stat) {
+    device = UInt64(information.st_dev)
+    inode = UInt64(information.st_ino)
+    size = Int64(information.st_size)
+    #if canImport(Darwin)
+      modifiedSeconds = information.st_mtimespec.tv_sec
+      modifiedNanoseconds = information.st_mtimespec.tv_nsec
+    #else
+      modifiedSeconds = information.st_mtim.tv_sec
+      modifiedNanoseconds = information.st_mtim.tv_nsec
+    #endif
+  }
+}

@@ -1,0 +1,232 @@
+import Reactive
+import Synchronization
+
+/// Connects one keyed value to its key's store: schedules saves after changes, applies changes from the store,
+/// and keeps the last load and save errors.
+///
+/// Every decision is made by a ``PersistenceStateMachine`` under this object's lock; the action it returns is
+/// performed after the lock is released (start or wake the save task, call the key, resume a `save()`), and
+/// whatever an event replaced (a pending value, an error) is released after the lock too. Every change takes a
+/// number under the box's lock, so the machine can tell an older change from a newer one whatever order their
+/// requests arrive in.
+@usableFromInline
+final class Persistence<Value: Sendable>: Sendable {
+  typealias Machine = PersistenceStateMachine<Value, UnsafeContinuation<Void, Never>>
+
+  let key: any SharedKey<Value>
+  let box: ReactiveBox<Value>
+  @usableFromInline let savesChanges: Bool
+  /// The first holder's default: what the value goes back to when the store no longer holds one.
+  private let defaultValue: Value
+  private let schedule: SharedSaveSchedule
+  private let sequence = Atomic<UInt64>(0)
+  private let state = Lock(Guarded())
+  private let subscription = Lock<SharedSubscription?>(nil)
+
+  private struct Guarded {
+    var machine = Machine()
+    /// The save task's sleep, so a `save()` can cut it short.
+    var sleeper: Task<Void, any Error>?
+  }
+
+  @usableFromInline
+  init(key: any SharedKey<Value>, box: ReactiveBox<Value>, defaultValue: Value) {
+    self.key = key
+    self.box = box
+    self.defaultValue = defaultValue
+    self.savesChanges = key.persistence == .readWrite
+    self.schedule = key.saveSchedule
+  }
+
+  var context: SharedKeyContext<Value> { SharedKeyContext(persistence: self) }
+
+  /// Asks the machine under the lock; whatever the event replaced or dropped is released after the lock, where a
+  /// `deinit` may use this same value.
+  private func decide<Action: Sendable>(_ event: (inout Machine) -> Action) -> Action {
+    let (action, previous) = state.withLock { guarded -> (Action, Machine) in
+      let previous = guarded.machine
+      return (event(&guarded.machine), previous)
+    }
+    withExtendedLifetime(previous) {}
+    return action
+  }
+
+  /// Loads the stored value into the box; keeps the default and records the error if the store is unreadable.
+  @usableFromInline
+  func load() {
+    do {
+      if let stored = try key.load(context: context) {
+        let replaced = box.withLock { value -> Value in
+          let replaced = value
+          value = stored
+          return replaced
+        }
+        withExtendedLifetime(replaced) {}  // Released after the lock.
+      }
+    } catch {
+      decide { $0.loadErrorReported(error) }
+    }
+  }
+
+  /// Starts watching the store.
+  @usableFromInline
+  func subscribe() {
+    let started = key.subscribe(context: context)
+    subscription.withLock { $0 = started }
+  }
+
+  /// Stops watching the store. Saves already scheduled still run.
+  func stop() {
+    let stopped = subscription.withLock { $0.take() }
+    stopped?.cancel()
+  }
+
+  // MARK: Changes made in the program
+
+  /// A number that orders changes; take it under the box's lock.
+  func nextSequence() -> UInt64 {
+    sequence.add(1, ordering: .relaxed).newValue
+  }
+
+  /// Schedules a save of `value`, the result of change number `sequence`; `owner` stays alive until it is saved.
+  /// A request older than a change already accepted is ignored.
+  func changed(_ value: Value, sequence: UInt64, owner: any AnyObject & Sendable) {
+    guard savesChanges else { return }
+    let action = decide { $0.changeRequested(Machine.Change(value: value, sequence: sequence), owner: owner) }
+    if case .startSaveTask = action { startSaveTask() }
+  }
+
+  private func startSaveTask() {
+    Task { await self.runSaveTask() }
+  }
+
+  /// Saves the machine's changes until it has none left, waiting the schedule's delay before each save unless a
+  /// `save()` is waiting: at most one save per delay, and a change is saved no later than one delay after it was
+  /// made.
+  private func runSaveTask() async {
+    while true {
+      await waitForDelay()
+      switch decide({ $0.saveTaskReady() }) {
+      case .finish(let waiters):
+        for waiter in waiters { waiter.resume() }
+        return
+      case .save(let change):
+        let outcome: (any Error)?
+        do {
+          try await key.save(change.value, context: context)
+          outcome = nil
+        } catch {
+          outcome = error
+        }
+        switch decide({ $0.saveFinished(error: outcome) }) {
+        case .continueSaving(let waiters):
+          for waiter in waiters { waiter.resume() }
+        case .finish(let waiters):
+          for waiter in waiters { waiter.resume() }
+          return
+        }
+      }
+    }
+  }
+
+  /// Sleeps for the schedule's delay, unless a `save()` is waiting or arrives meanwhile.
+  private func waitForDelay() async {
+    guard schedule.delay > .zero else { return }
+    let clock = schedule.clock
+    let delay = schedule.delay
+    let sleeper = Task { try await clock.sleep(for: delay) }
+    let sleeps = state.withLock { guarded -> Bool in
+      guard guarded.machine.saveTaskWaitsForDelay else { return false }
+      guarded.sleeper = sleeper
+      return true
+    }
+    if sleeps {
+      _ = try? await sleeper.value
+      state.withLock { $0.sleeper = nil }
+    } else {
+      sleeper.cancel()
+    }
+  }
+
+  /// Saves now every change made before this call, and waits until they are in the store; throws the error of
+  /// the last save. Changes made meanwhile do not keep it waiting.
+  ///
+  /// When the last save failed and nothing changed since, the current value is saved again.
+  func flush() async throws {
+    guard savesChanges else { return }
+    let target = sequence.load(ordering: .relaxed)
+    let current = box.value
+    await withUnsafeContinuation { (waiter: UnsafeContinuation<Void, Never>) in
+      // Decided and registered under one lock, so no save can finish between the check and the registration.
+      let (action, sleeper, previous) = state.withLock {
+        guarded -> (Machine.FlushAction, Task<Void, any Error>?, Machine) in
+        let previous = guarded.machine
+        let action = guarded.machine.flushRequested(target: target, current: current, waiter: waiter)
+        if case .wait(wakeSaveTask: true) = action { return (action, guarded.sleeper.take(), previous) }
+        return (action, nil, previous)
+      }
+      withExtendedLifetime(previous) {}
+      switch action {
+      case .resumeNow(let waiter):
+        waiter.resume()
+      case .wait:
+        sleeper?.cancel()
+      case .waitAndStartSaveTask:
+        startSaveTask()
+      }
+    }
+    if let error = saveError { throw error }
+  }
+
+  // MARK: Changes made in the store
+
+  /// Marks the start of a read of the store, for ``update(fromStore:read:)``.
+  func storeReadStarted() -> StoreRead {
+    let now = sequence.load(ordering: .relaxed)
+    return state.withLock { $0.machine.storeReadStarted(at: now) }
+  }
+
+  /// Applies a value read from the store, unless the program saved, or changed, the value since `read` began: the
+  /// store then holds, or will hold, the program's newer value. Without `read`, the value is the store's now and
+  /// is always applied.
+  ///
+  /// - Returns: Whether the value was applied; if not, the store should be read again.
+  @discardableResult
+  func update(fromStore value: Value, read: StoreRead? = nil) -> Bool {
+    if let read {
+      guard decide({ $0.storeReadFinished(read) }) == .apply else { return false }
+    }
+    let applied = read ?? storeReadStarted()
+    let (storeSequence, replaced) = box.withLock { stored -> (UInt64, Value) in
+      let replaced = stored
+      stored = value
+      return (nextSequence(), replaced)
+    }
+    withExtendedLifetime(replaced) {}  // Released after the lock.
+    let action = decide { $0.storeValueApplied(Machine.Change(value: value, sequence: storeSequence), read: applied) }
+    switch action {
+    case .resume(let waiters):
+      for waiter in waiters { waiter.resume() }
+    case .startSaveTask(let waiters):
+      for waiter in waiters { waiter.resume() }
+      startSaveTask()
+    }
+    return true
+  }
+
+  /// The store no longer holds a value: back to the first holder's default (see ``update(fromStore:read:)``).
+  @discardableResult
+  func resetFromStore(read: StoreRead? = nil) -> Bool {
+    update(fromStore: defaultValue, read: read)
+  }
+
+  func setLoadError(_ error: (any Error)?) {
+    decide { $0.loadErrorReported(error) }
+  }
+
+  /// How many `save()` calls are waiting; lets tests know a flush has registered.
+  var flushWaiterCount: Int { state.withLock { $0.machine.flushWaiterCount } }
+
+  var loadError: (any Error)? { state.withLock { $0.machine.loadError } }
+  var saveError: (any Error)? { state.withLock { $0.machine.saveError } }
+}

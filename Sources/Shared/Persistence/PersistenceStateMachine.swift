@@ -1,0 +1,277 @@
+/// Where a read of the store began: what a value read from the store is checked against before it is applied.
+///
+/// Taken with ``PersistenceStateMachine/storeReadStarted(at:)`` before the store is read.
+struct StoreRead: Sendable, Equatable {
+  /// The newest change number when the read began; changes numbered above it were made after.
+  let sequence: UInt64
+  /// How many saves had started when the read began.
+  let savesStarted: UInt64
+  /// Whether a save was running when the read began (the read may then see the store before or after it).
+  let duringSave: Bool
+}
+
+/// The decisions of one persisted value: which change to save next, when a save may start, whether a value read
+/// from the store may be applied, and when a `save()` may return.
+///
+/// Every change (made in the program or read from the store) carries a number taken under the value's lock, so
+/// numbers follow the order in which the changes reached memory. The machine keeps three promises:
+/// - **The newest value is stored last.** A save request for a change older than one already accepted is ignored,
+///   so a request delayed (by a slow observer, say) never overwrites a newer value.
+/// - **Memory and store converge.** A value read from the store is not applied if a save started since the read
+///   began, or a change was accepted since: the store then holds, or will hold, the program's newer value. A store
+///   value applied while a save may still write an older one is saved again after it.
+/// - **`save()` waits for what came before it.** A flush for change number `n` returns once every change up to `n`
+///   is in the store (saved, superseded by a value read from the store, or failed with an error).
+///
+/// It only decides: the caller holds the lock around each event and performs the returned action after releasing
+/// it (start or wake the save task, call the key, resume waiters). It has no tasks and no clocks, so tests drive it
+/// through every ordering of its events.
+struct PersistenceStateMachine<Value, Waiter> {
+  /// A value to save, and the number of the change that made it.
+  struct Change {
+    var value: Value
+    var sequence: UInt64
+  }
+
+  /// What the save task is doing.
+  enum Mode {
+    /// There is no save task: nothing waits to be saved.
+    case idle
+    /// The save task waits its delay (or is about to ask for work) before saving `pending`; `nil` once a value read
+    /// from the store superseded it.
+    case scheduled(pending: Change?)
+    /// The save task runs the key's save of `current`; `next` is a newer change to save after it.
+    case saving(current: Change, next: Change?)
+
+    var isSaving: Bool {
+      if case .saving = self { return true }
+      return false
+    }
+  }
+
+  /// What to do after a save request.
+  enum ChangeAction {
+    /// Nothing: the change is older than one already accepted, or a save task will pick it up.
+    case none
+    /// Start the save task.
+    case startSaveTask
+  }
+
+  /// What the save task does when it is ready for work.
+  enum SaveTaskAction {
+    /// Call the key's save with this change, then report ``PersistenceStateMachine/saveFinished(error:)``.
+    case save(Change)
+    /// End the task after resuming these waiters.
+    case finish(resume: [Waiter])
+  }
+
+  /// What the save task does after a save.
+  enum SaveFinishedAction {
+    /// Resume these waiters, then wait the delay (unless a flush waits) and ask for work again.
+    case continueSaving(resume: [Waiter])
+    /// Resume these waiters and end the task.
+    case finish(resume: [Waiter])
+  }
+
+  /// What a flush does.
+  enum FlushAction {
+    /// Everything before it is in the store: resume the waiter now.
+    case resumeNow(Waiter)
+    /// Keep waiting; when `wakeSaveTask` is set, cut the save task's delay short.
+    case wait(wakeSaveTask: Bool)
+    /// Keep waiting, and start the save task (it saves again after a failed save).
+    case waitAndStartSaveTask
+  }
+
+  /// Whether a value read from the store may be applied.
+  enum StoreReadAction: Equatable {
+    /// Apply it, then report ``PersistenceStateMachine/storeValueApplied(_:read:)``.
+    case apply
+    /// Drop it: the store holds, or will hold, a newer value of the program. Read the store again later.
+    case discard
+  }
+
+  /// What to do after a value read from the store was applied.
+  enum StoreAppliedAction {
+    /// Resume these waiters.
+    case resume([Waiter])
+    /// Resume these waiters and start the save task: a save may have written an older value over the store's.
+    case startSaveTask(resume: [Waiter])
+  }
+
+  private(set) var mode: Mode = .idle
+  /// The number of the newest change accepted, from the program or from the store.
+  private(set) var newestSequence: UInt64 = 0
+  /// Every change up to this number is in the store: saved (or failed), or superseded by a value from the store.
+  private(set) var storedSequence: UInt64 = 0
+  /// How many saves have started.
+  private(set) var savesStarted: UInt64 = 0
+  private var flushWaiters: [(target: UInt64, waiter: Waiter)] = []
+  /// Why the store could not be read, until a read or save succeeds.
+  private(set) var loadError: (any Error)?
+  /// Why the last save failed, until one succeeds.
+  private(set) var saveError: (any Error)?
+  /// What keeps the value alive while a save is pending, so a new holder finds it instead of reloading the store.
+  private var keepAlive: (any AnyObject & Sendable)?
+
+  init() {}
+
+  /// How many flushes wait.
+  var flushWaiterCount: Int { flushWaiters.count }
+
+  // MARK: Changes made in the program
+
+  /// The program changed the value (change number `change.sequence`) and asks for it to be saved.
+  mutating func changeRequested(_ change: Change, owner: any AnyObject & Sendable) -> ChangeAction {
+    guard change.sequence > newestSequence else { return .none }
+    newestSequence = change.sequence
+    if keepAlive == nil { keepAlive = owner }
+    switch mode {
+    case .idle:
+      mode = .scheduled(pending: change)
+      return .startSaveTask
+    case .scheduled:
+      mode = .scheduled(pending: change)
+      return .none
+    case .saving(let current, _):
+      mode = .saving(current: current, next: change)
+      return .none
+    }
+  }
+
+  /// Whether the save task waits its delay before asking for work: only with something to save and no flush
+  /// waiting.
+  var saveTaskWaitsForDelay: Bool {
+    guard case .scheduled(pending: .some) = mode else { return false }
+    return flushWaiters.isEmpty
+  }
+
+  /// The save task is ready for work (its delay passed or was cut short).
+  mutating func saveTaskReady() -> SaveTaskAction {
+    switch mode {
+    case .scheduled(pending: let pending?):
+      mode = .saving(current: pending, next: nil)
+      savesStarted += 1
+      return .save(pending)
+    case .scheduled(pending: nil), .idle, .saving:
+      // Only the save task asks, and only while scheduled; a pending change superseded by the store ends it.
+      mode = .idle
+      keepAlive = nil
+      return .finish(resume: takeReadyWaiters())
+    }
+  }
+
+  /// The key's save of the current change returned, with `error` if it failed.
+  mutating func saveFinished(error: (any Error)?) -> SaveFinishedAction {
+    guard case .saving(let current, let next) = mode else {
+      return .finish(resume: takeReadyWaiters())
+    }
+    storedSequence = max(storedSequence, current.sequence)
+    saveError = error
+    if error == nil { loadError = nil }
+    let ready = takeReadyWaiters()
+    if let next {
+      mode = .scheduled(pending: next)
+      return .continueSaving(resume: ready)
+    }
+    mode = .idle
+    keepAlive = nil
+    return .finish(resume: ready)
+  }
+
+  /// A `save()` asks to return once every change up to number `target` is in the store. `current` is the value
+  /// in memory, read after `target` was taken.
+  mutating func flushRequested(target: UInt64, current: Value, waiter: Waiter) -> FlushAction {
+    switch mode {
+    case .idle:
+      if saveError != nil && newestSequence <= target {
+        // The last save failed and nothing changed since: save what memory holds again.
+        let retry = Change(value: current, sequence: target)
+        newestSequence = target
+        mode = .scheduled(pending: retry)
+        flushWaiters.append((target, waiter))
+        return .waitAndStartSaveTask
+      }
+      if storedSequence >= target { return .resumeNow(waiter) }
+      // A change made before the flush has not asked to be saved yet: wait for it.
+      flushWaiters.append((target, waiter))
+      return .wait(wakeSaveTask: false)
+    case .scheduled:
+      flushWaiters.append((target, waiter))
+      return .wait(wakeSaveTask: true)
+    case .saving:
+      if storedSequence >= target { return .resumeNow(waiter) }
+      flushWaiters.append((target, waiter))
+      return .wait(wakeSaveTask: false)
+    }
+  }
+
+  // MARK: Values read from the store
+
+  /// A read of the store begins; `sequence` is the newest change number now.
+  func storeReadStarted(at sequence: UInt64) -> StoreRead {
+    StoreRead(sequence: sequence, savesStarted: savesStarted, duringSave: mode.isSaving)
+  }
+
+  /// A read of the store that began at `read` returned a value: decides whether to apply it.
+  mutating func storeReadFinished(_ read: StoreRead) -> StoreReadAction {
+    if mayHaveSavedSince(read) || newestSequence > read.sequence { return .discard }
+    return .apply
+  }
+
+  /// A value read from the store (`change`) is now in memory. `read` says when it was read.
+  mutating func storeValueApplied(_ change: Change, read: StoreRead) -> StoreAppliedAction {
+    loadError = nil
+    newestSequence = max(newestSequence, change.sequence)
+    guard mayHaveSavedSince(read) else {
+      // Memory now equals the store; an older unsaved change is superseded.
+      storedSequence = max(storedSequence, change.sequence)
+      if case .scheduled(pending: let pending?) = mode, pending.sequence < change.sequence {
+        mode = .scheduled(pending: nil)
+      }
+      return .resume(takeReadyWaiters())
+    }
+    // A save that began before this value came in may write an older value over it: save this one after it.
+    switch mode {
+    case .idle:
+      mode = .scheduled(pending: change)
+      return .startSaveTask(resume: [])
+    case .scheduled(let pending):
+      if (pending?.sequence ?? 0) < change.sequence { mode = .scheduled(pending: change) }
+      return .resume([])
+    case .saving(let current, let next):
+      if (next?.sequence ?? 0) < change.sequence { mode = .saving(current: current, next: change) }
+      return .resume([])
+    }
+  }
+
+  // MARK: Errors
+
+  /// The store could not be read (or reads fine again, with `nil`).
+  mutating func loadErrorReported(_ error: (any Error)?) {
+    loadError = error
+  }
+
+  // MARK: Helpers
+
+  private func mayHaveSavedSince(_ read: StoreRead) -> Bool {
+    read.duringSave || savesStarted != read.savesStarted || mode.isSaving
+  }
+
+  private mutating func takeReadyWaiters() -> [Waiter] {
+    guard !flushWaiters.isEmpty else { return [] }
+    let ready = flushWaiters.filter { $0.target <= storedSequence }.map(\.waiter)
+    flushWaiters.removeAll { $0.target <= storedSequence }
+    return ready
+  }
+}
+
+extension PersistenceStateMachine: Sendable where Value: Sendable, Waiter: Sendable {}
+extension PersistenceStateMachine.Change: Sendable where Value: Sendable {}
+extension PersistenceStateMachine.Mode: Sendable where Value: Sendable {}
+extension PersistenceStateMachine.SaveTaskAction: Sendable where Value: Sendable, Waiter: Sendable {}
+extension PersistenceStateMachine.SaveFinishedAction: Sendable where Waiter: Sendable {}
+extension PersistenceStateMachine.FlushAction: Sendable where Waiter: Sendable {}
+extension PersistenceStateMachine.StoreAppliedAction: Sendable where Waiter: Sendable {}
+extension PersistenceStateMachine.ChangeAction: Sendable {}
+extension PersistenceStateMachine.StoreReadAction: Sendable {}

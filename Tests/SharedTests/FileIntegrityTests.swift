@@ -1,0 +1,347 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Shared
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Lets one poll for outside changes run: waits until the poll sleeps, moves the clock, and waits until it sleeps
+/// again (its read, decoding and update are then done). Only for keys whose saves do not wait on `clock`.
+private func pollOnce(_ clock: ManualClock, interval: Duration = .seconds(1)) async {
+  await clock.waitForSleepers(1)
+  clock.advance(by: interval)
+  await clock.waitForSleepers(1)
+}
+
+/// Writes `settings` to `url` the way another program would: a new file renamed over the old one.
+private func writeFromOutside(_ settings: Settings, to url: URL) throws {
+  try JSONEncoder().encode(settings).write(to: url, options: .atomic)
+}
+
+private func decodedSettings(at url: URL) throws -> Settings {
+  try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
+}
+
+private func permissions(of url: URL) throws -> Int {
+  let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+  return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+}
+
+/// A gauge whose decoding can be held, so a test can act while a poll decodes what it read.
+struct Gauge: Codable, Sendable, Equatable {
+  var level: Int
+
+  /// The level whose decoding is held, with what tells the test it started and what lets it finish.
+  static let held = Lock<(level: Int, started: Counter, release: DispatchSemaphore)?>(nil)
+
+  init(level: Int) { self.level = level }
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    level = try container.decode(Int.self, forKey: .level)
+    let level = self.level
+    if let held = Self.held.withLock({ $0?.level == level ? $0 : nil }) {
+      held.started.increment()
+      _ = held.release.wait(timeout: .now() + .seconds(30))
+    }
+  }
+}
+
+@Suite(.freshRegistry) struct FileIntegrityTests {
+  // MARK: Mode and owner
+
+  @Test(arguments: [0o600, 0o640])
+  func savingKeepsTheFilesMode(mode: Int) async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("token.json")
+    try JSONEncoder().encode(Settings()).write(to: url)
+    try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
+    @Shared(.fileStorage(url, saveDelay: .zero)) var settings = Settings()
+    $settings.withLock { $0.volume = 1 }
+    try await $settings.save()
+    #expect(try decodedSettings(at: url).volume == 1)
+    #expect(try permissions(of: url) == mode)
+  }
+
+  @Test func savingKeepsTheFilesOwnerWhereTheProcessMay() async throws {
+    try #require(getuid() == 0, "only a process running as root may give a file to another user")
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("owned.json")
+    try JSONEncoder().encode(Settings()).write(to: url)
+    #expect(chown(url.path, 4_321, 4_322) == 0)
+    @Shared(.fileStorage(url, saveDelay: .zero)) var settings = Settings()
+    $settings.withLock { $0.volume = 2 }
+    try await $settings.save()
+    let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+    #expect((attributes[.ownerAccountID] as? NSNumber)?.intValue == 4_321)
+    #expect((attributes[.groupOwnerAccountID] as? NSNumber)?.intValue == 4_322)
+  }
+
+  @Test func aNewFileIsCreatedLikeAnyOrdinaryFile() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let reference = folder.file("reference")
+    let descriptor = open(reference.path, O_CREAT | O_WRONLY, 0o666)
+    #expect(descriptor >= 0)
+    close(descriptor)
+    let url = folder.file("new.json")
+    @Shared(.fileStorage(url, saveDelay: .zero)) var settings = Settings()
+    $settings.withLock { $0.volume = 3 }
+    try await $settings.save()
+    #expect(try permissions(of: url) == permissions(of: reference))
+  }
+
+  // MARK: A poll against a local save
+
+  @Test func aPollThatReadAnOutsideChangeDoesNotUndoALaterLocalSave() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("gauge.json")
+    let clock = ManualClock()
+    let held = (level: 7_003, started: Counter(), release: DispatchSemaphore(value: 0))
+    Gauge.held.withLock { $0 = held }
+    defer { Gauge.held.withLock { $0 = nil } }
+    @Shared(.fileStorage(url, saveDelay: .zero, pollInterval: .seconds(1), clock: clock)) var gauge = Gauge(level: 0)
+    try JSONEncoder().encode(Gauge(level: 7_003)).write(to: url, options: .atomic)
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    await waitUntil { held.started.count > 0 }  // The poll read 7003 and is decoding it.
+    $gauge.withLock { $0.level = 100 }
+    try await $gauge.save()
+    held.release.signal()
+    await clock.waitForSleepers(1)  // The poll finished.
+    let onDisk = try JSONDecoder().decode(Gauge.self, from: Data(contentsOf: url))
+    #expect(gauge.level == 100)
+    #expect(onDisk.level == 100)
+    let notifications = Counter()
+    let token = $gauge.observe { _ in notifications.increment() }
+    defer { token.cancel() }
+    await pollOnce(clock)  // A later poll agrees too, and does not load the program's own write back.
+    #expect(gauge == (try JSONDecoder().decode(Gauge.self, from: Data(contentsOf: url))))
+    #expect(notifications.count == 0)
+  }
+
+  // MARK: Symbolic links
+
+  @Test func aSymlinkedFileSeesOutsideChangesAndStaysALink() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let target = folder.file("real.json")
+    let link = folder.file("settings.json")
+    try writeFromOutside(Settings(volume: 1), to: target)
+    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real.json")
+    let clock = ManualClock()
+    @Shared(.fileStorage(link, saveDelay: .zero, pollInterval: .seconds(1), clock: clock)) var settings = Settings()
+    #expect(settings.volume == 1)
+    try writeFromOutside(Settings(volume: 7), to: target)
+    await pollOnce(clock)
+    #expect(settings.volume == 7)
+    $settings.withLock { $0.volume = 9 }
+    try await $settings.save()
+    let type = try FileManager.default.attributesOfItem(atPath: link.path)[.type] as? FileAttributeType
+    #expect(type == .typeSymbolicLink)
+    #expect(try decodedSettings(at: target).volume == 9)
+  }
+
+  @Test func aLinkedFolderThatIsSwappedIsSeenAsAChange() async throws {
+    // The layout of a mounted ConfigMap: the file links into `..data`, a link swapped to a new folder on update.
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let first = folder.file("..2026_1")
+    let second = folder.file("..2026_2")
+    try FileManager.default.createDirectory(at: first, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
+    try writeFromOutside(Settings(volume: 1), to: first.appendingPathComponent("settings.json"))
+    try writeFromOutside(Settings(volume: 2), to: second.appendingPathComponent("settings.json"))
+    try FileManager.default.createSymbolicLink(atPath: folder.file("..data").path, withDestinationPath: "..2026_1")
+    let link = folder.file("settings.json")
+    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "..data/settings.json")
+    let clock = ManualClock()
+    @Shared(.fileStorage(link, saveDelay: .zero, pollInterval: .seconds(1), clock: clock)) var settings = Settings()
+    #expect(settings.volume == 1)
+    try FileManager.default.createSymbolicLink(atPath: folder.file("..data_new").path, withDestinationPath: "..2026_2")
+    #expect(rename(folder.file("..data_new").path, folder.file("..data").path) == 0)
+    await pollOnce(clock)
+    #expect(settings.volume == 2)
+  }
+
+  // MARK: Durability
+
+  @Test func aSaveWritesOnceSyncsTheFileRenamesItAndSyncsTheFolder() async throws {
+    let strace = URL(fileURLWithPath: "/usr/bin/strace")
+    try #require(FileManager.default.isExecutableFile(atPath: strace.path), "strace traces the probe's calls")
+    let probe = try #require(fileProbeExecutable(), "the FileFaultProbe helper is built with the tests")
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("durable.json")
+    let traces = folder.file("traces")
+    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
+    // One log per thread (`-ff`), so no call is split by another thread's.
+    let status = try await runToEnd(
+      strace,
+      [
+        "-ff", "-qq", "-o", traces.appendingPathComponent("thread").path,
+        "-e", "trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2",
+        probe.path, "save", url.path, "42",
+      ])
+    #expect(status == 0)
+    let logs = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
+    let calls = try TracedCalls(logs.map { try String(decoding: Data(contentsOf: $0), as: UTF8.self) }, file: url)
+    #expect(calls.temporaryOpens == 1, "\(calls.lines)")
+    #expect(calls.writesToTemporary == 1, "\(calls.lines)")
+    #expect(calls.syncsOfTemporary == 1, "\(calls.lines)")
+    #expect(calls.renames == 1, "\(calls.lines)")
+    #expect(calls.syncsOfFolder == 1, "\(calls.lines)")
+    #expect(calls.order == ["write", "fsync-file", "rename", "fsync-folder"], "\(calls.lines)")
+    #expect(try JSONDecoder().decode(ProbeValue.self, from: Data(contentsOf: url)).counter == 42)
+  }
+
+  // MARK: What absence means
+
+  @Test func aDeletedFileBringsHoldersBackToTheDefault() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("settings.json")
+    let clock = ManualClock()
+    try writeFromOutside(Settings(volume: 3, theme: "dark"), to: url)
+    @Shared(.fileStorage(url, saveDelay: .zero, pollInterval: .seconds(1), clock: clock)) var settings = Settings()
+    #expect(settings.volume == 3)
+    try FileManager.default.removeItem(at: url)
+    await pollOnce(clock)
+    #expect(settings == Settings())
+    #expect($settings.loadError == nil)
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+  }
+
+  @Test func anEmptyFileMeansNoValue() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("settings.json")
+    try Data().write(to: url)
+    @Shared(.fileStorage(url, saveDelay: .zero)) var settings = Settings()
+    #expect(settings == Settings())
+    #expect($settings.loadError == nil)
+  }
+
+  @Test func aFileEmptiedFromOutsideBringsHoldersBackToTheDefault() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("settings.json")
+    let clock = ManualClock()
+    try writeFromOutside(Settings(volume: 4), to: url)
+    @Shared(.fileStorage(url, saveDelay: .zero, pollInterval: .seconds(1), clock: clock)) var settings = Settings()
+    #expect(settings.volume == 4)
+    try Data().write(to: url, options: .atomic)
+    await pollOnce(clock)
+    #expect(settings == Settings())
+    #expect($settings.loadError == nil)
+  }
+
+  @Test func aURLThatIsNotAFileFailsWithANamedError() async throws {
+    let url = try #require(URL(string: "https://example.com/settings.json"))
+    @Shared(.fileStorage(url, saveDelay: .zero)) var settings = Settings()
+    #expect(settings == Settings())
+    #expect($settings.loadError as? FileStorageError == .notAFileURL(url: url))
+    $settings.withLock { $0.volume = 2 }
+    await #expect(throws: FileStorageError.notAFileURL(url: url)) { try await $settings.save() }
+    #expect(settings.volume == 2)
+    #expect(FileStorageError.notAFileURL(url: url).description.contains("https://example.com/settings.json"))
+  }
+}
+
+/// The document the probe writes.
+private struct ProbeValue: Codable {
+  var writer: String
+  var counter: Int
+}
+
+/// The probe executable, built next to this test bundle.
+func fileProbeExecutable() -> URL? {
+  let bundle = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
+  let candidate = bundle.deletingLastPathComponent().appendingPathComponent("FileFaultProbe")
+  return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
+}
+
+/// Runs a program to its end without holding a thread of the shared pool, and returns its exit status.
+private func runToEnd(_ executable: URL, _ arguments: [String]) async throws -> Int32 {
+  let process = Process()
+  process.executableURL = executable
+  process.arguments = arguments
+  process.standardOutput = FileHandle.nullDevice
+  process.standardError = FileHandle.nullDevice
+  return try await withCheckedThrowingContinuation { continuation in
+    process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+    do {
+      try process.run()
+    } catch {
+      process.terminationHandler = nil
+      continuation.resume(throwing: error)
+    }
+  }
+}
+
+/// The calls `strace -f` recorded for one save of `file`, by the file descriptor each one used.
+private struct TracedCalls {
+  let lines: [String]
+  var temporaryOpens = 0
+  var writesToTemporary = 0
+  var syncsOfTemporary = 0
+  var renames = 0
+  var syncsOfFolder = 0
+  /// The save's steps in the order they ran.
+  var order: [String] = []
+
+  init(_ logs: [String], file: URL) throws {
+    let folder = file.deletingLastPathComponent().path
+    let temporaryPrefix = "\(folder)/.\(file.lastPathComponent)."
+    // The thread that saved: the one whose log opens the temporary file.
+    lines = logs.filter { $0.contains(temporaryPrefix) }.flatMap { $0.split(separator: "\n").map(String.init) }
+    var temporaryDescriptors: Set<String> = []
+    var folderDescriptors: Set<String> = []
+    for call in lines {
+      let result = call.components(separatedBy: " = ").last?.split(separator: " ").first.map(String.init) ?? ""
+      func descriptor() -> String? {
+        guard let open = call.firstIndex(of: "("),
+          let comma = call[open...].firstIndex(where: { $0 == "," || $0 == ")" || $0 == " " })
+        else { return nil }
+        return String(call[call.index(after: open)..<comma])
+      }
+      if call.hasPrefix("openat(") {
+        // A descriptor number is reused once closed: it now names what this call opened.
+        temporaryDescriptors.remove(result)
+        folderDescriptors.remove(result)
+      }
+      if call.hasPrefix("openat("), call.contains("\"\(temporaryPrefix)") {
+        temporaryOpens += 1
+        temporaryDescriptors.insert(result)
+      } else if call.hasPrefix("openat("), call.contains("\"\(folder)\""), call.contains("O_DIRECTORY") {
+        folderDescriptors.insert(result)
+      } else if call.hasPrefix("write(") || call.hasPrefix("pwrite64("), let fd = descriptor(),
+        temporaryDescriptors.contains(fd)
+      {
+        writesToTemporary += 1
+        order.append("write")
+      } else if call.hasPrefix("fsync(") || call.hasPrefix("fdatasync("), let fd = descriptor() {
+        if temporaryDescriptors.contains(fd) {
+          syncsOfTemporary += 1
+          order.append("fsync-file")
+        } else if folderDescriptors.contains(fd) {
+          syncsOfFolder += 1
+          order.append("fsync-folder")
+        }
+      } else if call.hasPrefix("rename"), call.contains(temporaryPrefix), call.contains("\"\(file.path)\"") {
+        renames += 1
+        order.append("rename")
+      }
+    }
+  }
+}

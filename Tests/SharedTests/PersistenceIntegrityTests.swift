@@ -1,0 +1,208 @@
+import Dispatch
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Shared
+
+/// A key that records every value it saves, in order.
+private struct RecordingKey: SharedKey {
+  typealias Value = Int
+  let name: String
+  let saves: Collector<Int>
+
+  var id: String { name }
+
+  func save(_ value: Int, context: SharedKeyContext<Int>) async throws {
+    saves.append(value)
+  }
+}
+
+/// Runs `action` when freed.
+final class DeinitAction: Sendable {
+  let action: @Sendable () -> Void
+
+  init(_ action: @escaping @Sendable () -> Void) {
+    self.action = action
+  }
+
+  deinit { action() }
+}
+
+/// A value that may run code when the library lets go of it.
+struct Releasing: Sendable {
+  var number: Int
+  var onRelease: DeinitAction?
+}
+
+/// An error that runs code when the library lets go of it.
+final class ReleasingError: Error, Sendable {
+  let onRelease: DeinitAction
+
+  init(_ action: @escaping @Sendable () -> Void) {
+    onRelease = DeinitAction(action)
+  }
+}
+
+/// A key that hands its context, stored value and errors to the test.
+private struct ContextKey: SharedKey {
+  typealias Value = Releasing
+  let name: String
+  let store: Store
+
+  final class Store: Sendable {
+    let context = Lock<SharedKeyContext<Releasing>?>(nil)
+    let stored = Lock<Releasing?>(nil)
+    let loadError = Lock<ReleasingError?>(nil)
+    let saveErrors = Lock<[ReleasingError]>([])
+    let holder = Lock<Shared<Releasing>?>(nil)
+  }
+
+  var id: String { name }
+
+  func load(context: SharedKeyContext<Releasing>) throws -> Releasing? {
+    store.context.withLock { $0 = context }
+    if let error = store.loadError.withLock({ $0.take() }) { throw error }
+    return store.stored.withLock { $0 }
+  }
+
+  func save(_ value: Releasing, context: SharedKeyContext<Releasing>) async throws {
+    if let error = store.saveErrors.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { throw error }
+  }
+}
+
+@Suite(.freshRegistry) struct SaveOrderTests {
+  /// Writer A's change waits in a slow observer until B's newer change is saved; A's save request comes last.
+  @Test func anOlderChangeDelayedByASlowObserverIsNeverSavedAfterANewerOne() async throws {
+    let saves = Collector<Int>()
+    @Shared(RecordingKey(name: "ordered", saves: saves)) var value = 0
+    try await delayFirstWriterBehindASecond($value)
+    #expect(saves.elements == [2])
+    #expect(value == 2)
+    #expect($value.saveError == nil)
+  }
+
+  @Test func aFileEndsWithTheNewestValueWhenAnOlderSaveRequestComesLast() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("number.json")
+    @Shared(.fileStorage(url, saveDelay: .zero)) var value = 0
+    try await delayFirstWriterBehindASecond($value)
+    #expect(value == 2)
+    #expect(try JSONDecoder().decode(Int.self, from: Data(contentsOf: url)) == 2)
+    #expect($value.saveError == nil)
+  }
+
+  /// Writes 1 on a thread of its own, whose observer blocks until 2 was written and saved; then waits for both.
+  private func delayFirstWriterBehindASecond(_ value: Shared<Int>) async throws {
+    let entered = Counter()
+    let release = DispatchSemaphore(value: 0)
+    let token = value.observe { number in
+      guard number == 1 else { return }
+      entered.increment()
+      _ = release.wait(timeout: .now() + .seconds(30))
+    }
+    defer { token.cancel() }
+    let writerDone = Counter()
+    Thread {
+      value.withLock { $0 = 1 }
+      writerDone.increment()
+    }.start()
+    await waitUntil { entered.count == 1 }
+    value.withLock { $0 = 2 }
+    try await value.save()
+    release.signal()
+    await waitUntil { writerDone.count == 1 }
+    try await value.save()
+  }
+}
+
+@Suite(.freshRegistry) struct StoreResetTests {
+  @Test func aStoreThatLosesItsValueBringsHoldersBackToTheDefault() throws {
+    let store = ContextKey.Store()
+    store.stored.withLock { $0 = Releasing(number: 8) }
+    @Shared(ContextKey(name: "reset", store: store)) var value = Releasing(number: 3)
+    #expect(value.number == 8)
+    let context = try #require(store.context.withLock { $0 })
+    context.resetToDefault()
+    #expect(value.number == 3)
+  }
+}
+
+/// The library replaces a user's value or error and releases the old one after its locks: a `deinit` that reads the
+/// same shared value would otherwise stop the program with "Recursive call to lock Mutex".
+@Suite(.freshRegistry) struct PersistenceReleaseTests {
+  @Test func aValueReplacedThroughTheContextIsReleasedAfterTheLock() throws {
+    let store = ContextKey.Store()
+    @Shared(ContextKey(name: "update", store: store)) var value = Releasing(number: 0)
+    let context = try #require(store.context.withLock { $0 })
+    let reads = Counter()
+    context.update(
+      Releasing(number: 1, onRelease: DeinitAction { if context.currentValue != nil { reads.increment() } }))
+    context.update(Releasing(number: 2))
+    #expect(reads.count == 1)
+    #expect(value.number == 2)
+  }
+
+  @Test func theDefaultReplacedOnLoadIsReleasedAfterTheLock() throws {
+    let store = ContextKey.Store()
+    store.stored.withLock { $0 = Releasing(number: 5) }
+    let reads = Counter()
+    try loadOverADefaultThatReads(store: store, reads: reads)
+    #expect(reads.count == 1)
+  }
+
+  private func loadOverADefaultThatReads(store: ContextKey.Store, reads: Counter) throws {
+    let onRelease = DeinitAction {
+      _ = store.context.withLock({ $0 })?.currentValue
+      reads.increment()
+    }
+    var defaultValue: Releasing? = Releasing(number: 0, onRelease: onRelease)
+    let shared = Shared(wrappedValue: defaultValue.take()!, ContextKey(name: "load", store: store))
+    #expect(shared.wrappedValue.number == 5)
+    store.holder.withLock { $0 = shared }
+    // The default is kept for a store that loses its value; it goes with the value at the latest.
+    store.holder.withLock { $0 = nil }
+  }
+
+  @Test func aReplacedLoadErrorIsReleasedAfterTheLock() throws {
+    let store = ContextKey.Store()
+    let reads = Counter()
+    store.loadError.withLock {
+      $0 = ReleasingError {
+        _ = store.holder.withLock { $0 }?.loadError
+        reads.increment()
+      }
+    }
+    @Shared(ContextKey(name: "load-error", store: store)) var value = Releasing(number: 0)
+    store.holder.withLock { $0 = $value }
+    defer { store.holder.withLock { $0 = nil } }
+    #expect($value.loadError != nil)
+    let context = try #require(store.context.withLock { $0 })
+    context.reportLoadError(nil)
+    #expect(reads.count == 1)
+    #expect($value.loadError == nil)
+  }
+
+  @Test func aReplacedSaveErrorIsReleasedAfterTheLock() async throws {
+    let store = ContextKey.Store()
+    let reads = Counter()
+    store.saveErrors.withLock {
+      $0 = [
+        ReleasingError {
+          _ = store.holder.withLock { $0 }?.saveError
+          reads.increment()
+        }
+      ]
+    }
+    @Shared(ContextKey(name: "save-error", store: store)) var value = Releasing(number: 0)
+    store.holder.withLock { $0 = $value }
+    defer { store.holder.withLock { $0 = nil } }
+    $value.withLock { $0.number = 1 }
+    await #expect(throws: ReleasingError.self) { try await $value.save() }
+    $value.withLock { $0.number = 2 }
+    try await $value.save()
+    #expect(reads.count == 1)
+    #expect($value.saveError == nil)
+  }
+}

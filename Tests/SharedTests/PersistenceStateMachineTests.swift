@@ -1,0 +1,458 @@
+import Foundation
+import Testing
+
+@testable import Shared
+
+#if REACTIVE_TSAN
+  /// The searches run on one thread of their own: ThreadSanitizer has nothing to find in them, and slows them from
+  /// seconds to minutes of CPU that the sanitized run's other tests need. Under it they are skipped; plain
+  /// `swift test` (which CI runs too) runs them in full.
+  private let searchesRun = false
+#else
+  private let searchesRun = true
+#endif
+
+/// What keeps a value alive while it waits to be saved; the model needs one object for every change.
+private final class Owner: Sendable {}
+
+private let owner = Owner()
+
+/// How many events of each kind one ordering may contain.
+private struct Budget {
+  var localChanges = 2
+  var outsideChanges = 1
+  var polls = 2
+  var flushes = 1
+  var failedSaves = 1
+  var storeUpdates = 0
+}
+
+/// The persisted value, its store and the machine, advanced one event at a time.
+///
+/// The store is modelled like a file: a version that grows with every write, and the version this value last
+/// read or wrote (`known`; `nil` makes the next poll read the store). Reads and writes are atomic, as they are in
+/// the file store's actor; a save writes when it finishes.
+private struct World {
+  typealias Machine = PersistenceStateMachine<Int, Int>
+
+  enum Event: Hashable, CustomStringConvertible {
+    case localChange
+    case requestSave(Int)
+    case saveTaskReady
+    case saveSucceeds
+    case saveFails
+    case outsideChange
+    case pollStarts
+    case pollReads
+    case pollDecides
+    case pollApplies
+    case flush
+    case storeUpdate
+
+    var description: String {
+      switch self {
+      case .localChange: "change"
+      case .requestSave(let index): "request[\(index)]"
+      case .saveTaskReady: "ready"
+      case .saveSucceeds: "saved"
+      case .saveFails: "saveFailed"
+      case .outsideChange: "outside"
+      case .pollStarts: "pollStart"
+      case .pollReads: "pollRead"
+      case .pollDecides: "pollDecide"
+      case .pollApplies: "pollApply"
+      case .flush: "flush"
+      case .storeUpdate: "storeUpdate"
+      }
+    }
+  }
+
+  enum SaveTask {
+    case none
+    case ready
+    case saving(Machine.Change)
+  }
+
+  enum Poll {
+    case none
+    case started(StoreRead)
+    case read(StoreRead, value: Int, version: Int, savesBefore: Int)
+    case applying(StoreRead, value: Int, savesBefore: Int)
+  }
+
+  var machine = Machine()
+  var budget: Budget
+  var memory = 0
+  var sequence: UInt64 = 0
+  var nextLocalValue = 1
+  var nextOutsideValue = 100
+  /// Changes made whose save requests have not arrived yet.
+  var unrequested: [Machine.Change] = []
+  var saveTask = SaveTask.none
+  var store = 0
+  var storeVersion = 0
+  var known: Int? = 0
+  var poll = Poll.none
+  var pendingFlushes: [Int: UInt64] = [:]
+  var nextFlush = 0
+  /// The newest change number the store is known to reflect: a finished save, or a value applied from it.
+  var covered: UInt64 = 0
+  var lastSavedSequence: UInt64 = 0
+  /// How many saves have succeeded; a poll notes it when it reads.
+  var savesSucceeded = 0
+  var trace: [Event] = []
+  var failure: String?
+
+  init(budget: Budget) {
+    self.budget = budget
+  }
+
+  /// The events that may happen next.
+  var enabled: [Event] {
+    var events: [Event] = []
+    if budget.localChanges > 0 { events.append(.localChange) }
+    events += unrequested.indices.map { .requestSave($0) }
+    switch saveTask {
+    case .none: break
+    case .ready: events.append(.saveTaskReady)
+    case .saving:
+      events.append(.saveSucceeds)
+      if budget.failedSaves > 0 { events.append(.saveFails) }
+    }
+    if budget.outsideChanges > 0 { events.append(.outsideChange) }
+    switch poll {
+    case .none: if budget.polls > 0 { events.append(.pollStarts) }
+    case .started: events.append(.pollReads)
+    case .read: events.append(.pollDecides)
+    case .applying: events.append(.pollApplies)
+    }
+    if budget.flushes > 0 { events.append(.flush) }
+    if budget.storeUpdates > 0 { events.append(.storeUpdate) }
+    return events
+  }
+
+  mutating func fail(_ message: String) {
+    if failure == nil { failure = "\(message) after \(trace)" }
+  }
+
+  mutating func apply(_ event: Event) {
+    trace.append(event)
+    switch event {
+    case .localChange:
+      budget.localChanges -= 1
+      memory = nextLocalValue
+      nextLocalValue += 1
+      sequence += 1
+      unrequested.append(Machine.Change(value: memory, sequence: sequence))
+    case .requestSave(let index):
+      let change = unrequested.remove(at: index)
+      if case .startSaveTask = machine.changeRequested(change, owner: owner) { startSaveTask() }
+    case .saveTaskReady:
+      switch machine.saveTaskReady() {
+      case .save(let change): saveTask = .saving(change)
+      case .finish(let waiters):
+        saveTask = .none
+        resume(waiters)
+      }
+    case .saveSucceeds, .saveFails:
+      guard case .saving(let change) = saveTask else { return fail("no save runs") }
+      var error: (any Error)?
+      if event == .saveSucceeds {
+        if change.sequence <= lastSavedSequence {
+          fail("change \(change.sequence) was saved after change \(lastSavedSequence)")
+        }
+        lastSavedSequence = change.sequence
+        savesSucceeded += 1
+        store = change.value
+        storeVersion += 1
+        known = storeVersion
+        covered = max(covered, change.sequence)
+      } else {
+        budget.failedSaves -= 1
+        error = TestFailure()
+      }
+      switch machine.saveFinished(error: error) {
+      case .continueSaving(let waiters):
+        saveTask = .ready
+        resume(waiters)
+      case .finish(let waiters):
+        saveTask = .none
+        resume(waiters)
+      }
+    case .outsideChange:
+      budget.outsideChanges -= 1
+      store = nextOutsideValue
+      nextOutsideValue += 1
+      storeVersion += 1
+    case .pollStarts:
+      budget.polls -= 1
+      poll = .started(machine.storeReadStarted(at: sequence))
+    case .pollReads:
+      guard case .started(let read) = poll else { return fail("no poll started") }
+      if known == storeVersion {
+        poll = .none
+      } else {
+        known = storeVersion
+        poll = .read(read, value: store, version: storeVersion, savesBefore: savesSucceeded)
+      }
+    case .pollDecides:
+      guard case .read(let read, let value, let version, let savesBefore) = poll else { return fail("no poll read") }
+      switch machine.storeReadFinished(read) {
+      case .apply:
+        if savesSucceeded != savesBefore { fail("a poll may apply \(value), read before a later save of the program") }
+        poll = .applying(read, value: value, savesBefore: savesBefore)
+      case .discard:
+        if known == version { known = nil }
+        poll = .none
+      }
+    case .pollApplies:
+      guard case .applying(let read, let value, _) = poll else { return fail("no poll decided") }
+      poll = .none
+      applyFromStore(value, read: read)
+    case .flush:
+      budget.flushes -= 1
+      let id = nextFlush
+      nextFlush += 1
+      switch machine.flushRequested(target: sequence, current: memory, waiter: id) {
+      case .resumeNow(let waiter):
+        pendingFlushes[waiter] = sequence
+        resume([waiter])
+      case .wait:
+        pendingFlushes[id] = sequence
+      case .waitAndStartSaveTask:
+        pendingFlushes[id] = sequence
+        startSaveTask()
+      }
+    case .storeUpdate:
+      // A key reports, without a read of its own, what its store now holds.
+      budget.storeUpdates -= 1
+      store = nextOutsideValue
+      nextOutsideValue += 1
+      storeVersion += 1
+      known = storeVersion
+      applyFromStore(store, read: machine.storeReadStarted(at: sequence))
+    }
+  }
+
+  private mutating func applyFromStore(_ value: Int, read: StoreRead) {
+    memory = value
+    sequence += 1
+    let applied = sequence
+    switch machine.storeValueApplied(Machine.Change(value: value, sequence: applied), read: read) {
+    case .resume(let waiters):
+      // Memory took the store's value, superseding every change before it.
+      covered = max(covered, applied)
+      resume(waiters)
+    case .startSaveTask(let waiters):
+      resume(waiters)
+      startSaveTask()
+    }
+  }
+
+  private mutating func startSaveTask() {
+    guard case .none = saveTask else { return fail("a second save task started") }
+    saveTask = .ready
+  }
+
+  /// A flush may return only once every change made before it is in the store, or with the error of a save.
+  private mutating func resume(_ waiters: [Int]) {
+    for waiter in waiters {
+      guard let target = pendingFlushes.removeValue(forKey: waiter) else {
+        return fail("flush \(waiter) resumed twice")
+      }
+      if machine.saveError == nil && covered < target {
+        fail("flush \(waiter) for change \(target) returned when the store reflected change \(covered)")
+      }
+    }
+  }
+
+  /// Lets every pending request arrive, every save finish and polls run until nothing changes; then memory must
+  /// equal the store, and no flush may still wait.
+  mutating func settle() {
+    for _ in 0..<8 {
+      while let event = settlingEvent { apply(event) }
+      if machine.saveError != nil {
+        // A failed save is tried again by the next save().
+        budget.flushes = 1
+        apply(.flush)
+        continue
+      }
+      let before = storeVersion
+      let knownBefore = known
+      budget.polls = 1
+      apply(.pollStarts)
+      while let event = settlingEvent { apply(event) }
+      if storeVersion == before && known == knownBefore && known == storeVersion { break }
+    }
+    if memory != store { fail("memory \(memory) and store \(store) disagree once quiet") }
+    if !pendingFlushes.isEmpty { fail("flushes \(pendingFlushes.keys.sorted()) still wait once quiet") }
+    if case .saving = machine.mode { fail("a save still runs once quiet") }
+  }
+
+  private var settlingEvent: Event? {
+    if !unrequested.isEmpty { return .requestSave(0) }
+    switch saveTask {
+    case .ready: return .saveTaskReady
+    case .saving: return .saveSucceeds
+    case .none: break
+    }
+    switch poll {
+    case .none: return nil
+    case .started: return .pollReads
+    case .read: return .pollDecides
+    case .applying: return .pollApplies
+    }
+  }
+}
+
+/// Every ordering, up to small budgets, of the events of a persisted value: changes and their save requests (in
+/// any order), saves that start, finish and fail, outside changes, polls that start, read, decide and apply, and
+/// flushes. After each ordering the value settles: memory must equal the store, and no flush may wait. Along the
+/// way, saves never go back to an older change, and a flush returns only after what came before it is stored.
+@Suite struct PersistenceStateMachineTests {
+  /// Explores every ordering depth-first; returns the number of orderings and the first failure.
+  private func explore(_ world: World) -> (orderings: Int, failure: String?) {
+    if let failure = world.failure { return (1, failure) }
+    let events = world.enabled
+    guard !events.isEmpty else {
+      var settled = world
+      settled.settle()
+      return (1, settled.failure)
+    }
+    var orderings = 0
+    for event in events {
+      var next = world
+      next.apply(event)
+      let (count, failure) = explore(next)
+      orderings += count
+      if let failure { return (orderings, failure) }
+    }
+    // Settling from every prefix too: the value may go quiet at any point.
+    var settled = world
+    settled.settle()
+    return (orderings, settled.failure)
+  }
+
+  /// Explores on a thread of its own: the search is long and never suspends, so it must not hold a thread of the
+  /// shared pool.
+  private func exploreOnOwnThread(_ budget: Budget) async -> (orderings: Int, failure: String?) {
+    await withCheckedContinuation { continuation in
+      let thread = Thread { continuation.resume(returning: explore(World(budget: budget))) }
+      thread.stackSize = 8 << 20
+      thread.start()
+    }
+  }
+
+  @Test(.enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"))
+  func everyOrderingOfChangesSavesAPollAFlushAndAFailureEndsWithMemoryEqualToTheStore() async {
+    let budget = Budget(localChanges: 2, outsideChanges: 1, polls: 1, flushes: 1, failedSaves: 1)
+    let (orderings, failure) = await exploreOnOwnThread(budget)
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(orderings > 100_000)
+  }
+
+  @Test(.enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"))
+  func everyOrderingOfTwoPollsAgainstChangesAndSavesConverges() async {
+    let budget = Budget(localChanges: 2, outsideChanges: 1, polls: 2, flushes: 0, failedSaves: 0)
+    let (orderings, failure) = await exploreOnOwnThread(budget)
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(orderings > 10_000)
+  }
+
+  @Test(.enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"))
+  func everyOrderingWithAStoreUpdateDuringSavesConverges() async {
+    // A key that reports its store through `update(_:)` only (its calls are made one after another).
+    let budget = Budget(localChanges: 2, outsideChanges: 0, polls: 0, flushes: 1, failedSaves: 1, storeUpdates: 2)
+    let (orderings, failure) = await exploreOnOwnThread(budget)
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(orderings > 1_000)
+  }
+
+  @Test(.enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"))
+  func everyOrderingOfThreeChangesAndTwoFlushesSavesTheNewestLast() async {
+    let budget = Budget(localChanges: 3, outsideChanges: 0, polls: 0, flushes: 2, failedSaves: 0)
+    let (orderings, failure) = await exploreOnOwnThread(budget)
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(orderings > 1_000)
+  }
+
+  /// Longer random orderings than the exhaustive tests reach; a failure names its seed.
+  @Test(
+    .enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"),
+    arguments: [UInt64(1), 2, 3, 4])
+  func seededRandomOrderingsConverge(seed: UInt64) async {
+    if let failure = await withCheckedContinuation({ continuation in
+      Thread { continuation.resume(returning: randomOrderings(seed: seed)) }.start()
+    }) {
+      Issue.record("\(failure)")
+    }
+  }
+
+  private func randomOrderings(seed: UInt64) -> String? {
+    var generator = OrderingGenerator(seed: seed)
+    for run in 0..<3_000 {
+      // Odd runs model a file key (outside changes found by polls), even runs a key that reports its store through
+      // `update(_:)` one call after another.
+      let budget =
+        run.isMultiple(of: 2)
+        ? Budget(localChanges: 5, outsideChanges: 0, polls: 0, flushes: 3, failedSaves: 2, storeUpdates: 4)
+        : Budget(localChanges: 5, outsideChanges: 3, polls: 5, flushes: 3, failedSaves: 2, storeUpdates: 0)
+      var world = World(budget: budget)
+      while world.failure == nil, !world.enabled.isEmpty {
+        let events = world.enabled
+        world.apply(events[Int(generator.next() % UInt64(events.count))])
+      }
+      world.settle()
+      if let failure = world.failure { return "seed \(seed), run \(run): \(failure)" }
+    }
+    return nil
+  }
+
+  /// The two orderings of the reported defects, spelled out.
+  @Test func aDelayedOlderRequestIsIgnored() {
+    var world = World(budget: Budget(localChanges: 2, outsideChanges: 0, polls: 0, flushes: 0, failedSaves: 0))
+    for event: World.Event in [.localChange, .localChange, .requestSave(1), .saveTaskReady, .saveSucceeds] {
+      world.apply(event)
+    }
+    world.apply(.requestSave(0))
+    #expect(world.store == 2)
+    guard case .none = world.saveTask else {
+      Issue.record("the older request started a save")
+      return
+    }
+    world.settle()
+    #expect(world.failure == nil, "\(world.failure ?? "")")
+  }
+
+  @Test func aPollThatReadBeforeALocalSaveIsDiscarded() {
+    var world = World(budget: Budget(localChanges: 1, outsideChanges: 1, polls: 1, flushes: 0, failedSaves: 0))
+    let events: [World.Event] = [
+      .outsideChange, .pollStarts, .pollReads, .localChange, .requestSave(0), .saveTaskReady, .saveSucceeds,
+      .pollDecides,
+    ]
+    for event in events { world.apply(event) }
+    guard case .none = world.poll else {
+      Issue.record("the poll's older value was applied")
+      return
+    }
+    #expect(world.memory == 1)
+    #expect(world.store == 1)
+    world.settle()
+    #expect(world.failure == nil, "\(world.failure ?? "")")
+  }
+}
+
+/// A small seeded generator, so a failing random ordering can be replayed.
+private struct OrderingGenerator {
+  var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var mixed = state
+    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+    return mixed ^ (mixed >> 31)
+  }
+}
