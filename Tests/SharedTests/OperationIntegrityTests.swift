@@ -289,3 +289,20 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     _ = try await task.value
   }
 }
+
+/// The table of runners for members of a root keeps only the runners of runs under way.
+@Suite(.freshRegistry) struct OperationRunnerTableTests {
+  @Test func runsOnAThousandElementsLeaveNoRunnerBehindOnceSettled() async throws {
+    let list = Shared(value: Array(repeating: OperationState<Int>(), count: 1_000))
+    var tasks: [OperationTask<Int>] = []
+    for index in 0..<1_000 {
+      tasks.append(list[dynamicMember: \.[index]].run { index })
+    }
+    for task in tasks { _ = try await task.value }
+    tasks = []
+    let runners = list.root.attachment(OperationRunners.self, make: OperationRunners.init)
+    await waitUntil { runners.count == 0 }
+    #expect(runners.count == 0)
+    #expect(list.wrappedValue[999].value == 999)
+  }
+}

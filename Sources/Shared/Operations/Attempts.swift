@@ -1,23 +1,6 @@
 import Foundation
 import Synchronization
 
-/// How one run of an operation ended.
-@usableFromInline
-enum RunOutcome<Success: Sendable>: Sendable {
-  case success(Success)
-  case failure(any Error)
-  case cancelled
-
-  @inlinable
-  var result: Result<Success, any Error> {
-    switch self {
-    case .success(let value): return .success(value)
-    case .failure(let error): return .failure(error)
-    case .cancelled: return .failure(CancellationError())
-    }
-  }
-}
-
 /// Runs the attempts of one operation: retries with backoff, per-attempt timeout, the attempt number in the state.
 @usableFromInline
 struct Attempts<Value: OperationTrackable>: Sendable {
@@ -110,50 +93,5 @@ struct Attempts<Value: OperationTrackable>: Sendable {
     } onCancel: {
       race.finish(.failure(CancellationError()))
     }
-  }
-}
-
-/// An attempt racing its timeout. The first to finish settles the attempt and cancels the other, without waiting
-/// for it: an operation that ignores cancellation cannot hold a timed-out attempt.
-final class AttemptRace<Success: Sendable>: Sendable {
-  private let state = Lock<State>(State())
-
-  private struct State {
-    var continuation: UnsafeContinuation<Success, any Error>?
-    var result: Result<Success, any Error>?
-    var tasks: [Task<Void, Never>] = []
-  }
-
-  func start(
-    _ continuation: UnsafeContinuation<Success, any Error>,
-    operation: Task<Void, Never>,
-    timer: Task<Void, Never>
-  ) {
-    let settled = state.withLock { state -> Result<Success, any Error>? in
-      if let result = state.result { return result }
-      state.continuation = continuation
-      state.tasks = [operation, timer]
-      return nil
-    }
-    if let settled {
-      operation.cancel()
-      timer.cancel()
-      continuation.resume(with: settled)
-    }
-  }
-
-  func finish(_ result: Result<Success, any Error>) {
-    let (continuation, tasks) = state.withLock {
-      state -> (UnsafeContinuation<Success, any Error>?, [Task<Void, Never>]) in
-      guard state.result == nil else { return (nil, []) }
-      state.result = result
-      defer {
-        state.continuation = nil
-        state.tasks = []
-      }
-      return (state.continuation, state.tasks)
-    }
-    for task in tasks { task.cancel() }
-    continuation?.resume(with: result)
   }
 }
