@@ -33,8 +33,8 @@ extension Shared where Value: OperationTrackable {
   ///
   /// Cancelling the returned task cancels the operation: the state shows what the newest remaining run shows (pending
   /// while it runs, its result if it ended, otherwise what the last shown run or a reset left), the error is left as
-  /// it was, and an optimistic update is rolled back. An operation that throws `CancellationError` is cancelled the
-  /// same way, and never retried.
+  /// it was, and an optimistic update is rolled back. A `CancellationError` the operation throws is never retried:
+  /// it is cancellation when the run was cancelled, and otherwise a failure like any other.
   ///
   /// - Parameters:
   ///   - policy: What to do when another run is under way on this value; see ``OperationPolicy``.

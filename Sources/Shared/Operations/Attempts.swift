@@ -27,7 +27,8 @@ struct Attempts<Value: OperationTrackable>: Sendable {
 
   /// Runs the attempts of run `run`; a retry shows its attempt number only while the state follows this run.
   ///
-  /// A `CancellationError` thrown by the operation is cancellation: never retried, never a failure.
+  /// A `CancellationError` thrown by the operation is never retried: it is cancellation when this run's task is
+  /// cancelled, and otherwise a failure like any other error (`onError`, the stored error).
   @inlinable
   func run(_ run: UInt64, runner: OperationRunner<Value>) async -> RunOutcome<Value.Success> {
     // The common case, one attempt with no timeout, stays small enough to specialize in the caller.
@@ -38,7 +39,7 @@ struct Attempts<Value: OperationTrackable>: Sendable {
         // A run cancelled while its operation finished anyway counts as cancelled, as it would with a timeout.
         return Task.isCancelled ? .cancelled : .success(value)
       } catch {
-        return Task.isCancelled || error is CancellationError ? .cancelled : .failure(error)
+        return Task.isCancelled ? .cancelled : .failure(error)
       }
     }
     return await runWithRetries(run: run, runner: runner)
@@ -53,8 +54,10 @@ struct Attempts<Value: OperationTrackable>: Sendable {
         let value = try await runAttempt()
         return Task.isCancelled ? .cancelled : .success(value)
       } catch {
-        if Task.isCancelled || error is CancellationError { return .cancelled }
-        guard attempt <= retry.retries, retry.shouldRetry(error) else { return .failure(error) }
+        if Task.isCancelled { return .cancelled }
+        guard attempt <= retry.retries, !(error is CancellationError), retry.shouldRetry(error) else {
+          return .failure(error)
+        }
         let delay = retry.delay(beforeRetry: attempt, random: Double.random(in: 0..<1))
         if delay > .zero {
           do { try await clock.sleep(for: delay) } catch { return .cancelled }
