@@ -119,6 +119,10 @@ extension Shared where Value: OperationTrackable {
       let task = Task {
         _ = isolation
         let outcome = await attempts.run(run, runner: runner)
+        // A superseded run already left the state; without an optimistic update it has nothing to write.
+        if optimistic == nil && runner.coordinate({ $0.cancelPrevious.isSuperseded(run) }) {
+          return try Self.deliver(.cancelled, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+        }
         let isLatest = settle(outcome, run: run, optimistic: optimistic, runner: runner) { coordination in
           let isLatest = coordination.cancelPrevious.finish(run) == .latest
           return (isLatest ? .withOutcome : .alreadyLeft, isLatest)
@@ -380,6 +384,17 @@ extension Shared where Value: OperationTrackable {
     optimistic: OptimisticUpdate<Value>?,
     runner: OperationRunner<Value>
   ) {
+    if optimistic == nil {
+      // A run whose end writes nothing ends under the runner's lock alone: no write, nobody notified.
+      let unseen = runner.coordinate { coordination in
+        switch outcome {
+        case .success: return coordination.parallel.endUnseen(run, with: outcome, status: .success)
+        case .failure: return coordination.parallel.endUnseen(run, with: outcome, status: .error)
+        case .cancelled: return coordination.parallel.endUnseen(run, with: nil, status: .idle)
+        }
+      }
+      if case .ended = unseen { return }
+    }
     settle(outcome, run: run, optimistic: optimistic, runner: runner) { _ in (.withOutcome, ()) }
   }
 

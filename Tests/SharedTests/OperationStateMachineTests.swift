@@ -85,14 +85,34 @@ private struct ParallelModel {
     guard endings[run] == nil else { return "run \(run) ended twice" }
     endings[run] = ending
     callbacks[run, default: 0] += 1
+    // Ending without the value's lock must be offered exactly when the end writes nothing.
+    var unseen = machine
+    let endsUnseen: Bool
+    switch unseen.endUnseen(
+      run, with: ending == .cancelled ? nil : Int(run), status: ending == .failure ? .error : .success)
+    {
+    case .writes: endsUnseen = false
+    case .ended: endsUnseen = true
+    }
     switch ending {
     case .success, .failure:
       resultsSinceReset.insert(run)
       let shows: ParallelStateMachine<Int>.FinishAction = machine.finish(
         run, with: Int(run), status: ending == .success ? .success : .error)
-      if case .show = shows { show(run, ending) }
+      if case .show = shows {
+        if endsUnseen { return "run \(run) was offered to end unseen, yet its result is shown" }
+        show(run, ending)
+      } else if !endsUnseen {
+        return "run \(run) writes nothing, yet it was not offered to end unseen"
+      }
     case .cancelled:
-      switch machine.cancel(run) {
+      let action = machine.cancel(run)
+      if case .keep = action {
+        if !endsUnseen { return "cancelled run \(run) writes nothing, yet it was not offered to end unseen" }
+      } else if endsUnseen {
+        return "cancelled run \(run) was offered to end unseen, yet it writes"
+      }
+      switch action {
       case .keep: break
       case .show(let held, let heldStatus):
         show(UInt64(held), heldStatus == .success ? .success : .failure)

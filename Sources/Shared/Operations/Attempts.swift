@@ -65,6 +65,8 @@ struct Attempts<Value: OperationTrackable>: Sendable {
         if Task.isCancelled { return .cancelled }
         attempt += 1
         let current = attempt
+        // A retry of a run the state does not follow writes nothing: it takes no value lock.
+        guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { continue }
         shared.withLock { value in
           guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { return }
           value.operationAttempt = current

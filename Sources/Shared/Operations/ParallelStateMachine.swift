@@ -139,6 +139,36 @@ struct ParallelStateMachine<Outcome> {
     return .restore(settled)
   }
 
+  /// What ``endUnseen(_:with:status:)`` did.
+  @usableFromInline
+  enum UnseenEndAction {
+    /// Ending the run writes the state: nothing was changed; end it with the value's lock held.
+    case writes
+    /// The run ended without anything to write; release `released` after the lock.
+    case ended(releasing: Outcome?)
+  }
+
+  /// Ends run `run` (with `outcome` showing `status`, or cancelled if `outcome` is `nil`) only if that writes
+  /// nothing to the state: its result is kept off the state, or a newer run still decides it. Needs only the
+  /// runner's lock, so a run with nothing to write takes no value lock and notifies nobody.
+  @inlinable
+  mutating func endUnseen(_ run: UInt64, with outcome: Outcome?, status: OperationStatus) -> UnseenEndAction {
+    guard case .running(let held, _) = state else { return .writes }
+    let newerLive = live.last.map { $0 > run } ?? false
+    if let outcome {
+      guard run < shown || (held.map { $0.run > run } ?? false) || newerLive else { return .writes }
+      guard case .hide(let released) = finish(run, with: outcome, status: status) else {
+        preconditionFailure("a run kept off the state was shown")
+      }
+      return .ended(releasing: released)
+    }
+    let floor = max(shown, held?.run ?? 0)
+    let newestOther = live.last(where: { $0 != run })
+    guard run < floor || (newestOther.map { $0 > floor } ?? false) else { return .writes }
+    guard case .keep = cancel(run) else { preconditionFailure("a run that writes nothing wrote") }
+    return .ended(releasing: nil)
+  }
+
   /// The state was reset to idle; runs under way still write when they end. Returns a held result to release after
   /// the lock.
   @inlinable
@@ -162,3 +192,4 @@ struct ParallelStateMachine<Outcome> {
 extension ParallelStateMachine.Held: Sendable where Outcome: Sendable {}
 extension ParallelStateMachine.FinishAction: Sendable where Outcome: Sendable {}
 extension ParallelStateMachine.CancelAction: Sendable where Outcome: Sendable {}
+extension ParallelStateMachine.UnseenEndAction: Sendable where Outcome: Sendable {}
