@@ -34,6 +34,11 @@ private func exploreEveryOrdering<Model>(
 
 // MARK: - Parallel: which run the state shows
 
+/// The failure of run `run`, so a shown error says which run it came from.
+private struct RunFailure: Error {
+  let run: UInt64
+}
+
 /// The shared state as the actions of ``ParallelStateMachine`` write it, beside a reference model of the rule it must
 /// follow, written independently of the machine.
 private struct ParallelModel {
@@ -41,7 +46,9 @@ private struct ParallelModel {
 
   // The state the actions wrote.
   var status = OperationStatus.idle
-  var valueRun: UInt64?
+  /// Every success applied, in order (as an accumulating `applySuccess` sees them).
+  var applied: [UInt64] = []
+  var valueRun: UInt64? { applied.last }
   var errorRun: UInt64?
 
   // The reference: runs started (in order), how each ended, resets.
@@ -54,6 +61,9 @@ private struct ParallelModel {
   var endings: [UInt64: Ending] = [:]
   /// Runs that ended with a result since the last reset.
   var resultsSinceReset: Set<UInt64> = []
+  /// Successes that ended before any newer run was shown, since the last reset: each must be applied, in start
+  /// order, by the time a run not older than it is shown.
+  var owedSuccesses: Set<UInt64> = []
   /// Whether a reset came after the last start (which wrote pending).
   var resetSinceLastStart = false
   /// The newest run whose result the reference has shown.
@@ -85,39 +95,45 @@ private struct ParallelModel {
     guard endings[run] == nil else { return "run \(run) ended twice" }
     endings[run] = ending
     callbacks[run, default: 0] += 1
+    let result: ParallelStateMachine<Int>.Ending? =
+      switch ending {
+      case .success: .success(Int(run))
+      case .failure: .failure(RunFailure(run: run))
+      case .cancelled: nil
+      }
+    if ending == .success && run > newestShown { owedSuccesses.insert(run) }
     // Ending without the value's lock must be offered exactly when the end writes nothing.
     var unseen = machine
     let endsUnseen: Bool
-    switch unseen.endUnseen(
-      run, with: ending == .cancelled ? nil : Int(run), status: ending == .failure ? .error : .success)
-    {
+    switch unseen.endUnseen(run, with: result) {
     case .writes: endsUnseen = false
     case .ended: endsUnseen = true
     }
-    switch ending {
-    case .success, .failure:
+    let wrote: Bool
+    if let result {
       resultsSinceReset.insert(run)
-      let shows: ParallelStateMachine<Int>.FinishAction = machine.finish(
-        run, with: Int(run), status: ending == .success ? .success : .error)
-      if case .show = shows {
-        if endsUnseen { return "run \(run) was offered to end unseen, yet its result is shown" }
-        show(run, ending)
-      } else if !endsUnseen {
-        return "run \(run) writes nothing, yet it was not offered to end unseen"
+      switch machine.finish(run, with: result) {
+      case .show(let earlier):
+        if let problem = write(earlier, then: result) { return problem }
+        wrote = true
+      case .hide:
+        wrote = false
       }
-    case .cancelled:
-      let action = machine.cancel(run)
-      if case .keep = action {
-        if !endsUnseen { return "cancelled run \(run) writes nothing, yet it was not offered to end unseen" }
-      } else if endsUnseen {
-        return "cancelled run \(run) was offered to end unseen, yet it writes"
+    } else {
+      switch machine.cancel(run) {
+      case .keep:
+        wrote = false
+      case .show(let held, let earlier):
+        if let problem = write(earlier, then: held) { return problem }
+        wrote = true
+      case .restore(let restored):
+        status = restored
+        wrote = true
       }
-      switch action {
-      case .keep: break
-      case .show(let held, let heldStatus):
-        show(UInt64(held), heldStatus == .success ? .success : .failure)
-      case .restore(let restored): status = restored
-      }
+    }
+    if wrote == endsUnseen {
+      return
+        "run \(run) \(wrote ? "writes" : "writes nothing"), yet endUnseen answered \(endsUnseen ? "ended" : "writes")"
     }
     return referenceStep()
   }
@@ -127,27 +143,42 @@ private struct ParallelModel {
     status = .idle
     errorRun = nil
     resultsSinceReset = []
+    owedSuccesses = []
     resetSinceLastStart = true
     settled = .idle
     return nil
   }
 
-  private mutating func show(_ run: UInt64, _ ending: Ending) {
-    if ending == .success {
+  /// Applies the held-back successes, then shows `result`; checks that successes are applied in start order.
+  private mutating func write(
+    _ earlier: [ParallelStateMachine<Int>.Ending], then result: ParallelStateMachine<Int>.Ending
+  ) -> String? {
+    for case .success(let success) in earlier { applied.append(UInt64(success)) }
+    switch result {
+    case .success(let success):
       status = .success
-      valueRun = run
+      applied.append(UInt64(success))
       errorRun = nil
-    } else {
+    case .failure(let error):
       status = .error
-      errorRun = run
+      errorRun = (error as? RunFailure)?.run
     }
+    guard zip(applied, applied.dropFirst()).allSatisfy({ $0 < $1 }) else {
+      return "successes applied out of start order: \(applied)"
+    }
+    return nil
   }
 
-  /// Advances the reference's own record of what it has shown.
+  /// Advances the reference's own record of what it has shown, and checks that no owed success was lost.
   mutating func referenceStep() -> String? {
     if let followed, let ending = endings[followed], ending != .cancelled {
       newestShown = followed
       settled = ending == .success ? .success : .error
+      let due = owedSuccesses.filter { $0 <= followed }
+      if let missing = due.first(where: { !applied.contains($0) }) {
+        return "the success of run \(missing), held back, was never applied (applied \(applied))"
+      }
+      owedSuccesses.subtract(due)
     }
     return nil
   }

@@ -9,7 +9,14 @@ import Synchronization
 /// stop holding) is acted on or released after the lock.
 @usableFromInline
 final class OperationRunner<Value: OperationTrackable>: Sendable {
-  @usableFromInline let coordination = Lock(OperationCoordination<Value.Success>())
+  /// The machines of every policy, with the handles a run hands them: tasks and continuations.
+  @usableFromInline
+  typealias Coordination = OperationCoordination<
+    Value.Success, Task<Value.Success, any Error>, Task<Void, Never>,
+    UnsafeContinuation<RunOutcome<Value.Success>, Never>, UnsafeContinuation<UInt64?, Never>
+  >
+
+  @usableFromInline let coordination = Lock(Coordination())
   /// The table this runner belongs to and its path there, for a runner of a member of a root.
   let home: (table: OperationRunners, path: OperationRunners.Path)?
 
@@ -30,7 +37,7 @@ final class OperationRunner<Value: OperationTrackable>: Sendable {
 
   /// Runs `body` with the coordination, under the lock.
   @inlinable
-  func coordinate<Result>(_ body: (inout OperationCoordination<Value.Success>) -> sending Result) -> sending Result {
+  func coordinate<Result>(_ body: (inout Coordination) -> sending Result) -> sending Result {
     coordination.withLock { body(&$0) }
   }
 }

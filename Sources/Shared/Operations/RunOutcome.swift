@@ -5,6 +5,15 @@ enum RunOutcome<Success: Sendable>: Sendable {
   case failure(any Error)
   case cancelled
 
+  /// The outcome of a run that ended with `result`.
+  @inlinable
+  init(_ result: Result<Success, any Error>) {
+    switch result {
+    case .success(let value): self = .success(value)
+    case .failure(let error): self = .failure(error)
+    }
+  }
+
   @inlinable
   var result: Result<Success, any Error> {
     switch self {
