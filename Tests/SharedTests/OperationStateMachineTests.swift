@@ -242,6 +242,8 @@ private struct ParallelModel {
       var cancelled: [UInt64: Int] = [:]
       /// Runs a newer run superseded while they still ran.
       var superseded: Set<UInt64> = []
+      /// Runs whose task finished before it was attached: cancelling it then is harmless.
+      var attachedAfterFinish: Set<UInt64> = []
     }
     let explored = exploreEveryOrdering(
       from: Model(), depth: 9,
@@ -278,12 +280,14 @@ private struct ParallelModel {
               "attach \(run)",
               { model in
                 model.attached.insert(run)
+                if model.finished[run] != nil { model.attachedAfterFinish.insert(run) }
                 if model.machine.attach(run, work: run) == .cancel { model.cancelled[run, default: 0] += 1 }
                 return nil
               }
             ))
         }
-        for run in model.started where model.attached.contains(run) && model.finished[run] == nil {
+        // A run's task may finish before it is attached.
+        for run in model.started where model.finished[run] == nil {
           events.append(
             (
               "finish \(run)",
@@ -303,7 +307,7 @@ private struct ParallelModel {
       check: { model in
         if let twice = model.cancelled.first(where: { $0.value > 1 }) { return "run \(twice.key) cancelled twice" }
         // Every run superseded while it ran is cancelled once its work exists; no other run is ever cancelled.
-        for run in model.started {
+        for run in model.started where !model.attachedAfterFinish.contains(run) {
           let expected = model.superseded.contains(run) && model.attached.contains(run) ? 1 : 0
           if model.cancelled[run, default: 0] != expected {
             return "run \(run) was cancelled \(model.cancelled[run, default: 0]) times, expected \(expected)"
@@ -371,7 +375,8 @@ private struct ParallelModel {
               }
             ))
         }
-        for starter in model.starters where model.attached.contains(starter) && !model.completed.contains(starter) {
+        // An execution's task may complete before it is attached.
+        for starter in model.starters where !model.completed.contains(starter) {
           events.append(
             (
               "complete \(starter)",
@@ -460,6 +465,8 @@ private struct ParallelModel {
       var finished: Set<UInt64> = []
       var resumedCancelled: [UInt64: Int] = [:]
       var resumed: [UInt64: Int] = [:]
+      /// The ticket whose turn came when the run ahead finished, not started yet: waits and leaves may come between.
+      var pendingStart: UInt64?
 
       mutating func startTurn(_ ticket: UInt64) {
         nextRun += 1
@@ -526,7 +533,18 @@ private struct ParallelModel {
               "finish \(ticket)",
               { model in
                 model.finished.insert(ticket)
-                if case .start(let next) = model.machine.finish(ticket) { model.startTurn(next) }
+                if case .start(let next) = model.machine.finish(ticket) { model.pendingStart = next }
+                return nil
+              }
+            ))
+        }
+        if let next = model.pendingStart {
+          events.append(
+            (
+              "start \(next)",
+              { model in
+                model.pendingStart = nil
+                model.startTurn(next)
                 return nil
               }
             ))
@@ -545,8 +563,10 @@ private struct ParallelModel {
         for ticket in model.waited where !model.proceeded.contains(ticket) && model.resumedCancelled[ticket] == nil {
           let ahead = model.tickets.filter { $0 < ticket }
           let clear = ahead.allSatisfy {
-            model.finished.contains($0) || (model.left.contains($0) && model.turns[$0] == nil)
+            model.finished.contains($0)
+              || (model.left.contains($0) && model.turns[$0] == nil && model.pendingStart != $0)
           }
+          if model.pendingStart == ticket { continue }
           if clear || model.left.contains(ticket) { return "ticket \(ticket) waits forever" }
         }
         return nil
