@@ -220,7 +220,7 @@ struct ParallelStateMachine<Success> {
     return dropped
   }
 
-  /// Whether no run may write the state any more.
+  /// Whether no run may write the state any more. The interleaving tests check it once every run ended.
   var isQuiet: Bool {
     if case .quiet = state { return true }
     return false
