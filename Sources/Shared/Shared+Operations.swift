@@ -173,18 +173,23 @@ extension Shared where Value: OperationTrackable {
       let clock = attempts.clock
       let task = Task {
         _ = isolation
-        let quiet: Bool
+        var started: UInt64?
         do {
           try await clock.sleep(for: interval)
-          quiet = runner.coordinate { $0.debounce.quiet(trigger) } == .run
+          // A coalesced trigger (the common case in a burst) is told apart under the runner's lock alone; one still
+          // waiting decides and starts in one step with the value's lock held.
+          if runner.coordinate({ $0.debounce.isWaiting(trigger) }) {
+            started =
+              begin(optimistic, runner: runner) { coordination, status in
+                (coordination.startDebounced(trigger, from: status), ())
+              }.0
+          }
         } catch {
           runner.coordinate { $0.debounce.cancel(trigger) }
-          quiet = false
         }
-        guard quiet else {
+        guard let run = started else {
           return try Self.deliver(.cancelled, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
         }
-        let run = begin(optimistic, runner: runner)
         let outcome = await attempts.run(run, runner: runner)
         settle(outcome, run: run, optimistic: optimistic, runner: runner)
         return try Self.deliver(outcome, onSuccess: onSuccess, onError: onError, onSettled: onSettled)

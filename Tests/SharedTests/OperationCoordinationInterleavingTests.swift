@@ -258,7 +258,8 @@ private struct CoordinationModel {
     return nil
   }
 
-  /// A debounce trigger's quiet time passed (`quiet`) or its sleep was cancelled.
+  /// A debounce trigger's quiet time passed (`quiet`) or its sleep was cancelled. A trigger that is still the
+  /// latest goes on to start its run, in a step of its own.
   mutating func trigger(_ caller: UInt64, quiet: Bool) -> String? {
     callers[caller]!.triggered = true
     guard quiet else {
@@ -266,7 +267,7 @@ private struct CoordinationModel {
       settle(caller, "cancelled")
       return nil
     }
-    guard coordination.debounce.quiet(caller) == .run else {
+    guard coordination.debounce.isWaiting(caller) else {
       settle(caller, "cancelled")
       return nil
     }
@@ -274,14 +275,21 @@ private struct CoordinationModel {
     return nil
   }
 
-  /// A debounce trigger whose quiet time passed starts its run (a step of its own after the quiet decision).
+  /// A debounce trigger that was still the latest starts its run, unless a later trigger came in between.
   mutating func beginDebounced(_ caller: UInt64) -> String? {
     callers[caller]!.willRun = false
     let status = self.status
-    let run = coordination.parallel.start(from: status)
+    guard let run = coordination.startDebounced(caller, from: status) else {
+      settle(caller, "cancelled")
+      return nil
+    }
     self.status = .pending
     callers[caller]!.run = run
     writers[run] = caller
+    // A later trigger can never have started first.
+    if let newer = order.first(where: { $0 > caller && callers[$0]!.policy == .debounce && callers[$0]!.run != nil }) {
+      return "trigger \(newer) started before the earlier trigger \(caller)"
+    }
     return nil
   }
 

@@ -140,6 +140,16 @@ struct OperationCoordination<Success: Sendable, Work, Execution, ExecutionWaiter
     }
   }
 
+  // MARK: debounce
+
+  /// Debounce trigger `trigger` waited its quiet time, while the state showed `status`. If no later trigger followed,
+  /// its run starts in the same step (the caller shows it pending), so a later trigger can never start first and
+  /// end up older. Returns the run's number, or `nil` if the trigger was coalesced.
+  mutating func startDebounced(_ trigger: UInt64, from status: OperationStatus) -> UInt64? {
+    guard debounce.quiet(trigger) == .run else { return nil }
+    return parallel.start(from: status)
+  }
+
   // MARK: serial
 
   /// A serial run whose turn came at once inside `run` starts, showing `status` before it. Returns its run number.
