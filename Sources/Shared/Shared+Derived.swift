@@ -74,8 +74,8 @@ struct KeyPathProjection<Parent: Sendable, Value: Sendable>: SharedProjection {
     parent.root
   }
 
-  var path: [AnyKeyPath] {
-    parent.coordinationPath + [keyPath as AnyKeyPath]
+  var path: [any AnyKeyPath & Sendable] {
+    parent.coordinationPath + [keyPath]
   }
 }
 
@@ -134,8 +134,8 @@ struct UnwrapProjection<Value: Sendable>: SharedProjection {
     parent.root
   }
 
-  var path: [AnyKeyPath] {
-    parent.coordinationPath + [\Value?.unsafelyUnwrapped as AnyKeyPath]
+  var path: [any AnyKeyPath & Sendable] {
+    parent.coordinationPath + [\Value?.unsafelyUnwrapped]
   }
 }
 

@@ -18,12 +18,16 @@ extension Shared where Value: OperationTrackable {
   /// ```
   ///
   /// The state changes through ``withLock(_:)``, so every holder's `values` show
-  /// `idle → pending → success` (or `error`): before `run` returns the status is ``OperationStatus/pending`` and
-  /// the attempt 1; a retry raises the attempt; a success stores the value (``OperationTrackable/applySuccess(_:)``)
+  /// `idle → pending → success` (or `error`). The run shows ``OperationStatus/pending`` and the attempt 1 when it
+  /// starts: before `run` returns for ``OperationPolicy/parallel`` and ``OperationPolicy/cancelPrevious``, for a
+  /// ``OperationPolicy/serial`` run whose turn is at once, and for the ``OperationPolicy/dedupe`` caller that starts
+  /// the execution; a queued serial run starts when the run ahead of it ends, a debounced run once its quiet time
+  /// passed, and a dedupe caller that joins never writes the state itself. A retry raises the attempt; a success stores the value (``OperationTrackable/applySuccess(_:)``)
   /// and clears the error; a failure stores the error and keeps the last value. When runs overlap, the state follows
   /// the most recently started run that was not cancelled: an older run's result is not shown while a newer run is
-  /// pending, nor after a newer one was shown. Whatever the library replaces in the value is released after its
-  /// lock.
+  /// pending, nor after a newer one was shown; an older success held back while a newer run was pending is applied
+  /// just before the newer run's result (see ``OperationTrackable/applySuccess(_:)``). Whatever the library replaces
+  /// in the value is released after its lock.
   ///
   /// Callbacks run on the caller's isolation: called from the main actor, they run on the main actor.
   ///
@@ -31,10 +35,14 @@ extension Shared where Value: OperationTrackable {
   /// > `onError` runs, or neither if the run was cancelled. `onSettled` always runs last, with the result;
   /// > a cancelled run settles with `CancellationError`.
   ///
-  /// Cancelling the returned task cancels the operation: the state shows what the newest remaining run shows (pending
-  /// while it runs, its result if it ended, otherwise what the last shown run or a reset left), the error is left as
-  /// it was, and an optimistic update is rolled back. An operation that throws `CancellationError` is cancelled the
-  /// same way, and never retried.
+  /// Cancelling the returned task cancels the operation. The state changes once the cancelled operation returns
+  /// (an operation that ignores cancellation keeps the run pending until then): it then shows what the newest
+  /// remaining run shows (pending while it runs, its result if it ended, otherwise what the last shown run or a reset
+  /// left), the error is left as it was, and an optimistic update is rolled back. A ``OperationPolicy/cancelPrevious``
+  /// run superseded by a newer one leaves the state at once, when the newer run starts. A queued serial run, a
+  /// debounced run still waiting and a dedupe caller that joined never wrote the state: cancelling them changes
+  /// nothing. A `CancellationError` the operation throws is never retried:
+  /// it is cancellation when the run was cancelled, and otherwise a failure like any other.
   ///
   /// - Parameters:
   ///   - policy: What to do when another run is under way on this value; see ``OperationPolicy``.
@@ -103,25 +111,23 @@ extension Shared where Value: OperationTrackable {
       preconditionFailure("parallel runs need no machine of their own")
 
     case .cancelPrevious:
-      // The new run becomes the latest in the same step that shows it pending.
-      let (started, superseded) = begin(optimistic, runner: runner) {
-        coordination, status -> (UInt64?, Task<Value.Success, any Error>?) in
-        let run = coordination.parallel.start(from: status)
-        guard case .supersede(let superseded, let work) = coordination.cancelPrevious.start(run) else {
-          return (run, nil)
-        }
-        // The superseded run leaves the state now; the new run, newer and pending, decides it.
-        _ = coordination.parallel.cancel(superseded)
-        return (run, work)
+      // The new run becomes the latest, and the one it supersedes leaves the state, in the step that shows it pending.
+      let (started, superseded) = begin(optimistic, runner: runner) { coordination, status in
+        let start = coordination.startSuperseding(from: status)
+        return (start.run, start.cancelling)
       }
       let run = started!
       superseded?.cancel()
       let task = Task {
         _ = isolation
         let outcome = await attempts.run(run, runner: runner)
-        let isLatest = settle(outcome, run: run, optimistic: optimistic, runner: runner) { coordination in
-          let isLatest = coordination.cancelPrevious.finish(run) == .latest
-          return (isLatest ? .withOutcome : .alreadyLeft, isLatest)
+        // A superseded run already left the state; without an optimistic update it has nothing to write.
+        if optimistic == nil && runner.coordinate({ $0.cancelPrevious.isSuperseded(run) }) {
+          return try Self.deliver(.cancelled, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+        }
+        let isLatest = settle(outcome, optimistic: optimistic, runner: runner) { coordination, _ in
+          let (settlement, isLatest) = coordination.endSuperseding(run, with: outcome)
+          return (settlement, isLatest ? .withOutcome : .alreadyLeft, isLatest)
         }
         return try Self.deliver(
           isLatest ? outcome : .cancelled, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
@@ -143,11 +149,9 @@ extension Shared where Value: OperationTrackable {
         let execution = Task {
           let outcome = await attempts.run(run, runner: runner)
           // Closed to joiners in the same step that shows the result, so nobody joins a finished run.
-          let waiters = shared.settle(outcome, run: run, optimistic: optimistic, runner: runner) { coordination in
-            switch coordination.dedupe.complete(caller, with: outcome) {
-            case .resume(let waiters): return (.withOutcome, waiters)
-            case .abandoned: return (.withoutResult, [])
-            }
+          let waiters = shared.settle(outcome, optimistic: optimistic, runner: runner) { coordination, _ in
+            let completion = coordination.completeExecution(caller, run: run, with: outcome)
+            return (completion.settlement, completion.isAbandoned ? .withoutResult : .withOutcome, completion.resuming)
           }
           for waiter in waiters { waiter.resume(returning: outcome) }
         }
@@ -169,18 +173,23 @@ extension Shared where Value: OperationTrackable {
       let clock = attempts.clock
       let task = Task {
         _ = isolation
-        let quiet: Bool
+        var started: UInt64?
         do {
           try await clock.sleep(for: interval)
-          quiet = runner.coordinate { $0.debounce.quiet(trigger) } == .run
+          // A coalesced trigger (the common case in a burst) is told apart under the runner's lock alone; one still
+          // waiting decides and starts in one step with the value's lock held.
+          if runner.coordinate({ $0.debounce.isWaiting(trigger) }) {
+            started =
+              begin(optimistic, runner: runner) { coordination, status in
+                (coordination.startDebounced(trigger, from: status), ())
+              }.0
+          }
         } catch {
           runner.coordinate { $0.debounce.cancel(trigger) }
-          quiet = false
         }
-        guard quiet else {
+        guard let run = started else {
           return try Self.deliver(.cancelled, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
         }
-        let run = begin(optimistic, runner: runner)
         let outcome = await attempts.run(run, runner: runner)
         settle(outcome, run: run, optimistic: optimistic, runner: runner)
         return try Self.deliver(outcome, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
@@ -189,7 +198,7 @@ extension Shared where Value: OperationTrackable {
 
     case .serial:
       // Queued in call order inside `run` without touching the value; a run whose turn is at once shows pending
-      // before `run` returns (otherwise the run ahead shows pending).
+      // before `run` returns (otherwise it shows pending when the run ahead of it ends).
       let (ticket, place) = runner.coordinate { coordination in
         let ticket = coordination.nextCaller()
         return (ticket, coordination.serial.enqueue(ticket))
@@ -197,10 +206,8 @@ extension Shared where Value: OperationTrackable {
       var started: UInt64?
       if place == .start {
         started =
-          begin(nil, runner: runner) { coordination, status -> (UInt64?, Void) in
-            let run = coordination.parallel.start(from: status)
-            _ = coordination.serial.start(ticket, as: run)
-            return (run, ())
+          begin(nil, runner: runner) { coordination, status in
+            (coordination.startTurn(ticket, from: status), ())
           }.0
       }
       let task = Task {
@@ -213,20 +220,14 @@ extension Shared where Value: OperationTrackable {
         if let optimistic { withLockReleasingReplaced { optimistic.apply(&$0) } }
         let outcome = await attempts.run(run, runner: runner)
         // The next run starts, pending, in the same step that shows this run's result.
-        let next = settle(outcome, run: run, optimistic: optimistic, runner: runner) { coordination in
-          (.withOutcome, coordination.serial.finish(ticket))
-        } afterwards: { value, finished -> (UnsafeContinuation<UInt64?, Never>, UInt64)? in
-          guard case .start(let nextTicket) = finished else { return nil }
-          let status = value.operationStatus
-          let (nextRun, started) = runner.coordinate { coordination in
-            let nextRun = coordination.parallel.start(from: status)
-            return (nextRun, coordination.serial.start(nextTicket, as: nextRun))
-          }
-          Self.showPending(in: &value)
-          guard case .resume(let waiter) = started else { return nil }
-          return (waiter, nextRun)
+        let next = settle(outcome, optimistic: optimistic, runner: runner) { coordination, status in
+          let finish = coordination.finishTurn(ticket, run: run, with: outcome, from: status)
+          return (finish.settlement, .withOutcome, finish.next)
+        } afterwards: { value, next in
+          if next != nil { Self.showPending(in: &value) }
+          return next
         }
-        if let (waiter, nextRun) = next { waiter.resume(returning: nextRun) }
+        if let (nextRun, waiter) = next { waiter?.resume(returning: nextRun) }
         return try Self.deliver(outcome, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
       }
       return OperationTask(task: task)
@@ -318,7 +319,7 @@ extension Shared where Value: OperationTrackable {
   @inlinable
   public func reset() {
     let runner = self.runner
-    _ = withLockReleasingReplaced { value -> RunOutcome<Value.Success>? in
+    _ = withLockReleasingReplaced { value -> [ParallelStateMachine<Value.Success>.Ending] in
       value.operationStatus = .idle
       value.error = nil
       value.operationAttempt = 0
@@ -358,7 +359,7 @@ extension Shared where Value: OperationTrackable {
   func begin<Extra: Sendable>(
     _ optimistic: OptimisticUpdate<Value>?,
     runner: OperationRunner<Value>,
-    deciding decide: (inout OperationCoordination<Value.Success>, OperationStatus) -> (UInt64?, Extra)
+    deciding decide: (inout OperationRunner<Value>.Coordination, OperationStatus) -> (UInt64?, Extra)
   ) -> (UInt64?, Extra) {
     func start(_ value: inout Value) -> (UInt64?, Extra) {
       let status = value.operationStatus
@@ -380,89 +381,93 @@ extension Shared where Value: OperationTrackable {
     optimistic: OptimisticUpdate<Value>?,
     runner: OperationRunner<Value>
   ) {
-    settle(outcome, run: run, optimistic: optimistic, runner: runner) { _ in (.withOutcome, ()) }
+    if optimistic == nil {
+      // A run whose end writes nothing ends under the runner's lock alone: no write, nobody notified.
+      let unseen = runner.coordinate { coordination in
+        switch outcome {
+        case .success(let success): return coordination.parallel.endUnseen(run, with: .success(success))
+        case .failure(let error): return coordination.parallel.endUnseen(run, with: .failure(error))
+        case .cancelled: return coordination.parallel.endUnseen(run, with: nil)
+        }
+      }
+      if case .ended = unseen { return }
+    }
+    settle(outcome, optimistic: optimistic, runner: runner) { coordination, _ in
+      (coordination.end(run, with: outcome, as: .withOutcome), .withOutcome, ())
+    }
   }
 
-  /// Writes how run `run` ended, as ``ParallelStateMachine`` decides: its result if the state follows it, nothing
-  /// if a newer run decides the state, and for a cancelled run what the newest remaining run shows. `decide` runs in
-  /// the same step and says whether the run may write at all (a superseded or abandoned run only rolls back). Rolls
-  /// back the optimistic update of a run that did not succeed or may not write. Everything replaced is released
-  /// after the value's lock.
+  /// Writes how a run ended, as `decide` says in one step under the value's lock (given the status shown): the
+  /// settlement to write, whether the run may write at all (a superseded or abandoned run only rolls back), and
+  /// anything else the policy needs. Rolls back the optimistic update of a run that did not succeed or may not
+  /// write. Everything replaced is released after the value's lock.
   @inlinable
   func settle<Extra: Sendable>(
     _ outcome: RunOutcome<Value.Success>,
-    run: UInt64,
     optimistic: OptimisticUpdate<Value>?,
     runner: OperationRunner<Value>,
-    deciding decide: (inout OperationCoordination<Value.Success>) -> (RunEnding, Extra)
+    deciding decide: (inout OperationRunner<Value>.Coordination, OperationStatus) -> (
+      OperationRunner<Value>.Coordination.Settlement, RunEnding, Extra
+    )
   ) -> Extra {
-    settle(outcome, run: run, optimistic: optimistic, runner: runner, deciding: decide) { _, extra in extra }
+    settle(outcome, optimistic: optimistic, runner: runner, deciding: decide) { _, extra in extra }
   }
 
-  /// ``settle(_:run:optimistic:runner:deciding:)``, then `afterwards` with the value and what `decide` returned,
-  /// still under the value's lock (a serial run starts the next one there).
+  /// ``settle(_:optimistic:runner:deciding:)``, then `afterwards` with the value and what `decide` returned,
+  /// still under the value's lock (a serial run shows the next one pending there).
   @inlinable
   func settle<Extra: Sendable, After: Sendable>(
     _ outcome: RunOutcome<Value.Success>,
-    run: UInt64,
     optimistic: OptimisticUpdate<Value>?,
     runner: OperationRunner<Value>,
-    deciding decide: (inout OperationCoordination<Value.Success>) -> (RunEnding, Extra),
+    deciding decide: (inout OperationRunner<Value>.Coordination, OperationStatus) -> (
+      OperationRunner<Value>.Coordination.Settlement, RunEnding, Extra
+    ),
     afterwards: (inout Value, Extra) -> After
   ) -> After {
-    let (after, released) = withLockReleasingReplaced { value -> (After, RunOutcome<Value.Success>?) in
-      let (extra, released) = settleUnderLock(
-        outcome, run: run, optimistic: optimistic, runner: runner, value: &value, deciding: decide)
+    let (after, released) = withLockReleasingReplaced {
+      value -> (After, [ParallelStateMachine<Value.Success>.Ending]) in
+      let status = value.operationStatus
+      let (settlement, ending, extra) = runner.coordinate { decide(&$0, status) }
+      if case .success = outcome, ending == .withOutcome {} else { optimistic?.rollback(&value) }
+      let released = Self.write(settlement, of: outcome, in: &value)
       return (afterwards(&value, extra), released)
     }
-    withExtendedLifetime(released) {}  // A result the machine stopped holding goes here, after the lock.
+    withExtendedLifetime(released) {}  // Results the machine stopped holding go here, after the lock.
     return after
   }
 
-  /// The part of settling done under the value's lock; returns what `decide` returned and a result to release
-  /// after the lock.
+  /// Writes what ``ParallelStateMachine`` decided when a run ended with `outcome`: held-back successes first, in
+  /// start order, then the result shown. Returns the results applied, to release after the lock.
   @inlinable
-  func settleUnderLock<Extra: Sendable>(
-    _ outcome: RunOutcome<Value.Success>,
-    run: UInt64,
-    optimistic: OptimisticUpdate<Value>?,
-    runner: OperationRunner<Value>,
-    value: inout Value,
-    deciding decide: (inout OperationCoordination<Value.Success>) -> (RunEnding, Extra)
-  ) -> (Extra, RunOutcome<Value.Success>?) {
-    let (ending, extra, settlement) = runner.coordinate { coordination in
-      let (ending, extra) = decide(&coordination)
-      let settlement: RunSettlement<Value.Success>?
-      switch (ending, outcome) {
-      case (.alreadyLeft, _):
-        settlement = nil
-      case (.withOutcome, .success):
-        settlement = .finished(coordination.parallel.finish(run, with: outcome, status: .success))
-      case (.withOutcome, .failure):
-        settlement = .finished(coordination.parallel.finish(run, with: outcome, status: .error))
-      case (.withOutcome, .cancelled), (.withoutResult, _):
-        settlement = .cancelled(coordination.parallel.cancel(run))
-      }
-      return (ending, extra, settlement)
-    }
-    if case .success = outcome, ending == .withOutcome {} else { optimistic?.rollback(&value) }
-    guard let settlement else { return (extra, nil) }
+  static func write(
+    _ settlement: OperationRunner<Value>.Coordination.Settlement,
+    of outcome: RunOutcome<Value.Success>,
+    in value: inout Value
+  ) -> [ParallelStateMachine<Value.Success>.Ending] {
     switch settlement {
-    case .finished(.show(let dropped)):
-      Self.show(outcome, in: &value)
-      return (extra, dropped)
-    case .finished(.hide(let dropped)):
-      return (extra, dropped)
-    case .cancelled(.keep):
-      return (extra, nil)
-    case .cancelled(.show(let held, _)):
-      Self.show(held, in: &value)
-      return (extra, held)
-    case .cancelled(.restore(let status)):
+    case .showResult(let earlier):
+      applySuccesses(earlier, in: &value)
+      show(outcome, in: &value)
+      return earlier
+    case .showHeld(let held, let earlier):
+      applySuccesses(earlier, in: &value)
+      show(RunOutcome(held), in: &value)
+      return earlier + [held]
+    case .restore(let status):
       value.operationStatus = status
       value.operationUpdatedAt = Date()
-      return (extra, nil)
+      return []
+    case .nothing:
+      return []
     }
+  }
+
+  /// Applies the successes among `results`, in order: results held back from older runs, applied before a newer
+  /// run's result is shown.
+  @inlinable
+  static func applySuccesses(_ results: [ParallelStateMachine<Value.Success>.Ending], in value: inout Value) {
+    for case .success(let success) in results { value.applySuccess(success) }
   }
 
   /// Shows a run that starts: pending, at its first attempt.

@@ -196,7 +196,7 @@ public struct Shared<Value: Sendable>: Sendable {
 
   /// The key paths from the root to this value: empty for a root.
   @usableFromInline
-  var coordinationPath: [AnyKeyPath] {
+  var coordinationPath: [any AnyKeyPath & Sendable] {
     if case .derived(let derived) = reference { return derived.projection.path }
     return []
   }

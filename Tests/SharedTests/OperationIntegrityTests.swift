@@ -67,9 +67,9 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
   }
 }
 
-/// A `CancellationError` thrown by the operation is cancellation, never a failure to retry.
+/// A `CancellationError` thrown by the operation is never retried; it is cancellation only when the run was cancelled.
 @Suite(.freshRegistry) struct OperationCancellationErrorTests {
-  @Test func aCancellationErrorThrownByTheOperationIsNeverRetried() async {
+  @Test func aCancellationErrorThrownByARunNobodyCancelledIsAFailureNeverRetried() async {
     let post = Shared(value: OperationState<Int>())
     let runs = Counter()
     let calls = Collector<String>()
@@ -78,11 +78,38 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
       throw CancellationError()
     } onSuccess: { _ in
       calls.append("success")
+    } onError: { error in
+      calls.append(error is CancellationError ? "error: cancellation" : "error: other")
+    } onSettled: { result in
+      calls.append((try? result.get()) == nil ? "settled: failure" : "settled: success")
+    }.result
+    #expect(runs.count == 1)
+    #expect(calls.elements == ["error: cancellation", "settled: failure"])
+    #expect((try? result.get()) == nil)
+    #expect(post.wrappedValue.status == .error)
+    #expect(post.wrappedValue.error is CancellationError)
+  }
+
+  @Test func aCancellationErrorThrownByACancelledRunIsCancellationNeverRetried() async {
+    let post = Shared(value: OperationState<Int>())
+    let runs = Counter()
+    let calls = Collector<String>()
+    let gate = Gate()
+    let task = post.run(retry: .constant(retries: 3, delay: .zero)) {
+      runs.increment()
+      await gate.wait()
+      throw CancellationError()
+    } onSuccess: { _ in
+      calls.append("success")
     } onError: { _ in
       calls.append("error")
     } onSettled: { result in
       calls.append((try? result.get()) == nil ? "settled: failure" : "settled: success")
-    }.result
+    }
+    await waitUntil { runs.count == 1 }
+    task.cancel()
+    gate.open()
+    let result = await task.result
     #expect(runs.count == 1)
     #expect(calls.elements == ["settled: failure"])
     #expect((try? result.get()) == nil)
@@ -287,5 +314,184 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     #expect(reads.count == 1)
     gate.open()
     _ = try await task.value
+  }
+}
+
+/// The table of runners for members of a root keeps only the runners of runs under way.
+@Suite(.freshRegistry) struct OperationRunnerTableTests {
+  @Test func runsOnAThousandElementsLeaveNoRunnerBehindOnceSettled() async throws {
+    let list = Shared(value: Array(repeating: OperationState<Int>(), count: 1_000))
+    var tasks: [OperationTask<Int>] = []
+    for index in 0..<1_000 {
+      tasks.append(list[dynamicMember: \.[index]].run { index })
+    }
+    for task in tasks { _ = try await task.value }
+    tasks = []
+    let runners = list.root.attachment(OperationRunners.self, make: OperationRunners.init)
+    await waitUntil { runners.count == 0 }
+    #expect(runners.count == 0)
+    #expect(list.wrappedValue[999].value == 999)
+  }
+}
+
+/// A run that has nothing to write does not write: no version, no notification, no save.
+@Suite(.freshRegistry) struct OperationNoOpWriteTests {
+  @Test func anOlderRunEndingAfterANewerOneWasShownNotifiesNobody() async throws {
+    let post = Shared(value: OperationState<Int>())
+    let gate = Gate()
+    let started = Counter()
+    let older = post.run {
+      started.increment()
+      await gate.wait()
+      return 1
+    }
+    await waitUntil { started.count == 1 }
+    #expect(try await post.run { 2 }.value == 2)
+    let changes = Counter()
+    let token = post.observe { _ in changes.increment() }
+    gate.open()
+    #expect(try await older.value == 1)
+    #expect(changes.count == 0)
+    #expect(post.wrappedValue.value == 2)
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func aSupersededRunWithoutAnOptimisticUpdateNotifiesNobodyWhenItEnds() async throws {
+    let post = Shared(value: OperationState<Int>())
+    let olderGate = Gate()
+    let newerGate = Gate()
+    let started = Counter()
+    let older = post.run(policy: .cancelPrevious) {
+      started.increment()
+      await olderGate.wait()
+      return 1
+    }
+    await waitUntil { started.count == 1 }
+    let newer = post.run(policy: .cancelPrevious) {
+      await newerGate.wait()
+      return 2
+    }
+    let changes = Counter()
+    let token = post.observe { _ in changes.increment() }
+    olderGate.open()
+    _ = await older.result
+    #expect(changes.count == 0)
+    newerGate.open()
+    #expect(try await newer.value == 2)
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func aRetryOfARunTheStateDoesNotFollowNotifiesNobody() async throws {
+    let post = Shared(value: OperationState<Int>())
+    let olderGate = Gate()
+    let newerGate = Gate()
+    let attempts = Counter()
+    let older = post.run(retry: .constant(retries: 1, delay: .zero)) {
+      attempts.increment()
+      if attempts.count == 1 {
+        await olderGate.wait()
+        throw URLError(.timedOut)
+      }
+      return 1
+    }
+    await waitUntil { attempts.count == 1 }
+    let newer = post.run {
+      await newerGate.wait()
+      return 2
+    }
+    let changes = Counter()
+    let token = post.observe { _ in changes.increment() }
+    olderGate.open()
+    #expect(try await older.value == 1)
+    #expect(attempts.count == 2)
+    #expect(changes.count == 0)
+    #expect(post.wrappedValue.status == .pending)
+    newerGate.open()
+    #expect(try await newer.value == 2)
+    withExtendedLifetime(token) {}
+  }
+}
+
+/// A value whose `applySuccess` accumulates: every applied success is kept, in order.
+private struct Log: OperationTrackable {
+  var items: [Int] = []
+  var operationStatus = OperationStatus.idle
+  var error: (any Error)?
+
+  mutating func applySuccess(_ item: Int) { items.append(item) }
+}
+
+/// Successes held back while a newer run was pending are applied, in start order, before the newer run's result.
+@Suite(.freshRegistry) struct OperationHeldSuccessTests {
+  @Test func anOlderSuccessHeldBackWhileANewerRunWasPendingIsAppliedBeforeIt() async throws {
+    let log = Shared(value: Log())
+    let olderGate = Gate()
+    let newerGate = Gate()
+    let started = Counter()
+    let older = log.run {
+      started.increment()
+      await olderGate.wait()
+      return 1
+    }
+    await waitUntil { started.count == 1 }
+    let newer = log.run {
+      await newerGate.wait()
+      return 2
+    }
+    olderGate.open()
+    #expect(try await older.value == 1)
+    #expect(log.wrappedValue.items == [])
+    #expect(log.wrappedValue.operationStatus == .pending)
+    newerGate.open()
+    #expect(try await newer.value == 2)
+    #expect(log.wrappedValue.items == [1, 2])
+    #expect(log.wrappedValue.operationStatus == .success)
+  }
+
+  @Test func anOlderSuccessHeldBackIsAppliedBeforeItWhenTheNewerRunIsCancelled() async throws {
+    let log = Shared(value: Log())
+    let gate = Gate()
+    let started = Counter()
+    let oldest = log.run { 1 }
+    #expect(try await oldest.value == 1)
+    let olderGate = Gate()
+    let older = log.run {
+      started.increment()
+      await olderGate.wait()
+      return 2
+    }
+    await waitUntil { started.count == 1 }
+    let middle = log.run { 3 }
+    let newest = log.run {
+      started.increment()
+      await gate.wait()
+      return 4
+    }
+    await waitUntil { started.count == 2 }
+    #expect(try await middle.value == 3)
+    olderGate.open()
+    #expect(try await older.value == 2)
+    #expect(log.wrappedValue.items == [1])
+    newest.cancel()
+    gate.open()
+    _ = await newest.result
+    #expect(log.wrappedValue.items == [1, 2, 3])
+    #expect(log.wrappedValue.operationStatus == .success)
+  }
+
+  @Test func anOlderSuccessEndingAfterANewerOneWasShownIsDropped() async throws {
+    let log = Shared(value: Log())
+    let gate = Gate()
+    let started = Counter()
+    let older = log.run {
+      started.increment()
+      await gate.wait()
+      return 1
+    }
+    await waitUntil { started.count == 1 }
+    #expect(try await log.run { 2 }.value == 2)
+    gate.open()
+    #expect(try await older.value == 1)
+    #expect(log.wrappedValue.items == [2])
   }
 }

@@ -22,7 +22,7 @@ private struct SeededGenerator: RandomNumberGenerator {
 @Suite(.freshRegistry) struct OperationRunInterleavingTests {
   private static let seeds: Range<UInt64> = 0..<60
 
-  @Test(arguments: [OperationPolicy.parallel, .cancelPrevious, .dedupe, .serial])
+  @Test(arguments: [OperationPolicy.parallel, .cancelPrevious, .dedupe, .serial, .debounce(.seconds(1))])
   func everyRunGetsItsCallbacksOnceAndInOrderAndTheStateFollowsTheLatestRun(policy: OperationPolicy) async {
     for seed in Self.seeds {
       if let problem = await Self.play(policy: policy, seed: seed) {
@@ -45,6 +45,9 @@ private struct SeededGenerator: RandomNumberGenerator {
     let gates = (0..<count).map { _ in Gate() }
     let fails = (0..<count).map { _ in Bool.random(using: &random) }
     let logs = (0..<count).map { _ in RunLog() }
+    let clock = ManualClock()
+    /// Runs whose operation began (a queued serial run, a waiting debounced one and a dedupe joiner have not).
+    let operating = (0..<count).map { _ in Counter() }
     var tasks: [OperationTask<Int>?] = Array(repeating: nil, count: count)
     var started = 0
     var ended: Set<Int> = []
@@ -58,7 +61,9 @@ private struct SeededGenerator: RandomNumberGenerator {
           let log = logs[index]
           let gate = gates[index]
           let failsNow = fails[index]
-          tasks[index] = post.run(policy: policy) {
+          let began = operating[index]
+          tasks[index] = post.run(policy: policy, clock: clock) {
+            began.increment()
             await gate.wait()
             if failsNow { throw TestFailure() }
             return index
@@ -90,10 +95,43 @@ private struct SeededGenerator: RandomNumberGenerator {
           }
         }
       }
+      if case .debounce(let interval) = policy {
+        choices.append { clock.advance(by: interval) }
+      }
       choices.randomElement(using: &random)!()
       for _ in 0..<Int.random(in: 0...3, using: &random) { await Task.yield() }
+      if let problem = olderResultShownWhileANewerRunIsPending() { return problem }
+    }
+    // Debounced runs still waiting need their quiet time to pass.
+    let ticker = Task {
+      while !Task.isCancelled {
+        clock.advance(by: .seconds(1))
+        await Task.yield()
+      }
     }
     for task in tasks { _ = await task?.result }
+    ticker.cancel()
+
+    /// The rule along the way: while a run whose operation is under way (begun, not let end, not cancelled) is
+    /// pending, no older run's result is shown. Checked between steps, where such a run cannot have ended.
+    func olderResultShownWhileANewerRunIsPending() -> String? {
+      // Dedupe callers share executions; a superseded cancelPrevious run is cancelled by the newer one.
+      guard policy != .dedupe else { return nil }
+      var pending = (0..<started).filter {
+        operating[$0].count > 0 && !ended.contains($0) && !cancelled.contains($0)
+      }
+      if policy == .cancelPrevious { pending = pending.filter { $0 == started - 1 } }
+      // The rule applies when that run is the newest run not cancelled: no older run's result may show then.
+      guard let newest = pending.max(), newest == (0..<started).filter({ !cancelled.contains($0) }).max() else {
+        return nil
+      }
+      let state = post.wrappedValue
+      if state.status != .pending {
+        return
+          "run \(newest), the newest, is pending, yet the state is \(state.status) with \(String(describing: state.value))"
+      }
+      return nil
+    }
 
     // Every run: onAttempt, then onSuccess or onError (neither if cancelled), then onSettled, once each.
     var outcomes: [String] = []

@@ -34,6 +34,11 @@ private func exploreEveryOrdering<Model>(
 
 // MARK: - Parallel: which run the state shows
 
+/// The failure of run `run`, so a shown error says which run it came from.
+private struct RunFailure: Error {
+  let run: UInt64
+}
+
 /// The shared state as the actions of ``ParallelStateMachine`` write it, beside a reference model of the rule it must
 /// follow, written independently of the machine.
 private struct ParallelModel {
@@ -41,7 +46,9 @@ private struct ParallelModel {
 
   // The state the actions wrote.
   var status = OperationStatus.idle
-  var valueRun: UInt64?
+  /// Every success applied, in order (as an accumulating `applySuccess` sees them).
+  var applied: [UInt64] = []
+  var valueRun: UInt64? { applied.last }
   var errorRun: UInt64?
 
   // The reference: runs started (in order), how each ended, resets.
@@ -54,6 +61,9 @@ private struct ParallelModel {
   var endings: [UInt64: Ending] = [:]
   /// Runs that ended with a result since the last reset.
   var resultsSinceReset: Set<UInt64> = []
+  /// Successes that ended before any newer run was shown, since the last reset: each must be applied, in start
+  /// order, by the time a run not older than it is shown.
+  var owedSuccesses: Set<UInt64> = []
   /// Whether a reset came after the last start (which wrote pending).
   var resetSinceLastStart = false
   /// The newest run whose result the reference has shown.
@@ -85,19 +95,45 @@ private struct ParallelModel {
     guard endings[run] == nil else { return "run \(run) ended twice" }
     endings[run] = ending
     callbacks[run, default: 0] += 1
-    switch ending {
-    case .success, .failure:
-      resultsSinceReset.insert(run)
-      let shows: ParallelStateMachine<Int>.FinishAction = machine.finish(
-        run, with: Int(run), status: ending == .success ? .success : .error)
-      if case .show = shows { show(run, ending) }
-    case .cancelled:
-      switch machine.cancel(run) {
-      case .keep: break
-      case .show(let held, let heldStatus):
-        show(UInt64(held), heldStatus == .success ? .success : .failure)
-      case .restore(let restored): status = restored
+    let result: ParallelStateMachine<Int>.Ending? =
+      switch ending {
+      case .success: .success(Int(run))
+      case .failure: .failure(RunFailure(run: run))
+      case .cancelled: nil
       }
+    if ending == .success && run > newestShown { owedSuccesses.insert(run) }
+    // Ending without the value's lock must be offered exactly when the end writes nothing.
+    var unseen = machine
+    let endsUnseen: Bool
+    switch unseen.endUnseen(run, with: result) {
+    case .writes: endsUnseen = false
+    case .ended: endsUnseen = true
+    }
+    let wrote: Bool
+    if let result {
+      resultsSinceReset.insert(run)
+      switch machine.finish(run, with: result) {
+      case .show(let earlier):
+        if let problem = write(earlier, then: result) { return problem }
+        wrote = true
+      case .hide:
+        wrote = false
+      }
+    } else {
+      switch machine.cancel(run) {
+      case .keep:
+        wrote = false
+      case .show(let held, let earlier):
+        if let problem = write(earlier, then: held) { return problem }
+        wrote = true
+      case .restore(let restored):
+        status = restored
+        wrote = true
+      }
+    }
+    if wrote == endsUnseen {
+      return
+        "run \(run) \(wrote ? "writes" : "writes nothing"), yet endUnseen answered \(endsUnseen ? "ended" : "writes")"
     }
     return referenceStep()
   }
@@ -107,27 +143,42 @@ private struct ParallelModel {
     status = .idle
     errorRun = nil
     resultsSinceReset = []
+    owedSuccesses = []
     resetSinceLastStart = true
     settled = .idle
     return nil
   }
 
-  private mutating func show(_ run: UInt64, _ ending: Ending) {
-    if ending == .success {
+  /// Applies the held-back successes, then shows `result`; checks that successes are applied in start order.
+  private mutating func write(
+    _ earlier: [ParallelStateMachine<Int>.Ending], then result: ParallelStateMachine<Int>.Ending
+  ) -> String? {
+    for case .success(let success) in earlier { applied.append(UInt64(success)) }
+    switch result {
+    case .success(let success):
       status = .success
-      valueRun = run
+      applied.append(UInt64(success))
       errorRun = nil
-    } else {
+    case .failure(let error):
       status = .error
-      errorRun = run
+      errorRun = (error as? RunFailure)?.run
     }
+    guard zip(applied, applied.dropFirst()).allSatisfy({ $0 < $1 }) else {
+      return "successes applied out of start order: \(applied)"
+    }
+    return nil
   }
 
-  /// Advances the reference's own record of what it has shown.
+  /// Advances the reference's own record of what it has shown, and checks that no owed success was lost.
   mutating func referenceStep() -> String? {
     if let followed, let ending = endings[followed], ending != .cancelled {
       newestShown = followed
       settled = ending == .success ? .success : .error
+      let due = owedSuccesses.filter { $0 <= followed }
+      if let missing = due.first(where: { !applied.contains($0) }) {
+        return "the success of run \(missing), held back, was never applied (applied \(applied))"
+      }
+      owedSuccesses.subtract(due)
     }
     return nil
   }
@@ -191,6 +242,8 @@ private struct ParallelModel {
       var cancelled: [UInt64: Int] = [:]
       /// Runs a newer run superseded while they still ran.
       var superseded: Set<UInt64> = []
+      /// Runs whose task finished before it was attached: cancelling it then is harmless.
+      var attachedAfterFinish: Set<UInt64> = []
     }
     let explored = exploreEveryOrdering(
       from: Model(), depth: 9,
@@ -227,12 +280,14 @@ private struct ParallelModel {
               "attach \(run)",
               { model in
                 model.attached.insert(run)
+                if model.finished[run] != nil { model.attachedAfterFinish.insert(run) }
                 if model.machine.attach(run, work: run) == .cancel { model.cancelled[run, default: 0] += 1 }
                 return nil
               }
             ))
         }
-        for run in model.started where model.attached.contains(run) && model.finished[run] == nil {
+        // A run's task may finish before it is attached.
+        for run in model.started where model.finished[run] == nil {
           events.append(
             (
               "finish \(run)",
@@ -252,7 +307,7 @@ private struct ParallelModel {
       check: { model in
         if let twice = model.cancelled.first(where: { $0.value > 1 }) { return "run \(twice.key) cancelled twice" }
         // Every run superseded while it ran is cancelled once its work exists; no other run is ever cancelled.
-        for run in model.started {
+        for run in model.started where !model.attachedAfterFinish.contains(run) {
           let expected = model.superseded.contains(run) && model.attached.contains(run) ? 1 : 0
           if model.cancelled[run, default: 0] != expected {
             return "run \(run) was cancelled \(model.cancelled[run, default: 0]) times, expected \(expected)"
@@ -320,7 +375,8 @@ private struct ParallelModel {
               }
             ))
         }
-        for starter in model.starters where model.attached.contains(starter) && !model.completed.contains(starter) {
+        // An execution's task may complete before it is attached.
+        for starter in model.starters where !model.completed.contains(starter) {
           events.append(
             (
               "complete \(starter)",
@@ -409,6 +465,8 @@ private struct ParallelModel {
       var finished: Set<UInt64> = []
       var resumedCancelled: [UInt64: Int] = [:]
       var resumed: [UInt64: Int] = [:]
+      /// The ticket whose turn came when the run ahead finished, not started yet: waits and leaves may come between.
+      var pendingStart: UInt64?
 
       mutating func startTurn(_ ticket: UInt64) {
         nextRun += 1
@@ -475,7 +533,18 @@ private struct ParallelModel {
               "finish \(ticket)",
               { model in
                 model.finished.insert(ticket)
-                if case .start(let next) = model.machine.finish(ticket) { model.startTurn(next) }
+                if case .start(let next) = model.machine.finish(ticket) { model.pendingStart = next }
+                return nil
+              }
+            ))
+        }
+        if let next = model.pendingStart {
+          events.append(
+            (
+              "start \(next)",
+              { model in
+                model.pendingStart = nil
+                model.startTurn(next)
                 return nil
               }
             ))
@@ -494,8 +563,10 @@ private struct ParallelModel {
         for ticket in model.waited where !model.proceeded.contains(ticket) && model.resumedCancelled[ticket] == nil {
           let ahead = model.tickets.filter { $0 < ticket }
           let clear = ahead.allSatisfy {
-            model.finished.contains($0) || (model.left.contains($0) && model.turns[$0] == nil)
+            model.finished.contains($0)
+              || (model.left.contains($0) && model.turns[$0] == nil && model.pendingStart != $0)
           }
+          if model.pendingStart == ticket { continue }
           if clear || model.left.contains(ticket) { return "ticket \(ticket) waits forever" }
         }
         return nil

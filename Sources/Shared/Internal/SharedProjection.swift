@@ -12,8 +12,9 @@ protocol SharedProjection<Value>: Sendable {
   func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken
   func makeIterator(policy: BufferingPolicy) -> DerivedIterator<Value>
   var root: any SharedRootProtocol { get }
-  /// The key paths from the root to this value; tells apart values inside one root.
-  var path: [AnyKeyPath] { get }
+  /// The key paths from the root to this value; tells apart values inside one root. Each was handed in as
+  /// `Sendable` (a member's key path through `subscript(dynamicMember:)`, or a literal without captures).
+  var path: [any AnyKeyPath & Sendable] { get }
 }
 
 /// A projection behind one class reference, so a ``Shared`` is a single pointer that copies without an outlined

@@ -1,23 +1,6 @@
 import Foundation
 import Synchronization
 
-/// How one run of an operation ended.
-@usableFromInline
-enum RunOutcome<Success: Sendable>: Sendable {
-  case success(Success)
-  case failure(any Error)
-  case cancelled
-
-  @inlinable
-  var result: Result<Success, any Error> {
-    switch self {
-    case .success(let value): return .success(value)
-    case .failure(let error): return .failure(error)
-    case .cancelled: return .failure(CancellationError())
-    }
-  }
-}
-
 /// Runs the attempts of one operation: retries with backoff, per-attempt timeout, the attempt number in the state.
 @usableFromInline
 struct Attempts<Value: OperationTrackable>: Sendable {
@@ -44,7 +27,8 @@ struct Attempts<Value: OperationTrackable>: Sendable {
 
   /// Runs the attempts of run `run`; a retry shows its attempt number only while the state follows this run.
   ///
-  /// A `CancellationError` thrown by the operation is cancellation: never retried, never a failure.
+  /// A `CancellationError` thrown by the operation is never retried: it is cancellation when this run's task is
+  /// cancelled, and otherwise a failure like any other error (`onError`, the stored error).
   @inlinable
   func run(_ run: UInt64, runner: OperationRunner<Value>) async -> RunOutcome<Value.Success> {
     // The common case, one attempt with no timeout, stays small enough to specialize in the caller.
@@ -55,7 +39,7 @@ struct Attempts<Value: OperationTrackable>: Sendable {
         // A run cancelled while its operation finished anyway counts as cancelled, as it would with a timeout.
         return Task.isCancelled ? .cancelled : .success(value)
       } catch {
-        return Task.isCancelled || error is CancellationError ? .cancelled : .failure(error)
+        return Task.isCancelled ? .cancelled : .failure(error)
       }
     }
     return await runWithRetries(run: run, runner: runner)
@@ -70,8 +54,10 @@ struct Attempts<Value: OperationTrackable>: Sendable {
         let value = try await runAttempt()
         return Task.isCancelled ? .cancelled : .success(value)
       } catch {
-        if Task.isCancelled || error is CancellationError { return .cancelled }
-        guard attempt <= retry.retries, retry.shouldRetry(error) else { return .failure(error) }
+        if Task.isCancelled { return .cancelled }
+        guard attempt <= retry.retries, !(error is CancellationError), retry.shouldRetry(error) else {
+          return .failure(error)
+        }
         let delay = retry.delay(beforeRetry: attempt, random: Double.random(in: 0..<1))
         if delay > .zero {
           do { try await clock.sleep(for: delay) } catch { return .cancelled }
@@ -79,6 +65,8 @@ struct Attempts<Value: OperationTrackable>: Sendable {
         if Task.isCancelled { return .cancelled }
         attempt += 1
         let current = attempt
+        // A retry of a run the state does not follow writes nothing: it takes no value lock.
+        guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { continue }
         shared.withLock { value in
           guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { return }
           value.operationAttempt = current
@@ -110,50 +98,5 @@ struct Attempts<Value: OperationTrackable>: Sendable {
     } onCancel: {
       race.finish(.failure(CancellationError()))
     }
-  }
-}
-
-/// An attempt racing its timeout. The first to finish settles the attempt and cancels the other, without waiting
-/// for it: an operation that ignores cancellation cannot hold a timed-out attempt.
-final class AttemptRace<Success: Sendable>: Sendable {
-  private let state = Lock<State>(State())
-
-  private struct State {
-    var continuation: UnsafeContinuation<Success, any Error>?
-    var result: Result<Success, any Error>?
-    var tasks: [Task<Void, Never>] = []
-  }
-
-  func start(
-    _ continuation: UnsafeContinuation<Success, any Error>,
-    operation: Task<Void, Never>,
-    timer: Task<Void, Never>
-  ) {
-    let settled = state.withLock { state -> Result<Success, any Error>? in
-      if let result = state.result { return result }
-      state.continuation = continuation
-      state.tasks = [operation, timer]
-      return nil
-    }
-    if let settled {
-      operation.cancel()
-      timer.cancel()
-      continuation.resume(with: settled)
-    }
-  }
-
-  func finish(_ result: Result<Success, any Error>) {
-    let (continuation, tasks) = state.withLock {
-      state -> (UnsafeContinuation<Success, any Error>?, [Task<Void, Never>]) in
-      guard state.result == nil else { return (nil, []) }
-      state.result = result
-      defer {
-        state.continuation = nil
-        state.tasks = []
-      }
-      return (state.continuation, state.tasks)
-    }
-    for task in tasks { task.cancel() }
-    continuation?.resume(with: result)
   }
 }

@@ -50,6 +50,12 @@ struct CancelPreviousStateMachine<Work> {
     return .keep
   }
 
+  /// Whether a newer run superseded run `run`; once true, it stays true.
+  func isSuperseded(_ run: UInt64) -> Bool {
+    guard case .latest(let latest, _) = state else { return true }
+    return latest != run
+  }
+
   /// Run `run` ended.
   mutating func finish(_ run: UInt64) -> FinishAction {
     guard case .latest(run, _) = state else { return .superseded }

@@ -36,6 +36,11 @@ struct DebounceStateMachine {
     return .run
   }
 
+  /// Whether trigger `trigger` is still the latest, waiting trigger (no later trigger followed it yet).
+  func isWaiting(_ trigger: UInt64) -> Bool {
+    state == .waiting(trigger: trigger)
+  }
+
   /// Trigger `trigger` was cancelled while it waited.
   mutating func cancel(_ trigger: UInt64) {
     if state == .waiting(trigger: trigger) { state = .idle }

@@ -8,8 +8,13 @@
 /// shows its result while a newer one is pending or after a newer one was shown. Every run gets its own callbacks.
 public enum OperationPolicy: Sendable, Hashable {
   /// Every run runs and gets its own callbacks; the state follows the most recently started run, so an older run
-  /// that settles last does not overwrite a newer one. The default, like mutations in most client libraries:
-  /// nothing a user asked for is dropped.
+  /// that settles last does not overwrite a newer one. The default, like mutations in most client libraries: no run
+  /// is cancelled or skipped.
+  ///
+  /// What reaches the value: an older run that succeeds while a newer one is pending is held back and applied
+  /// (``OperationTrackable/applySuccess(_:)``, in start order) just before the newer run's result; an older run
+  /// that ends after a newer one was shown writes nothing (its callbacks still get its result). A type whose
+  /// `applySuccess` accumulates should use ``serial`` instead, so that every success is applied.
   case parallel
   /// A run started while another runs joins it: the operation runs once, and both callers' callbacks get its one
   /// result. A joiner that cancels only leaves; the operation stops when every caller has cancelled. A joiner's own

@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// let task = $post.run { try await api.post(1) }
-/// task.cancel()                      // stops it; the state goes back to what it was before
+/// task.cancel()                      // stops it; the state follows the other runs once it returns
 /// let post = try await task.value    // or waits for it
 /// ```
 public struct OperationTask<Success: Sendable>: Sendable {
@@ -13,8 +13,11 @@ public struct OperationTask<Success: Sendable>: Sendable {
     self.task = task
   }
 
-  /// Cancels the operation. The state then shows what the newest remaining run on the value shows: pending while it
-  /// runs, its result if it already ended, and otherwise the status the last shown run (or a reset) left. Its
+  /// Cancels the operation. Once the operation returns (at once if it honours cancellation; an operation that
+  /// ignores it keeps its run pending until it returns), the state shows what the newest remaining run on the value
+  /// shows: pending while it runs, its result if it already ended, and otherwise the status the last shown run (or a
+  /// reset) left. A run that never wrote the state (queued serial, debounced and still waiting, a dedupe joiner)
+  /// changes nothing. Its
   /// callbacks get `CancellationError` in `onSettled` and neither `onSuccess` nor `onError`, even if the operation
   /// finished anyway.
   public func cancel() {

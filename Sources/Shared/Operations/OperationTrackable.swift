@@ -35,6 +35,13 @@ public protocol OperationTrackable: Sendable {
 
   /// Puts the result of a successful operation into the value.
   ///
+  /// When runs overlap (``OperationPolicy/parallel``, ``OperationPolicy/debounce(_:)``), a success that ends while a
+  /// newer run is pending is held back, and applied, in start order and in the same step, just before the newer
+  /// run's result is shown (or shown itself if every newer run is cancelled). A success that ends after a newer run
+  /// was shown is never applied, nor is one held back when ``Shared/reset()`` is called. A type whose
+  /// `applySuccess` replaces (``OperationState``) loses nothing by this; a type whose `applySuccess` accumulates
+  /// (appends, merges, counts) should run with ``OperationPolicy/serial``, which shows every run's result in turn.
+  ///
   /// - Parameter success: What the operation returned.
   mutating func applySuccess(_ success: Success)
 }

@@ -3,8 +3,10 @@
 /// This is the whole coordination of ``OperationPolicy/parallel`` runs, and every other policy feeds the runs it lets
 /// write the state through it too, so that, whatever the policy, the state follows the most recently started run:
 /// - a run that starts shows pending;
-/// - a run that ends while a newer run may still write is kept off the state; if every newer run is then
-///   cancelled, the newest such result is shown after all;
+/// - a run that ends while a newer run may still write is held back, off the state;
+/// - a run that is shown first applies, in start order, the successes held back from older runs, so a value whose
+///   `applySuccess` accumulates loses none that ended before the shown run; the newest result is applied last;
+/// - if every newer run is cancelled, the newest held-back result is shown after all (older ones applied first);
 /// - a run that ends after a newer one was shown never writes;
 /// - a cancelled run shows what the newest remaining run shows: pending while it runs, its result once it ended,
 ///   and when no run remains, the status the last shown run (or a reset) left.
@@ -14,19 +16,40 @@
 /// write are one step for every holder. Results the machine stops holding are handed back in the action, to be
 /// released after the lock.
 @usableFromInline
-struct ParallelStateMachine<Outcome> {
-  /// A run that ended while a newer one could still write: its result, shown if every newer run is cancelled.
+struct ParallelStateMachine<Success> {
+  /// How a run that ended with a result ended: a success or a failure (a cancelled run has no result).
+  @usableFromInline
+  typealias Ending = Result<Success, any Error>
+
+  /// A run that ended while a newer one could still write: its result, applied when a newer run is shown, and shown
+  /// itself if every newer run is cancelled.
   @usableFromInline
   struct Held {
     @usableFromInline var run: UInt64
-    @usableFromInline var outcome: Outcome
-    @usableFromInline var status: OperationStatus
+    @usableFromInline var ending: Ending
 
     @inlinable
-    init(run: UInt64, outcome: Outcome, status: OperationStatus) {
+    init(run: UInt64, ending: Ending) {
       self.run = run
-      self.outcome = outcome
-      self.status = status
+      self.ending = ending
+    }
+  }
+
+  /// Runs under way.
+  @usableFromInline
+  struct Running {
+    /// The runs that may still write, in start order; never empty.
+    @usableFromInline var live: [UInt64]
+    /// Results held back, in start order: each newer than every shown run and older than the newest live run.
+    @usableFromInline var held: [Held]
+    /// The status to show if every run is cancelled.
+    @usableFromInline var settled: OperationStatus
+
+    @inlinable
+    init(live: [UInt64], held: [Held], settled: OperationStatus) {
+      self.live = live
+      self.held = held
+      self.settled = settled
     }
   }
 
@@ -34,15 +57,11 @@ struct ParallelStateMachine<Outcome> {
   enum State {
     /// No run may write; the state shows `settled`.
     case quiet(settled: OperationStatus)
-    /// Runs in ``live`` may write. `held` is newer than every shown run and older than the newest live one;
-    /// `settled` is the status to show if every run is cancelled.
-    case running(held: Held?, settled: OperationStatus)
+    /// Runs may write.
+    case running(Running)
   }
 
   @usableFromInline var state = State.quiet(settled: .idle)
-  /// The runs that may still write, in start order; empty when quiet. Kept outside the state so that starting and
-  /// ending a run changes it in place, without copying it.
-  @usableFromInline var live: [UInt64] = []
   /// The newest run whose result the state shows; runs older than it never write.
   @usableFromInline var shown: UInt64 = 0
   @usableFromInline var lastRun: UInt64 = 0
@@ -50,13 +69,14 @@ struct ParallelStateMachine<Outcome> {
   @inlinable
   init() {}
 
-  /// What the caller writes when a run ends.
+  /// What the caller writes when a run ends with a result.
   @usableFromInline
   enum FinishAction {
-    /// Write this run's result; release `released` after the lock.
-    case show(releasing: Outcome?)
-    /// Keep this run's result off the state; release `released` after the lock.
-    case hide(releasing: Outcome?)
+    /// Apply the successes in `earlier` (held back from older runs, in start order), then write this run's result;
+    /// release `earlier` after the lock.
+    case show(applyingFirst: [Ending])
+    /// Keep this run's result off the state (held back, or dropped because a newer run was shown).
+    case hide
   }
 
   /// What the caller writes when a run is cancelled (or superseded, or abandoned).
@@ -64,9 +84,10 @@ struct ParallelStateMachine<Outcome> {
   enum CancelAction {
     /// Nothing: a newer run still decides the state.
     case keep
-    /// Show a run's result that was held back while this newer run could write.
-    case show(Outcome, status: OperationStatus)
-    /// No run remains: show the status the last shown run (or a reset) left.
+    /// Apply the successes in `earlier`, then show `ending`, held back while this newer run could write; release
+    /// both after the lock.
+    case show(Ending, applyingFirst: [Ending])
+    /// No run remains that could write: show the status the last shown run (or a reset) left.
     case restore(OperationStatus)
   }
 
@@ -77,6 +98,24 @@ struct ParallelStateMachine<Outcome> {
     case ignore
   }
 
+  /// What ``endUnseen(_:with:)`` did.
+  @usableFromInline
+  enum UnseenEndAction {
+    /// Ending the run writes the state: nothing was changed; end it with the value's lock held.
+    case writes
+    /// The run ended without anything to write.
+    case ended
+  }
+
+  /// The status a result shows.
+  @inlinable
+  static func status(of ending: Ending) -> OperationStatus {
+    switch ending {
+    case .success: return .success
+    case .failure: return .error
+    }
+  }
+
   /// A run starts; the caller shows pending. Returns the run's number.
   ///
   /// - Parameter status: The status the state shows now, kept to restore if this and every run beside it is
@@ -84,81 +123,133 @@ struct ParallelStateMachine<Outcome> {
   @inlinable
   mutating func start(from status: OperationStatus) -> UInt64 {
     lastRun += 1
-    if case .quiet = state { state = .running(held: nil, settled: status) }
-    live.append(lastRun)
+    switch state {
+    case .quiet:
+      state = .running(Running(live: [lastRun], held: [], settled: status))
+    case .running(var running):
+      state = .quiet(settled: .idle)  // Leaves `running` the only reference, so the append is in place.
+      running.live.append(lastRun)
+      state = .running(running)
+    }
     return lastRun
   }
 
   /// Run `run` begins another attempt.
   @inlinable
   func retry(_ run: UInt64) -> RetryAction {
-    live.last == run && run > shown ? .showAttempt : .ignore
+    guard case .running(let running) = state else { return .ignore }
+    return running.live.last == run && run > shown ? .showAttempt : .ignore
   }
 
-  /// Run `run` ended with `outcome`, which shows `status` (success or error).
+  /// Run `run` ended with `ending`.
   @inlinable
-  mutating func finish(_ run: UInt64, with outcome: Outcome, status: OperationStatus) -> FinishAction {
-    guard case .running(let held, let settled) = state, let index = live.lastIndex(of: run) else {
-      preconditionFailure("run \(run) ended twice or never started")
+  mutating func finish(_ run: UInt64, with ending: Ending) -> FinishAction {
+    var running = takeRunning(ending: run)
+    if run < shown {
+      settle(running)
+      return .hide
     }
-    live.remove(at: index)
-    if run < shown || (held.map { $0.run > run } ?? false) {
-      if live.isEmpty && held == nil { state = .quiet(settled: settled) }
-      return .hide(releasing: nil)
+    if (running.live.last.map { $0 > run } ?? false) || (running.held.last.map { $0.run > run } ?? false) {
+      let index = running.held.firstIndex { $0.run > run } ?? running.held.endIndex
+      running.held.insert(Held(run: run, ending: ending), at: index)
+      settle(running)
+      return .hide
     }
-    if let newest = live.last, newest > run {
-      state = .running(held: Held(run: run, outcome: outcome, status: status), settled: settled)
-      return .hide(releasing: held?.outcome)
-    }
+    let earlier = running.held.map(\.ending)
     shown = run
-    state = live.isEmpty ? .quiet(settled: status) : .running(held: nil, settled: status)
-    return .show(releasing: held?.outcome)
+    running.held = []
+    running.settled = Self.status(of: ending)
+    settle(running)
+    return .show(applyingFirst: earlier)
   }
 
   /// Run `run` ended without a result: cancelled, superseded or abandoned.
   @inlinable
   mutating func cancel(_ run: UInt64) -> CancelAction {
-    guard case .running(let held, let settled) = state, let index = live.lastIndex(of: run) else {
-      preconditionFailure("run \(run) ended twice or never started")
-    }
-    live.remove(at: index)
-    let floor = max(shown, held?.run ?? 0)
-    if run < floor {
-      if live.isEmpty && held == nil { state = .quiet(settled: settled) }
+    var running = takeRunning(ending: run)
+    let newestHeld = running.held.last
+    let floor = max(shown, newestHeld?.run ?? 0)
+    if run < shown || (running.live.last.map { $0 > floor } ?? false) {
+      settle(running)
       return .keep
     }
-    if let newest = live.last, newest > floor {
-      return .keep
+    guard let newestHeld else {
+      settle(running)
+      return .restore(running.settled)
     }
-    if let held {
-      shown = held.run
-      state = live.isEmpty ? .quiet(settled: held.status) : .running(held: nil, settled: held.status)
-      return .show(held.outcome, status: held.status)
-    }
-    state = live.isEmpty ? .quiet(settled: settled) : .running(held: nil, settled: settled)
-    return .restore(settled)
+    let earlier = running.held.dropLast().map(\.ending)
+    shown = newestHeld.run
+    running.held = []
+    running.settled = Self.status(of: newestHeld.ending)
+    settle(running)
+    return .show(newestHeld.ending, applyingFirst: earlier)
   }
 
-  /// The state was reset to idle; runs under way still write when they end. Returns a held result to release after
-  /// the lock.
+  /// Ends run `run` (with `ending`, or cancelled if `nil`) only if that writes nothing to the state: its result is
+  /// held back or dropped, or a newer run still decides the state. Needs only the runner's lock, so a run with
+  /// nothing to write takes no value lock and notifies nobody.
   @inlinable
-  mutating func reset() -> Outcome? {
-    guard case .running(let held, _) = state else {
+  mutating func endUnseen(_ run: UInt64, with ending: Ending?) -> UnseenEndAction {
+    guard case .running(let running) = state else { return .writes }
+    let newerHeld = running.held.last.map { $0.run > run } ?? false
+    if let ending {
+      let newerLive = running.live.last.map { $0 > run } ?? false
+      guard run < shown || newerLive || newerHeld else { return .writes }
+      guard case .hide = finish(run, with: ending) else { preconditionFailure("a run kept off the state was shown") }
+      return .ended
+    }
+    let floor = max(shown, running.held.last?.run ?? 0)
+    let newestOther = running.live.last { $0 != run }
+    guard run < shown || (newestOther.map { $0 > floor } ?? false) else { return .writes }
+    guard case .keep = cancel(run) else { preconditionFailure("a run that writes nothing wrote") }
+    return .ended
+  }
+
+  /// The state was reset to idle; runs under way still write when they end. Returns the results held back, dropped
+  /// here, to release after the lock.
+  @inlinable
+  mutating func reset() -> [Ending] {
+    guard case .running(var running) = state else {
       state = .quiet(settled: .idle)
-      return nil
+      return []
     }
-    state = live.isEmpty ? .quiet(settled: .idle) : .running(held: nil, settled: .idle)
-    return held?.outcome
+    let dropped = running.held.map(\.ending)
+    running.held = []
+    running.settled = .idle
+    state = .running(running)
+    return dropped
   }
 
-  /// Whether no run may write the state any more.
-  @inlinable
+  /// Whether no run may write the state any more. The interleaving tests check it once every run ended.
   var isQuiet: Bool {
     if case .quiet = state { return true }
     return false
   }
+
+  /// Takes the runs under way out of the state, without run `run`, which ends.
+  @inlinable
+  mutating func takeRunning(ending run: UInt64) -> Running {
+    guard case .running(var running) = state, let index = running.live.lastIndex(of: run) else {
+      preconditionFailure("run \(run) ended twice or never started")
+    }
+    state = .quiet(settled: .idle)  // Leaves `running` the only reference, so the removal is in place.
+    running.live.remove(at: index)
+    return running
+  }
+
+  /// Puts the runs under way back, or settles quiet when none remains.
+  @inlinable
+  mutating func settle(_ running: Running) {
+    assert(running.held.allSatisfy { $0.run > shown }, "a held result is older than the shown run")
+    assert(
+      running.held.last.map { held in running.live.last.map { $0 > held.run } ?? false } ?? true,
+      "a result is held back with no newer run that could write")
+    state = running.live.isEmpty ? .quiet(settled: running.settled) : .running(running)
+  }
 }
 
-extension ParallelStateMachine.Held: Sendable where Outcome: Sendable {}
-extension ParallelStateMachine.FinishAction: Sendable where Outcome: Sendable {}
-extension ParallelStateMachine.CancelAction: Sendable where Outcome: Sendable {}
+extension ParallelStateMachine.Held: Sendable where Success: Sendable {}
+extension ParallelStateMachine.Running: Sendable where Success: Sendable {}
+extension ParallelStateMachine.FinishAction: Sendable where Success: Sendable {}
+extension ParallelStateMachine.CancelAction: Sendable where Success: Sendable {}
+extension ParallelStateMachine.UnseenEndAction: Sendable {}

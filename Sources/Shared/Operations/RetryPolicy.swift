@@ -6,14 +6,17 @@
 /// }
 /// ```
 ///
-/// Cancellation is never retried. Waits are measured on the clock passed to `run`, so tests use a
+/// Cancellation is never retried, and neither is a `CancellationError` the operation throws: when the run was
+/// cancelled it settles as cancelled; otherwise (the operation cancelled some inner work of its own) it is a failure
+/// like any other, with `onError` and the error stored. Waits are measured on the clock passed to `run`, so tests use a
 /// ``ManualClock`` and never sleep.
 public struct RetryPolicy: Sendable {
   /// How many times a failed operation is tried again; the operation runs at most `retries + 1` times.
   public let retries: Int
   /// How long to wait before each retry.
   public let backoff: Backoff
-  /// Which errors are worth retrying. The default retries every error except cancellation.
+  /// Which errors are worth retrying. The default retries every error; a `CancellationError` is never retried,
+  /// whatever this says.
   public let shouldRetry: @Sendable (any Error) -> Bool
 
   /// A policy.

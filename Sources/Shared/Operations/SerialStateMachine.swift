@@ -6,9 +6,9 @@
 /// tests use any value). A queued run that is cancelled leaves the queue at once, and the ones behind it keep their
 /// order.
 ///
-/// A serial run starts, for the shared state, when its turn comes: the caller starts it in ``ParallelStateMachine``
-/// in the same step as the run before it ends (``start(_:as:)``), so each run's result is shown before the next one
-/// begins (a paginated query appends every page) and the state follows the run that runs.
+/// A serial run starts, for the shared state, when its turn comes: `OperationCoordination.finishTurn` ends the run
+/// before it and starts it in ``ParallelStateMachine`` (``start(_:as:)``) in one step, so each run's result is shown
+/// before the next one begins and the state follows the run that runs.
 struct SerialStateMachine<Waiter> {
   /// A queued run: its ticket, and its waiter once its task asks to wait.
   struct Queued {
