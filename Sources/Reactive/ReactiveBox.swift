@@ -31,10 +31,6 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   let isTracked: Atomic<Bool>
   @usableFromInline
   let probe = ObservationProbe.shared
-  // Key paths are immutable once made, and this one captures only the probe, which is Sendable; `KeyPath` simply
-  // does not declare the conformance.
-  @usableFromInline
-  nonisolated(unsafe) let observationKeyPath: KeyPath<ReactiveBox, Value>
 
   /// Creates a box holding `value`.
   ///
@@ -42,7 +38,6 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   @inlinable
   public init(_ value: Value) {
     self.isTracked = Atomic(!ObservationProbe.trackingIsDetectable)
-    self.observationKeyPath = ObservationProbe.keyPath(for: ReactiveBox.self)
     self.state = Lock(BoxState(value: value))
   }
 
@@ -53,9 +48,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   @inlinable
   public var value: Value {
     if isTracked.load(ordering: .relaxed) { return trackedRead(through: nil) }
-    let hits = probe.hits.load(ordering: .relaxed)
-    probe.spare()._withUnsafeGuaranteedRef { $0.registrar.access(self, keyPath: observationKeyPath) }
-    if probe.hits.load(ordering: .relaxed) != hits { return trackedRead(through: probe.takeSpare()) }
+    if probe.accessThroughSpare() { return trackedRead(through: probe.takeSpare()) }
     return state.withLock { $0.value }
   }
 
@@ -72,7 +65,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
       return (state.value, action)
     }
     switch action {
-    case .register(let holder): holder.registrar.access(self, keyPath: observationKeyPath)
+    case .register(let holder): holder.registrar.access(probe, keyPath: probe.keyPath)
     }
     return value
   }
@@ -231,17 +224,13 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   func trackedChanged() {
     switch state.withLock({ $0.observation.changed() }) {
     case .tell(let holder):
-      holder.registrar.willSet(self, keyPath: observationKeyPath)
-      holder.registrar.didSet(self, keyPath: observationKeyPath)
+      holder.registrar.willSet(probe, keyPath: probe.keyPath)
+      holder.registrar.didSet(probe, keyPath: probe.keyPath)
     case .none:
       break
     }
   }
 
-  /// The value, under the name Observation's key path uses.
-  subscript(observationProbe probe: ObservationProbe) -> Value {
-    state.withLock { $0.value }
-  }
 }
 
 extension ReactiveBox: Observable {}
