@@ -31,6 +31,10 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   let isTracked: Atomic<Bool>
   @usableFromInline
   let probe = ObservationProbe.shared
+  // Key paths are immutable once made, and this one captures only the probe's marker, which is Sendable; `KeyPath`
+  // simply does not declare the conformance.
+  @usableFromInline
+  nonisolated(unsafe) let observationKeyPath: KeyPath<ReactiveBox, Value>
 
   /// Creates a box holding `value`.
   ///
@@ -38,6 +42,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   @inlinable
   public init(_ value: Value) {
     self.isTracked = Atomic(!ObservationProbe.trackingIsDetectable)
+    self.observationKeyPath = ObservationProbe.keyPath(for: ReactiveBox.self)
     self.state = Lock(BoxState(value: value))
   }
 
@@ -48,7 +53,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   @inlinable
   public var value: Value {
     if isTracked.load(ordering: .relaxed) { return trackedRead(through: nil) }
-    if probe.accessThroughSpare() { return trackedRead(through: probe.takeSpare()) }
+    if probe.accessThroughSpare(self, keyPath: observationKeyPath) { return trackedRead(through: probe.takeSpare()) }
     return state.withLock { $0.value }
   }
 
@@ -65,7 +70,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
       return (state.value, action)
     }
     switch action {
-    case .register(let holder): holder.registrar.access(probe, keyPath: probe.keyPath)
+    case .register(let holder): holder.registrar.access(self, keyPath: observationKeyPath)
     }
     return value
   }
@@ -224,8 +229,8 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   func trackedChanged() {
     switch state.withLock({ $0.observation.changed() }) {
     case .tell(let holder):
-      holder.registrar.willSet(probe, keyPath: probe.keyPath)
-      holder.registrar.didSet(probe, keyPath: probe.keyPath)
+      holder.registrar.willSet(self, keyPath: observationKeyPath)
+      holder.registrar.didSet(self, keyPath: observationKeyPath)
     case .none:
       break
     }
@@ -234,6 +239,13 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
 }
 
 extension ReactiveBox: Observable {}
+
+extension ReactiveBox {
+  /// The value, under the name Observation's key path uses; Observation never reads it.
+  subscript(observationMarker marker: TrackingMarker) -> Value {
+    state.withLock { $0.value }
+  }
+}
 
 extension ReactiveBox: CustomStringConvertible {
   /// A description of the box and its current value, for logs and debugging.

@@ -27,7 +27,7 @@ import Testing
     tracked.withLock { $0 += 1 }
     let box = ReactiveBox(0)
     _ = box.value
-    _ = tracked.probe.keyPath.hashValue
+    _ = tracked.observationKeyPath.hashValue
     let other = ReactiveBox(0)
     _ = other.value
     let boxIsTracked = box.isTracked.load(ordering: .relaxed)
@@ -180,7 +180,7 @@ import Testing
       _ = box.trackedRead(through: RegistrarHolder())
       let spare = RegistrarHolder()
       _ = withObservationTracking {
-        spare.registrar.access(box.probe, keyPath: box.probe.keyPath)
+        spare.registrar.access(box, keyPath: box.observationKeyPath)
         return box.trackedRead(through: spare)
       } onChange: {
         withExtendedLifetime(marker) { _ = changed.add(1, ordering: .relaxed) }
