@@ -23,7 +23,10 @@ import Testing
   /// anything hashes the key path. Neither makes this thread's next read of an untracked box a tracked one.
   @Test func theMarkerHashedOutsideAReadDoesNotTrackTheNextRead() {
     let tracked = ReactiveBox(0)
-    _ = withObservationTracking { tracked.value } onChange: {}
+    _ = withObservationTracking {
+      tracked.value
+    } onChange: {
+    }
     tracked.withLock { $0 += 1 }
     let box = ReactiveBox(0)
     _ = box.value
@@ -44,7 +47,10 @@ import Testing
       var rounds = 0
       while !stop.load(ordering: .relaxed) || rounds == 0 {
         let box = ReactiveBox(rounds)
-        _ = withObservationTracking { box.value } onChange: {}
+        _ = withObservationTracking {
+          box.value
+        } onChange: {
+        }
         rounds += 1
         if rounds % 64 == 0 { await Task.yield() }
       }
