@@ -14,12 +14,13 @@ public import Synchronization
 /// A registrar costs about 140 bytes, and telling it about a write costs tens of nanoseconds even when nobody
 /// listens, several times the cost of the write itself. So an untracked box has no registrar: its reads go through
 /// a spare registrar of the reading thread (one per thread, see ``spare()``), under a key path that carries the
-/// probe's ``marker`` as a subscript argument (one key path per value type). When a read happens inside `withObservationTracking` (or
-/// `Observations`), the tracking machinery records the key path in a set, which hashes it, which hashes the
-/// marker, which sets ``RegistrarHolder/reached`` of the reading thread's spare. A read that finds its spare
-/// reached takes that spare as its box's own registrar, and from then on the box reads and writes through it.
-/// Outside tracking, a read pays a look-up of the thread's spare, Observation's check of its thread-local state,
-/// and a store and a load of the spare's flag.
+/// probe's ``marker`` as a subscript argument (one key path per value type). When a read happens inside
+/// `withObservationTracking` (or `Observations`), the tracking machinery records the key path in a set, which
+/// hashes it, which hashes the marker, which sets ``RegistrarHolder/reached`` of the reading thread's spare. A
+/// read that finds its spare reached takes that spare as its box's own registrar, and from then on the box reads
+/// and writes through it. Outside tracking, a read pays a look-up of the thread's spare (on Linux, `pthread_self()`
+/// and one entry of ``threadSlots``), Observation's check of its thread-local state, and a store and a load of the
+/// spare's flag.
 ///
 /// Why a spare per thread rather than one shared by every box: the tracking also registers its `onChange` with
 /// the registrar the read went through, and only that registrar's end (or a change it announces) lets the
