@@ -31,8 +31,8 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   let isTracked: Atomic<Bool>
   @usableFromInline
   let probe = ObservationProbe.shared
-  // Key paths are immutable once made, and this one captures only the probe, which is Sendable; `KeyPath` simply
-  // does not declare the conformance.
+  // Key paths are immutable once made, and this one captures only the probe's marker, which is Sendable; `KeyPath`
+  // simply does not declare the conformance.
   @usableFromInline
   nonisolated(unsafe) let observationKeyPath: KeyPath<ReactiveBox, Value>
 
@@ -53,9 +53,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   @inlinable
   public var value: Value {
     if isTracked.load(ordering: .relaxed) { return trackedRead(through: nil) }
-    let hits = probe.hits.load(ordering: .relaxed)
-    probe.spare()._withUnsafeGuaranteedRef { $0.registrar.access(self, keyPath: observationKeyPath) }
-    if probe.hits.load(ordering: .relaxed) != hits { return trackedRead(through: probe.takeSpare()) }
+    if probe.accessThroughSpare(self, keyPath: observationKeyPath) { return trackedRead(through: probe.takeSpare()) }
     return state.withLock { $0.value }
   }
 
@@ -238,13 +236,16 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     }
   }
 
-  /// The value, under the name Observation's key path uses.
-  subscript(observationProbe probe: ObservationProbe) -> Value {
-    state.withLock { $0.value }
-  }
 }
 
 extension ReactiveBox: Observable {}
+
+extension ReactiveBox {
+  /// The value, under the name Observation's key path uses; Observation never reads it.
+  subscript(observationMarker marker: TrackingMarker) -> Value {
+    state.withLock { $0.value }
+  }
+}
 
 extension ReactiveBox: CustomStringConvertible {
   /// A description of the box and its current value, for logs and debugging.

@@ -1,4 +1,5 @@
 public import Observation
+public import Synchronization
 
 /// An Observation registrar: a box's own, or, before a box takes it, a thread's spare (see ``ObservationProbe``).
 ///
@@ -7,6 +8,9 @@ public import Observation
 /// registered with its registrar.
 @usableFromInline
 final class RegistrarHolder: Sendable {
+  /// Whether a tracking reached this registrar since its thread last cleared the flag; only the thread whose
+  /// spare this is touches it (see ``ObservationProbe``).
+  @usableFromInline let reached = Atomic<Bool>(false)
   @usableFromInline let registrar = ObservationRegistrar()
 
   @usableFromInline
