@@ -197,41 +197,97 @@ public final class QueryStore: Sendable {
   }
 
   /// Asks the query named `key` for `work`, done by `body`, after the work already under way; returns its task.
+  ///
+  /// Cancelling the task stops this caller's wait at once; the work itself is cancelled (or, while it waits its
+  /// turn, withdrawn) only when nobody else needs it: another caller, a holder, an invalidation.
   func request<State: OperationTrackable>(
     _ work: QueryRecordMachine.Work,
     key: QueryKey,
     as _: State.Type,
     body: @escaping QueryRecord<State>.Body
   ) -> OperationTask<State.Success>? {
-    let planned = state.withLock {
-      state -> (work: QueryWork<State.Success>?, isNew: Bool, effect: QueryRecordEffect)? in
-      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
-      return record.request(work, body: body, store: self)
+    let planned = state.withLock { state in
+      (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.request(work, body: body, store: self)
     }
-    guard let planned, let work = planned.work else { return nil }
-    planned.effect()
-    // Cancelling cancels the work this call asked for, not work it joined (another caller's refetch).
-    let isNew = planned.isNew
+    guard let (id, work, effect) = planned else { return nil }
+    effect()
+    let store = WeakQueryStore(store: self)
     return OperationTask(
       task: Task {
         let result = await withTaskCancellationHandler {
           await work.result()
         } onCancel: {
-          if isNew { work.cancel() }
+          store.store?.cancelRequest(id, of: work, key: key, as: State.self)
         }
         return try result.get()
       })
   }
 
-  /// Performs the unit of work `id` of `query`: fetches (again, while invalidations supersede what it fetched),
-  /// retries, writes the status and the value, and tells the record how it ended.
-  func execute<State: OperationTrackable>(
+  /// A caller of the unit of work `id` cancelled its task.
+  private func cancelRequest<State: OperationTrackable>(
+    _ id: QueryRecordMachine.WorkID,
+    of work: QueryWork<State.Success>,
+    key: QueryKey,
+    as _: State.Type
+  ) {
+    let (withdrawn, effect) = state.withLock { state -> (QueryWork<State.Success>?, QueryRecordEffect) in
+      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return (nil, .none) }
+      return record.cancelRequested(id, work: work)
+    }
+    withExtendedLifetime(withdrawn) {}  // Released after the lock.
+    effect()
+  }
+
+  /// The status that the work `id` of the query named `key` left pending was settled; starts what follows.
+  func settled<State: OperationTrackable>(_ id: QueryRecordMachine.WorkID, key: QueryKey, as _: State.Type) {
+    let effect = state.withLock { state in
+      (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.settled(id, store: self) ?? .none
+    }
+    effect()
+  }
+
+  /// The value of the query named `key`, borrowed for one fetch.
+  private func shared<State: OperationTrackable>(of key: QueryKey, as _: State.Type) -> Shared<State>? {
+    state.withLock { ($0.root.node(at: key.parts)?.record as? QueryRecord<State>)?.shared }
+  }
+
+  private func fetchReturned<State: OperationTrackable>(
+    _ id: QueryRecordMachine.WorkID,
+    key: QueryKey,
+    as _: State.Type
+  ) -> QueryRecordMachine.ReturnAction {
+    state.withLock { state in
+      (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.fetchReturned(id) ?? .discard
+    }
+  }
+
+  private func finished<State: OperationTrackable>(
+    _ id: QueryRecordMachine.WorkID,
+    key: QueryKey,
+    outcome: QueryRecordMachine.Outcome,
+    as _: State.Type
+  ) -> QueryRecordEffect {
+    let (finished, effect) = state.withLock { state -> (QueryWork<State.Success>?, QueryRecordEffect) in
+      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return (nil, .none) }
+      return record.finished(id, outcome: outcome, store: self)
+    }
+    withExtendedLifetime(finished) {}  // Released after the lock.
+    return effect
+  }
+
+  /// Performs the unit of work `id` of `query`: fetches with retries, writes the status and the value, and tells
+  /// the record how it ended.
+  ///
+  /// The store is held weakly and only for each step: a fetch that hangs keeps neither the store nor its other
+  /// queries alive.
+  static func execute<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     of query: Query<State>,
     epoch: Stopwatch,
     body: QueryRecord<State>.Body,
     work: QueryWork<State.Success>,
-    before: OperationStatus?
+    before: OperationStatus?,
+    store: WeakQueryStore
   ) async {
     let key = query.key
     let result: Result<State.Success, any Error>
@@ -239,75 +295,68 @@ public final class QueryStore: Sendable {
     do {
       // The value is borrowed from the record for the fetch only, so that the record can tell afterwards whether
       // anyone else still holds it.
-      let shared = state.withLock { ($0.root.node(at: key.parts)?.record as? QueryRecord<State>)?.shared }
-      guard let shared else {
+      guard let shared = store.store?.shared(of: key, as: State.self) else {
         work.finish(.failure(CancellationError()))
         return
       }
-      let before = before ?? Self.markPending(shared)
-      (result, outcome) = await fetchAndApply(
-        id, into: shared, query: query, epoch: epoch, body: body, before: before)
+      if before == nil && Task.isCancelled {
+        // Cancelled as its turn came: it never showed pending.
+        (result, outcome) = (.failure(CancellationError()), .cancelled)
+      } else {
+        let before = before ?? markPending(shared)
+        (result, outcome) = await fetchAndApply(
+          id, into: shared, query: query, epoch: epoch, body: body, before: before, store: store)
+      }
     }
-    let (finished, effect) = state.withLock { state -> (QueryWork<State.Success>?, QueryRecordEffect) in
-      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return (nil, .none) }
-      return record.finished(id, outcome: outcome, store: self)
-    }
+    let effect = store.store?.finished(id, key: key, outcome: outcome, as: State.self) ?? .none
     work.finish(result)
-    withExtendedLifetime(finished) {}  // Released after the lock.
     effect()
   }
 
-  private func fetchAndApply<State: OperationTrackable>(
+  private static func fetchAndApply<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     into shared: Shared<State>,
     query: Query<State>,
     epoch: Stopwatch,
     body: QueryRecord<State>.Body,
-    before: OperationStatus
+    before: OperationStatus,
+    store: WeakQueryStore
   ) async -> (Result<State.Success, any Error>, QueryRecordMachine.Outcome) {
-    let key = query.key
-    while true {
-      switch await attempts(body, shared: shared, options: query.options) {
-      case .success(let value):
-        // Fresh from this moment: read before the value shows, so no reader sees it stale.
-        let now = epoch.elapsed()
-        let action = state.withLock { state -> QueryRecordMachine.ReturnAction in
-          (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.fetchReturned(id) ?? .apply
-        }
-        if action == .fetchAgain {
-          shared.withLock { value in
-            value.operationAttempt = 1
-            value.operationUpdatedAt = Date()
-          }
-          continue
-        }
-        shared.withLockReleasingReplaced { state in
-          state.operationStatus = .success
-          state.applySuccess(value)
-          state.error = nil
-          state.operationUpdatedAt = Date()
-        }
-        return (.success(value), .applied(at: now))
-      case .failure(let error) where error is CancellationError:
-        shared.withLockReleasingReplaced { state in
-          if state.operationStatus == .pending { state.operationStatus = before }
-        }
-        return (.failure(error), .cancelled)
-      case .failure(let error):
-        shared.withLockReleasingReplaced { state in
-          state.operationStatus = .error
-          state.error = error
-          state.operationUpdatedAt = Date()
-        }
-        return (.failure(error), .failed)
+    switch await attempts(body, shared: shared, options: query.options) {
+    case .success(let value):
+      // Fresh from this moment: read before the value shows, so no reader sees it stale.
+      let now = epoch.elapsed()
+      let action = store.store?.fetchReturned(id, key: query.key, as: State.self) ?? .discard
+      guard case .apply(let keepPending) = action else { return (.success(value), .cancelled) }
+      // With work following at once, the status stays pending: no success shows between the two.
+      shared.withLockReleasingReplaced { state in
+        state.operationStatus = keepPending ? .pending : .success
+        if keepPending { state.operationAttempt = 1 }
+        state.applySuccess(value)
+        state.error = nil
+        state.operationUpdatedAt = Date()
       }
+      return (.success(value), .applied(at: now))
+    case .failure(let error) where error is CancellationError:
+      shared.withLockReleasingReplaced { state in
+        if state.operationStatus == .pending { state.operationStatus = before }
+      }
+      return (.failure(error), .cancelled)
+    case .failure(let error):
+      shared.withLockReleasingReplaced { state in
+        state.operationStatus = .error
+        state.error = error
+        state.operationUpdatedAt = Date()
+      }
+      return (.failure(error), .failed)
     }
   }
 
-  /// Shows a fetch starting: pending, attempt 1; returns the status before.
+  /// Shows a fetch starting: pending, attempt 1; returns the status to restore if it is cancelled (a status left
+  /// pending by the work ahead, which wrote its value and handed over, counts as success).
   static func markPending<State: OperationTrackable>(_ shared: Shared<State>) -> OperationStatus {
     shared.withLock { value in
-      let before = value.operationStatus
+      let before = value.operationStatus == .pending ? .success : value.operationStatus
       value.operationStatus = .pending
       value.operationAttempt = 1
       value.operationUpdatedAt = Date()
@@ -316,7 +365,7 @@ public final class QueryStore: Sendable {
   }
 
   /// Runs `body` with the query's retries; cancellation (of the task, or thrown by `body`) is never retried.
-  private func attempts<State: OperationTrackable>(
+  private static func attempts<State: OperationTrackable>(
     _ body: QueryRecord<State>.Body,
     shared: Shared<State>,
     options: QueryOptions
@@ -379,6 +428,11 @@ public final class QueryStore: Sendable {
     withExtendedLifetime(removed) {}  // The value is released after the lock.
     return isGone
   }
+}
+
+/// A store held weakly, by a fetch that must not keep it alive.
+struct WeakQueryStore: Sendable {
+  weak var store: QueryStore?
 }
 
 /// Time since a moment, on some clock.
