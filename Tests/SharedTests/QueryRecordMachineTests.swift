@@ -459,7 +459,9 @@ private struct Harness {
     limited.fetched(next: "c")
     #expect(limited.step == .finished(next: "c"))
     var cycle = RefetchAllWalk(from: "a", limit: 5)
-    cycle.fetched(next: "a")
-    #expect(cycle.step == .finished(next: "a"))
+    cycle.fetched(next: "b")
+    cycle.fetched(next: "a")  // Back to a walked page: the chain ends here.
+    #expect(cycle.step == .finished(next: nil))
+    #expect(cycle.ids == ["a", "b"])
   }
 }

@@ -319,6 +319,26 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     withExtendedLifetime(token) {}
   }
 
+  @Test func aCursorThatComesBackToALoadedPageEndsThePages() async throws {
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let nextPage: @Sendable (String, String) -> String? = { _, id in id == "a" ? "b" : "a" }  // b leads back to a.
+    let query: Query<PaginatedState<String, String>> = .paginatedQuery(
+      ["cycle"], initialPage: "a", nextPage: nextPage, options: options
+    ) { (id: String) -> String in
+      "page \(id)"
+    }
+    let feed = Shared(wrappedValue: PaginatedState<String, String>(), query)
+    await waitForSuccess(feed)
+    _ = try await feed.fetchNextPage()?.value
+    #expect(feed.wrappedValue.pageIDs == ["a", "b"])
+    #expect(!feed.wrappedValue.hasNextPage)
+    _ = try await feed.fetchNextPage()?.value
+    _ = try await feed.refetchAll()?.value
+    #expect(!feed.wrappedValue.hasNextPage)
+    _ = try await feed.fetchNextPage()?.value
+    #expect(feed.wrappedValue.pageIDs == ["a", "b"])
+  }
+
   @Test func aRegistryAndItsQueriesAreFreedTogether() async {
     let clock = ManualClock()
     weak var weakStore: QueryStore?

@@ -170,9 +170,11 @@ extension Shared {
       guard let last = state.pages.last, let lastID = state.pageIDs.last else {
         return try await paginator.refetchAll(state)
       }
-      guard let id = paginator.nextPage(last, lastID) else { return .none }
+      // A cursor that leads back to a loaded page ends the pages.
+      guard let id = paginator.nextPage(last, lastID), !state.pageIDs.contains(id) else { return .none }
       let page = try await paginator.fetch(id)
-      return .next(id: id, page: page, hasNext: paginator.nextPage(page, id) != nil)
+      let next = paginator.nextPage(page, id)
+      return .next(id: id, page: page, hasNext: next.map { $0 != id && !state.pageIDs.contains($0) } ?? false)
     }
   }
 
@@ -188,9 +190,11 @@ extension Shared {
       guard let first = state.pages.first, let firstID = state.pageIDs.first else {
         return try await paginator.refetchAll(state)
       }
-      guard let id = paginator.previousPage(first, firstID) else { return .none }
+      guard let id = paginator.previousPage(first, firstID), !state.pageIDs.contains(id) else { return .none }
       let page = try await paginator.fetch(id)
-      return .previous(id: id, page: page, hasPrevious: paginator.previousPage(page, id) != nil)
+      let previous = paginator.previousPage(page, id)
+      return .previous(
+        id: id, page: page, hasPrevious: previous.map { $0 != id && !state.pageIDs.contains($0) } ?? false)
     }
   }
 
