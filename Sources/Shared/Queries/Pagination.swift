@@ -86,20 +86,17 @@ final class Paginator<PageID: Hashable & Sendable, Page: Sendable>: Sendable {
   let nextPage: @Sendable (Page, PageID) -> PageID?
   let previousPage: @Sendable (Page, PageID) -> PageID?
   let fetch: @Sendable (PageID) async throws -> Page
-  let options: QueryOptions
 
   init(
     initialPage: PageID,
     nextPage: @escaping @Sendable (Page, PageID) -> PageID?,
     previousPage: @escaping @Sendable (Page, PageID) -> PageID?,
-    fetch: @escaping @Sendable (PageID) async throws -> Page,
-    options: QueryOptions
+    fetch: @escaping @Sendable (PageID) async throws -> Page
   ) {
     self.initialPage = initialPage
     self.nextPage = nextPage
     self.previousPage = previousPage
     self.fetch = fetch
-    self.options = options
   }
 
   /// Fetches the loaded pages again: from the first, following ``nextPage``, until it returns `nil` or as many pages
@@ -107,14 +104,18 @@ final class Paginator<PageID: Hashable & Sendable, Page: Sendable>: Sendable {
   func refetchAll(_ current: PaginatedState<PageID, Page>) async throws -> PageUpdate<PageID, Page> {
     var walk = RefetchAllWalk(from: current.pageIDs.first ?? initialPage, limit: current.pageIDs.count)
     var pages: [Page] = []
-    while case .fetch(let id) = walk.step {
-      let page = try await fetch(id)
-      pages.append(page)
-      walk.fetched(next: nextPage(page, id))
+    while true {
+      switch walk.step {
+      case .fetch(let id):
+        let page = try await fetch(id)
+        pages.append(page)
+        walk.fetched(next: nextPage(page, id))
+      case .finished(let next):
+        // A walk fetches at least its first page before it finishes.
+        let hasPrevious = previousPage(pages[0], walk.ids[0]) != nil
+        return .all(ids: walk.ids, pages: pages, hasNext: next != nil, hasPrevious: hasPrevious)
+      }
     }
-    guard case .finished(let next) = walk.step, let first = pages.first else { return .none }
-    let hasPrevious = previousPage(first, walk.ids[0]) != nil
-    return .all(ids: walk.ids, pages: pages, hasNext: next != nil, hasPrevious: hasPrevious)
   }
 }
 
@@ -143,7 +144,7 @@ extension SharedKey {
     _ fetch: @escaping @Sendable (PageID) async throws -> Page
   ) -> Self where Self == Query<PaginatedState<PageID, Page>> {
     let paginator = Paginator(
-      initialPage: initialPage, nextPage: nextPage, previousPage: previousPage, fetch: fetch, options: options)
+      initialPage: initialPage, nextPage: nextPage, previousPage: previousPage, fetch: fetch)
     return Query(
       key: key, options: options,
       fetch: { partial in try await paginator.refetchAll(partial.shared.wrappedValue) },

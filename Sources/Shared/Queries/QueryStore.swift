@@ -170,20 +170,24 @@ public final class QueryStore: Sendable {
     }
     let epoch = existing ?? Stopwatch(query.options.clock)
     let now = epoch.elapsed()
-    let (effect, conflict, created) = state.withLock {
-      state -> (QueryRecordEffect, String?, Bool) in
+    let (effect, conflict, created, replaced) = state.withLock {
+      state -> (QueryRecordEffect, String?, Bool, (any QueryRecordProtocol)?) in
       let node = state.root.makeNode(at: query.key.parts)
       if let record = node.record as? QueryRecord<State> {
         let conflict = record.query.source == query.source ? nil : record.query.source
         // A record made between the two locks started its own time: this holder's reading is of another clock.
         let now = record.epoch.isSame(as: epoch) ? now : .zero
-        return (record.holderAppeared(now: now, store: self), conflict, false)
+        return (record.holderAppeared(now: now, store: self), conflict, false, nil)
       }
+      // A record of another state type is not expected here (its value keeps the registry's entry, so a holder of
+      // another type gets a value of its own); if one is, it and its value are released after the lock.
+      let replaced = node.record
       let record = QueryRecord(query: query, root: root, epoch: epoch)
-      if node.record == nil { state.count += 1 }
+      if replaced == nil { state.count += 1 }
       node.record = record
-      return (record.holderAppeared(now: now, store: self), nil, true)
+      return (record.holderAppeared(now: now, store: self), nil, true, replaced)
     }
+    withExtendedLifetime(replaced) {}
     if let conflict {
       registry.report(
         SharedDiagnostic(
