@@ -27,6 +27,14 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case toggleHolder
   /// A garbage check, a quarter of gcTime later.
   case gcTick
+  /// `fetchPreviousPage()` by a caller with a task (the model's first page has none before it).
+  case requestPreviousPage
+  /// A refetch trigger (a reconnect): refreshes a held query whose value is stale.
+  case trigger
+  /// Another holder appears while the first holds the query.
+  case secondHolder
+  /// The app writes into the query's value (`QueryStore.update`): a use for garbage collection.
+  case touch
 
   var description: String {
     switch self {
@@ -38,6 +46,10 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .cancel: "cancel"
     case .toggleHolder: "toggleHolder"
     case .gcTick: "gcTick"
+    case .requestPreviousPage: "previousPage"
+    case .trigger: "trigger"
+    case .secondHolder: "secondHolder"
+    case .touch: "touch"
     }
   }
 }
@@ -77,6 +89,10 @@ private struct Harness {
   var collected = false
   /// The status left pending by a work that handed over to the next one.
   var handedOver = false
+  /// The work that just ended wrote its value.
+  var applied = false
+  /// An invalidation came while the running refresh fetched.
+  var fetchSuperseded = false
   /// The status the last work that ended left (success if it wrote its value, error if it failed).
   var lastEndedStatus = OperationStatus.idle
   var failures: [String] = []
@@ -110,6 +126,7 @@ private struct Harness {
     case .invalidate:
       serverVersion += 1
       serverPageCount = serverPageCount == 3 ? 2 : 3
+      if case .walking = running?.progress { fetchSuperseded = true }
       handle(machine.invalidated(isHeld: isReferenced))
     case .requestNextPage:
       guard isHeld else { return }  // Only a holder can ask.
@@ -117,6 +134,17 @@ private struct Harness {
     case .refetch:
       guard isHeld else { return }
       handle(machine.request(.refresh, by: .caller), byCaller: true)
+    case .requestPreviousPage:
+      guard isHeld else { return }
+      handle(machine.request(.previousPage, by: .caller), byCaller: true)
+    case .trigger:
+      guard isHeld else { return }  // The store asks only held records.
+      handle(machine.refreshIfStale(now: now, staleTime: Self.staleTime))
+    case .secondHolder:
+      guard isHeld else { return }
+      handle(machine.holderAppeared(now: now, staleTime: Self.staleTime))
+    case .touch:
+      machine.touched()
     case .step:
       step()
     case .fail:
@@ -188,6 +216,11 @@ private struct Harness {
       case .discard:
         fail("the running work \(id) was discarded")
       case .apply(let keepPending):
+        // The status stays pending exactly when work follows at once: a refetch after an invalidation, or queued
+        // work.
+        if keepPending != (fetchSuperseded || !waiting.isEmpty) {
+          fail("a refresh keeps pending: \(keepPending), superseded \(fetchSuperseded), waiting \(waiting)")
+        }
         if walk.ids != Array(0..<walk.ids.count) { fail("a refetch of all pages left the chain: \(walk.ids)") }
         // No stale page survives a refetch of all pages that nothing superseded.
         if case .applying(superseded: false, _) = machine.running?.phase,
@@ -211,11 +244,13 @@ private struct Harness {
         fail("the running page work \(id) was discarded")
         return
       }
+      if keepPending != !waiting.isEmpty { fail("a page keeps pending: \(keepPending), waiting \(waiting)") }
       running = (id, .returned(update, fetchedVersion: nil, keepPending: keepPending), before)
     case .returned(let update, let fetchedVersion, let keepPending):
       state.applySuccess(update)
       state.operationStatus = keepPending ? .pending : .success
       handedOver = keepPending
+      applied = true
       if let fetchedVersion { appliedRefreshVersion = fetchedVersion }
       // A failed refresh leaves the query stale (its next holder refetches) until a refresh succeeds; page work
       // does not count, even when it had to load the first page.
@@ -233,7 +268,9 @@ private struct Harness {
 
   mutating func handle(_ action: QueryRecordMachine.RequestAction, byCaller: Bool = false) {
     let wasHandedOver = handedOver
+    let wasApplied = applied
     handedOver = false
+    applied = false
     switch action {
     case .none:
       break
@@ -252,8 +289,11 @@ private struct Harness {
       if let running { fail("work \(id) started while work \(running.id) runs") }
       if byCaller { callers.append(id) }
       waiting.remove(id)
-      // Between a work that handed over and the next the status stays pending.
-      if wasHandedOver && state.operationStatus != .pending { fail("the status shows \(state.operationStatus)") }
+      fetchSuperseded = false
+      // From a work that handed over to the work that follows, the status stays pending.
+      if wasApplied && wasHandedOver && state.operationStatus != .pending {
+        fail("\(state.operationStatus) shows between a written value and work \(id)")
+      }
       let before = state.operationStatus == .pending ? .success : state.operationStatus
       state.operationStatus = .pending
       let progress: Progress
@@ -393,7 +433,17 @@ private struct Harness {
   }
 
   @Test func everyOrderingOfFiveEventsWithFailuresKeepsTheRecordsInvariants() {
-    let (sequences, failures) = explore(Event.allCases, depth: 5)
+    let events: [Event] = [.invalidate, .requestNextPage, .refetch, .step, .fail, .cancel, .toggleHolder, .gcTick]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithTriggersAndHoldersKeepsTheRecordsInvariants() {
+    let events: [Event] = [
+      .invalidate, .requestPreviousPage, .step, .gcTick, .trigger, .secondHolder, .touch, .toggleHolder,
+    ]
+    let (sequences, failures) = explore(events, depth: 5)
     #expect(sequences == 32_768)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
