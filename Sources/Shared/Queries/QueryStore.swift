@@ -48,7 +48,9 @@ public final class QueryStore: Sendable {
       var marked = 0
       state.root.node(at: prefix.parts)?.visitRecords { record in
         marked += 1
-        effects.append(record.invalidate(store: self))
+        // A query nobody holds only notes it: no effect to keep.
+        let effect = record.invalidate(store: self)
+        if effect.perform != nil { effects.append(effect) }
       }
       return (marked, effects)
     }
@@ -110,9 +112,13 @@ public final class QueryStore: Sendable {
     // Reading the clock is the caller's code: outside the lock.
     let times = records.map { ($0.0, $0.1.elapsed()) }
     let effects = state.withLock { state -> [QueryRecordEffect] in
-      times.compactMap { key, now in
-        let effect = state.root.node(at: key.parts)?.record?.refetchIfStale(now: now, store: self)
-        return effect?.perform == nil ? nil : effect
+      zip(records, times).compactMap { entry, time in
+        // A record collected and made again meanwhile has a clock of its own: this reading is not its time.
+        guard let record = state.root.node(at: time.0.parts)?.record, record.epoch.isSame(as: entry.1) else {
+          return nil
+        }
+        let effect = record.refetchIfStale(now: time.1, store: self)
+        return effect.perform == nil ? nil : effect
       }
     }
     for effect in effects { effect() }
@@ -440,24 +446,43 @@ struct WeakQueryStore: Sendable {
 }
 
 /// Time since a moment, on some clock.
+///
+/// One object per record (the clock and the start instant together), whose identity tells one start from another.
 struct Stopwatch: Sendable {
-  let elapsed: @Sendable () -> Duration
-  /// Tells one stopwatch from another (copies of one stopwatch are the same).
-  private let identity: StopwatchIdentity
+  private let start: any StopwatchStart
 
   init(_ clock: any Clock<Duration>) {
-    func start<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
-      let start = clock.now
-      return { start.duration(to: clock.now) }
+    func start<C: Clock<Duration>>(_ clock: C) -> any StopwatchStart {
+      ClockStart(clock: clock, instant: clock.now)
     }
-    elapsed = start(clock)
-    identity = StopwatchIdentity()
+    self.start = start(clock)
+  }
+
+  /// The time since the start; reads the clock (the caller's code: outside any lock).
+  func elapsed() -> Duration {
+    start.elapsed()
   }
 
   /// Whether both measure from the same start.
   func isSame(as other: Stopwatch) -> Bool {
-    identity === other.identity
+    start === other.start
   }
 }
 
-private final class StopwatchIdentity: Sendable {}
+private protocol StopwatchStart: AnyObject, Sendable {
+  func elapsed() -> Duration
+}
+
+private final class ClockStart<C: Clock<Duration>>: StopwatchStart {
+  let clock: C
+  let instant: C.Instant
+
+  init(clock: C, instant: C.Instant) {
+    self.clock = clock
+    self.instant = instant
+  }
+
+  func elapsed() -> Duration {
+    instant.duration(to: clock.now)
+  }
+}
