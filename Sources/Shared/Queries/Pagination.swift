@@ -161,6 +161,12 @@ extension Shared {
   /// _ = try await task?.value
   /// ```
   ///
+  /// A refetch of all pages under way (a new holder of a stale query, an invalidation) fetches every loaded page
+  /// first; see ``QueryOptions/staleTime``. A cursor that leads back to a loaded page ends the pages.
+  ///
+  /// Cancelling the task stops this caller's wait at once, with a `CancellationError`; the page fetch is withdrawn
+  /// if it still waits for its turn, or cancelled if it runs.
+  ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult
   public func fetchNextPage<PageID: Hashable & Sendable, Page: Sendable>()
@@ -180,6 +186,9 @@ extension Shared {
   }
 
   /// Fetches the page before the first loaded one, after the fetch already under way.
+  ///
+  /// Cancelling the task stops this caller's wait at once; the page fetch is withdrawn if it still waits for its
+  /// turn, or cancelled if it runs.
   ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult
@@ -202,6 +211,10 @@ extension Shared {
   /// Fetches the loaded pages again, after the fetch already under way: from the first page, following `nextPage`
   /// until it returns `nil` or as many pages as are loaded were fetched. The result replaces every page, so a page
   /// the server dropped goes, and new cursors replace old ones. Joins a refetch that is asked for or under way.
+  ///
+  /// Cancelling the task stops this caller's wait at once. The refetch itself is cancelled (or withdrawn, while
+  /// it waits for its turn) only if nobody else needs it: not when another caller joined it, nor when an
+  /// invalidation of a held query relies on it.
   ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult
