@@ -332,31 +332,34 @@ public final class QueryStore: Sendable {
     before: OperationStatus,
     store: WeakQueryStore
   ) async -> (Result<State.Success, any Error>, QueryRecordMachine.Outcome) {
-    switch await attempts(body, shared: shared, options: query.options) {
+    let outcome = await RetryLoop.run(retry: query.options.retry, clock: query.options.clock) { attempt in
+      shared.withLock { value in
+        value.operationAttempt = attempt
+        value.operationUpdatedAt = Date()
+      }
+    } _: {
+      try await body(shared)
+    }
+    switch outcome {
     case .success(let value):
       // Fresh from this moment: read before the value shows, so no reader sees it stale.
       let now = epoch.elapsed()
       let action = store.store?.fetchReturned(id, key: query.key, as: State.self) ?? .discard
       guard case .apply(let keepPending) = action else { return (.success(value), .cancelled) }
-      // With work following at once, the status stays pending: no success shows between the two.
       shared.withLockReleasingReplaced { state in
-        state.operationStatus = keepPending ? .pending : .success
-        if keepPending { state.operationAttempt = 1 }
-        state.applySuccess(value)
-        state.error = nil
-        state.operationUpdatedAt = Date()
+        Shared<State>.show(outcome, in: &state)
+        // With work following at once, the status stays pending: no success shows between the two.
+        if keepPending { Shared<State>.showPending(in: &state) }
       }
       return (.success(value), .applied(at: now))
-    case .failure(let error) where error is CancellationError:
+    case .cancelled:
       shared.withLockReleasingReplaced { state in
         if state.operationStatus == .pending { state.operationStatus = before }
       }
-      return (.failure(error), .cancelled)
+      return (.failure(CancellationError()), .cancelled)
     case .failure(let error):
       shared.withLockReleasingReplaced { state in
-        state.operationStatus = .error
-        state.error = error
-        state.operationUpdatedAt = Date()
+        Shared<State>.show(outcome, in: &state)
       }
       return (.failure(error), .failed)
     }
@@ -367,39 +370,8 @@ public final class QueryStore: Sendable {
   static func markPending<State: OperationTrackable>(_ shared: Shared<State>) -> OperationStatus {
     shared.withLock { value in
       let before = value.operationStatus == .pending ? .success : value.operationStatus
-      value.operationStatus = .pending
-      value.operationAttempt = 1
-      value.operationUpdatedAt = Date()
+      Shared<State>.showPending(in: &value)
       return before
-    }
-  }
-
-  /// Runs `body` with the query's retries; cancellation (of the task, or thrown by `body`) is never retried.
-  private static func attempts<State: OperationTrackable>(
-    _ body: QueryRecord<State>.Body,
-    shared: Shared<State>,
-    options: QueryOptions
-  ) async -> Result<State.Success, any Error> {
-    var attempt = 1
-    while true {
-      if Task.isCancelled { return .failure(CancellationError()) }
-      do {
-        let value = try await body(shared)
-        return Task.isCancelled ? .failure(CancellationError()) : .success(value)
-      } catch {
-        if Task.isCancelled || error is CancellationError { return .failure(CancellationError()) }
-        guard attempt <= options.retry.retries, options.retry.shouldRetry(error) else { return .failure(error) }
-        let delay = options.retry.delay(beforeRetry: attempt, random: Double.random(in: 0..<1))
-        if delay > .zero {
-          do { try await options.clock.sleep(for: delay) } catch { return .failure(CancellationError()) }
-        }
-        attempt += 1
-        let current = attempt
-        shared.withLock { value in
-          value.operationAttempt = current
-          value.operationUpdatedAt = Date()
-        }
-      }
     }
   }
 
