@@ -223,9 +223,7 @@ private struct Harness {
         }
         if walk.ids != Array(0..<walk.ids.count) { fail("a refetch of all pages left the chain: \(walk.ids)") }
         // No stale page survives a refetch of all pages that nothing superseded.
-        if case .applying(superseded: false, _) = machine.running?.phase,
-          !pages.allSatisfy({ $0.version == serverVersion })
-        {
+        if machine.running?.isSuperseded == false, !pages.allSatisfy({ $0.version == serverVersion }) {
           fail("a refetch of all pages applies stale pages \(pages)")
         }
         let update = PageUpdate<Int, ServerPage>.all(

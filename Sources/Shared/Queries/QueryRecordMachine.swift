@@ -37,13 +37,45 @@ struct QueryRecordMachine: Sendable {
     case invalidated
   }
 
+  /// What the running work fetches. Only a refresh can be superseded: an invalidation is followed by a refresh,
+  /// never by page work fetched again.
+  enum Running: Equatable, Sendable {
+    /// The query's value again; `superseded`: an invalidation came while it was fetched or written, so a refresh
+    /// follows it.
+    case refresh(superseded: Bool)
+    /// The page after the last loaded one.
+    case nextPage
+    /// The page before the first loaded one.
+    case previousPage
+
+    init(_ work: Work) {
+      switch work {
+      case .refresh: self = .refresh(superseded: false)
+      case .nextPage: self = .nextPage
+      case .previousPage: self = .previousPage
+      }
+    }
+
+    /// The kind of work.
+    var work: Work {
+      switch self {
+      case .refresh: .refresh
+      case .nextPage: .nextPage
+      case .previousPage: .previousPage
+      }
+    }
+
+    /// Whether an invalidation superseded this refresh.
+    var isSuperseded: Bool { self == .refresh(superseded: true) }
+  }
+
   /// Where the running work is.
   enum Phase: Equatable, Sendable {
-    /// Fetching; `superseded`: an invalidation came meanwhile, so the value is out of date before it arrives.
-    case fetching(superseded: Bool)
-    /// Writing its result into the value. `superseded`: an invalidation came while it was fetched or written.
-    /// `handsOver`: the value was written with the status still pending, because work follows at once.
-    case applying(superseded: Bool, handsOver: Bool)
+    /// Fetching.
+    case fetching
+    /// Writing its result into the value. `handsOver`: the value was written with the status still pending,
+    /// because work follows at once.
+    case applying(handsOver: Bool)
     /// The work that was to follow was withdrawn: the status, left pending, is being set to success.
     case settling
   }
@@ -71,7 +103,7 @@ struct QueryRecordMachine: Sendable {
   /// The running work and the work waiting behind it.
   struct Busy: Equatable, Sendable {
     var id: WorkID
-    var work: Work
+    var running: Running
     var phase: Phase
     var demand: Demand
     var queue: [Queued]
@@ -163,9 +195,9 @@ struct QueryRecordMachine: Sendable {
   init() {}
 
   /// The running work, if any.
-  var running: (id: WorkID, work: Work, phase: Phase)? {
+  var running: (id: WorkID, work: Work, phase: Phase, isSuperseded: Bool)? {
     guard case .busy(let busy) = activity else { return nil }
-    return (busy.id, busy.work, busy.phase)
+    return (busy.id, busy.running.work, busy.phase, busy.running.isSuperseded)
   }
 
   // MARK: Events
@@ -189,7 +221,7 @@ struct QueryRecordMachine: Sendable {
 
   /// A refresh or a page was asked for.
   ///
-  /// A refresh joins a refresh that is queued or still fetching (its value is yet to come); page work always
+  /// A refresh joins a queued refresh, or the running one if no invalidation superseded it; page work always
   /// queues, in the order asked for.
   mutating func request(_ work: Work, by requester: Requester) -> RequestAction {
     let demand = Demand(callers: requester == .caller ? 1 : 0, isNeeded: requester == .library)
@@ -198,7 +230,7 @@ struct QueryRecordMachine: Sendable {
       return .none
     case .idle:
       let id = makeID()
-      activity = .busy(Busy(id: id, work: work, phase: .fetching(superseded: false), demand: demand, queue: []))
+      activity = .busy(Busy(id: id, running: Running(work), phase: .fetching, demand: demand, queue: []))
       return .start(id, work)
     case .busy(var busy):
       if work == .refresh {
@@ -207,7 +239,7 @@ struct QueryRecordMachine: Sendable {
           activity = .busy(busy)
           return .join(busy.queue[index].id)
         }
-        if busy.work == .refresh, busy.joinable {
+        if busy.joinable {
           busy.demand.join(demand)
           activity = .busy(busy)
           return .join(busy.id)
@@ -238,18 +270,10 @@ struct QueryRecordMachine: Sendable {
         activity = .busy(busy)
         return .none
       }
-      if busy.work == .refresh {
-        switch busy.phase {
-        case .fetching:
-          // The refetch that follows is the one the holders need: a cancelled fetch is followed by it too.
-          busy.phase = .fetching(superseded: true)
-        case .applying(_, let handsOver):
-          busy.phase = .applying(superseded: true, handsOver: handsOver)
-        case .settling:
-          break
-        }
+      if case .refresh = busy.running, busy.phase != .settling {
+        // The refetch that follows is the one the holders need: a cancelled fetch is followed by it too.
+        busy.running = .refresh(superseded: true)
         activity = .busy(busy)
-        if case .settling = busy.phase { return isHeld ? request(.refresh, by: .library) : .none }
         return .none
       }
       return isHeld ? request(.refresh, by: .library) : .none
@@ -284,11 +308,9 @@ struct QueryRecordMachine: Sendable {
   /// value older than what it shows, since one fetch runs at a time); a refetch then follows, so a held query
   /// still ends on a value fetched after its last invalidation.
   mutating func fetchReturned(_ id: WorkID) -> ReturnAction {
-    guard case .busy(var busy) = activity, busy.id == id, case .fetching(let superseded) = busy.phase else {
-      return .discard
-    }
-    let handsOver = superseded || !busy.queue.isEmpty
-    busy.phase = .applying(superseded: superseded, handsOver: handsOver)
+    guard case .busy(var busy) = activity, busy.id == id, busy.phase == .fetching else { return .discard }
+    let handsOver = busy.running.isSuperseded || !busy.queue.isEmpty
+    busy.phase = .applying(handsOver: handsOver)
     activity = .busy(busy)
     return .apply(keepPending: handsOver)
   }
@@ -300,34 +322,40 @@ struct QueryRecordMachine: Sendable {
   mutating func finished(_ id: WorkID, outcome: Outcome, isHeld: Bool) -> RequestAction {
     guard case .busy(var busy) = activity, busy.id == id else { return .none }
     use = .inUse
-    var superseded = false
-    var handsOver = false
+    let handsOver: Bool
     switch busy.phase {
-    case .fetching(let wasSuperseded): superseded = wasSuperseded
-    case .applying(let wasSuperseded, let didHandOver): (superseded, handsOver) = (wasSuperseded, didHandOver)
+    case .fetching: handsOver = false
+    case .applying(let didHandOver): handsOver = didHandOver
     case .settling: return .none
     }
-    if busy.work == .refresh, case .applied(let at) = outcome, !superseded {
+    guard case .refresh(let superseded) = busy.running else { return startQueuedOrSettle(&busy, handsOver: handsOver) }
+    if case .applied(let at) = outcome, !superseded {
       freshness = .fetched(at: at)
     }
     let refreshQueued = busy.queue.firstIndex { $0.work == .refresh }
     let unanswered = superseded || (outcome == .cancelled && freshness == .invalidated)
-    if busy.work == .refresh, unanswered, handsOver || isHeld, let index = refreshQueued {
+    if unanswered, handsOver || isHeld, let index = refreshQueued {
       // The refresh that waits answers the invalidation: no caller's cancellation may withdraw it now.
       busy.queue[index].demand.isNeeded = true
-    } else if busy.work == .refresh, unanswered, handsOver || isHeld {
+    } else if unanswered, handsOver || isHeld {
       let next = makeID()
       busy.id = next
-      busy.phase = .fetching(superseded: false)
+      busy.running = .refresh(superseded: false)
+      busy.phase = .fetching
       busy.demand = Demand(callers: 0, isNeeded: true)
       activity = .busy(busy)
       return .start(next, .refresh)
     }
+    return startQueuedOrSettle(&busy, handsOver: handsOver)
+  }
+
+  /// Starts the queued work, or settles a status left pending, or goes idle.
+  private mutating func startQueuedOrSettle(_ busy: inout Busy, handsOver: Bool) -> RequestAction {
     if !busy.queue.isEmpty { return startNext(&busy) }
     if handsOver {
       busy.phase = .settling
       activity = .busy(busy)
-      return .settleStatus(id)
+      return .settleStatus(busy.id)
     }
     activity = .idle
     return .none
@@ -375,8 +403,8 @@ struct QueryRecordMachine: Sendable {
   private mutating func startNext(_ busy: inout Busy) -> RequestAction {
     let next = busy.queue.removeFirst()
     busy.id = next.id
-    busy.work = next.work
-    busy.phase = .fetching(superseded: false)
+    busy.running = Running(next.work)
+    busy.phase = .fetching
     busy.demand = next.demand
     activity = .busy(busy)
     return .start(next.id, next.work)
@@ -392,11 +420,7 @@ extension QueryRecordMachine.Busy {
   /// Whether a refresh asked for now can be served by this running refresh: its value is yet to come, or came
   /// with no invalidation since.
   var joinable: Bool {
-    switch phase {
-    case .fetching: true
-    case .applying(let superseded, _): !superseded
-    case .settling: false
-    }
+    running == .refresh(superseded: false) && phase != .settling
   }
 }
 
