@@ -170,11 +170,10 @@ public final class QueryStore: Sendable {
   /// Registers a holder of `query` and fetches if the value is missing, stale or invalidated.
   func demand<State: OperationTrackable>(_ query: Query<State>, holder: Shared<State>, in registry: SharedRegistry) {
     guard case .root(let root) = holder.reference else { return }  // A type mismatch got a value of its own.
-    // The clock is read outside the lock: once to find the record's time, or to start a new record's.
-    let existing = state.withLock { state in
-      (state.root.node(at: query.key.parts)?.record as? QueryRecord<State>)?.epoch
-    }
-    let epoch = existing ?? Stopwatch(query.options.clock)
+    // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
+    // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
+    let link = root.attachment(QueryLink.self, make: QueryLink.init)
+    let epoch = link.epoch(in: self) ?? Stopwatch(query.options.clock)
     let now = epoch.elapsed()
     let (effect, conflict, created, replaced) = state.withLock {
       state -> (QueryRecordEffect, String?, Bool, (any QueryRecordProtocol)?) in
@@ -200,7 +199,7 @@ public final class QueryStore: Sendable {
           kind: .conflictingFetchers(first: conflict, second: query.source), key: String(describing: query)))
     }
     if created {
-      root.attachment(QueryLink.self, make: QueryLink.init).link(to: self, key: query.key, behavior: query.behavior)
+      link.link(to: self, key: query.key, behavior: query.behavior, epoch: epoch)
       startCollecting(query, epoch: epoch)
     }
     effect()
