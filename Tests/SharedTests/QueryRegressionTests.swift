@@ -339,6 +339,37 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     #expect(feed.wrappedValue.pageIDs == ["a", "b"])
   }
 
+  @Test func aFailedFetchIsRetriedShowingEachAttemptAndAThrownCancellationIsNot() async {
+    let clock = ManualClock()
+    let attempts = Counter()
+    let retry = RetryPolicy.exponential(retries: 2, initial: .seconds(1), multiplier: 2, maxDelay: .seconds(4))
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: retry, clock: clock)
+    let query: Query<OperationState<String>> = .query(["retried"], options: options) {
+      if attempts.increment() < 3 { throw TestFailure() }
+      return "ok"
+    }
+    let held = Shared(wrappedValue: OperationState<String>(), query)
+    for attempt in 1...2 {
+      await waitUntil { attempts.count == attempt && clock.sleeperCount == 2 }  // The gc check and the retry wait.
+      #expect(held.wrappedValue.operationAttempt == attempt)
+      #expect(held.wrappedValue.operationStatus == .pending)
+      clock.advance(by: .seconds(4))
+    }
+    await waitForSuccess(held)
+    #expect(held.wrappedValue.value == "ok")
+    #expect(held.wrappedValue.operationAttempt == 3)
+    let cancels = Counter()
+    let cancelling: Query<OperationState<String>> = .query(["cancelling"], options: options) {
+      cancels.increment()
+      throw CancellationError()
+    }
+    let other = Shared(wrappedValue: OperationState<String>(), cancelling)
+    await waitUntil { cancels.count == 1 && other.wrappedValue.operationStatus != .pending }
+    #expect(clock.sleeperCount == 2)  // Two gc checks; no retry wait.
+    #expect(cancels.count == 1)
+    #expect(other.wrappedValue.error == nil)
+  }
+
   @Test func aRegistryAndItsQueriesAreFreedTogether() async {
     let clock = ManualClock()
     weak var weakStore: QueryStore?
