@@ -339,7 +339,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     #expect(feed.wrappedValue.pageIDs == ["a", "b"])
   }
 
-  @Test func aFailedFetchIsRetriedShowingEachAttemptAndAThrownCancellationIsNot() async {
+  @Test func aFailedFetchIsRetriedShowingEachAttemptAndAThrownCancellationIsAFailureNotRetried() async {
     let clock = ManualClock()
     let attempts = Counter()
     let retry = RetryPolicy.exponential(retries: 2, initial: .seconds(1), multiplier: 2, maxDelay: .seconds(4))
@@ -367,7 +367,9 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     await waitUntil { cancels.count == 1 && other.wrappedValue.operationStatus != .pending }
     #expect(clock.sleeperCount == 2)  // Two gc checks; no retry wait.
     #expect(cancels.count == 1)
-    #expect(other.wrappedValue.error == nil)
+    // Not cancelled by anyone: a failure like any other error, as for operation runs.
+    #expect(other.wrappedValue.operationStatus == .error)
+    #expect(other.wrappedValue.error is CancellationError)
   }
 
   @Test func aRegistryAndItsQueriesAreFreedTogether() async {

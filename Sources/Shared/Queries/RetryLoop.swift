@@ -1,5 +1,6 @@
-/// Runs one fetch with its retries: waits between attempts on a clock, reports each retry, and never retries
-/// cancellation (of the task, or a `CancellationError` thrown by the fetch).
+/// Runs one fetch with its retries: waits between attempts on a clock, reports each retry, and never retries a
+/// `CancellationError`: it is cancellation when the task is cancelled, and otherwise a failure like any other error
+/// (as for operation runs).
 ///
 /// It holds no state and coordinates nothing: the caller decides what a retry shows (a query writes the attempt
 /// number into its value).
@@ -26,8 +27,10 @@ enum RetryLoop {
         // An attempt that finished although its task was cancelled counts as cancelled.
         return Task.isCancelled ? .cancelled : .success(value)
       } catch {
-        if Task.isCancelled || error is CancellationError { return .cancelled }
-        guard number <= retry.retries, retry.shouldRetry(error) else { return .failure(error) }
+        if Task.isCancelled { return .cancelled }
+        guard number <= retry.retries, !(error is CancellationError), retry.shouldRetry(error) else {
+          return .failure(error)
+        }
         let delay = retry.delay(beforeRetry: number, random: Double.random(in: 0..<1))
         if delay > .zero {
           do { try await clock.sleep(for: delay) } catch { return .cancelled }
