@@ -40,6 +40,8 @@ final class QueryLink: Sendable {
     weak var store: QueryStore?
     let key: QueryKey
     let behavior: (any AnyObject & Sendable)?
+    /// The time of the query's record, so that a new holder reads its clock without asking the store.
+    let epoch: Stopwatch
   }
 
   private let state = Lock<Target?>(nil)
@@ -55,7 +57,12 @@ final class QueryLink: Sendable {
 
   var behavior: (any AnyObject & Sendable)? { state.withLock { $0?.behavior } }
 
-  func link(to store: QueryStore, key: QueryKey, behavior: (any AnyObject & Sendable)?) {
-    state.withLock { $0 = Target(store: store, key: key, behavior: behavior) }
+  /// The time of the record this value belongs to in `store`, if it is linked to one.
+  func epoch(in store: QueryStore) -> Stopwatch? {
+    state.withLock { target in target?.store === store ? target?.epoch : nil }
+  }
+
+  func link(to store: QueryStore, key: QueryKey, behavior: (any AnyObject & Sendable)?, epoch: Stopwatch) {
+    state.withLock { $0 = Target(store: store, key: key, behavior: behavior, epoch: epoch) }
   }
 }

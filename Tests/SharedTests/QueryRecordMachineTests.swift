@@ -13,18 +13,28 @@ private struct ServerPage: Sendable, Equatable {
 private enum Event: CaseIterable, CustomStringConvertible {
   /// The server changes (its version grows; it alternates between 3 and 2 pages) and the query is invalidated.
   case invalidate
-  /// `fetchNextPage()`.
+  /// `fetchNextPage()` by a caller with a task.
   case requestNextPage
-  /// `refetch()` / `refetchAll()`.
+  /// `refetchAll()` by a caller with a task.
   case refetch
   /// The running work makes one step: fetches one page, or writes what it fetched.
   case step
   /// The running work's current fetch fails for good.
   case fail
+  /// The most recent caller still waiting cancels its task.
+  case cancel
   /// The only holder leaves, or a holder appears.
   case toggleHolder
   /// A garbage check, a quarter of gcTime later.
   case gcTick
+  /// `fetchPreviousPage()` by a caller with a task (the model's first page has none before it).
+  case requestPreviousPage
+  /// A refetch trigger (a reconnect): refreshes a held query whose value is stale.
+  case trigger
+  /// Another holder appears while the first holds the query.
+  case secondHolder
+  /// The app writes into the query's value (`QueryStore.update`): a use for garbage collection.
+  case touch
 
   var description: String {
     switch self {
@@ -33,16 +43,23 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .refetch: "refetch"
     case .step: "step"
     case .fail: "fail"
+    case .cancel: "cancel"
     case .toggleHolder: "toggleHolder"
     case .gcTick: "gcTick"
+    case .requestPreviousPage: "previousPage"
+    case .trigger: "trigger"
+    case .secondHolder: "secondHolder"
+    case .touch: "touch"
     }
   }
 }
 
-/// A paginated query driven through its ``QueryRecordMachine`` the way ``QueryStore`` drives it, with the store's
-/// tasks replaced by explicit steps and the server by a versioned model. Every check failure names the sequence.
+/// A paginated query driven through its ``QueryRecordMachine`` the way ``QueryRecord`` and ``QueryStore`` drive it,
+/// with the store's tasks replaced by explicit steps, the status written as the store writes it, and the server by
+/// a versioned model. Every check failure names the sequence.
 private struct Harness {
   static let gcTime = Duration.seconds(60)
+  static let staleTime = Duration.seconds(10)
   static let tick = gcTime / 4
 
   /// Where the running work is.
@@ -51,29 +68,39 @@ private struct Harness {
     case walking(RefetchAllWalk<Int>, pages: [ServerPage], startVersion: Int)
     /// Fetching the page after the last one (`nil`: there is none).
     case nextPage(Int?)
-    /// Fetched; writes `update` at the next step.
-    case returned(PageUpdate<Int, ServerPage>, fetchedVersion: Int?)
+    /// Fetched; writes `update` at the next step, keeping the status pending if `keepPending`.
+    case returned(PageUpdate<Int, ServerPage>, fetchedVersion: Int?, keepPending: Bool)
   }
 
-  var machine = QueryRecordMachine(staleTime: .seconds(10), gcTime: gcTime)
+  var machine = QueryRecordMachine()
   var state = PaginatedState<Int, ServerPage>()
   var now = Duration.zero
   var isHeld = true
   var leftAt: Duration?
   var serverVersion = 1
   var serverPageCount = 3
-  var running: (id: QueryRecordMachine.WorkID, progress: Progress)?
+  var running: (id: QueryRecordMachine.WorkID, progress: Progress, before: OperationStatus)?
   var waiting: Set<QueryRecordMachine.WorkID> = []
+  /// The work each caller still waits for, oldest first.
+  var callers: [QueryRecordMachine.WorkID] = []
   /// The server version the last written refresh started fetching at.
   var appliedRefreshVersion: Int?
   var lastRefreshFailed = false
   var collected = false
+  /// The status left pending by a work that handed over to the next one.
+  var handedOver = false
+  /// The work that just ended wrote its value.
+  var applied = false
+  /// An invalidation came while the running refresh fetched.
+  var fetchSuperseded = false
+  /// The status the last work that ended left (success if it wrote its value, error if it failed).
+  var lastEndedStatus = OperationStatus.idle
   var failures: [String] = []
   let trace: String
 
   init(trace: String) {
     self.trace = trace
-    handle(machine.holderAppeared(now: now))
+    handle(machine.holderAppeared(now: now, staleTime: Self.staleTime))
   }
 
   mutating func fail(_ message: String) {
@@ -99,21 +126,51 @@ private struct Harness {
     case .invalidate:
       serverVersion += 1
       serverPageCount = serverPageCount == 3 ? 2 : 3
+      if case .walking = running?.progress { fetchSuperseded = true }
       handle(machine.invalidated(isHeld: isReferenced))
     case .requestNextPage:
       guard isHeld else { return }  // Only a holder can ask.
-      handle(machine.request(.nextPage))
+      handle(machine.request(.nextPage, by: .caller), byCaller: true)
     case .refetch:
       guard isHeld else { return }
-      handle(machine.request(.refresh))
+      handle(machine.request(.refresh, by: .caller), byCaller: true)
+    case .requestPreviousPage:
+      guard isHeld else { return }
+      handle(machine.request(.previousPage, by: .caller), byCaller: true)
+    case .trigger:
+      guard isHeld else { return }  // The store asks only held records.
+      handle(machine.refreshIfStale(now: now, staleTime: Self.staleTime))
+    case .secondHolder:
+      guard isHeld else { return }
+      handle(machine.holderAppeared(now: now, staleTime: Self.staleTime))
+    case .touch:
+      machine.touched()
     case .step:
       step()
     case .fail:
-      guard let (id, progress) = running else { return }
+      guard let (id, progress, _) = running else { return }
       if case .returned = progress { return }  // Fetched already: writing cannot fail.
       if machine.running?.work == .refresh { lastRefreshFailed = true }
-      running = nil
-      handle(machine.finished(id, outcome: .failed, isHeld: isHeld))
+      state.operationStatus = .error
+      end(id, outcome: .failed)
+    case .cancel:
+      guard let id = callers.popLast() else { return }
+      switch machine.cancelRequested(id) {
+      case .leave:
+        break
+      case .cancelRunning(let cancelled):
+        guard let (running, progress, before) = running, running == cancelled, cancelled == id else {
+          fail("cancelled \(cancelled), which does not run")
+          return
+        }
+        if case .returned = progress { fail("cancelled \(id) while it writes its value") }
+        if callers.contains(id) { fail("cancelled \(id), which another caller waits for") }
+        if state.operationStatus == .pending { state.operationStatus = before }
+        end(id, outcome: .cancelled)
+      case .withdraw(let withdrawn):
+        if waiting.remove(withdrawn) == nil || withdrawn != id { fail("withdrew \(withdrawn), which does not wait") }
+        if callers.contains(id) { fail("withdrew \(id), which another caller waits for") }
+      }
     case .toggleHolder:
       if isHeld {
         isHeld = false
@@ -121,11 +178,11 @@ private struct Harness {
       } else {
         isHeld = true
         leftAt = nil
-        handle(machine.holderAppeared(now: now))
+        handle(machine.holderAppeared(now: now, staleTime: Self.staleTime))
       }
     case .gcTick:
       now += Self.tick
-      if machine.gcTick(now: now, isHeld: isReferenced) == .collect {
+      if machine.gcTick(now: now, gcTime: Self.gcTime, isHeld: isReferenced) == .collect {
         if isReferenced { fail("collected while referenced") }
         if let leftAt, now - leftAt < Self.gcTime { fail("collected \(now - leftAt) after the holder left") }
         if !waiting.isEmpty { fail("collected with work waiting") }
@@ -135,8 +192,16 @@ private struct Harness {
     checkAlways()
   }
 
+  /// The running work ends: it settles its callers, and the record starts what follows.
+  mutating func end(_ id: QueryRecordMachine.WorkID, outcome: QueryRecordMachine.Outcome) {
+    running = nil
+    if case .cancelled = outcome {} else { lastEndedStatus = state.operationStatus == .error ? .error : .success }
+    callers.removeAll { $0 == id }
+    handle(machine.finished(id, outcome: outcome, isHeld: isHeld))
+  }
+
   mutating func step() {
-    guard let (id, progress) = running else { return }
+    guard let (id, progress, before) = running else { return }
     switch progress {
     case .walking(var walk, var pages, let startVersion):
       guard case .fetch(let pageID) = walk.step else { return }
@@ -144,20 +209,26 @@ private struct Harness {
       pages.append(page)
       walk.fetched(next: Self.nextPage(page))
       guard case .finished(let next) = walk.step else {
-        running = (id, .walking(walk, pages: pages, startVersion: startVersion))
+        running = (id, .walking(walk, pages: pages, startVersion: startVersion), before)
         return
       }
       switch machine.fetchReturned(id) {
-      case .fetchAgain:
-        running = (id, startRefresh())
-      case .apply:
-        // No stale page survives a completed refetch of all pages: every page is the server's page now.
-        let current = pages.allSatisfy { $0.version == serverVersion }
-        if !current { fail("a refetch of all pages applies stale pages \(pages)") }
+      case .discard:
+        fail("the running work \(id) was discarded")
+      case .apply(let keepPending):
+        // The status stays pending exactly when work follows at once: a refetch after an invalidation, or queued
+        // work.
+        if keepPending != (fetchSuperseded || !waiting.isEmpty) {
+          fail("a refresh keeps pending: \(keepPending), superseded \(fetchSuperseded), waiting \(waiting)")
+        }
         if walk.ids != Array(0..<walk.ids.count) { fail("a refetch of all pages left the chain: \(walk.ids)") }
+        // No stale page survives a refetch of all pages that nothing superseded.
+        if machine.running?.isSuperseded == false, !pages.allSatisfy({ $0.version == serverVersion }) {
+          fail("a refetch of all pages applies stale pages \(pages)")
+        }
         let update = PageUpdate<Int, ServerPage>.all(
           ids: walk.ids, pages: pages, hasNext: next != nil, hasPrevious: false)
-        running = (id, .returned(update, fetchedVersion: startVersion))
+        running = (id, .returned(update, fetchedVersion: startVersion, keepPending: keepPending), before)
       }
     case .nextPage(let pageID):
       let update: PageUpdate<Int, ServerPage>
@@ -167,16 +238,22 @@ private struct Harness {
       } else {
         update = .none
       }
-      if machine.fetchReturned(id) == .fetchAgain { fail("page work asked to fetch again") }
-      running = (id, .returned(update, fetchedVersion: nil))
-    case .returned(let update, let fetchedVersion):
+      guard case .apply(let keepPending) = machine.fetchReturned(id) else {
+        fail("the running page work \(id) was discarded")
+        return
+      }
+      if keepPending != !waiting.isEmpty { fail("a page keeps pending: \(keepPending), waiting \(waiting)") }
+      running = (id, .returned(update, fetchedVersion: nil, keepPending: keepPending), before)
+    case .returned(let update, let fetchedVersion, let keepPending):
       state.applySuccess(update)
+      state.operationStatus = keepPending ? .pending : .success
+      handedOver = keepPending
+      applied = true
       if let fetchedVersion { appliedRefreshVersion = fetchedVersion }
       // A failed refresh leaves the query stale (its next holder refetches) until a refresh succeeds; page work
       // does not count, even when it had to load the first page.
       if machine.running?.work == .refresh { lastRefreshFailed = false }
-      running = nil
-      handle(machine.finished(id, outcome: .applied(at: now), isHeld: isHeld))
+      end(id, outcome: .applied(at: now))
     }
   }
 
@@ -187,40 +264,66 @@ private struct Harness {
       startVersion: serverVersion)
   }
 
-  mutating func handle(_ action: QueryRecordMachine.RequestAction) {
+  mutating func handle(_ action: QueryRecordMachine.RequestAction, byCaller: Bool = false) {
+    let wasHandedOver = handedOver
+    let wasApplied = applied
+    handedOver = false
+    applied = false
     switch action {
     case .none:
       break
     case .join(let id):
       if running?.id != id && !waiting.contains(id) { fail("joined work \(id), which is neither running nor queued") }
-    case .wait(let id):
+      if byCaller { callers.append(id) }
+    case .wait(let id, _):
       waiting.insert(id)
+      if byCaller { callers.append(id) }
+    case .settleStatus(let id):
+      if !wasHandedOver { fail("asked to settle a status that \(id) did not leave pending") }
+      if state.operationStatus == .pending { state.operationStatus = .success }
+      handle(machine.settled(id))
     case .start(let id, let work):
       // At most one fetch in flight per record.
       if let running { fail("work \(id) started while work \(running.id) runs") }
+      if byCaller { callers.append(id) }
       waiting.remove(id)
+      fetchSuperseded = false
+      // From a work that handed over to the work that follows, the status stays pending.
+      if wasApplied && wasHandedOver && state.operationStatus != .pending {
+        fail("\(state.operationStatus) shows between a written value and work \(id)")
+      }
+      let before = state.operationStatus == .pending ? .success : state.operationStatus
+      state.operationStatus = .pending
+      let progress: Progress
       switch work {
       case .refresh:
-        running = (id, startRefresh())
+        progress = startRefresh()
       case .nextPage:
         if let last = state.pages.last {
-          running = (id, .nextPage(Self.nextPage(last)))
+          progress = .nextPage(Self.nextPage(last))
         } else {
-          running = (id, startRefresh())
+          progress = startRefresh()
         }
       case .previousPage:
-        running = (id, .nextPage(nil))
+        progress = .nextPage(nil)
       }
+      running = (id, progress, before)
+    }
+    if handedOver == false, wasHandedOver, case .none = action {
+      fail("a work handed over to nothing")
     }
   }
 
   mutating func checkAlways() {
-    if machine.isBusy != (running != nil) {
-      fail("the machine is busy: \(machine.isBusy), the model runs: \(running != nil)")
+    if (machine.running != nil) != (running != nil) {
+      fail("the machine runs \(String(describing: machine.running)), the model runs: \(running != nil)")
     }
     if let running, machine.running?.id != running.id {
       fail("the machine runs \(String(describing: machine.running))")
     }
+    // Pending exactly while work runs (or hands over); success only if the last work wrote its value.
+    if running == nil && state.operationStatus == .pending { fail("quiet, yet pending") }
+    if running != nil && state.operationStatus != .pending { fail("running, yet \(state.operationStatus)") }
   }
 
   // MARK: Quiet
@@ -232,6 +335,7 @@ private struct Harness {
     var steps = 0
     while running != nil {
       step()
+      checkAlways()
       steps += 1
       if steps > 100 {
         fail("work never settles")
@@ -239,13 +343,19 @@ private struct Harness {
       }
     }
     if !waiting.isEmpty { fail("work \(waiting) still waits while nothing runs") }
+    if !callers.isEmpty { fail("callers \(callers) still wait while nothing runs") }
     checkAlways()
   }
 
   /// A held query that settled ends fresh: the last refresh written started after the last invalidation, and the
-  /// pages are the server's.
+  /// pages are the server's. After a failed refresh it ends on the error instead (it refetches on a new holder).
   mutating func checkFresh() {
-    guard !collected, !lastRefreshFailed else { return }
+    guard !collected else { return }
+    // The status is the last work's: success only if it wrote its value, error if it failed.
+    if state.operationStatus != lastEndedStatus {
+      fail("held and quiet, \(state.operationStatus), after a work that left \(lastEndedStatus)")
+    }
+    if lastRefreshFailed { return }  // Stale until a refresh succeeds: its next holder or trigger refetches.
     if appliedRefreshVersion != serverVersion {
       fail(
         "held and quiet on a refresh of version \(String(describing: appliedRefreshVersion)), server \(serverVersion)")
@@ -313,9 +423,26 @@ private struct Harness {
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 
+  @Test func everyOrderingOfSixEventsWithCancellationsKeepsTheRecordsInvariants() {
+    let events: [Event] = [.invalidate, .requestNextPage, .refetch, .step, .cancel, .toggleHolder]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
   @Test func everyOrderingOfFiveEventsWithFailuresKeepsTheRecordsInvariants() {
-    let (sequences, failures) = explore(Event.allCases, depth: 5)
-    #expect(sequences == 16_807)
+    let events: [Event] = [.invalidate, .requestNextPage, .refetch, .step, .fail, .cancel, .toggleHolder, .gcTick]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithTriggersAndHoldersKeepsTheRecordsInvariants() {
+    let events: [Event] = [
+      .invalidate, .requestPreviousPage, .step, .gcTick, .trigger, .secondHolder, .touch, .toggleHolder,
+    ]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 
@@ -323,6 +450,23 @@ private struct Harness {
     let (sequences, failures) = explore([.invalidate, .refetch, .step], depth: 8)
     #expect(sequences == 6_561)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  /// Longer sequences than the exhaustive tests reach, drawn from a seeded generator; every failure names its seed.
+  @Test func seededRandomSequencesOfTwelveEventsKeepTheRecordsInvariants() {
+    let seed = UInt64.random(in: 1...UInt64.max)
+    var generator = SplitMix(seed: seed)
+    var failures: [String] = []
+    for _ in 0..<20_000 where failures.count < 5 {
+      let sequence: [Event] = (0..<12).map { _ in Event.allCases[generator.next(below: Event.allCases.count)] }
+      var harness = Harness(trace: sequence.map(\.description).joined(separator: ", "))
+      for event in sequence { harness.apply(event) }
+      harness.settle()
+      harness.checkFresh()
+      harness.checkCollected()
+      failures += harness.failures
+    }
+    #expect(failures.isEmpty, "seed \(seed): \(failures.prefix(5).joined(separator: "\n"))")
   }
 
   @Test func threeInvalidationsDuringOneRefreshEndWithAFetchAfterTheLast() {
@@ -338,15 +482,16 @@ private struct Harness {
   }
 
   @Test func anUnheldRecordIsCollectedAfterGCTimeAndNotBefore() {
-    var machine = QueryRecordMachine(staleTime: .zero, gcTime: .seconds(60))
-    #expect(machine.gcTick(now: .seconds(15), isHeld: true) == .keep)
-    #expect(machine.gcTick(now: .seconds(30), isHeld: false) == .keep)  // Unused from here.
-    #expect(machine.gcTick(now: .seconds(75), isHeld: false) == .keep)
+    var machine = QueryRecordMachine()
+    let gcTime = Duration.seconds(60)
+    #expect(machine.gcTick(now: .seconds(15), gcTime: gcTime, isHeld: true) == .keep)
+    #expect(machine.gcTick(now: .seconds(30), gcTime: gcTime, isHeld: false) == .keep)  // Unused from here.
+    #expect(machine.gcTick(now: .seconds(75), gcTime: gcTime, isHeld: false) == .keep)
     machine.touched()  // Used between checks: a whole gcTime again.
-    #expect(machine.gcTick(now: .seconds(90), isHeld: false) == .keep)
-    #expect(machine.gcTick(now: .seconds(149), isHeld: false) == .keep)
-    #expect(machine.gcTick(now: .seconds(150), isHeld: false) == .collect)
-    #expect(machine.request(.refresh) == .none)  // A collected record takes no more work.
+    #expect(machine.gcTick(now: .seconds(90), gcTime: gcTime, isHeld: false) == .keep)
+    #expect(machine.gcTick(now: .seconds(149), gcTime: gcTime, isHeld: false) == .keep)
+    #expect(machine.gcTick(now: .seconds(150), gcTime: gcTime, isHeld: false) == .collect)
+    #expect(machine.request(.refresh, by: .caller) == .none)  // A collected record takes no more work.
   }
 
   @Test func aRefetchOfAllPagesEndsWhereNextPageReturnsNil() {
@@ -362,7 +507,9 @@ private struct Harness {
     limited.fetched(next: "c")
     #expect(limited.step == .finished(next: "c"))
     var cycle = RefetchAllWalk(from: "a", limit: 5)
-    cycle.fetched(next: "a")
-    #expect(cycle.step == .finished(next: "a"))
+    cycle.fetched(next: "b")
+    cycle.fetched(next: "a")  // Back to a walked page: the chain ends here.
+    #expect(cycle.step == .finished(next: nil))
+    #expect(cycle.ids == ["a", "b"])
   }
 }

@@ -177,6 +177,201 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     #expect(firstPageFetches.count == 2)
   }
 
+  @Test func cancellingARefetchThatAnInvalidationJoinedStillRefreshesTheHeldQuery() async throws {
+    let version = Lock(1)
+    let gate = Lock<Gate?>(nil)
+    let fetches = Counter()
+    let registry = SharedRegistry.current
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let nextPage: @Sendable (VersionedPage, Int) -> Int? = { _, id in id < 1 ? id + 1 : nil }
+    let query: Query<PaginatedState<Int, VersionedPage>> = .paginatedQuery(
+      ["joined"], initialPage: 0, nextPage: nextPage, options: options
+    ) { (id: Int) -> VersionedPage in
+      let page = VersionedPage(id: id, version: version.withLock { $0 })
+      fetches.increment()
+      if let gate = gate.withLock({ $0 }) { await gate.wait() }
+      return page
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, VersionedPage>(), query)
+    await waitForSuccess(feed)
+    let held = Gate()
+    gate.withLock { $0 = held }
+    let next = feed.fetchNextPage()  // Runs, held at the gate.
+    await waitUntil { fetches.count == 2 }
+    let refetch = feed.refetchAll()  // Waits behind the page.
+    version.withLock { $0 = 2 }
+    registry.queries.invalidate(matching: ["joined"])  // Served by the refetch that waits.
+    refetch?.cancel()  // Its caller leaves; the invalidation still needs it.
+    gate.withLock { $0 = nil }
+    held.open()
+    _ = try await next?.value
+    await waitUntil { feed.wrappedValue.isSuccess && feed.wrappedValue.pages.allSatisfy { $0.version == 2 } }
+    #expect(feed.wrappedValue.pages.map(\.version) == [2, 2])
+  }
+
+  @Test func aQueryInvalidatedDuringEveryFetchShowsEachFetchedValue() async {
+    let version = Lock(1)
+    let gate = Lock(Gate())
+    let fetches = Counter()
+    let registry = SharedRegistry.current
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let query: Query<OperationState<String>> = .query(["restless"], options: options) {
+      let read = version.withLock { $0 }
+      fetches.increment()
+      await gate.withLock { $0 }.wait()
+      return "v\(read)"
+    }
+    let held = Shared(wrappedValue: OperationState<String>(), query)
+    for round in 1...2 {
+      await waitUntil { fetches.count == round }  // In flight, having read version `round`.
+      version.withLock { $0 = round + 1 }
+      registry.queries.invalidate(matching: ["restless"])
+      let current = gate.withLock { gate in
+        defer { gate = Gate() }
+        return gate
+      }
+      current.open()
+      await waitUntil { fetches.count == round + 1 }
+      // The value fetched before the invalidation shows while the next fetch runs.
+      #expect(held.wrappedValue.value == "v\(round)")
+      #expect(held.wrappedValue.operationStatus == .pending)
+    }
+    gate.withLock { $0 }.open()
+    await waitForSuccess(held)
+    #expect(held.wrappedValue.value == "v3")
+    #expect(fetches.count == 3)
+  }
+
+  @Test func aCancelledQueuedPageFetchSettlesWithoutWaitingForTheFetchAhead() async throws {
+    let gate = Lock<Gate?>(nil)
+    let fetches = Counter()
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 5 ? id + 1 : nil }
+    let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
+      ["queued"], initialPage: 0, nextPage: nextPage, options: options
+    ) { (id: Int) -> [Int] in
+      fetches.increment()
+      if let gate = gate.withLock({ $0 }) { await gate.wait() }
+      return [id]
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
+    await waitForSuccess(feed)
+    let held = Gate()
+    gate.withLock { $0 = held }
+    let running = feed.fetchNextPage()
+    await waitUntil { fetches.count == 2 }
+    let queued = feed.fetchNextPage()
+    let refetch = feed.refetchAll()
+    let joined = feed.refetchAll()  // Joins `refetch`.
+    let settled = Counter()
+    let results = Task {
+      queued?.cancel()
+      let queuedResult = await queued?.result
+      settled.increment()
+      joined?.cancel()
+      let joinedResult = await joined?.result
+      settled.increment()
+      return (queuedResult, joinedResult)
+    }
+    await waitUntil { settled.count == 2 }  // Before the page ahead returns.
+    #expect(fetches.count == 2)
+    gate.withLock { $0 = nil }
+    held.open()
+    let (queuedResult, joinedResult) = await results.value
+    #expect(throws: CancellationError.self) { try queuedResult?.get() }
+    #expect(throws: CancellationError.self) { try joinedResult?.get() }
+    _ = try await running?.value
+    _ = try await refetch?.value  // The caller who stayed gets the refetch.
+    #expect(feed.wrappedValue.pageIDs == [0, 1])
+  }
+
+  @Test func theStatusStaysPendingFromOneQueuedFetchToTheNext() async throws {
+    let gate = Lock<Gate?>(nil)
+    let fetches = Counter()
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 5 ? id + 1 : nil }
+    let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
+      ["steady"], initialPage: 0, nextPage: nextPage, options: options
+    ) { (id: Int) -> [Int] in
+      fetches.increment()
+      if let gate = gate.withLock({ $0 }) { await gate.wait() }
+      return [id]
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
+    await waitForSuccess(feed)
+    let held = Gate()
+    gate.withLock { $0 = held }
+    let statuses = Collector<OperationStatus>()
+    let token = feed.observe { statuses.append($0.operationStatus) }
+    let first = feed.fetchNextPage()
+    await waitUntil { fetches.count == 2 }
+    let second = feed.fetchNextPage()
+    gate.withLock { $0 = nil }
+    held.open()
+    _ = try await first?.value
+    _ = try await second?.value
+    #expect(feed.wrappedValue.pageIDs == [0, 1, 2])
+    // Pending from the first fetch to the end of the second, then success once.
+    let changes = statuses.elements.reduce(into: [OperationStatus]()) { changes, status in
+      if changes.last != status { changes.append(status) }
+    }
+    #expect(changes.drop { $0 != .pending } == [.pending, .success])
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func aCursorThatComesBackToALoadedPageEndsThePages() async throws {
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let nextPage: @Sendable (String, String) -> String? = { _, id in id == "a" ? "b" : "a" }  // b leads back to a.
+    let query: Query<PaginatedState<String, String>> = .paginatedQuery(
+      ["cycle"], initialPage: "a", nextPage: nextPage, options: options
+    ) { (id: String) -> String in
+      "page \(id)"
+    }
+    let feed = Shared(wrappedValue: PaginatedState<String, String>(), query)
+    await waitForSuccess(feed)
+    _ = try await feed.fetchNextPage()?.value
+    #expect(feed.wrappedValue.pageIDs == ["a", "b"])
+    #expect(!feed.wrappedValue.hasNextPage)
+    _ = try await feed.fetchNextPage()?.value
+    _ = try await feed.refetchAll()?.value
+    #expect(!feed.wrappedValue.hasNextPage)
+    _ = try await feed.fetchNextPage()?.value
+    #expect(feed.wrappedValue.pageIDs == ["a", "b"])
+  }
+
+  @Test func aFailedFetchIsRetriedShowingEachAttemptAndAThrownCancellationIsAFailureNotRetried() async {
+    let clock = ManualClock()
+    let attempts = Counter()
+    let retry = RetryPolicy.exponential(retries: 2, initial: .seconds(1), multiplier: 2, maxDelay: .seconds(4))
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: retry, clock: clock)
+    let query: Query<OperationState<String>> = .query(["retried"], options: options) {
+      if attempts.increment() < 3 { throw TestFailure() }
+      return "ok"
+    }
+    let held = Shared(wrappedValue: OperationState<String>(), query)
+    for attempt in 1...2 {
+      await waitUntil { attempts.count == attempt && clock.sleeperCount == 2 }  // The gc check and the retry wait.
+      #expect(held.wrappedValue.operationAttempt == attempt)
+      #expect(held.wrappedValue.operationStatus == .pending)
+      clock.advance(by: .seconds(4))
+    }
+    await waitForSuccess(held)
+    #expect(held.wrappedValue.value == "ok")
+    #expect(held.wrappedValue.operationAttempt == 3)
+    let cancels = Counter()
+    let cancelling: Query<OperationState<String>> = .query(["cancelling"], options: options) {
+      cancels.increment()
+      throw CancellationError()
+    }
+    let other = Shared(wrappedValue: OperationState<String>(), cancelling)
+    await waitUntil { cancels.count == 1 && other.wrappedValue.operationStatus != .pending }
+    #expect(clock.sleeperCount == 2)  // Two gc checks; no retry wait.
+    #expect(cancels.count == 1)
+    // Not cancelled by anyone: a failure like any other error, as for operation runs.
+    #expect(other.wrappedValue.operationStatus == .error)
+    #expect(other.wrappedValue.error is CancellationError)
+  }
+
   @Test func aRegistryAndItsQueriesAreFreedTogether() async {
     let clock = ManualClock()
     weak var weakStore: QueryStore?
@@ -227,6 +422,11 @@ private final class FeedServer: Sendable {
       self.page(id)
     }
   }
+}
+
+private struct VersionedPage: Sendable, Equatable {
+  let id: Int
+  let version: Int
 }
 
 private struct CursorPage: Sendable, Equatable {

@@ -86,20 +86,17 @@ final class Paginator<PageID: Hashable & Sendable, Page: Sendable>: Sendable {
   let nextPage: @Sendable (Page, PageID) -> PageID?
   let previousPage: @Sendable (Page, PageID) -> PageID?
   let fetch: @Sendable (PageID) async throws -> Page
-  let options: QueryOptions
 
   init(
     initialPage: PageID,
     nextPage: @escaping @Sendable (Page, PageID) -> PageID?,
     previousPage: @escaping @Sendable (Page, PageID) -> PageID?,
-    fetch: @escaping @Sendable (PageID) async throws -> Page,
-    options: QueryOptions
+    fetch: @escaping @Sendable (PageID) async throws -> Page
   ) {
     self.initialPage = initialPage
     self.nextPage = nextPage
     self.previousPage = previousPage
     self.fetch = fetch
-    self.options = options
   }
 
   /// Fetches the loaded pages again: from the first, following ``nextPage``, until it returns `nil` or as many pages
@@ -107,14 +104,18 @@ final class Paginator<PageID: Hashable & Sendable, Page: Sendable>: Sendable {
   func refetchAll(_ current: PaginatedState<PageID, Page>) async throws -> PageUpdate<PageID, Page> {
     var walk = RefetchAllWalk(from: current.pageIDs.first ?? initialPage, limit: current.pageIDs.count)
     var pages: [Page] = []
-    while case .fetch(let id) = walk.step {
-      let page = try await fetch(id)
-      pages.append(page)
-      walk.fetched(next: nextPage(page, id))
+    while true {
+      switch walk.step {
+      case .fetch(let id):
+        let page = try await fetch(id)
+        pages.append(page)
+        walk.fetched(next: nextPage(page, id))
+      case .finished(let next):
+        // A walk fetches at least its first page before it finishes.
+        let hasPrevious = previousPage(pages[0], walk.ids[0]) != nil
+        return .all(ids: walk.ids, pages: pages, hasNext: next != nil, hasPrevious: hasPrevious)
+      }
     }
-    guard case .finished(let next) = walk.step, let first = pages.first else { return .none }
-    let hasPrevious = previousPage(first, walk.ids[0]) != nil
-    return .all(ids: walk.ids, pages: pages, hasNext: next != nil, hasPrevious: hasPrevious)
   }
 }
 
@@ -143,7 +144,7 @@ extension SharedKey {
     _ fetch: @escaping @Sendable (PageID) async throws -> Page
   ) -> Self where Self == Query<PaginatedState<PageID, Page>> {
     let paginator = Paginator(
-      initialPage: initialPage, nextPage: nextPage, previousPage: previousPage, fetch: fetch, options: options)
+      initialPage: initialPage, nextPage: nextPage, previousPage: previousPage, fetch: fetch)
     return Query(
       key: key, options: options,
       fetch: { partial in try await paginator.refetchAll(partial.shared.wrappedValue) },
@@ -160,6 +161,12 @@ extension Shared {
   /// _ = try await task?.value
   /// ```
   ///
+  /// A refetch of all pages under way (a new holder of a stale query, an invalidation) fetches every loaded page
+  /// first; see ``QueryOptions/staleTime``. A cursor that leads back to a loaded page ends the pages.
+  ///
+  /// Cancelling the task stops this caller's wait at once, with a `CancellationError`; the page fetch is withdrawn
+  /// if it still waits for its turn, or cancelled if it runs.
+  ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult
   public func fetchNextPage<PageID: Hashable & Sendable, Page: Sendable>()
@@ -170,13 +177,18 @@ extension Shared {
       guard let last = state.pages.last, let lastID = state.pageIDs.last else {
         return try await paginator.refetchAll(state)
       }
-      guard let id = paginator.nextPage(last, lastID) else { return .none }
+      // A cursor that leads back to a loaded page ends the pages.
+      guard let id = paginator.nextPage(last, lastID), !state.pageIDs.contains(id) else { return .none }
       let page = try await paginator.fetch(id)
-      return .next(id: id, page: page, hasNext: paginator.nextPage(page, id) != nil)
+      let next = paginator.nextPage(page, id)
+      return .next(id: id, page: page, hasNext: next.map { $0 != id && !state.pageIDs.contains($0) } ?? false)
     }
   }
 
   /// Fetches the page before the first loaded one, after the fetch already under way.
+  ///
+  /// Cancelling the task stops this caller's wait at once; the page fetch is withdrawn if it still waits for its
+  /// turn, or cancelled if it runs.
   ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult
@@ -188,15 +200,21 @@ extension Shared {
       guard let first = state.pages.first, let firstID = state.pageIDs.first else {
         return try await paginator.refetchAll(state)
       }
-      guard let id = paginator.previousPage(first, firstID) else { return .none }
+      guard let id = paginator.previousPage(first, firstID), !state.pageIDs.contains(id) else { return .none }
       let page = try await paginator.fetch(id)
-      return .previous(id: id, page: page, hasPrevious: paginator.previousPage(page, id) != nil)
+      let previous = paginator.previousPage(page, id)
+      return .previous(
+        id: id, page: page, hasPrevious: previous.map { $0 != id && !state.pageIDs.contains($0) } ?? false)
     }
   }
 
   /// Fetches the loaded pages again, after the fetch already under way: from the first page, following `nextPage`
   /// until it returns `nil` or as many pages as are loaded were fetched. The result replaces every page, so a page
   /// the server dropped goes, and new cursors replace old ones. Joins a refetch that is asked for or under way.
+  ///
+  /// Cancelling the task stops this caller's wait at once. The refetch itself is cancelled (or withdrawn, while
+  /// it waits for its turn) only if nobody else needs it: not when another caller joined it, nor when an
+  /// invalidation of a held query relies on it.
   ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult

@@ -3,6 +3,10 @@ public struct QueryOptions: Sendable {
   /// How long a fetched value counts as fresh. A holder that appears while the value is fresh uses it without
   /// fetching; once it is stale, the next holder shows it and refetches in the background. The default, zero,
   /// makes every value stale as soon as it arrives.
+  ///
+  /// For a paginated query a refetch fetches every loaded page, and page fetches wait for it: with a `staleTime`
+  /// of zero, each new holder refetches all pages, and a ``Shared/fetchNextPage()`` asked for meanwhile waits for
+  /// them. Give paginated queries a `staleTime` that fits how often their pages change.
   public var staleTime: Duration
   /// How long a query with no holders, iterations or running fetch keeps its value before it is removed. The
   /// default is five minutes.

@@ -39,14 +39,14 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   let query: Query<State>
   let epoch: Stopwatch
   private var root: SharedRoot<State>
-  private(set) var machine: QueryRecordMachine
+  private(set) var machine = QueryRecordMachine()
+  /// The running and queued units of work, by the machine's identifiers.
   private var works: [QueryRecordMachine.WorkID: QueryWork<State.Success>] = [:]
 
   init(query: Query<State>, root: SharedRoot<State>, epoch: Stopwatch) {
     self.query = query
     self.root = root
     self.epoch = epoch
-    machine = QueryRecordMachine(staleTime: query.options.staleTime, gcTime: query.options.gcTime)
   }
 
   var key: QueryKey { query.key }
@@ -59,7 +59,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   // MARK: Events
 
   func holderAppeared(now: Duration, store: QueryStore) -> QueryRecordEffect {
-    plan(machine.holderAppeared(now: now), store: store, body: nil).effect
+    plan(machine.holderAppeared(now: now, staleTime: query.options.staleTime), store: store, body: nil).effect
   }
 
   func invalidate(store: QueryStore) -> QueryRecordEffect {
@@ -68,38 +68,63 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
 
   func refetch(store: QueryStore) -> QueryRecordEffect {
     machine.touched()
-    return plan(machine.request(.refresh), store: store, body: nil).effect
+    return plan(machine.request(.refresh, by: .library), store: store, body: nil).effect
   }
 
   func refetchIfStale(now: Duration, store: QueryStore) -> QueryRecordEffect {
     guard isHeld else { return .none }
-    return plan(machine.refreshIfStale(now: now), store: store, body: nil).effect
+    return plan(machine.refreshIfStale(now: now, staleTime: query.options.staleTime), store: store, body: nil).effect
   }
 
   func gcTick(now: Duration) -> QueryRecordMachine.CollectAction {
-    machine.gcTick(now: now, isHeld: isHeld)
+    machine.gcTick(now: now, gcTime: query.options.gcTime, isHeld: isHeld)
   }
 
   func touch() {
     machine.touched()
   }
 
-  /// Asks for `work`, done by `body`; returns the unit of work that serves the request, whether it is new (not
-  /// joined), and what to start after the lock.
+  /// A caller asks for `work`, done by `body`; returns the unit of work that serves the request (and its
+  /// identifier, for a cancellation) and what to start after the lock.
   func request(
     _ work: QueryRecordMachine.Work,
     body: @escaping Body,
     store: QueryStore
-  ) -> (work: QueryWork<State.Success>?, isNew: Bool, effect: QueryRecordEffect) {
+  ) -> (id: QueryRecordMachine.WorkID, work: QueryWork<State.Success>, effect: QueryRecordEffect)? {
     machine.touched()
-    let action = machine.request(work)
-    let isNew: Bool
+    let action = machine.request(work, by: .caller)
+    let id: QueryRecordMachine.WorkID
     switch action {
-    case .start, .wait: isNew = true
-    case .join, .none: isNew = false
+    case .start(let started, _), .join(let started), .wait(let started, _): id = started
+    case .settleStatus, .none: return nil
     }
     let (served, effect) = plan(action, store: store, body: body)
-    return (served, isNew, effect)
+    guard let served else { return nil }
+    return (id, served, effect)
+  }
+
+  /// A caller of the unit of work `id` (the object `work`) cancelled its task: returns what to do after the lock,
+  /// and a withdrawn unit of work to release after it.
+  func cancelRequested(
+    _ id: QueryRecordMachine.WorkID,
+    work: QueryWork<State.Success>
+  ) -> (withdrawn: QueryWork<State.Success>?, effect: QueryRecordEffect) {
+    guard works[id] === work else { return (nil, .none) }  // Settled already.
+    switch machine.cancelRequested(id) {
+    case .leave:
+      return (nil, .none)
+    case .cancelRunning:
+      return (nil, QueryRecordEffect { work.cancel() })
+    case .withdraw:
+      let withdrawn = works.removeValue(forKey: id)
+      return (
+        withdrawn,
+        QueryRecordEffect {
+          work.withdraw()
+          work.finish(.failure(CancellationError()))
+        }
+      )
+    }
   }
 
   /// The fetch of `id` returned a value.
@@ -116,6 +141,11 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     let next = machine.finished(id, outcome: outcome, isHeld: isHeld)
     let finished = works.removeValue(forKey: id)
     return (finished, plan(next, store: store, body: nil).effect)
+  }
+
+  /// The status that the work `id` left pending was set to success: returns what to start next.
+  func settled(_ id: QueryRecordMachine.WorkID, store: QueryStore) -> QueryRecordEffect {
+    plan(machine.settled(id), store: store, body: nil).effect
   }
 
   // MARK: Acting on the machine's decisions
@@ -135,9 +165,20 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     case .start(let id, let kind):
       if let queued = works[id] { return (queued, QueryRecordEffect { queued.giveTurn() }) }
       return launch(id, kind, body: body, waitsForTurn: false, store: store)
-    case .wait(let id):
-      let kind = machine.queuedWork(id) ?? .refresh
+    case .wait(let id, let kind):
       return launch(id, kind, body: body, waitsForTurn: true, store: store)
+    case .settleStatus(let id):
+      let shared = self.shared
+      let key = self.key
+      return (
+        nil,
+        QueryRecordEffect { [weak store] in
+          shared.withLock { state in
+            if state.operationStatus == .pending { state.operationStatus = .success }
+          }
+          store?.settled(id, key: key, as: State.self)
+        }
+      )
     }
   }
 
@@ -154,22 +195,25 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     let epoch = self.epoch
     let body = body ?? { shared in try await query.fetch(QueryYield(shared: shared)) }
     let effect: QueryRecordEffect
+    // The task holds the store weakly: a fetch that hangs keeps neither the store nor its queries alive.
     if waitsForTurn {
+      let store = WeakQueryStore(store: store)
       effect = QueryRecordEffect {
         work.attach(
           Task {
-            await work.waitForTurn()
-            await store.execute(id, of: query, epoch: epoch, body: body, work: work, before: nil)
+            guard await work.waitForTurn() else { return }  // Withdrawn: settled by its withdrawal.
+            await QueryStore.execute(id, of: query, epoch: epoch, body: body, work: work, before: nil, store: store)
           })
       }
     } else {
       // Pending before the caller goes on: a holder that triggered the fetch sees it loading at once.
       let shared = self.shared
+      let store = WeakQueryStore(store: store)
       effect = QueryRecordEffect {
         let before = QueryStore.markPending(shared)
         work.attach(
           Task {
-            await store.execute(id, of: query, epoch: epoch, body: body, work: work, before: before)
+            await QueryStore.execute(id, of: query, epoch: epoch, body: body, work: work, before: before, store: store)
           })
       }
     }

@@ -7,8 +7,11 @@
 ///
 /// Rules it keeps:
 /// - At most one fetch (a refresh or a page fetch) runs per record; the others wait in order.
-/// - A value is applied only if no invalidation came while it was fetched; otherwise the refresh fetches again, so
-///   a held query always ends on a value fetched after its last invalidation.
+/// - Every fetched value is written; a refresh that an invalidation superseded is followed by another, so a held
+///   query always ends on a value fetched after its last invalidation.
+/// - Work that a caller cancels is cancelled only when nobody else needs it (another caller, a holder, an
+///   invalidation); queued work nobody needs is withdrawn at once.
+/// - Between queued works the status stays pending: a value written with work behind it keeps the status pending.
 /// - A record is collected only after nobody held or fetched it for a whole `gcTime`.
 struct QueryRecordMachine: Sendable {
   /// One unit of work on the record; one runs at a time.
@@ -34,23 +37,75 @@ struct QueryRecordMachine: Sendable {
     case invalidated
   }
 
+  /// What the running work fetches. Only a refresh can be superseded: an invalidation is followed by a refresh,
+  /// never by page work fetched again.
+  enum Running: Equatable, Sendable {
+    /// The query's value again; `superseded`: an invalidation came while it was fetched or written, so a refresh
+    /// follows it.
+    case refresh(superseded: Bool)
+    /// The page after the last loaded one.
+    case nextPage
+    /// The page before the first loaded one.
+    case previousPage
+
+    init(_ work: Work) {
+      switch work {
+      case .refresh: self = .refresh(superseded: false)
+      case .nextPage: self = .nextPage
+      case .previousPage: self = .previousPage
+      }
+    }
+
+    /// The kind of work.
+    var work: Work {
+      switch self {
+      case .refresh: .refresh
+      case .nextPage: .nextPage
+      case .previousPage: .previousPage
+      }
+    }
+
+    /// Whether an invalidation superseded this refresh.
+    var isSuperseded: Bool { self == .refresh(superseded: true) }
+  }
+
   /// Where the running work is.
   enum Phase: Equatable, Sendable {
     /// Fetching.
     case fetching
-    /// Fetching, and an invalidation came meanwhile: the result is out of date before it arrives.
-    case fetchingSuperseded
-    /// Writing its result into the value.
-    case applying
-    /// Writing its result, and an invalidation came meanwhile: a new refresh follows.
-    case applyingSuperseded
+    /// Writing its result into the value. `handsOver`: the value was written with the status still pending,
+    /// because work follows at once.
+    case applying(handsOver: Bool)
+    /// The work that was to follow was withdrawn: the status, left pending, is being set to success.
+    case settling
+  }
+
+  /// Who waits for a unit of work.
+  struct Demand: Equatable, Sendable {
+    /// How many callers with a task of their own wait for it (each may cancel).
+    var callers: Int
+    /// Whether the library needs it (a holder appeared, an invalidation, a refetch without a task): then no
+    /// caller's cancellation stops it.
+    var isNeeded: Bool
+
+    /// Whether nobody waits for it any more.
+    var isAbandoned: Bool { callers == 0 && !isNeeded }
+  }
+
+  /// Who asks for work.
+  enum Requester: Equatable, Sendable {
+    /// A caller that receives a task and may cancel it.
+    case caller
+    /// The library, with no task to cancel.
+    case library
   }
 
   /// The running work and the work waiting behind it.
   struct Busy: Equatable, Sendable {
     var id: WorkID
-    var work: Work
+    var running: Running
     var phase: Phase
+    var demand: Demand
     var queue: [Queued]
   }
 
@@ -58,6 +113,7 @@ struct QueryRecordMachine: Sendable {
   struct Queued: Equatable, Sendable {
     let id: WorkID
     let work: Work
+    var demand: Demand
   }
 
   /// What the record is doing.
@@ -78,24 +134,38 @@ struct QueryRecordMachine: Sendable {
 
   // MARK: Actions
 
-  /// What the caller does after asking for work.
+  /// What the caller does after an event that may start work.
   enum RequestAction: Equatable, Sendable {
     /// Start this work now.
     case start(WorkID, Work)
     /// This work, already running or queued, serves the request.
     case join(WorkID)
     /// This new work waits its turn; a later action starts it.
-    case wait(WorkID)
+    case wait(WorkID, Work)
+    /// The work `WorkID` wrote its value with the status pending for work that was then withdrawn: set a pending
+    /// status to success, then report ``QueryRecordMachine/settled(_:)``.
+    case settleStatus(WorkID)
     /// Nothing to do.
     case none
   }
 
   /// What the caller does when a fetch returned a value.
   enum ReturnAction: Equatable, Sendable {
-    /// Write the value into the state, then report ``QueryRecordMachine/finished(_:outcome:isHeld:)``.
-    case apply
-    /// Drop the value and fetch again: an invalidation came while it was fetched.
-    case fetchAgain
+    /// Write the value, then report ``QueryRecordMachine/finished(_:outcome:isHeld:)``. `keepPending`: work
+    /// follows at once (a refetch after an invalidation, or queued work), so the status stays pending.
+    case apply(keepPending: Bool)
+    /// The work is not the running one (the record was replaced): drop the value.
+    case discard
+  }
+
+  /// What the caller does when a caller of a unit of work cancelled its task.
+  enum CancelAction: Equatable, Sendable {
+    /// Others still need the work: only this caller stops waiting.
+    case leave
+    /// Nobody needs the running work any more: cancel its task; it reports ``QueryRecordMachine/finished(_:outcome:isHeld:)``.
+    case cancelRunning(WorkID)
+    /// Nobody needs the queued work any more: it was removed; end it as cancelled without running it.
+    case withdraw(WorkID)
   }
 
   /// How a unit of work ended.
@@ -117,82 +187,74 @@ struct QueryRecordMachine: Sendable {
 
   // MARK: State
 
-  /// How long a fetched value is fresh.
-  let staleTime: Duration
-  /// How long an unused record is kept.
-  let gcTime: Duration
   private(set) var activity = Activity.idle
   private(set) var freshness = Freshness.empty
   private(set) var use = Use.inUse
   private var lastID: WorkID = 0
 
-  init(staleTime: Duration, gcTime: Duration) {
-    self.staleTime = staleTime
-    self.gcTime = gcTime
-  }
-
-  /// Whether a unit of work is running.
-  var isBusy: Bool {
-    if case .busy = activity { return true }
-    return false
-  }
+  init() {}
 
   /// The running work, if any.
-  var running: (id: WorkID, work: Work, phase: Phase)? {
+  var running: (id: WorkID, work: Work, phase: Phase, isSuperseded: Bool)? {
     guard case .busy(let busy) = activity else { return nil }
-    return (busy.id, busy.work, busy.phase)
-  }
-
-  /// The kind of the queued work `id`, if it is queued.
-  func queuedWork(_ id: WorkID) -> Work? {
-    guard case .busy(let busy) = activity else { return nil }
-    return busy.queue.first { $0.id == id }?.work
+    return (busy.id, busy.running.work, busy.phase, busy.running.isSuperseded)
   }
 
   // MARK: Events
 
-  /// A holder appeared: refresh if the value is missing, invalidated or stale at `now`.
-  mutating func holderAppeared(now: Duration) -> RequestAction {
+  /// A holder appeared: refresh if the value is missing, invalidated or older than `staleTime` at `now`.
+  mutating func holderAppeared(now: Duration, staleTime: Duration) -> RequestAction {
     use = .inUse
-    return refreshIfStale(now: now)
+    return refreshIfStale(now: now, staleTime: staleTime)
   }
 
-  /// A trigger asks for a refresh of a held query if its value is missing, invalidated or stale at `now`.
-  mutating func refreshIfStale(now: Duration) -> RequestAction {
+  /// A trigger asks for a refresh of a held query if its value is missing, invalidated or older than `staleTime`
+  /// at `now`.
+  mutating func refreshIfStale(now: Duration, staleTime: Duration) -> RequestAction {
     switch freshness {
     case .fetched(let at) where now - at < staleTime:
       return .none
     case .empty, .invalidated, .fetched:
-      return request(.refresh)
+      return request(.refresh, by: .library)
     }
   }
 
   /// A refresh or a page was asked for.
   ///
-  /// A refresh joins a refresh that is queued or still fetching (its value is yet to come); page work always
+  /// A refresh joins a queued refresh, or the running one if no invalidation superseded it; page work always
   /// queues, in the order asked for.
-  mutating func request(_ work: Work) -> RequestAction {
+  mutating func request(_ work: Work, by requester: Requester) -> RequestAction {
+    let demand = Demand(callers: requester == .caller ? 1 : 0, isNeeded: requester == .library)
     switch activity {
     case .collected:
       return .none
     case .idle:
       let id = makeID()
-      activity = .busy(Busy(id: id, work: work, phase: .fetching, queue: []))
+      activity = .busy(Busy(id: id, running: Running(work), phase: .fetching, demand: demand, queue: []))
       return .start(id, work)
     case .busy(var busy):
       if work == .refresh {
-        if let queued = busy.queue.first(where: { $0.work == .refresh }) { return .join(queued.id) }
-        if busy.work == .refresh && busy.phase != .applyingSuperseded { return .join(busy.id) }
+        if let index = busy.queue.firstIndex(where: { $0.work == .refresh }) {
+          busy.queue[index].demand.join(demand)
+          activity = .busy(busy)
+          return .join(busy.queue[index].id)
+        }
+        if busy.joinable {
+          busy.demand.join(demand)
+          activity = .busy(busy)
+          return .join(busy.id)
+        }
       }
       let id = makeID()
-      busy.queue.append(Queued(id: id, work: work))
+      busy.queue.append(Queued(id: id, work: work, demand: demand))
       activity = .busy(busy)
-      return .wait(id)
+      return .wait(id, work)
     }
   }
 
-  /// Keys under a prefix were invalidated: the value is stale. A running refresh fetches again; an idle held record
-  /// refreshes now; running page work is followed by a refresh; an unheld record refreshes on its next holder.
+  /// Keys under a prefix were invalidated: the value is stale. A running refresh fetches again after it; an idle
+  /// held record refreshes now; running page work is followed by a refresh; an unheld record refreshes on its next
+  /// holder.
   mutating func invalidated(isHeld: Bool) -> RequestAction {
     use = .inUse
     switch activity {
@@ -200,70 +262,115 @@ struct QueryRecordMachine: Sendable {
       return .none
     case .idle:
       freshness = .invalidated
-      return isHeld ? request(.refresh) : .none
+      return isHeld ? request(.refresh, by: .library) : .none
     case .busy(var busy):
       freshness = .invalidated
-      if busy.queue.contains(where: { $0.work == .refresh }) { return .none }
-      if busy.work == .refresh {
-        switch busy.phase {
-        case .fetching, .fetchingSuperseded: busy.phase = .fetchingSuperseded
-        case .applying, .applyingSuperseded: busy.phase = .applyingSuperseded
-        }
+      if let index = busy.queue.firstIndex(where: { $0.work == .refresh }) {
+        if isHeld { busy.queue[index].demand.isNeeded = true }
         activity = .busy(busy)
         return .none
       }
-      return request(.refresh)
+      if case .refresh = busy.running, busy.phase != .settling {
+        // The refetch that follows is the one the holders need: a cancelled fetch is followed by it too.
+        busy.running = .refresh(superseded: true)
+        activity = .busy(busy)
+        return .none
+      }
+      return isHeld ? request(.refresh, by: .library) : .none
     }
   }
 
-  /// The running work's fetch returned a value.
-  mutating func fetchReturned(_ id: WorkID) -> ReturnAction {
-    guard case .busy(var busy) = activity, busy.id == id else { return .apply }
-    switch busy.phase {
-    case .fetchingSuperseded:
-      busy.phase = .fetching
+  /// A caller of the work `id` cancelled its task.
+  ///
+  /// The work is cancelled only when nobody else waits for it: another caller, a holder, an invalidation.
+  mutating func cancelRequested(_ id: WorkID) -> CancelAction {
+    guard case .busy(var busy) = activity else { return .leave }
+    if busy.id == id {
+      busy.demand.callers = max(0, busy.demand.callers - 1)
       activity = .busy(busy)
-      return .fetchAgain
-    case .fetching, .applying, .applyingSuperseded:
-      busy.phase = .applying
-      activity = .busy(busy)
-      return .apply
+      guard busy.demand.isAbandoned, case .fetching = busy.phase else { return .leave }
+      return .cancelRunning(id)
     }
+    guard let index = busy.queue.firstIndex(where: { $0.id == id }) else { return .leave }
+    busy.queue[index].demand.callers = max(0, busy.queue[index].demand.callers - 1)
+    guard busy.queue[index].demand.isAbandoned else {
+      activity = .busy(busy)
+      return .leave
+    }
+    busy.queue.remove(at: index)
+    activity = .busy(busy)
+    return .withdraw(id)
+  }
+
+  /// The running work's fetch returned a value.
+  ///
+  /// The value is always written, even when an invalidation came meanwhile (the screen shows progress, never a
+  /// value older than what it shows, since one fetch runs at a time); a refetch then follows, so a held query
+  /// still ends on a value fetched after its last invalidation.
+  mutating func fetchReturned(_ id: WorkID) -> ReturnAction {
+    guard case .busy(var busy) = activity, busy.id == id, busy.phase == .fetching else { return .discard }
+    let handsOver = busy.running.isSuperseded || !busy.queue.isEmpty
+    busy.phase = .applying(handsOver: handsOver)
+    activity = .busy(busy)
+    return .apply(keepPending: handsOver)
   }
 
   /// The running work ended; returns the work to start next, if any.
   ///
-  /// A refresh that was invalidated while it wrote its value, or that failed after one, is followed by another
-  /// refresh while the query is held.
+  /// A refresh superseded by an invalidation is followed by another refresh while the query is held (or always,
+  /// when it left the status pending for it); so is a cancelled refresh of a held query whose value is invalidated.
   mutating func finished(_ id: WorkID, outcome: Outcome, isHeld: Bool) -> RequestAction {
     guard case .busy(var busy) = activity, busy.id == id else { return .none }
     use = .inUse
-    let superseded = busy.phase == .applyingSuperseded || busy.phase == .fetchingSuperseded
-    if busy.work == .refresh, case .applied(let at) = outcome, !superseded {
+    let handsOver: Bool
+    switch busy.phase {
+    case .fetching: handsOver = false
+    case .applying(let didHandOver): handsOver = didHandOver
+    case .settling: return .none
+    }
+    guard case .refresh(let superseded) = busy.running else { return startQueuedOrSettle(&busy, handsOver: handsOver) }
+    if case .applied(let at) = outcome, !superseded {
       freshness = .fetched(at: at)
     }
-    if superseded && isHeld && !busy.queue.contains(where: { $0.work == .refresh }) && outcome != .cancelled {
+    let refreshQueued = busy.queue.firstIndex { $0.work == .refresh }
+    let unanswered = superseded || (outcome == .cancelled && freshness == .invalidated)
+    if unanswered, handsOver || isHeld, let index = refreshQueued {
+      // The refresh that waits answers the invalidation: no caller's cancellation may withdraw it now.
+      busy.queue[index].demand.isNeeded = true
+    } else if unanswered, handsOver || isHeld {
       let next = makeID()
       busy.id = next
-      busy.work = .refresh
+      busy.running = .refresh(superseded: false)
       busy.phase = .fetching
+      busy.demand = Demand(callers: 0, isNeeded: true)
       activity = .busy(busy)
       return .start(next, .refresh)
     }
-    guard !busy.queue.isEmpty else {
-      activity = .idle
-      return .none
+    return startQueuedOrSettle(&busy, handsOver: handsOver)
+  }
+
+  /// Starts the queued work, or settles a status left pending, or goes idle.
+  private mutating func startQueuedOrSettle(_ busy: inout Busy, handsOver: Bool) -> RequestAction {
+    if !busy.queue.isEmpty { return startNext(&busy) }
+    if handsOver {
+      busy.phase = .settling
+      activity = .busy(busy)
+      return .settleStatus(busy.id)
     }
-    let next = busy.queue.removeFirst()
-    busy.id = next.id
-    busy.work = next.work
-    busy.phase = .fetching
-    activity = .busy(busy)
-    return .start(next.id, next.work)
+    activity = .idle
+    return .none
+  }
+
+  /// The status left pending by the work `id` was set to success; returns the work to start next, if any.
+  mutating func settled(_ id: WorkID) -> RequestAction {
+    guard case .busy(var busy) = activity, busy.id == id, busy.phase == .settling else { return .none }
+    guard busy.queue.isEmpty else { return startNext(&busy) }
+    activity = .idle
+    return .none
   }
 
   /// A garbage check at `now`: collects the record once nobody held or fetched it for a whole `gcTime`.
-  mutating func gcTick(now: Duration, isHeld: Bool) -> CollectAction {
+  mutating func gcTick(now: Duration, gcTime: Duration, isHeld: Bool) -> CollectAction {
     switch activity {
     case .collected:
       return .collect
@@ -293,8 +400,34 @@ struct QueryRecordMachine: Sendable {
     use = .inUse
   }
 
+  private mutating func startNext(_ busy: inout Busy) -> RequestAction {
+    let next = busy.queue.removeFirst()
+    busy.id = next.id
+    busy.running = Running(next.work)
+    busy.phase = .fetching
+    busy.demand = next.demand
+    activity = .busy(busy)
+    return .start(next.id, next.work)
+  }
+
   private mutating func makeID() -> WorkID {
     lastID += 1
     return lastID
+  }
+}
+
+extension QueryRecordMachine.Busy {
+  /// Whether a refresh asked for now can be served by this running refresh: its value is yet to come, or came
+  /// with no invalidation since.
+  var joinable: Bool {
+    running == .refresh(superseded: false) && phase != .settling
+  }
+}
+
+extension QueryRecordMachine.Demand {
+  /// Adds the waiters of another request for the same work.
+  mutating func join(_ other: Self) {
+    callers += other.callers
+    isNeeded = isNeeded || other.isNeeded
   }
 }

@@ -48,7 +48,9 @@ public final class QueryStore: Sendable {
       var marked = 0
       state.root.node(at: prefix.parts)?.visitRecords { record in
         marked += 1
-        effects.append(record.invalidate(store: self))
+        // A query nobody holds only notes it: no effect to keep.
+        let effect = record.invalidate(store: self)
+        if effect.perform != nil { effects.append(effect) }
       }
       return (marked, effects)
     }
@@ -110,9 +112,13 @@ public final class QueryStore: Sendable {
     // Reading the clock is the caller's code: outside the lock.
     let times = records.map { ($0.0, $0.1.elapsed()) }
     let effects = state.withLock { state -> [QueryRecordEffect] in
-      times.compactMap { key, now in
-        let effect = state.root.node(at: key.parts)?.record?.refetchIfStale(now: now, store: self)
-        return effect?.perform == nil ? nil : effect
+      zip(records, times).compactMap { entry, time in
+        // A record collected and made again meanwhile has a clock of its own: this reading is not its time.
+        guard let record = state.root.node(at: time.0.parts)?.record, record.epoch.isSame(as: entry.1) else {
+          return nil
+        }
+        let effect = record.refetchIfStale(now: time.1, store: self)
+        return effect.perform == nil ? nil : effect
       }
     }
     for effect in effects { effect() }
@@ -164,74 +170,133 @@ public final class QueryStore: Sendable {
   /// Registers a holder of `query` and fetches if the value is missing, stale or invalidated.
   func demand<State: OperationTrackable>(_ query: Query<State>, holder: Shared<State>, in registry: SharedRegistry) {
     guard case .root(let root) = holder.reference else { return }  // A type mismatch got a value of its own.
-    // The clock is read outside the lock: once to find the record's time, or to start a new record's.
-    let existing = state.withLock { state in
-      (state.root.node(at: query.key.parts)?.record as? QueryRecord<State>)?.epoch
-    }
-    let epoch = existing ?? Stopwatch(query.options.clock)
+    // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
+    // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
+    let link = root.attachment(QueryLink.self, make: QueryLink.init)
+    let epoch = link.epoch(in: self) ?? Stopwatch(query.options.clock)
     let now = epoch.elapsed()
-    let (effect, conflict, created) = state.withLock {
-      state -> (QueryRecordEffect, String?, Bool) in
+    let (effect, conflict, created, replaced) = state.withLock {
+      state -> (QueryRecordEffect, String?, Bool, (any QueryRecordProtocol)?) in
       let node = state.root.makeNode(at: query.key.parts)
       if let record = node.record as? QueryRecord<State> {
         let conflict = record.query.source == query.source ? nil : record.query.source
         // A record made between the two locks started its own time: this holder's reading is of another clock.
         let now = record.epoch.isSame(as: epoch) ? now : .zero
-        return (record.holderAppeared(now: now, store: self), conflict, false)
+        return (record.holderAppeared(now: now, store: self), conflict, false, nil)
       }
+      // A record of another state type is not expected here (its value keeps the registry's entry, so a holder of
+      // another type gets a value of its own); if one is, it and its value are released after the lock.
+      let replaced = node.record
       let record = QueryRecord(query: query, root: root, epoch: epoch)
-      if node.record == nil { state.count += 1 }
+      if replaced == nil { state.count += 1 }
       node.record = record
-      return (record.holderAppeared(now: now, store: self), nil, true)
+      return (record.holderAppeared(now: now, store: self), nil, true, replaced)
     }
+    withExtendedLifetime(replaced) {}
     if let conflict {
       registry.report(
         SharedDiagnostic(
           kind: .conflictingFetchers(first: conflict, second: query.source), key: String(describing: query)))
     }
     if created {
-      root.attachment(QueryLink.self, make: QueryLink.init).link(to: self, key: query.key, behavior: query.behavior)
+      link.link(to: self, key: query.key, behavior: query.behavior, epoch: epoch)
       startCollecting(query, epoch: epoch)
     }
     effect()
   }
 
   /// Asks the query named `key` for `work`, done by `body`, after the work already under way; returns its task.
+  ///
+  /// Cancelling the task stops this caller's wait at once; the work itself is cancelled (or, while it waits its
+  /// turn, withdrawn) only when nobody else needs it: another caller, a holder, an invalidation.
   func request<State: OperationTrackable>(
     _ work: QueryRecordMachine.Work,
     key: QueryKey,
     as _: State.Type,
     body: @escaping QueryRecord<State>.Body
   ) -> OperationTask<State.Success>? {
-    let planned = state.withLock {
-      state -> (work: QueryWork<State.Success>?, isNew: Bool, effect: QueryRecordEffect)? in
-      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
-      return record.request(work, body: body, store: self)
+    let planned = state.withLock { state in
+      (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.request(work, body: body, store: self)
     }
-    guard let planned, let work = planned.work else { return nil }
-    planned.effect()
-    // Cancelling cancels the work this call asked for, not work it joined (another caller's refetch).
-    let isNew = planned.isNew
+    guard let (id, work, effect) = planned else { return nil }
+    effect()
+    let store = WeakQueryStore(store: self)
     return OperationTask(
       task: Task {
         let result = await withTaskCancellationHandler {
           await work.result()
         } onCancel: {
-          if isNew { work.cancel() }
+          store.store?.cancelRequest(id, of: work, key: key, as: State.self)
         }
         return try result.get()
       })
   }
 
-  /// Performs the unit of work `id` of `query`: fetches (again, while invalidations supersede what it fetched),
-  /// retries, writes the status and the value, and tells the record how it ended.
-  func execute<State: OperationTrackable>(
+  /// A caller of the unit of work `id` cancelled its task.
+  private func cancelRequest<State: OperationTrackable>(
+    _ id: QueryRecordMachine.WorkID,
+    of work: QueryWork<State.Success>,
+    key: QueryKey,
+    as _: State.Type
+  ) {
+    let (withdrawn, effect) = state.withLock { state -> (QueryWork<State.Success>?, QueryRecordEffect) in
+      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return (nil, .none) }
+      return record.cancelRequested(id, work: work)
+    }
+    withExtendedLifetime(withdrawn) {}  // Released after the lock.
+    effect()
+  }
+
+  /// The status that the work `id` of the query named `key` left pending was settled; starts what follows.
+  func settled<State: OperationTrackable>(_ id: QueryRecordMachine.WorkID, key: QueryKey, as _: State.Type) {
+    let effect = state.withLock { state in
+      (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.settled(id, store: self) ?? .none
+    }
+    effect()
+  }
+
+  /// The value of the query named `key`, borrowed for one fetch.
+  private func shared<State: OperationTrackable>(of key: QueryKey, as _: State.Type) -> Shared<State>? {
+    state.withLock { ($0.root.node(at: key.parts)?.record as? QueryRecord<State>)?.shared }
+  }
+
+  private func fetchReturned<State: OperationTrackable>(
+    _ id: QueryRecordMachine.WorkID,
+    key: QueryKey,
+    as _: State.Type
+  ) -> QueryRecordMachine.ReturnAction {
+    state.withLock { state in
+      (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.fetchReturned(id) ?? .discard
+    }
+  }
+
+  private func finished<State: OperationTrackable>(
+    _ id: QueryRecordMachine.WorkID,
+    key: QueryKey,
+    outcome: QueryRecordMachine.Outcome,
+    as _: State.Type
+  ) -> QueryRecordEffect {
+    let (finished, effect) = state.withLock { state -> (QueryWork<State.Success>?, QueryRecordEffect) in
+      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return (nil, .none) }
+      return record.finished(id, outcome: outcome, store: self)
+    }
+    withExtendedLifetime(finished) {}  // Released after the lock.
+    return effect
+  }
+
+  /// Performs the unit of work `id` of `query`: fetches with retries, writes the status and the value, and tells
+  /// the record how it ended.
+  ///
+  /// The store is held weakly and only for each step: a fetch that hangs keeps neither the store nor its other
+  /// queries alive.
+  static func execute<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     of query: Query<State>,
     epoch: Stopwatch,
     body: QueryRecord<State>.Body,
     work: QueryWork<State.Success>,
-    before: OperationStatus?
+    before: OperationStatus?,
+    store: WeakQueryStore
   ) async {
     let key = query.key
     let result: Result<State.Success, any Error>
@@ -239,108 +304,73 @@ public final class QueryStore: Sendable {
     do {
       // The value is borrowed from the record for the fetch only, so that the record can tell afterwards whether
       // anyone else still holds it.
-      let shared = state.withLock { ($0.root.node(at: key.parts)?.record as? QueryRecord<State>)?.shared }
-      guard let shared else {
+      guard let shared = store.store?.shared(of: key, as: State.self) else {
         work.finish(.failure(CancellationError()))
         return
       }
-      let before = before ?? Self.markPending(shared)
-      (result, outcome) = await fetchAndApply(
-        id, into: shared, query: query, epoch: epoch, body: body, before: before)
+      if before == nil && Task.isCancelled {
+        // Cancelled as its turn came: it never showed pending.
+        (result, outcome) = (.failure(CancellationError()), .cancelled)
+      } else {
+        let before = before ?? markPending(shared)
+        (result, outcome) = await fetchAndApply(
+          id, into: shared, query: query, epoch: epoch, body: body, before: before, store: store)
+      }
     }
-    let (finished, effect) = state.withLock { state -> (QueryWork<State.Success>?, QueryRecordEffect) in
-      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return (nil, .none) }
-      return record.finished(id, outcome: outcome, store: self)
-    }
+    let effect = store.store?.finished(id, key: key, outcome: outcome, as: State.self) ?? .none
     work.finish(result)
-    withExtendedLifetime(finished) {}  // Released after the lock.
     effect()
   }
 
-  private func fetchAndApply<State: OperationTrackable>(
+  private static func fetchAndApply<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     into shared: Shared<State>,
     query: Query<State>,
     epoch: Stopwatch,
     body: QueryRecord<State>.Body,
-    before: OperationStatus
+    before: OperationStatus,
+    store: WeakQueryStore
   ) async -> (Result<State.Success, any Error>, QueryRecordMachine.Outcome) {
-    let key = query.key
-    while true {
-      switch await attempts(body, shared: shared, options: query.options) {
-      case .success(let value):
-        // Fresh from this moment: read before the value shows, so no reader sees it stale.
-        let now = epoch.elapsed()
-        let action = state.withLock { state -> QueryRecordMachine.ReturnAction in
-          (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.fetchReturned(id) ?? .apply
-        }
-        if action == .fetchAgain {
-          shared.withLock { value in
-            value.operationAttempt = 1
-            value.operationUpdatedAt = Date()
-          }
-          continue
-        }
-        shared.withLockReleasingReplaced { state in
-          state.operationStatus = .success
-          state.applySuccess(value)
-          state.error = nil
-          state.operationUpdatedAt = Date()
-        }
-        return (.success(value), .applied(at: now))
-      case .failure(let error) where error is CancellationError:
-        shared.withLockReleasingReplaced { state in
-          if state.operationStatus == .pending { state.operationStatus = before }
-        }
-        return (.failure(error), .cancelled)
-      case .failure(let error):
-        shared.withLockReleasingReplaced { state in
-          state.operationStatus = .error
-          state.error = error
-          state.operationUpdatedAt = Date()
-        }
-        return (.failure(error), .failed)
+    let outcome = await RetryLoop.run(retry: query.options.retry, clock: query.options.clock) { attempt in
+      shared.withLock { value in
+        value.operationAttempt = attempt
+        value.operationUpdatedAt = Date()
       }
+    } _: {
+      try await body(shared)
+    }
+    switch outcome {
+    case .success(let value):
+      // Fresh from this moment: read before the value shows, so no reader sees it stale.
+      let now = epoch.elapsed()
+      let action = store.store?.fetchReturned(id, key: query.key, as: State.self) ?? .discard
+      guard case .apply(let keepPending) = action else { return (.success(value), .cancelled) }
+      shared.withLockReleasingReplaced { state in
+        Shared<State>.show(outcome, in: &state)
+        // With work following at once, the status stays pending: no success shows between the two.
+        if keepPending { Shared<State>.showPending(in: &state) }
+      }
+      return (.success(value), .applied(at: now))
+    case .cancelled:
+      shared.withLockReleasingReplaced { state in
+        if state.operationStatus == .pending { state.operationStatus = before }
+      }
+      return (.failure(CancellationError()), .cancelled)
+    case .failure(let error):
+      shared.withLockReleasingReplaced { state in
+        Shared<State>.show(outcome, in: &state)
+      }
+      return (.failure(error), .failed)
     }
   }
 
-  /// Shows a fetch starting: pending, attempt 1; returns the status before.
+  /// Shows a fetch starting: pending, attempt 1; returns the status to restore if it is cancelled (a status left
+  /// pending by the work ahead, which wrote its value and handed over, counts as success).
   static func markPending<State: OperationTrackable>(_ shared: Shared<State>) -> OperationStatus {
     shared.withLock { value in
-      let before = value.operationStatus
-      value.operationStatus = .pending
-      value.operationAttempt = 1
-      value.operationUpdatedAt = Date()
+      let before = value.operationStatus == .pending ? .success : value.operationStatus
+      Shared<State>.showPending(in: &value)
       return before
-    }
-  }
-
-  /// Runs `body` with the query's retries; cancellation (of the task, or thrown by `body`) is never retried.
-  private func attempts<State: OperationTrackable>(
-    _ body: QueryRecord<State>.Body,
-    shared: Shared<State>,
-    options: QueryOptions
-  ) async -> Result<State.Success, any Error> {
-    var attempt = 1
-    while true {
-      if Task.isCancelled { return .failure(CancellationError()) }
-      do {
-        let value = try await body(shared)
-        return Task.isCancelled ? .failure(CancellationError()) : .success(value)
-      } catch {
-        if Task.isCancelled || error is CancellationError { return .failure(CancellationError()) }
-        guard attempt <= options.retry.retries, options.retry.shouldRetry(error) else { return .failure(error) }
-        let delay = options.retry.delay(beforeRetry: attempt, random: Double.random(in: 0..<1))
-        if delay > .zero {
-          do { try await options.clock.sleep(for: delay) } catch { return .failure(CancellationError()) }
-        }
-        attempt += 1
-        let current = attempt
-        shared.withLock { value in
-          value.operationAttempt = current
-          value.operationUpdatedAt = Date()
-        }
-      }
     }
   }
 
@@ -381,25 +411,49 @@ public final class QueryStore: Sendable {
   }
 }
 
+/// A store held weakly, by a fetch that must not keep it alive.
+struct WeakQueryStore: Sendable {
+  weak var store: QueryStore?
+}
+
 /// Time since a moment, on some clock.
+///
+/// One object per record (the clock and the start instant together), whose identity tells one start from another.
 struct Stopwatch: Sendable {
-  let elapsed: @Sendable () -> Duration
-  /// Tells one stopwatch from another (copies of one stopwatch are the same).
-  private let identity: StopwatchIdentity
+  private let start: any StopwatchStart
 
   init(_ clock: any Clock<Duration>) {
-    func start<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
-      let start = clock.now
-      return { start.duration(to: clock.now) }
+    func start<C: Clock<Duration>>(_ clock: C) -> any StopwatchStart {
+      ClockStart(clock: clock, instant: clock.now)
     }
-    elapsed = start(clock)
-    identity = StopwatchIdentity()
+    self.start = start(clock)
+  }
+
+  /// The time since the start; reads the clock (the caller's code: outside any lock).
+  func elapsed() -> Duration {
+    start.elapsed()
   }
 
   /// Whether both measure from the same start.
   func isSame(as other: Stopwatch) -> Bool {
-    identity === other.identity
+    start === other.start
   }
 }
 
-private final class StopwatchIdentity: Sendable {}
+private protocol StopwatchStart: AnyObject, Sendable {
+  func elapsed() -> Duration
+}
+
+private final class ClockStart<C: Clock<Duration>>: StopwatchStart {
+  let clock: C
+  let instant: C.Instant
+
+  init(clock: C, instant: C.Instant) {
+    self.clock = clock
+    self.instant = instant
+  }
+
+  func elapsed() -> Duration {
+    instant.duration(to: clock.now)
+  }
+}

@@ -3,45 +3,62 @@ import Reactive
 /// One unit of work on a query (a refresh or a page fetch): the turn it waits for and the result its callers wait
 /// for.
 ///
-/// Its ``QueryRecordMachine`` decides when the turn comes; this object only carries the signal to the waiting task
-/// and the result to everyone who joined.
+/// Its ``QueryRecordMachine`` decides when the turn comes, and whether a caller's cancellation cancels the work;
+/// this object only carries the signal to the waiting task and the result to everyone who waits.
 final class QueryWork<Success: Sendable>: Sendable {
   private let state = Lock(State())
 
   private struct State: ~Copyable {
     var turn = Turn.waiting(nil)
     var result: Result<Success, any Error>?
-    var waiters: [UnsafeContinuation<Result<Success, any Error>, Never>] = []
+    var waiters: [UInt64: UnsafeContinuation<Result<Success, any Error>, Never>] = [:]
+    /// Waiters whose task was cancelled before they started waiting.
+    var cancelledWaiters: Set<UInt64> = []
+    var lastWaiter: UInt64 = 0
     var task: Task<Void, Never>?
     var isCancelled = false
   }
 
   private enum Turn {
-    case waiting(UnsafeContinuation<Void, Never>?)
+    case waiting(UnsafeContinuation<Bool, Never>?)
     case given
+    case withdrawn
   }
 
   init() {}
 
   /// Lets the waiting task start.
   func giveTurn() {
-    let waiter = state.withLock { state -> UnsafeContinuation<Void, Never>? in
-      guard case .waiting(let waiter) = state.turn else { return nil }
-      state.turn = .given
-      return waiter
-    }
-    waiter?.resume()
+    resolveTurn(.given)
   }
 
-  /// Returns once ``giveTurn()`` was called.
-  func waitForTurn() async {
+  /// Tells the waiting task that its turn never comes: the work was withdrawn.
+  func withdraw() {
+    resolveTurn(.withdrawn)
+  }
+
+  private func resolveTurn(_ turn: Turn) {
+    let waiter = state.withLock { state -> UnsafeContinuation<Bool, Never>? in
+      guard case .waiting(let waiter) = state.turn else { return nil }
+      state.turn = turn
+      return waiter
+    }
+    if case .given = turn { waiter?.resume(returning: true) } else { waiter?.resume(returning: false) }
+  }
+
+  /// Returns once ``giveTurn()`` (`true`) or ``withdraw()`` (`false`) was called.
+  func waitForTurn() async -> Bool {
     await withUnsafeContinuation { continuation in
-      let given = state.withLock { state -> Bool in
-        guard case .waiting = state.turn else { return true }
-        state.turn = .waiting(continuation)
-        return false
+      let turn = state.withLock { state -> Bool? in
+        switch state.turn {
+        case .waiting:
+          state.turn = .waiting(continuation)
+          return nil
+        case .given: return true
+        case .withdrawn: return false
+        }
       }
-      if given { continuation.resume() }
+      if let turn { continuation.resume(returning: turn) }
     }
   }
 
@@ -54,8 +71,7 @@ final class QueryWork<Success: Sendable>: Sendable {
     if cancels { task.cancel() }
   }
 
-  /// Cancels the work: one that waits for its turn settles as cancelled when the turn comes; a running fetch is
-  /// cancelled.
+  /// Cancels the running fetch (only when its ``QueryRecordMachine`` says nobody needs it any more).
   func cancel() {
     let task = state.withLock { state -> Task<Void, Never>? in
       state.isCancelled = true
@@ -69,21 +85,37 @@ final class QueryWork<Success: Sendable>: Sendable {
     let waiters = state.withLock { state in
       state.result = result
       state.task = nil
-      defer { state.waiters = [] }
+      state.cancelledWaiters = []
+      defer { state.waiters = [:] }
       return state.waiters
     }
-    for waiter in waiters { waiter.resume(returning: result) }
+    for waiter in waiters.values { waiter.resume(returning: result) }
   }
 
-  /// Waits for the work's result.
+  /// Waits for the work's result; a cancelled caller stops waiting at once, with a `CancellationError`.
   func result() async -> Result<Success, any Error> {
-    await withUnsafeContinuation { continuation in
-      let ready = state.withLock { state -> Result<Success, any Error>? in
-        if let result = state.result { return result }
-        state.waiters.append(continuation)
+    let waiter = state.withLock { state in
+      state.lastWaiter += 1
+      return state.lastWaiter
+    }
+    return await withTaskCancellationHandler {
+      await withUnsafeContinuation { continuation in
+        let ready = state.withLock { state -> Result<Success, any Error>? in
+          if let result = state.result { return result }
+          if state.cancelledWaiters.remove(waiter) != nil { return .failure(CancellationError()) }
+          state.waiters[waiter] = continuation
+          return nil
+        }
+        if let ready { continuation.resume(returning: ready) }
+      }
+    } onCancel: {
+      let continuation = state.withLock { state -> UnsafeContinuation<Result<Success, any Error>, Never>? in
+        guard state.result == nil else { return nil }
+        if let continuation = state.waiters.removeValue(forKey: waiter) { return continuation }
+        state.cancelledWaiters.insert(waiter)
         return nil
       }
-      if let ready { continuation.resume(returning: ready) }
+      continuation?.resume(returning: .failure(CancellationError()))
     }
   }
 }

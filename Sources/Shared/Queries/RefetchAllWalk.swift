@@ -8,7 +8,7 @@ struct RefetchAllWalk<PageID: Hashable & Sendable>: Sendable {
   enum Step: Equatable, Sendable {
     /// Fetch this page.
     case fetch(PageID)
-    /// Done; `next` is the page after the last one fetched, if any.
+    /// Done; `next` is the page after the last one fetched, if any (never a page the walk fetched).
     case finished(next: PageID?)
   }
 
@@ -29,11 +29,11 @@ struct RefetchAllWalk<PageID: Hashable & Sendable>: Sendable {
   mutating func fetched(next: PageID?) {
     guard case .fetch(let id) = step else { return }
     ids.append(id)
-    // A cursor that comes back to a page already walked ends the walk rather than loop.
-    if let next, ids.count < limit, !ids.contains(next) {
-      step = .fetch(next)
-    } else {
-      step = .finished(next: next)
+    // A cursor that comes back to a page already walked ends the chain: there is no page after it.
+    guard let next, !ids.contains(next) else {
+      step = .finished(next: nil)
+      return
     }
+    step = ids.count < limit ? .fetch(next) : .finished(next: next)
   }
 }
