@@ -47,32 +47,16 @@ struct Attempts<Value: OperationTrackable>: Sendable {
 
   @usableFromInline
   func runWithRetries(run: UInt64, runner: OperationRunner<Value>) async -> RunOutcome<Value.Success> {
-    var attempt = 1
-    while true {
-      if Task.isCancelled { return .cancelled }
-      do {
-        let value = try await runAttempt()
-        return Task.isCancelled ? .cancelled : .success(value)
-      } catch {
-        if Task.isCancelled { return .cancelled }
-        guard attempt <= retry.retries, !(error is CancellationError), retry.shouldRetry(error) else {
-          return .failure(error)
-        }
-        let delay = retry.delay(beforeRetry: attempt, random: Double.random(in: 0..<1))
-        if delay > .zero {
-          do { try await clock.sleep(for: delay) } catch { return .cancelled }
-        }
-        if Task.isCancelled { return .cancelled }
-        attempt += 1
-        let current = attempt
-        // A retry of a run the state does not follow writes nothing: it takes no value lock.
-        guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { continue }
-        shared.withLock { value in
-          guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { return }
-          value.operationAttempt = current
-          value.operationUpdatedAt = Date()
-        }
+    await RetryLoop.run(retry: retry, clock: clock) { attempt in
+      // A retry of a run the state does not follow writes nothing: it takes no value lock.
+      guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { return }
+      shared.withLock { value in
+        guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { return }
+        value.operationAttempt = attempt
+        value.operationUpdatedAt = Date()
       }
+    } _: {
+      try await runAttempt()
     }
   }
 

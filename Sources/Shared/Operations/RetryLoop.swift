@@ -1,9 +1,9 @@
-/// Runs one fetch with its retries: waits between attempts on a clock, reports each retry, and never retries a
-/// `CancellationError`: it is cancellation when the task is cancelled, and otherwise a failure like any other error
-/// (as for operation runs).
+/// Runs one operation or fetch with its retries: waits between attempts on a clock, reports each retry, and never
+/// retries a `CancellationError`: it is cancellation when the task is cancelled, and otherwise a failure like any
+/// other error.
 ///
-/// It holds no state and coordinates nothing: the caller decides what a retry shows (a query writes the attempt
-/// number into its value).
+/// It holds no state and coordinates nothing: the caller decides what a retry shows (an operation run or a query
+/// writes the attempt number into its value).
 enum RetryLoop {
   /// Runs `attempt` until it succeeds, fails in a way `retry` does not retry, runs out of retries, or is cancelled.
   ///
