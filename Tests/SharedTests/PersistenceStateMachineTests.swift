@@ -77,7 +77,8 @@ private struct World {
     case none
     case started(StoreRead)
     case read(StoreRead, value: Int, version: Int, savesBefore: Int)
-    case applying(StoreRead, value: Int, savesBefore: Int)
+    /// Memory holds the value; the machine has not heard of it yet.
+    case applying(StoreRead, change: Machine.Change)
   }
 
   var machine = Machine()
@@ -100,6 +101,11 @@ private struct World {
   var lastSavedSequence: UInt64 = 0
   /// How many saves have succeeded; a poll notes it when it reads.
   var savesSucceeded = 0
+  /// The newest change made in the program, and its number: kept by the model alone, never asked of the machine.
+  var latestLocal: (sequence: UInt64, value: Int)?
+  /// The newest number a change had when a read of the store began whose value was then applied; a change numbered
+  /// at most this may be replaced by what the store held.
+  var newestAppliedReadStart: UInt64 = 0
   var trace: [Event] = []
   var failure: String?
 
@@ -143,6 +149,7 @@ private struct World {
       memory = nextLocalValue
       nextLocalValue += 1
       sequence += 1
+      latestLocal = (sequence, memory)
       unrequested.append(Machine.Change(value: memory, sequence: sequence))
     case .requestSave(let index):
       let change = unrequested.remove(at: index)
@@ -196,19 +203,23 @@ private struct World {
         poll = .read(read, value: store, version: storeVersion, savesBefore: savesSucceeded)
       }
     case .pollDecides:
+      // The decision and the write of memory happen in one critical section under the value's lock.
       guard case .read(let read, let value, let version, let savesBefore) = poll else { return fail("no poll read") }
-      switch machine.storeReadFinished(read) {
+      switch machine.storeReadFinished(read, sequenceNow: sequence) {
       case .apply:
         if savesSucceeded != savesBefore { fail("a poll may apply \(value), read before a later save of the program") }
-        poll = .applying(read, value: value, savesBefore: savesBefore)
+        checkNoLostChange(applyingReadThatBeganAt: read.sequence)
+        memory = value
+        sequence += 1
+        poll = .applying(read, change: Machine.Change(value: value, sequence: sequence))
       case .discard:
         if known == version { known = nil }
         poll = .none
       }
     case .pollApplies:
-      guard case .applying(let read, let value, _) = poll else { return fail("no poll decided") }
+      guard case .applying(let read, let change) = poll else { return fail("no poll decided") }
       poll = .none
-      applyFromStore(value, read: read)
+      storeValueApplied(change, read: read)
     case .flush:
       budget.flushes -= 1
       let id = nextFlush
@@ -230,23 +241,36 @@ private struct World {
       nextOutsideValue += 1
       storeVersion += 1
       known = storeVersion
-      applyFromStore(store, read: machine.storeReadStarted(at: sequence))
+      let read = machine.storeReadStarted(at: sequence)
+      checkNoLostChange(applyingReadThatBeganAt: read.sequence)
+      memory = store
+      sequence += 1
+      storeValueApplied(Machine.Change(value: store, sequence: sequence), read: read)
     }
   }
 
-  private mutating func applyFromStore(_ value: Int, read: StoreRead) {
-    memory = value
-    sequence += 1
-    let applied = sequence
-    switch machine.storeValueApplied(Machine.Change(value: value, sequence: applied), read: read) {
+  /// Tells the machine that memory took `change`, a value read from the store.
+  private mutating func storeValueApplied(_ change: Machine.Change, read: StoreRead) {
+    switch machine.storeValueApplied(change, read: read) {
     case .resume(let waiters):
       // Memory took the store's value, superseding every change before it.
-      covered = max(covered, applied)
+      covered = max(covered, change.sequence)
       resume(waiters)
     case .startSaveTask(let waiters):
       resume(waiters)
       startSaveTask()
     }
+  }
+
+  /// A read of the store that began before the program's newest change never replaces that change. Computed from
+  /// the model's own record of changes and reads, not from the machine's rules.
+  private mutating func checkNoLostChange(applyingReadThatBeganAt readStart: UInt64) {
+    if let latestLocal, latestLocal.sequence > readStart {
+      fail(
+        "a read that began at \(readStart) replaced change \(latestLocal.sequence) (\(latestLocal.value)), made after it"
+      )
+    }
+    newestAppliedReadStart = max(newestAppliedReadStart, readStart)
   }
 
   private mutating func startSaveTask() {
@@ -285,6 +309,9 @@ private struct World {
       if storeVersion == before && known == knownBefore && known == storeVersion { break }
     }
     if memory != store { fail("memory \(memory) and store \(store) disagree once quiet") }
+    if let latestLocal, latestLocal.sequence > newestAppliedReadStart, memory != latestLocal.value {
+      fail("change \(latestLocal.sequence) (\(latestLocal.value)) was lost: memory \(memory) once quiet")
+    }
     if !pendingFlushes.isEmpty { fail("flushes \(pendingFlushes.keys.sorted()) still wait once quiet") }
     if case .saving = machine.mode { fail("a save still runs once quiet") }
   }
@@ -422,6 +449,22 @@ private struct World {
     }
     world.settle()
     #expect(world.failure == nil, "\(world.failure ?? "")")
+  }
+
+  /// A poll begins, a change is made whose save request is delayed, and the poll's older value comes in: it must
+  /// not replace the change.
+  @Test func aPollThatBeganBeforeAChangeWhoseRequestIsDelayedDoesNotReplaceIt() {
+    var world = World(budget: Budget(localChanges: 1, outsideChanges: 1, polls: 1, flushes: 0, failedSaves: 0))
+    let events: [World.Event] = [.outsideChange, .pollStarts, .localChange, .pollReads, .pollDecides]
+    for event in events { world.apply(event) }
+    while let event = world.enabled.first(where: { $0 == .pollApplies || $0 == .requestSave(0) }) {
+      world.apply(event)
+    }
+    #expect(world.failure == nil, "\(world.failure ?? "")")
+    #expect(world.memory == 1)
+    world.settle()
+    #expect(world.failure == nil, "\(world.failure ?? "")")
+    #expect(world.store == 1)
   }
 
   @Test func aPollThatReadBeforeALocalSaveIsDiscarded() {

@@ -19,8 +19,9 @@ public import Foundation
 ///   save keeps the value in memory and sets ``Shared/saveError``.
 /// - **Changes from outside:** the file is checked every `pollInterval` (by device, inode, size and modification
 ///   time); a change made by another program is loaded and every holder sees it within about one interval. A
-///   deleted or emptied file brings every holder back to the default. A change the program saved after a check
-///   read the file wins over what the check read, so memory and file always settle on the same value.
+///   deleted or emptied file brings every holder back to the default. A change made in the program after a check
+///   began wins over what the check read (even before its save starts), so memory and file always settle on the
+///   same value and no change of the program is lost to an older read of the file.
 /// - **Symbolic links:** a URL that is a symbolic link (a mounted ConfigMap, a dotfile manager's link) is
 ///   followed, for checks and for saves; the link stays a link.
 /// - **Other URLs:** a URL that is not a file URL never crashes: ``Shared/loadError`` and every save report
@@ -96,8 +97,9 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   /// Polls the file for changes made outside the program and loads them; a deleted or emptied file brings the
   /// value back to the default.
   ///
-  /// What a check read is dropped if the program saved or changed the value since the check began: the file then
-  /// holds, or will hold, the program's newer value. If the file was not written since, the next check reads it
+  /// What a check read is dropped if the program saved or changed the value since the check began (decided under
+  /// the value's lock, where every change takes its number): the file then holds, or will hold, the program's newer
+  /// value. If the file was not written since, the next check reads it
   /// again.
   ///
   /// - Parameter context: The context to report changes to.

@@ -190,20 +190,35 @@ final class Persistence<Value: Sendable>: Sendable {
   /// store then holds, or will hold, the program's newer value. Without `read`, the value is the store's now and
   /// is always applied.
   ///
+  /// The decision is made under the box's lock, in the critical section that writes the value, where every change
+  /// of the program takes its number: a change made after the read began is never overwritten, even if its save
+  /// request is still on its way.
+  ///
   /// - Returns: Whether the value was applied; if not, the store should be read again.
   @discardableResult
   func update(fromStore value: Value, read: StoreRead? = nil) -> Bool {
     if let read {
-      guard decide({ $0.storeReadFinished(read) }) == .apply else { return false }
+      // Most refusals are decided here, without touching the box (and so without telling its listeners).
+      let now = sequence.load(ordering: .relaxed)
+      guard state.withLock({ $0.machine.storeReadFinished(read, sequenceNow: now) }) == .apply else { return false }
     }
     let applied = read ?? storeReadStarted()
-    let (storeSequence, replaced) = box.withLock { stored -> (UInt64, Value) in
+    // Lock order: the box's lock, then this object's (never the other way round). The check only reads the machine,
+    // so nothing is released under either lock here.
+    let written = box.withLock { stored -> (sequence: UInt64, replaced: Value)? in
+      if let read {
+        let now = sequence.load(ordering: .relaxed)
+        guard state.withLock({ $0.machine.storeReadFinished(read, sequenceNow: now) }) == .apply else { return nil }
+      }
       let replaced = stored
       stored = value
       return (nextSequence(), replaced)
     }
-    withExtendedLifetime(replaced) {}  // Released after the lock.
-    let action = decide { $0.storeValueApplied(Machine.Change(value: value, sequence: storeSequence), read: applied) }
+    guard let written else { return false }
+    withExtendedLifetime(written.replaced) {}  // Released after the lock.
+    let action = decide {
+      $0.storeValueApplied(Machine.Change(value: value, sequence: written.sequence), read: applied)
+    }
     switch action {
     case .resume(let waiters):
       for waiter in waiters { waiter.resume() }

@@ -18,7 +18,8 @@ struct StoreRead: Sendable, Equatable {
 /// - **The newest value is stored last.** A save request for a change older than one already accepted is ignored,
 ///   so a request delayed (by a slow observer, say) never overwrites a newer value.
 /// - **Memory and store converge.** A value read from the store is not applied if a save started since the read
-///   began, or a change was accepted since: the store then holds, or will hold, the program's newer value. A store
+///   began, or a change was made since (whether or not its save request arrived): the store then holds, or will
+///   hold, the program's newer value. A store
 ///   value applied while a save may still write an older one is saved again after it.
 /// - **`save()` waits for what came before it.** A flush for change number `n` returns once every change up to `n`
 ///   is in the store (saved, superseded by a value read from the store, or failed with an error).
@@ -213,15 +214,21 @@ struct PersistenceStateMachine<Value, Waiter> {
     StoreRead(sequence: sequence, savesStarted: savesStarted, duringSave: mode.isSaving)
   }
 
-  /// A read of the store that began at `read` returned a value: decides whether to apply it.
-  mutating func storeReadFinished(_ read: StoreRead) -> StoreReadAction {
-    if mayHaveSavedSince(read) || newestSequence > read.sequence { return .discard }
+  /// A read of the store that began at `read` returned a value: decides whether to apply it. `sequenceNow` is the
+  /// newest change number, taken under the value's lock in the same critical section that then writes the value:
+  /// every change of the program takes its number under that lock, so a change made since the read began is seen
+  /// here even if its save request has not arrived yet (a slow observer may hold it).
+  func storeReadFinished(_ read: StoreRead, sequenceNow: UInt64) -> StoreReadAction {
+    if mayHaveSavedSince(read) || sequenceNow != read.sequence { return .discard }
     return .apply
   }
 
   /// A value read from the store (`change`) is now in memory. `read` says when it was read.
   mutating func storeValueApplied(_ change: Change, read: StoreRead) -> StoreAppliedAction {
     loadError = nil
+    // A change of the program made after this value reached memory (or a retry of what memory held) was accepted:
+    // it is saved after anything older, so this value needs no save of its own.
+    let supersededByTheProgram = newestSequence >= change.sequence
     newestSequence = max(newestSequence, change.sequence)
     guard mayHaveSavedSince(read) else {
       // Memory now equals the store; an older unsaved change is superseded.
@@ -232,6 +239,7 @@ struct PersistenceStateMachine<Value, Waiter> {
       return .resume(takeReadyWaiters())
     }
     // A save that began before this value came in may write an older value over it: save this one after it.
+    if supersededByTheProgram { return .resume([]) }
     switch mode {
     case .idle:
       mode = .scheduled(pending: change)
