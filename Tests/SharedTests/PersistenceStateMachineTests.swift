@@ -25,6 +25,8 @@ private struct Budget {
   var flushes = 1
   var failedSaves = 1
   var storeUpdates = 0
+  /// Reports of the running save's value by the store itself, before the save returns.
+  var echoes = 0
 }
 
 /// The persisted value, its store and the machine, advanced one event at a time.
@@ -48,6 +50,8 @@ private struct World {
     case pollApplies
     case flush
     case storeUpdate
+    /// The store reports the running save's value, from inside the save or from a watcher of its own.
+    case echo(fromWithinSave: Bool)
 
     var description: String {
       switch self {
@@ -63,6 +67,7 @@ private struct World {
       case .pollApplies: "pollApply"
       case .flush: "flush"
       case .storeUpdate: "storeUpdate"
+      case .echo(let fromWithinSave): fromWithinSave ? "echoInside" : "echo"
       }
     }
   }
@@ -81,8 +86,13 @@ private struct World {
     case applying(StoreRead, change: Machine.Change)
   }
 
-  var machine = Machine()
+  var machine = Machine(sameValue: { $0 == $1 })
   var budget: Budget
+  /// Whether the store reports every save of the program while it runs (settling then echoes each save too).
+  var echoesEverySave = false
+  var echoedThisSave = false
+  /// Events applied while settling; a value that never goes quiet is reported instead of looping forever.
+  var settlingSteps = 0
   var memory = 0
   var sequence: UInt64 = 0
   var nextLocalValue = 1
@@ -124,6 +134,9 @@ private struct World {
     case .saving:
       events.append(.saveSucceeds)
       if budget.failedSaves > 0 { events.append(.saveFails) }
+      if budget.echoes > 0 && !echoedThisSave {
+        events += [.echo(fromWithinSave: true), .echo(fromWithinSave: false)]
+      }
     }
     if budget.outsideChanges > 0 { events.append(.outsideChange) }
     switch poll {
@@ -156,7 +169,9 @@ private struct World {
       if case .startSaveTask = machine.changeRequested(change, owner: owner) { startSaveTask() }
     case .saveTaskReady:
       switch machine.saveTaskReady() {
-      case .save(let change): saveTask = .saving(change)
+      case .save(let change):
+        saveTask = .saving(change)
+        echoedThisSave = false
       case .finish(let waiters):
         saveTask = .none
         resume(waiters)
@@ -246,12 +261,35 @@ private struct World {
       memory = store
       sequence += 1
       storeValueApplied(Machine.Change(value: store, sequence: sequence), read: read)
+    case .echo(let fromWithinSave):
+      guard case .saving(let change) = saveTask else { return fail("no save runs") }
+      budget.echoes = max(0, budget.echoes - 1)
+      echoedThisSave = true
+      // The store took the save's value and says so before the save returns.
+      store = change.value
+      storeVersion += 1
+      known = storeVersion
+      if machine.storeReportIsStaleEcho(change.value, fromWithinSave: fromWithinSave, sequenceNow: sequence) {
+        if sequence == change.sequence {
+          fail("the echo of change \(change.sequence) was ignored, nothing newer in memory")
+        }
+        break
+      }
+      if let latestLocal, latestLocal.sequence > change.sequence {
+        fail("the echo of change \(change.sequence) replaced the newer change \(latestLocal.sequence)")
+      }
+      let read = machine.storeReadStarted(at: sequence)
+      checkNoLostChange(applyingReadThatBeganAt: read.sequence)
+      memory = change.value
+      sequence += 1
+      storeValueApplied(
+        Machine.Change(value: change.value, sequence: sequence), read: read, fromWithinSave: fromWithinSave)
     }
   }
 
   /// Tells the machine that memory took `change`, a value read from the store.
-  private mutating func storeValueApplied(_ change: Machine.Change, read: StoreRead) {
-    switch machine.storeValueApplied(change, read: read) {
+  private mutating func storeValueApplied(_ change: Machine.Change, read: StoreRead, fromWithinSave: Bool = false) {
+    switch machine.storeValueApplied(change, read: read, fromWithinSave: fromWithinSave) {
     case .resume(let waiters):
       // Memory took the store's value, superseding every change before it.
       covered = max(covered, change.sequence)
@@ -294,7 +332,10 @@ private struct World {
   /// equal the store, and no flush may still wait.
   mutating func settle() {
     for _ in 0..<8 {
-      while let event = settlingEvent { apply(event) }
+      while let event = settlingEvent {
+        settlingSteps += 1
+        apply(event)
+      }
       if machine.saveError != nil {
         // A failed save is tried again by the next save().
         budget.flushes = 1
@@ -308,6 +349,7 @@ private struct World {
       while let event = settlingEvent { apply(event) }
       if storeVersion == before && known == knownBefore && known == storeVersion { break }
     }
+    if settlingSteps > 1_000 { fail("the value never went quiet: \(settlingSteps) events while settling") }
     if memory != store { fail("memory \(memory) and store \(store) disagree once quiet") }
     if let latestLocal, latestLocal.sequence > newestAppliedReadStart, memory != latestLocal.value {
       fail("change \(latestLocal.sequence) (\(latestLocal.value)) was lost: memory \(memory) once quiet")
@@ -317,10 +359,12 @@ private struct World {
   }
 
   private var settlingEvent: Event? {
+    if settlingSteps > 1_000 { return nil }
     if !unrequested.isEmpty { return .requestSave(0) }
     switch saveTask {
     case .ready: return .saveTaskReady
-    case .saving: return .saveSucceeds
+    case .saving:
+      return echoesEverySave && !echoedThisSave ? .echo(fromWithinSave: trace.count % 2 == 0) : .saveSucceeds
     case .none: break
     }
     switch poll {
@@ -362,9 +406,13 @@ private struct World {
 
   /// Explores on a thread of its own: the search is long and never suspends, so it must not hold a thread of the
   /// shared pool.
-  private func exploreOnOwnThread(_ budget: Budget) async -> (orderings: Int, failure: String?) {
-    await withCheckedContinuation { continuation in
-      let thread = Thread { continuation.resume(returning: explore(World(budget: budget))) }
+  private func exploreOnOwnThread(_ budget: Budget, echoesEverySave: Bool = false) async -> (
+    orderings: Int, failure: String?
+  ) {
+    var world = World(budget: budget)
+    world.echoesEverySave = echoesEverySave
+    return await withCheckedContinuation { [world] continuation in
+      let thread = Thread { continuation.resume(returning: explore(world)) }
       thread.stackSize = 8 << 20
       thread.start()
     }
@@ -403,6 +451,15 @@ private struct World {
     #expect(orderings > 1_000)
   }
 
+  @Test(.enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"))
+  func everyOrderingWithAStoreThatEchoesEverySaveGoesQuietAndLosesNoChange() async {
+    let budget = Budget(
+      localChanges: 2, outsideChanges: 0, polls: 0, flushes: 1, failedSaves: 1, storeUpdates: 1, echoes: 2)
+    let (orderings, failure) = await exploreOnOwnThread(budget, echoesEverySave: true)
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(orderings > 10_000)
+  }
+
   /// Longer random orderings than the exhaustive tests reach; a failure names its seed.
   @Test(
     .enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"),
@@ -422,7 +479,7 @@ private struct World {
       // `update(_:)` one call after another.
       let budget =
         run.isMultiple(of: 2)
-        ? Budget(localChanges: 5, outsideChanges: 0, polls: 0, flushes: 3, failedSaves: 2, storeUpdates: 4)
+        ? Budget(localChanges: 5, outsideChanges: 0, polls: 0, flushes: 3, failedSaves: 2, storeUpdates: 4, echoes: 3)
         : Budget(localChanges: 5, outsideChanges: 3, polls: 5, flushes: 3, failedSaves: 2, storeUpdates: 0)
       var world = World(budget: budget)
       while world.failure == nil, !world.enabled.isEmpty {

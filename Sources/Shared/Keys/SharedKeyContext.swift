@@ -17,6 +17,15 @@ public struct SharedKeyContext<Value: Sendable>: Sendable {
   /// store's value; a change made after this call is saved as usual. If a save is running, the store's value is
   /// saved again after it, so the store cannot end with the older value.
   ///
+  /// A store that tells its watchers of every write, the program's own too, may report a save while it runs: that
+  /// echo is not saved again, and does not undo a change made in the program since that save began, when it is
+  /// reported from inside the key's ``SharedKey/save(_:context:)``, or (for an `Equatable` value) equals the value
+  /// being saved. An echo of a value that is not `Equatable`, reported from another task while the save runs, is
+  /// taken as a change of the store: it replaces memory and is saved again after the running save.
+  ///
+  /// Call it one call after another (from one task or loop), not from several tasks at once: two concurrent calls
+  /// are applied in either order, and memory and store may then settle on different values.
+  ///
   /// The value the library lets go of is released after its locks, so its `deinit` may read this shared value.
   ///
   /// - Parameter value: The value the store now holds.

@@ -24,7 +24,7 @@ final class Persistence<Value: Sendable>: Sendable {
   private let subscription = Lock<SharedSubscription?>(nil)
 
   private struct Guarded {
-    var machine = Machine()
+    var machine = Machine(sameValue: { sameValue($0, $1) })
     /// The save task's sleep, so a `save()` can cut it short.
     var sleeper: Task<Void, any Error>?
   }
@@ -113,7 +113,9 @@ final class Persistence<Value: Sendable>: Sendable {
       case .save(let change):
         let outcome: (any Error)?
         do {
-          try await key.save(change.value, context: context)
+          try await SaveScope.$persistence.withValue(ObjectIdentifier(self)) {
+            try await key.save(change.value, context: context)
+          }
           outcome = nil
         } catch {
           outcome = error
@@ -197,19 +199,22 @@ final class Persistence<Value: Sendable>: Sendable {
   /// - Returns: Whether the value was applied; if not, the store should be read again.
   @discardableResult
   func update(fromStore value: Value, read: StoreRead? = nil) -> Bool {
-    if let read {
-      // Most refusals are decided here, without touching the box (and so without telling its listeners).
+    let fromWithinSave = read == nil && SaveScope.persistence == ObjectIdentifier(self)
+    /// Whether the value may replace memory now; asked once before and once under the box's lock.
+    func accepted() -> Bool {
       let now = sequence.load(ordering: .relaxed)
-      guard state.withLock({ $0.machine.storeReadFinished(read, sequenceNow: now) }) == .apply else { return false }
+      return state.withLock { guarded in
+        if let read { return guarded.machine.storeReadFinished(read, sequenceNow: now) == .apply }
+        return !guarded.machine.storeReportIsStaleEcho(value, fromWithinSave: fromWithinSave, sequenceNow: now)
+      }
     }
+    // Most refusals are decided here, without touching the box (and so without telling its listeners).
+    guard accepted() else { return false }
     let applied = read ?? storeReadStarted()
     // Lock order: the box's lock, then this object's (never the other way round). The check only reads the machine,
     // so nothing is released under either lock here.
     let written = box.withLock { stored -> (sequence: UInt64, replaced: Value)? in
-      if let read {
-        let now = sequence.load(ordering: .relaxed)
-        guard state.withLock({ $0.machine.storeReadFinished(read, sequenceNow: now) }) == .apply else { return nil }
-      }
+      guard accepted() else { return nil }
       let replaced = stored
       stored = value
       return (nextSequence(), replaced)
@@ -217,7 +222,8 @@ final class Persistence<Value: Sendable>: Sendable {
     guard let written else { return false }
     withExtendedLifetime(written.replaced) {}  // Released after the lock.
     let action = decide {
-      $0.storeValueApplied(Machine.Change(value: value, sequence: written.sequence), read: applied)
+      $0.storeValueApplied(
+        Machine.Change(value: value, sequence: written.sequence), read: applied, fromWithinSave: fromWithinSave)
     }
     switch action {
     case .resume(let waiters):
@@ -239,9 +245,37 @@ final class Persistence<Value: Sendable>: Sendable {
     decide { $0.loadErrorReported(error) }
   }
 
+  /// Whether no save is scheduled or running; lets tests know the value went quiet.
+  var isIdle: Bool {
+    state.withLock { guarded in
+      if case .idle = guarded.machine.mode { return true }
+      return false
+    }
+  }
+
   /// How many `save()` calls are waiting; lets tests know a flush has registered.
   var flushWaiterCount: Int { state.withLock { $0.machine.flushWaiterCount } }
 
   var loadError: (any Error)? { state.withLock { $0.machine.loadError } }
   var saveError: (any Error)? { state.withLock { $0.machine.saveError } }
+}
+
+/// The value whose key's save runs in the current task, so an update the key reports from inside its own save is
+/// known as what the store holds after that save.
+enum SaveScope {
+  @TaskLocal static var persistence: ObjectIdentifier?
+}
+
+/// Whether `first` and `second` are equal; `false` when their type is not `Equatable`.
+private func sameValue<Value>(_ first: Value, _ second: Value) -> Bool {
+  guard let first = first as? any Equatable else { return false }
+  return first.isEqual(to: second)
+}
+
+extension Equatable {
+  /// Whether `other` is a value of this type equal to this one.
+  fileprivate func isEqual(to other: Any) -> Bool {
+    guard let other = other as? Self else { return false }
+    return self == other
+  }
 }

@@ -114,8 +114,13 @@ struct PersistenceStateMachine<Value, Waiter> {
   private(set) var saveError: (any Error)?
   /// What keeps the value alive while a save is pending, so a new holder finds it instead of reloading the store.
   private var keepAlive: (any AnyObject & Sendable)?
+  /// Whether two values are known to be equal (`false` when they cannot be compared).
+  private let sameValue: @Sendable (Value, Value) -> Bool
 
-  init() {}
+  /// A machine that compares values with `sameValue`, which answers `false` for values it cannot compare.
+  init(sameValue: @escaping @Sendable (Value, Value) -> Bool = { _, _ in false }) {
+    self.sameValue = sameValue
+  }
 
   /// How many flushes wait.
   var flushWaiterCount: Int { flushWaiters.count }
@@ -223,8 +228,25 @@ struct PersistenceStateMachine<Value, Waiter> {
     return .apply
   }
 
-  /// A value read from the store (`change`) is now in memory. `read` says when it was read.
-  mutating func storeValueApplied(_ change: Change, read: StoreRead) -> StoreAppliedAction {
+  /// The store reports `value` without a read of its own (``SharedKeyContext/update(_:)``) while memory may hold
+  /// changes up to number `sequenceNow`: whether to leave memory alone because the report is the running save's own
+  /// echo (reported from inside the save, or equal to the value being saved) and the program changed the value
+  /// since that save's change. Memory then holds the newer change, which is saved after this save.
+  func storeReportIsStaleEcho(_ value: Value, fromWithinSave: Bool, sequenceNow: UInt64) -> Bool {
+    guard case .saving(let current, _) = mode, sequenceNow > current.sequence else { return false }
+    return fromWithinSave || sameValue(value, current.value)
+  }
+
+  /// A value read from the store (`change`) is now in memory. `read` says when it was read; `fromWithinSave` says
+  /// the key reported it from inside its own running save (it is then what the store holds after that save).
+  ///
+  /// A value reported while a save runs is normally saved again after it, since the save may still write an older
+  /// value over it. It is not when it is that save's own echo: reported from inside the save, or equal to the value
+  /// being saved (whichever write lands last, the store holds it). A store that reports every write of the program,
+  /// its own echo included, is then saved once per change, not forever.
+  mutating func storeValueApplied(_ change: Change, read: StoreRead, fromWithinSave: Bool = false)
+    -> StoreAppliedAction
+  {
     loadError = nil
     // A change of the program made after this value reached memory (or a retry of what memory held) was accepted:
     // it is saved after anything older, so this value needs no save of its own.
@@ -248,6 +270,14 @@ struct PersistenceStateMachine<Value, Waiter> {
       if (pending?.sequence ?? 0) < change.sequence { mode = .scheduled(pending: change) }
       return .resume([])
     case .saving(let current, let next):
+      let reportsThisSave = read.duringSave && read.savesStarted == savesStarted
+      if reportsThisSave && (fromWithinSave || sameValue(change.value, current.value)) {
+        // The store holds what this save writes: once it finishes, memory and store agree up to this change, and
+        // a pending change older than it is superseded.
+        let covering = Change(value: current.value, sequence: max(current.sequence, change.sequence))
+        mode = .saving(current: covering, next: (next?.sequence ?? 0) > change.sequence ? next : nil)
+        return .resume([])
+      }
       if (next?.sequence ?? 0) < change.sequence { mode = .saving(current: current, next: change) }
       return .resume([])
     }
