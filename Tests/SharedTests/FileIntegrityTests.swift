@@ -34,24 +34,9 @@ private func permissions(of url: URL) throws -> Int {
   return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
 }
 
-/// A gauge whose decoding can be held, so a test can act while a poll decodes what it read.
+/// A gauge, read by polls that a test holds between reading and decoding.
 struct Gauge: Codable, Sendable, Equatable {
   var level: Int
-
-  /// The level whose decoding is held, with what tells the test it started and what lets it finish.
-  static let held = Lock<(level: Int, started: Counter, release: DispatchSemaphore)?>(nil)
-
-  init(level: Int) { self.level = level }
-
-  init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    level = try container.decode(Int.self, forKey: .level)
-    let level = self.level
-    if let held = Self.held.withLock({ $0?.level == level ? $0 : nil }) {
-      held.started.increment()
-      _ = held.release.wait(timeout: .now() + .seconds(30))
-    }
-  }
 }
 
 @Suite(.freshRegistry) struct FileIntegrityTests {
@@ -107,17 +92,23 @@ struct Gauge: Codable, Sendable, Equatable {
     defer { folder.delete() }
     let url = folder.file("gauge.json")
     let clock = ManualClock()
-    let held = (level: 7_003, started: Counter(), release: DispatchSemaphore(value: 0))
-    Gauge.held.withLock { $0 = held }
-    defer { Gauge.held.withLock { $0 = nil } }
-    @Shared(.fileStorage(url, saveDelay: .zero, pollInterval: .seconds(1), clock: clock)) var gauge = Gauge(level: 0)
+    // The poll is held, without blocking a thread, after it read 7003 and before it decodes and applies it.
+    let started = Counter()
+    let release = Gate()
+    var key = FileStorageKey<Gauge>(url: url, saveDelay: .zero, pollInterval: .seconds(1), clock: clock)
+    key.afterPollRead = { data in
+      guard (try? JSONDecoder().decode(Gauge.self, from: data))?.level == 7_003 else { return }
+      started.increment()
+      await release.wait()
+    }
+    @Shared(key) var gauge = Gauge(level: 0)
     try JSONEncoder().encode(Gauge(level: 7_003)).write(to: url, options: .atomic)
     await clock.waitForSleepers(1)
     clock.advance(by: .seconds(1))
-    await waitUntil { held.started.count > 0 }  // The poll read 7003 and is decoding it.
+    await waitUntil { started.count > 0 }
     $gauge.withLock { $0.level = 100 }
     try await $gauge.save()
-    held.release.signal()
+    release.open()
     await clock.waitForSleepers(1)  // The poll finished.
     let onDisk = try JSONDecoder().decode(Gauge.self, from: Data(contentsOf: url))
     #expect(gauge.level == 100)

@@ -37,6 +37,9 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   public let pollInterval: Duration
   let clock: any Clock<Duration>
   let file: FileStore
+  /// Runs after a poll read new contents and before it decodes them; lets tests act while a poll is in flight
+  /// without blocking a thread.
+  var afterPollRead: (@Sendable (Data) async -> Void)?
 
   /// Creates a key for the JSON file at `url`.
   ///
@@ -110,6 +113,7 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
     let interval = pollInterval
     let url = self.url
     let valueID = context.valueID
+    let afterPollRead = self.afterPollRead
     let task = Task {
       while !Task.isCancelled {
         do {
@@ -129,6 +133,7 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
           case .contents(let data, let state) where data.isEmpty:
             (applied, read) = (context.resetToDefault(readAt: started), state)
           case .contents(let data, let state):
+            await afterPollRead?(data)
             (applied, read) = (context.update(try Self.decode(data, url: url), readAt: started), state)
           }
           // Dropped: read the file again next time, unless this program wrote it since (what it wrote is known).
