@@ -213,6 +213,37 @@ struct Gauge: Codable, Sendable, Equatable {
     #expect(!FileManager.default.fileExists(atPath: url.path))
   }
 
+  /// Only a missing file (or a missing folder on its path) means "no value": a path that cannot be looked at (here a
+  /// loop of links, ELOOP) is an unreadable file, reported once, and the value stays.
+  @Test func aFileThatCannotBeLookedAtIsAnErrorNotADeletion() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("settings.json")
+    let clock = ManualClock()
+    try writeFromOutside(Settings(volume: 3, theme: "dark"), to: url)
+    @Shared(.fileStorage(url, saveDelay: .zero, pollInterval: .seconds(1), clock: clock)) var settings = Settings()
+    #expect(settings.volume == 3)
+    try FileManager.default.removeItem(at: url)
+    try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: "other.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("other.json").path, withDestinationPath: "settings.json")
+    await pollOnce(clock)
+    #expect(settings.volume == 3)
+    #expect($settings.loadError is FileStorageError)
+    await pollOnce(clock)
+    #expect(settings.volume == 3)
+  }
+
+  @Test func aFirstHolderOfAFileThatCannotBeLookedAtGetsALoadError() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("looped.json")
+    try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: "looped.json")
+    @Shared(.fileStorage(url, saveDelay: .zero)) var settings = Settings()
+    #expect(settings == Settings())
+    #expect($settings.loadError is FileStorageError)
+  }
+
   @Test func anEmptyFileMeansNoValue() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }

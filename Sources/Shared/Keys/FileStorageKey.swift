@@ -19,7 +19,8 @@ public import Foundation
 ///   save keeps the value in memory and sets ``Shared/saveError``.
 /// - **Changes from outside:** the file is checked every `pollInterval` (by device, inode, size and modification
 ///   time); a change made by another program is loaded and every holder sees it within about one interval. A
-///   deleted or emptied file brings every holder back to the default. A change made in the program after a check
+///   deleted or emptied file brings every holder back to the default; a path that cannot be looked at (no permission
+///   on a folder, a loop of links, an I/O error) is not a deletion: it sets ``Shared/loadError`` and keeps the value. A change made in the program after a check
 ///   began wins over what the check read (even before its save starts), so memory and file always settle on the
 ///   same value and no change of the program is lost to an older read of the file.
 /// - **Symbolic links:** a URL that is a symbolic link (a mounted ConfigMap, a dotfile manager's link) is

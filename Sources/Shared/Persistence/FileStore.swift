@@ -178,7 +178,12 @@ actor FileStore {
     guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
     let state = FileState(ofFileAt: url.path)
     known.withLock { $0[value] = state }
-    guard case .file = state else { return (nil, state) }
+    switch state {
+    case .absent: return (nil, state)
+    case .unreadable(let code):
+      throw FileStorageError.unreadable(url: url, reason: String(cString: strerror(code)))
+    case .file: break
+    }
     do {
       return (try Data(contentsOf: url), state)
     } catch {
@@ -207,8 +212,11 @@ private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count:
 
 /// What a file looked like, without reading it.
 enum FileState: Equatable, Sendable {
-  /// There was no file.
+  /// There was no file: nothing at the path, or a missing folder on it (`ENOENT`, `ENOTDIR`).
   case absent
+  /// The path could not be looked at, for this `errno` (no permission on a folder, a loop of links, an I/O
+  /// error...): not a sign that the file is gone.
+  case unreadable(errno: Int32)
   /// There was a file with this signature.
   case file(FileSignature)
 
@@ -216,7 +224,8 @@ enum FileState: Equatable, Sendable {
   init(ofFileAt path: String) {
     var information = stat()
     guard stat(path, &information) == 0 else {
-      self = .absent
+      let code = errno
+      self = code == ENOENT || code == ENOTDIR ? .absent : .unreadable(errno: code)
       return
     }
     self = .file(FileSignature(information))
