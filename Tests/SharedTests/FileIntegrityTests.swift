@@ -71,6 +71,32 @@ struct Gauge: Codable, Sendable, Equatable {
     #expect((attributes[.groupOwnerAccountID] as? NSNumber)?.intValue == 4_322)
   }
 
+  /// A process that may not keep the file's group (here `nobody`, saving a `root:4322` file) gives the new file no
+  /// group permissions: they would go to its own group instead. Set-user-ID and set-group-ID bits are never copied.
+  @Test(
+    .enabled(
+      if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+        && fileProbeExecutable() != nil,
+      "needs root to make a file another user cannot give back, setpriv to save as that user, and the probe"))
+  func aGroupThatCannotBeKeptGetsNoPermissions() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.url.path)
+    let url = folder.file("shared-secret.json")
+    try JSONEncoder().encode(Settings()).write(to: url)
+    #expect(chown(url.path, 0, 4_322) == 0)
+    #expect(chmod(url.path, 0o2640) == 0)
+    let probe = try #require(fileProbeExecutable())
+    let status = try await runToEnd(
+      URL(fileURLWithPath: "/usr/bin/setpriv"),
+      ["--reuid=65534", "--regid=65534", "--clear-groups", probe.path, "save", url.path, "7"])
+    #expect(status == 0)
+    let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+    #expect((attributes[.ownerAccountID] as? NSNumber)?.intValue == 65_534)
+    #expect((attributes[.groupOwnerAccountID] as? NSNumber)?.intValue != 4_322)
+    #expect(try permissions(of: url) == 0o600)
+  }
+
   @Test func aNewFileIsCreatedLikeAnyOrdinaryFile() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }

@@ -13,7 +13,8 @@ public import Foundation
 ///   memory, sets ``Shared/loadError``, and is not touched until the value is changed.
 /// - **Saving:** changes are saved at most once per `saveDelay`, and a change is saved no later than `saveDelay`
 ///   after it was made; the file always ends with the newest value. Each save writes a new file in the same
-///   folder once, with the existing file's permissions (and owner, where the process may), syncs it to disk,
+///   folder once, with the existing file's permissions (and owner and group, where the process may; without
+///   the group's permissions when the group cannot be kept, and never set-user-ID or set-group-ID), syncs it to disk,
 ///   renames it over the file and syncs the folder: the file always holds one whole document, even if the program
 ///   is killed mid-save, and a finished save survives a power loss. Writes to one file are serialized. A failed
 ///   save keeps the value in memory and sets ``Shared/saveError``.

@@ -75,7 +75,8 @@ actor FileStore {
   }
 
   /// Writes `data` durably, following a symbolic link: one write of a new file in the same folder, which keeps
-  /// the existing file's mode (and owner, where the process may), an `fsync` of it, a rename over the file, and
+  /// the existing file's permissions (and owner and group, where the process may; the group's permissions only with
+  /// the group), an `fsync` of it, a rename over the file, and
   /// an `fsync` of the folder so the rename survives a power loss.
   func write(_ data: Data, for value: ObjectIdentifier) throws {
     guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
@@ -115,7 +116,13 @@ actor FileStore {
             _ = fchown(descriptor, uid_t.max, existing.st_gid)
           }
         }
-        guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else { throw failure() }
+        var created = stat()
+        guard fstat(descriptor, &created) == 0 else { throw failure() }
+        // Permission bits only: set-user-ID and set-group-ID are never copied to a file written by this program.
+        // The group's bits are kept only with the group: otherwise they would go to the group the file now has.
+        var mode = existing.st_mode & 0o777
+        if created.st_gid != existing.st_gid { mode &= ~mode_t(0o070) }
+        guard fchmod(descriptor, mode) == 0 else { throw failure() }
       }
       try data.withUnsafeBytes { bytes in
         var offset = 0
