@@ -97,6 +97,31 @@ struct Gauge: Codable, Sendable, Equatable {
     #expect(try permissions(of: url) == 0o600)
   }
 
+  /// A folder this program may write into but not open (mode 0300) cannot be synced: the save still succeeded,
+  /// its rename is done, and it is not reported as failed.
+  @Test(
+    .enabled(
+      if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+        && fileProbeExecutable() != nil,
+      "needs root to prepare a folder for another user, setpriv to save as that user, and the probe"))
+  func aFolderThatCannotBeOpenedDoesNotFailASave() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.url.path)
+    let inner = folder.file("write-only")
+    try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+    #expect(chown(inner.path, 65_534, 65_534) == 0)
+    #expect(chmod(inner.path, 0o300) == 0)
+    let url = inner.appendingPathComponent("settings.json")
+    let probe = try #require(fileProbeExecutable())
+    let status = try await runToEnd(
+      URL(fileURLWithPath: "/usr/bin/setpriv"),
+      ["--reuid=65534", "--regid=65534", "--clear-groups", probe.path, "save", url.path, "7"])
+    #expect(status == 0)
+    let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+    #expect(saved?["counter"] as? Int == 7)
+  }
+
   @Test func aNewFileIsCreatedLikeAnyOrdinaryFile() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }

@@ -16,7 +16,8 @@ public import Foundation
 ///   folder once, with the existing file's permissions (and owner and group, where the process may; without
 ///   the group's permissions when the group cannot be kept, and never set-user-ID or set-group-ID), syncs it to disk,
 ///   renames it over the file and syncs the folder: the file always holds one whole document, even if the program
-///   is killed mid-save, and a finished save survives a power loss. Writes to one file are serialized. A failed
+///   is killed mid-save, and a finished save survives a power loss (where the folder may be opened
+///   and synced: a folder the process can write but not read is not synced, and the save still succeeds). Writes to one file are serialized. A failed
 ///   save keeps the value in memory and sets ``Shared/saveError``.
 /// - **Changes from outside:** the file is checked every `pollInterval` (by device, inode, size and modification
 ///   time); a change made by another program is loaded and every holder sees it within about one interval. A

@@ -94,9 +94,11 @@ actor FileStore {
       unlink(temporary)
       throw FileStorageError.unwritable(url: url, reason: reason)
     }
-    try syncFolder(folder)
+    // The file now holds the new value: recorded before the folder's sync, so a failing sync never makes the next
+    // check take this program's own write for someone else's.
     writeCount += 1
     known.withLock { $0[value] = written }
+    try syncFolder(folder)
   }
 
   /// Creates `path` with `data`, made like the file at `original` if there is one; returns what it looks like.
@@ -147,12 +149,16 @@ actor FileStore {
     }
   }
 
-  /// Makes a rename in `folder` durable.
+  /// Makes a rename in `folder` durable, as far as the process may: a folder it cannot open for reading (EACCES,
+  /// a write-only drop folder) or a file system that cannot sync a folder (EINVAL) is left as it is, and the save
+  /// counts as done. Any other failure (an I/O error) is reported.
   private func syncFolder(_ folder: String) throws {
     let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw failure() }
+    guard descriptor >= 0 else {
+      if errno == EACCES || errno == EPERM { return }
+      throw failure()
+    }
     defer { close(descriptor) }
-    // Some file systems cannot sync a folder (EINVAL): they have nothing more to make durable.
     guard fsync(descriptor) == 0 || errno == EINVAL else { throw failure() }
   }
 
