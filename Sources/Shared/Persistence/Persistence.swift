@@ -11,7 +11,9 @@ import Synchronization
 /// requests arrive in.
 @usableFromInline
 final class Persistence<Value: Sendable>: Sendable {
-  typealias Machine = PersistenceStateMachine<Value, UnsafeContinuation<Void, Never>>
+  /// A waiting `save()`, resumed with the error of the save that stored its changes (`nil` when it succeeded).
+  typealias Waiter = UnsafeContinuation<(any Error)?, Never>
+  typealias Machine = PersistenceStateMachine<Value, Waiter>
 
   let key: any SharedKey<Value>
   let box: ReactiveBox<Value>
@@ -43,12 +45,22 @@ final class Persistence<Value: Sendable>: Sendable {
   /// Asks the machine under the lock; whatever the event replaced or dropped is released after the lock, where a
   /// `deinit` may use this same value.
   private func decide<Action: Sendable>(_ event: (inout Machine) -> Action) -> Action {
-    let (action, previous) = state.withLock { guarded -> (Action, Machine) in
+    decideWithResult(event).action
+  }
+
+  /// ``decide(_:)``, with the save error as the event left it, read in the same critical section: what the waiters
+  /// the event releases are resumed with, so each `save()` reports the save that stored its changes, never a later
+  /// one's.
+  private func decideWithResult<Action: Sendable>(
+    _ event: (inout Machine) -> Action
+  ) -> (action: Action, result: (any Error)?) {
+    let (action, result, previous) = state.withLock { guarded -> (Action, (any Error)?, Machine) in
       let previous = guarded.machine
-      return (event(&guarded.machine), previous)
+      let action = event(&guarded.machine)
+      return (action, guarded.machine.saveError, previous)
     }
     withExtendedLifetime(previous) {}
-    return action
+    return (action, result)
   }
 
   /// Loads the stored value into the box; keeps the default and records the error if the store is unreadable.
@@ -106,9 +118,10 @@ final class Persistence<Value: Sendable>: Sendable {
   private func runSaveTask() async {
     while true {
       await waitForDelay()
-      switch decide({ $0.saveTaskReady() }) {
+      let (ready, readyResult) = decideWithResult { $0.saveTaskReady() }
+      switch ready {
       case .finish(let waiters):
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.resume(returning: readyResult) }
         return
       case .save(let change):
         let outcome: (any Error)?
@@ -120,11 +133,12 @@ final class Persistence<Value: Sendable>: Sendable {
         } catch {
           outcome = error
         }
-        switch decide({ $0.saveFinished(error: outcome) }) {
+        let (finished, result) = decideWithResult { $0.saveFinished(error: outcome) }
+        switch finished {
         case .continueSaving(let waiters):
-          for waiter in waiters { waiter.resume() }
+          for waiter in waiters { waiter.resume(returning: result) }
         case .finish(let waiters):
-          for waiter in waiters { waiter.resume() }
+          for waiter in waiters { waiter.resume(returning: result) }
           return
         }
       }
@@ -151,33 +165,35 @@ final class Persistence<Value: Sendable>: Sendable {
   }
 
   /// Saves now every change made before this call, and waits until they are in the store; throws the error of
-  /// the last save. Changes made meanwhile do not keep it waiting.
+  /// the save that stored them (a later save's error is not this call's). Changes made meanwhile do not keep it
+  /// waiting.
   ///
   /// When the last save failed and nothing changed since, the current value is saved again.
   func flush() async throws {
     guard savesChanges else { return }
     let target = sequence.load(ordering: .relaxed)
     let current = box.value
-    await withUnsafeContinuation { (waiter: UnsafeContinuation<Void, Never>) in
+    let error = await withUnsafeContinuation { (waiter: Waiter) in
       // Decided and registered under one lock, so no save can finish between the check and the registration.
-      let (action, sleeper, previous) = state.withLock {
-        guarded -> (Machine.FlushAction, Task<Void, any Error>?, Machine) in
+      let (action, sleeper, result, previous) = state.withLock {
+        guarded -> (Machine.FlushAction, Task<Void, any Error>?, (any Error)?, Machine) in
         let previous = guarded.machine
         let action = guarded.machine.flushRequested(target: target, current: current, waiter: waiter)
-        if case .wait(wakeSaveTask: true) = action { return (action, guarded.sleeper.take(), previous) }
-        return (action, nil, previous)
+        var sleeper: Task<Void, any Error>?
+        if case .wait(wakeSaveTask: true) = action { sleeper = guarded.sleeper.take() }
+        return (action, sleeper, guarded.machine.saveError, previous)
       }
       withExtendedLifetime(previous) {}
       switch action {
       case .resumeNow(let waiter):
-        waiter.resume()
+        waiter.resume(returning: result)
       case .wait:
         sleeper?.cancel()
       case .waitAndStartSaveTask:
         startSaveTask()
       }
     }
-    if let error = saveError { throw error }
+    if let error { throw error }
   }
 
   // MARK: Changes made in the store
@@ -221,15 +237,15 @@ final class Persistence<Value: Sendable>: Sendable {
     }
     guard let written else { return false }
     withExtendedLifetime(written.replaced) {}  // Released after the lock.
-    let action = decide {
+    let (action, result) = decideWithResult {
       $0.storeValueApplied(
         Machine.Change(value: value, sequence: written.sequence), read: applied, fromWithinSave: fromWithinSave)
     }
     switch action {
     case .resume(let waiters):
-      for waiter in waiters { waiter.resume() }
+      for waiter in waiters { waiter.resume(returning: result) }
     case .startSaveTask(let waiters):
-      for waiter in waiters { waiter.resume() }
+      for waiter in waiters { waiter.resume(returning: result) }
       startSaveTask()
     }
     return true

@@ -253,8 +253,10 @@ struct PersistenceStateMachine<Value, Waiter> {
     let supersededByTheProgram = newestSequence >= change.sequence
     newestSequence = max(newestSequence, change.sequence)
     guard mayHaveSavedSince(read) else {
-      // Memory now equals the store; an older unsaved change is superseded.
+      // Memory now equals the store; an older unsaved change is superseded, and so is a failed one: no error is
+      // left to report for it.
       storedSequence = max(storedSequence, change.sequence)
+      saveError = nil
       if case .scheduled(pending: let pending?) = mode, pending.sequence < change.sequence {
         mode = .scheduled(pending: nil)
       }
