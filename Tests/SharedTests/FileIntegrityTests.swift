@@ -195,6 +195,35 @@ struct Gauge: Codable, Sendable, Equatable {
     #expect(try decodedSettings(at: target).volume == 9)
   }
 
+  /// A loop of links cannot be written through: the save fails with an error and every link stays a link.
+  @Test func aLoopOfLinksFailsTheSaveAndLeavesTheLinks() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let link = folder.file("settings.json")
+    let other = folder.file("other.json")
+    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "other.json")
+    try FileManager.default.createSymbolicLink(atPath: other.path, withDestinationPath: "settings.json")
+    @Shared(.fileStorage(link, saveDelay: .zero)) var settings = Settings()
+    $settings.withLock { $0.volume = 9 }
+    await #expect(throws: FileStorageError.self) { try await $settings.save() }
+    for path in [link.path, other.path] {
+      let type = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType
+      #expect(type == .typeSymbolicLink, "\(path)")
+    }
+  }
+
+  /// A link whose target's folder does not exist is reported, not followed by creating folders where it points.
+  @Test func aLinkIntoAMissingFolderFailsTheSaveAndCreatesNothing() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let link = folder.file("settings.json")
+    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "missing/real.json")
+    @Shared(.fileStorage(link, saveDelay: .zero)) var settings = Settings()
+    $settings.withLock { $0.volume = 9 }
+    await #expect(throws: FileStorageError.self) { try await $settings.save() }
+    #expect(!FileManager.default.fileExists(atPath: folder.file("missing").path))
+  }
+
   @Test func aLinkedFolderThatIsSwappedIsSeenAsAChange() async throws {
     // The layout of a mounted ConfigMap: the file links into `..data`, a link swapped to a new folder on update.
     let folder = try TemporaryFolder()
@@ -251,6 +280,34 @@ struct Gauge: Codable, Sendable, Equatable {
     #expect(calls.syncsOfFolder == 1, "\(calls.lines)")
     #expect(calls.order == ["write", "fsync-file", "rename", "fsync-folder"], "\(calls.lines)")
     #expect(try JSONDecoder().decode(ProbeValue.self, from: Data(contentsOf: url)).counter == 42)
+  }
+
+  /// The first save into folders that do not exist yet syncs the folder holding each one it created, so they, and
+  /// the file in them, survive a power loss.
+  @Test(
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") && fileProbeExecutable() != nil,
+      "needs strace and the FileFaultProbe helper"))
+  func aSaveIntoNewFoldersSyncsEachFolderItCreated() async throws {
+    let strace = URL(fileURLWithPath: "/usr/bin/strace")
+    let probe = try #require(fileProbeExecutable())
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let base = folder.url.resolvingSymlinksInPath().path
+    let url = URL(fileURLWithPath: "\(base)/new/deeper/durable.json")
+    let traces = folder.file("traces")
+    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
+    let status = try await runToEnd(
+      strace,
+      [
+        "-ff", "-qq", "-o", traces.appendingPathComponent("thread").path,
+        "-e", "trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2",
+        probe.path, "save", url.path, "42",
+      ])
+    #expect(status == 0)
+    let logs = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
+    let calls = try TracedCalls(logs.map { try String(decoding: Data(contentsOf: $0), as: UTF8.self) }, file: url)
+    #expect(calls.syncedFolders == [base, "\(base)/new", "\(base)/new/deeper"], "\(calls.lines)")
   }
 
   // MARK: What absence means
@@ -376,6 +433,8 @@ private struct TracedCalls {
   var syncsOfTemporary = 0
   var renames = 0
   var syncsOfFolder = 0
+  /// Every folder synced, in order.
+  var syncedFolders: [String] = []
   /// The save's steps in the order they ran.
   var order: [String] = []
 
@@ -386,6 +445,7 @@ private struct TracedCalls {
     lines = logs.filter { $0.contains(temporaryPrefix) }.flatMap { $0.split(separator: "\n").map(String.init) }
     var temporaryDescriptors: Set<String> = []
     var folderDescriptors: Set<String> = []
+    var directories: [String: String] = [:]
     for call in lines {
       let result = call.components(separatedBy: " = ").last?.split(separator: " ").first.map(String.init) ?? ""
       func descriptor() -> String? {
@@ -398,6 +458,12 @@ private struct TracedCalls {
         // A descriptor number is reused once closed: it now names what this call opened.
         temporaryDescriptors.remove(result)
         folderDescriptors.remove(result)
+        directories[result] = nil
+        if call.contains("O_DIRECTORY"), let start = call.firstIndex(of: "\""),
+          let end = call[call.index(after: start)...].firstIndex(of: "\"")
+        {
+          directories[result] = String(call[call.index(after: start)..<end])
+        }
       }
       if call.hasPrefix("openat("), call.contains("\"\(temporaryPrefix)") {
         temporaryOpens += 1
@@ -410,6 +476,7 @@ private struct TracedCalls {
         writesToTemporary += 1
         order.append("write")
       } else if call.hasPrefix("fsync(") || call.hasPrefix("fdatasync("), let fd = descriptor() {
+        if let directory = directories[fd] { syncedFolders.append(directory) }
         if temporaryDescriptors.contains(fd) {
           syncsOfTemporary += 1
           order.append("fsync-file")

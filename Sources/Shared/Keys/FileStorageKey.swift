@@ -26,7 +26,8 @@ public import Foundation
 ///   began wins over what the check read (even before its save starts), so memory and file always settle on the
 ///   same value and no change of the program is lost to an older read of the file.
 /// - **Symbolic links:** a URL that is a symbolic link (a mounted ConfigMap, a dotfile manager's link) is
-///   followed, for checks and for saves; the link stays a link.
+///   followed, for checks and for saves; the link stays a link. A loop of links, or a link into a folder that
+///   does not exist, fails the save (folders are created only for a path that is not a link).
 /// - **Other URLs:** a URL that is not a file URL never crashes: ``Shared/loadError`` and every save report
 ///   ``FileStorageError/notAFileURL(url:)``.
 ///

@@ -80,13 +80,20 @@ actor FileStore {
   /// an `fsync` of the folder so the rename survives a power loss.
   func write(_ data: Data, for value: ObjectIdentifier) throws {
     guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
-    let target = Self.followingLinks(url.path)
+    guard let target = Self.followingLinks(url.path) else {
+      throw FileStorageError.unwritable(
+        url: url, reason: "a loop of symbolic links: \(String(cString: strerror(ELOOP)))")
+    }
     let folder = (target as NSString).deletingLastPathComponent
     let temporary = "\(folder)/.\((target as NSString).lastPathComponent).\(UUID().uuidString).tmp"
-    do {
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    } catch {
-      throw FileStorageError.unwritable(url: url, reason: error.localizedDescription)
+    if target != url.path {
+      // A link is written through only into a folder that exists: folders are never made where a link points.
+      var information = stat()
+      guard stat(folder, &information) == 0 else {
+        throw FileStorageError.unwritable(url: url, reason: "the link leads into \(folder): \(Self.lastError())")
+      }
+    } else {
+      try createFolders(folder)
     }
     let written = try writeTemporary(data, at: temporary, like: target)
     guard rename(temporary, target) == 0 else {
@@ -99,6 +106,27 @@ actor FileStore {
     writeCount += 1
     known.withLock { $0[value] = written }
     try syncFolder(folder)
+  }
+
+  /// Creates `folder` and any missing folder above it, and syncs the folder holding each one it created, so the
+  /// first save into a new folder survives a power loss too.
+  private func createFolders(_ folder: String) throws {
+    var missing: [String] = []
+    var current = folder
+    var information = stat()
+    while !current.isEmpty, current != "/", stat(current, &information) != 0 {
+      missing.append(current)
+      current = (current as NSString).deletingLastPathComponent
+    }
+    guard !missing.isEmpty else { return }
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    } catch {
+      throw FileStorageError.unwritable(url: url, reason: error.localizedDescription)
+    }
+    for created in missing.reversed() {
+      try syncFolder((created as NSString).deletingLastPathComponent)
+    }
   }
 
   /// Creates `path` with `data`, made like the file at `original` if there is one; returns what it looks like.
@@ -204,17 +232,20 @@ actor FileStore {
     }
   }
 
-  /// `path` with every symbolic link at its end followed (a link to a link, and so on).
-  static func followingLinks(_ path: String) -> String {
+  /// `path` with every symbolic link at its end followed (a link to a link, and so on); `nil` for a loop of links
+  /// (more than 32 in a row, as the system counts).
+  static func followingLinks(_ path: String) -> String? {
     var current = path
     for _ in 0..<32 {
-      guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { break }
+      guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else {
+        return current
+      }
       current =
         destination.hasPrefix("/")
         ? destination
         : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
     }
-    return current
+    return nil
   }
 }
 
