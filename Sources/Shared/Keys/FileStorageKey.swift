@@ -79,7 +79,8 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   /// - Returns: The decoded value, or `nil` when the file does not exist or is empty.
   /// - Throws: ``FileStorageError`` when the file cannot be read or decoded, or the URL is not a file URL.
   public func load(context: SharedKeyContext<Value>) throws -> Value? {
-    guard let data = try file.readInitial(for: context.valueID), !data.isEmpty else { return nil }
+    guard let owner = context.persistence else { return nil }
+    guard let data = try file.readInitial(for: owner), !data.isEmpty else { return nil }
     return try decode(data)
   }
 
@@ -98,7 +99,8 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
     } catch {
       throw FileStorageError.unencodable(url: url, reason: String(describing: error))
     }
-    try await file.write(data, for: context.valueID)
+    guard let owner = context.persistence else { return }  // Every holder is gone: nothing to save for.
+    try await file.write(data, for: owner)
   }
 
   /// Polls the file for changes made outside the program and loads them; a deleted or emptied file brings the
@@ -125,11 +127,11 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
         } catch {
           return
         }
-        guard let started = context.storeReadStarted() else { return }
+        guard let owner = context.persistence, let started = context.storeReadStarted() else { return }
         do {
           let applied: Bool
           let read: FileState
-          switch try await file.externalChange(for: valueID) {
+          switch try await file.externalChange(for: owner) {
           case .unchanged:
             continue
           case .removed:
@@ -141,7 +143,7 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
             (applied, read) = (context.update(try Self.decode(data, url: url), readAt: started), state)
           }
           // Dropped: read the file again next time, unless this program wrote it since (what it wrote is known).
-          if !applied { file.rereadUnlessWritten(since: read, for: valueID) }
+          if !applied { file.rereadUnlessWritten(since: read, for: owner) }
         } catch {
           context.reportLoadError(error)
         }

@@ -19,8 +19,15 @@ import Synchronization
 actor FileStore {
   let url: URL
   /// What the file looked like after each value last read or wrote it. A value without an entry reads the file
-  /// on its next check.
-  private let known = Lock<[ObjectIdentifier: FileState]>([:])
+  /// on its next check. An entry goes with its value: it refers to it weakly, and entries of freed values are
+  /// dropped whenever one is recorded or counted.
+  private let known = Lock<[ObjectIdentifier: Known]>([:])
+
+  /// What one value knew of the file.
+  private struct Known {
+    weak var owner: (any AnyObject & Sendable)?
+    var state: FileState
+  }
   /// How many times the file was written, for tests.
   private(set) var writeCount = 0
 
@@ -57,8 +64,16 @@ actor FileStore {
   }
 
   /// Reads the file for a first holder; `nil` when it does not exist.
-  nonisolated func readInitial(for value: ObjectIdentifier) throws -> Data? {
+  nonisolated func readInitial(for value: any AnyObject & Sendable) throws -> Data? {
     try readRecording(for: value)
+  }
+
+  /// How many values the store remembers the file for; for tests.
+  nonisolated var knownCount: Int {
+    known.withLock { known in
+      known = known.filter { $0.value.owner != nil }
+      return known.count
+    }
   }
 
   /// Forgets what `value` knew of the file.
@@ -68,9 +83,17 @@ actor FileStore {
 
   /// Makes the next check of `value` read the file again, unless the file was written since it looked like
   /// `state` (a write of this program then recorded what the file now holds).
-  nonisolated func rereadUnlessWritten(since state: FileState, for value: ObjectIdentifier) {
+  nonisolated func rereadUnlessWritten(since state: FileState, for value: any AnyObject & Sendable) {
     known.withLock { known in
-      if known[value] == state { known[value] = nil }
+      if known[ObjectIdentifier(value)]?.state == state { known[ObjectIdentifier(value)] = nil }
+    }
+  }
+
+  /// Records that `value` saw the file looking like `state`, dropping the entries of freed values.
+  private nonisolated func record(_ state: FileState, for value: any AnyObject & Sendable) {
+    known.withLock { known in
+      if known.count > 1 { known = known.filter { $0.value.owner != nil } }
+      known[ObjectIdentifier(value)] = Known(owner: value, state: state)
     }
   }
 
@@ -78,7 +101,7 @@ actor FileStore {
   /// the existing file's permissions (and owner and group, where the process may; the group's permissions only with
   /// the group), an `fsync` of it, a rename over the file, and
   /// an `fsync` of the folder so the rename survives a power loss.
-  func write(_ data: Data, for value: ObjectIdentifier) throws {
+  func write(_ data: Data, for value: any AnyObject & Sendable) throws {
     guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
     guard let target = Self.followingLinks(url.path) else {
       throw FileStorageError.unwritable(
@@ -104,7 +127,7 @@ actor FileStore {
     // The file now holds the new value: recorded before the folder's sync, so a failing sync never makes the next
     // check take this program's own write for someone else's.
     writeCount += 1
-    known.withLock { $0[value] = written }
+    record(written, for: value)
     try syncFolder(folder)
   }
 
@@ -199,10 +222,10 @@ actor FileStore {
   }
 
   /// Checks whether someone else changed the file since this program last read or wrote it for `value`.
-  func externalChange(for value: ObjectIdentifier) throws -> Check {
+  func externalChange(for value: any AnyObject & Sendable) throws -> Check {
     guard url.isFileURL else { return .unchanged }
     let current = FileState(ofFileAt: url.path)
-    guard current != known.withLock({ $0[value] }) else { return .unchanged }
+    guard current != known.withLock({ $0[ObjectIdentifier(value)]?.state }) else { return .unchanged }
     let (data, state) = try readRecordingState(for: value)
     guard let data else { return .removed }
     return .contents(data, state: state)
@@ -210,15 +233,17 @@ actor FileStore {
 
   /// Reads the file and records what it looked like for `value`, even when it cannot be read (so a broken file
   /// is reported once, not at every check); `nil` when there is no file.
-  private nonisolated func readRecording(for value: ObjectIdentifier) throws -> Data? {
+  private nonisolated func readRecording(for value: any AnyObject & Sendable) throws -> Data? {
     try readRecordingState(for: value).data
   }
 
   /// ``readRecording(for:)``, with what the file looked like when it was read.
-  private nonisolated func readRecordingState(for value: ObjectIdentifier) throws -> (data: Data?, state: FileState) {
+  private nonisolated func readRecordingState(
+    for value: any AnyObject & Sendable
+  ) throws -> (data: Data?, state: FileState) {
     guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
     let state = FileState(ofFileAt: url.path)
-    known.withLock { $0[value] = state }
+    record(state, for: value)
     switch state {
     case .absent: return (nil, state)
     case .unreadable(let code):
