@@ -33,6 +33,11 @@ import Testing
     #expect(store.knownCount == 0)
   }
 
+  @Test func aKeyDescribesAURLThatIsNotAFileInFull() {
+    let key = FileStorageKey<Settings>(url: URL(string: "https://example.com/settings.json")!)
+    #expect(key.description == ".fileStorage(https://example.com/settings.json)")
+  }
+
   @Test func valuesSurviveARestart() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }

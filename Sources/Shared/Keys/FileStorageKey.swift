@@ -169,8 +169,8 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
 }
 
 extension FileStorageKey: CustomStringConvertible {
-  /// The key as it reads in code.
-  public var description: String { ".fileStorage(\(url.path))" }
+  /// The key as it reads in code: the file's path, or the whole URL when it is not a file URL.
+  public var description: String { ".fileStorage(\(url.isFileURL ? url.path : url.absoluteString))" }
 }
 
 /// The identity of a ``FileStorageKey``: one value per file path, whatever the value type.
