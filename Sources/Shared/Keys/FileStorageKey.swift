@@ -114,6 +114,8 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   /// - Parameter context: The context to report changes to.
   /// - Returns: A subscription that stops polling.
   public func subscribe(context: SharedKeyContext<Value>) -> SharedSubscription {
+    // A URL that is not a file URL has nothing to watch (its load and saves report why).
+    guard url.isFileURL else { return SharedSubscription {} }
     let file = self.file
     let clock = self.clock
     let interval = pollInterval

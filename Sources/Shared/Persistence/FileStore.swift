@@ -35,7 +35,8 @@ actor FileStore {
     self.url = url
   }
 
-  private static let stores = Lock<[String: WeakStore]>([:])
+  /// The stores in use, and the count above which freed entries are next dropped.
+  private static let stores = Lock<(byPath: [String: WeakStore], pruneAbove: Int)>(([:], 64))
 
   private struct WeakStore {
     weak var store: FileStore?
@@ -45,10 +46,14 @@ actor FileStore {
   static func forFile(at url: URL) -> FileStore {
     let name = url.isFileURL ? url.path : url.absoluteString
     return stores.withLock { stores in
-      if let existing = stores[name]?.store { return existing }
+      if let existing = stores.byPath[name]?.store { return existing }
       let store = FileStore(url: url)
-      if stores.count > 64 { stores = stores.filter { $0.value.store != nil } }
-      stores[name] = WeakStore(store: store)
+      if stores.byPath.count > stores.pruneAbove {
+        // Dropping freed entries only when the table doubled keeps each insert constant on average.
+        stores.byPath = stores.byPath.filter { $0.value.store != nil }
+        stores.pruneAbove = max(64, stores.byPath.count * 2)
+      }
+      stores.byPath[name] = WeakStore(store: store)
       return store
     }
   }

@@ -54,8 +54,8 @@ final class Persistence<Value: Sendable>: Sendable {
   private func decideWithResult<Action: Sendable>(
     _ event: (inout Machine) -> Action
   ) -> (action: Action, result: (any Error)?) {
-    let (action, result, previous) = state.withLock { guarded -> (Action, (any Error)?, Machine) in
-      let previous = guarded.machine
+    let (action, result, previous) = state.withLock { guarded -> (Action, (any Error)?, Machine.Held) in
+      let previous = guarded.machine.held
       let action = event(&guarded.machine)
       return (action, guarded.machine.saveError, previous)
     }
@@ -148,6 +148,8 @@ final class Persistence<Value: Sendable>: Sendable {
   /// Sleeps for the schedule's delay, unless a `save()` is waiting or arrives meanwhile.
   private func waitForDelay() async {
     guard schedule.delay > .zero else { return }
+    // No sleeper task when a save() already waits (checked again below, once the sleeper can be cut short).
+    guard state.withLock({ $0.machine.saveTaskWaitsForDelay }) else { return }
     let clock = schedule.clock
     let delay = schedule.delay
     let sleeper = Task { try await clock.sleep(for: delay) }
@@ -176,8 +178,8 @@ final class Persistence<Value: Sendable>: Sendable {
     let error = await withUnsafeContinuation { (waiter: Waiter) in
       // Decided and registered under one lock, so no save can finish between the check and the registration.
       let (action, sleeper, result, previous) = state.withLock {
-        guarded -> (Machine.FlushAction, Task<Void, any Error>?, (any Error)?, Machine) in
-        let previous = guarded.machine
+        guarded -> (Machine.FlushAction, Task<Void, any Error>?, (any Error)?, Machine.Held) in
+        let previous = guarded.machine.held
         let action = guarded.machine.flushRequested(target: target, current: current, waiter: waiter)
         var sleeper: Task<Void, any Error>?
         if case .wait(wakeSaveTask: true) = action { sleeper = guarded.sleeper.take() }

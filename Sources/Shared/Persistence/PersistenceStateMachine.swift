@@ -125,6 +125,18 @@ struct PersistenceStateMachine<Value, Waiter> {
   /// How many flushes wait.
   var flushWaiterCount: Int { flushWaiters.count }
 
+  /// What an event may let go of: values, errors, and what keeps the value alive.
+  struct Held {
+    let mode: Mode
+    let loadError: (any Error)?
+    let saveError: (any Error)?
+    let keepAlive: (any AnyObject & Sendable)?
+  }
+
+  /// A copy of what an event may let go of, for the caller to release after its lock. Copying the whole machine
+  /// instead would also copy the waiters on the next change of that list, once per event.
+  var held: Held { Held(mode: mode, loadError: loadError, saveError: saveError, keepAlive: keepAlive) }
+
   // MARK: Changes made in the program
 
   /// The program changed the value (change number `change.sequence`) and asks for it to be saved.
