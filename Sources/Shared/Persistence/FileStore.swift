@@ -70,7 +70,7 @@ actor FileStore {
 
   /// Reads the file for a first holder; `nil` when it does not exist.
   nonisolated func readInitial(for value: any AnyObject & Sendable) throws -> Data? {
-    try readRecording(for: value)
+    try readRecordingState(for: value).data
   }
 
   /// How many values the store remembers the file for; for tests.
@@ -237,12 +237,7 @@ actor FileStore {
   }
 
   /// Reads the file and records what it looked like for `value`, even when it cannot be read (so a broken file
-  /// is reported once, not at every check); `nil` when there is no file.
-  private nonisolated func readRecording(for value: any AnyObject & Sendable) throws -> Data? {
-    try readRecordingState(for: value).data
-  }
-
-  /// ``readRecording(for:)``, with what the file looked like when it was read.
+  /// is reported once, not at every check); `nil` data when there is no file.
   private nonisolated func readRecordingState(
     for value: any AnyObject & Sendable
   ) throws -> (data: Data?, state: FileState) {
@@ -282,48 +277,4 @@ actor FileStore {
 /// `write(2)`, named apart from ``FileStore/write(_:for:)``.
 private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
   write(descriptor, bytes, count)
-}
-
-/// What a file looked like, without reading it.
-enum FileState: Equatable, Sendable {
-  /// There was no file: nothing at the path, or a missing folder on it (`ENOENT`, `ENOTDIR`).
-  case absent
-  /// The path could not be looked at, for this `errno` (no permission on a folder, a loop of links, an I/O
-  /// error...): not a sign that the file is gone.
-  case unreadable(errno: Int32)
-  /// There was a file with this signature.
-  case file(FileSignature)
-
-  /// The state of the file at `path`, following symbolic links (so a link's target is described, not the link).
-  init(ofFileAt path: String) {
-    var information = stat()
-    guard stat(path, &information) == 0 else {
-      let code = errno
-      self = code == ENOENT || code == ENOTDIR ? .absent : .unreadable(errno: code)
-      return
-    }
-    self = .file(FileSignature(information))
-  }
-}
-
-/// What tells one version of a file from another without reading it.
-struct FileSignature: Equatable, Sendable {
-  let device: UInt64
-  let inode: UInt64
-  let size: Int64
-  let modifiedSeconds: Int
-  let modifiedNanoseconds: Int
-
-  init(_ information: stat) {
-    device = UInt64(information.st_dev)
-    inode = UInt64(information.st_ino)
-    size = Int64(information.st_size)
-    #if canImport(Darwin)
-      modifiedSeconds = information.st_mtimespec.tv_sec
-      modifiedNanoseconds = information.st_mtimespec.tv_nsec
-    #else
-      modifiedSeconds = information.st_mtim.tv_sec
-      modifiedNanoseconds = information.st_mtim.tv_nsec
-    #endif
-  }
 }

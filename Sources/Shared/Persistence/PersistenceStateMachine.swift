@@ -171,18 +171,20 @@ struct PersistenceStateMachine<Value, Waiter> {
       mode = .saving(current: pending, next: nil)
       savesStarted += 1
       return .save(pending)
-    case .scheduled(pending: nil), .idle, .saving:
-      // Only the save task asks, and only while scheduled; a pending change superseded by the store ends it.
+    case .scheduled(pending: nil):
+      // A pending change superseded by the store's value: nothing left to save.
       mode = .idle
       keepAlive = nil
       return .finish(resume: takeReadyWaiters())
+    case .idle, .saving:
+      preconditionFailure("only the save task asks for work, and only while scheduled: \(mode)")
     }
   }
 
   /// The key's save of the current change returned, with `error` if it failed.
   mutating func saveFinished(error: (any Error)?) -> SaveFinishedAction {
     guard case .saving(let current, let next) = mode else {
-      return .finish(resume: takeReadyWaiters())
+      preconditionFailure("a save finished while none ran: \(mode)")
     }
     storedSequence = max(storedSequence, current.sequence)
     saveError = error
