@@ -179,17 +179,24 @@ public struct Shared<Value: Sendable>: Sendable {
     root.saveError
   }
 
-  /// Saves now any change that is not saved yet, and waits until it is.
+  /// Saves now any change that is not saved yet, and waits until every change made before this call is in the
+  /// store, or was replaced by a value the store itself reported.
   ///
   /// ```swift
   /// $settings.withLock { $0.theme = .dark }
   /// try await $settings.save()   // written, not just scheduled
   /// ```
   ///
-  /// If the last save failed and nothing changed since, the current value is saved again. Values whose key stores
-  /// nothing return at once.
+  /// A change of another program can replace a change of this program that is not saved yet: a check of a file
+  /// that began after the change, or a store's ``SharedKeyContext/update(_:)``, that finds an outside value brings
+  /// it into memory in place of the change, and `save()` then returns without saving the replaced change (memory
+  /// and store agree on the outside value). A check that began before the change never replaces it.
   ///
-  /// - Throws: The error of the save, which is also kept in ``saveError``.
+  /// If the last save failed and nothing changed since, the current value is saved again. Values whose key stores
+  /// nothing return at once. Changes made while it waits do not keep it waiting.
+  ///
+  /// - Throws: The error of the save that stored this call's changes (a later save's error is not this call's);
+  ///   the last error is also kept in ``saveError``.
   public func save() async throws {
     try await root.save()
   }

@@ -34,24 +34,9 @@ private func permissions(of url: URL) throws -> Int {
   return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
 }
 
-/// A gauge whose decoding can be held, so a test can act while a poll decodes what it read.
+/// A gauge, read by polls that a test holds between reading and decoding.
 struct Gauge: Codable, Sendable, Equatable {
   var level: Int
-
-  /// The level whose decoding is held, with what tells the test it started and what lets it finish.
-  static let held = Lock<(level: Int, started: Counter, release: DispatchSemaphore)?>(nil)
-
-  init(level: Int) { self.level = level }
-
-  init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    level = try container.decode(Int.self, forKey: .level)
-    let level = self.level
-    if let held = Self.held.withLock({ $0?.level == level ? $0 : nil }) {
-      held.started.increment()
-      _ = held.release.wait(timeout: .now() + .seconds(30))
-    }
-  }
 }
 
 @Suite(.freshRegistry) struct FileIntegrityTests {
@@ -71,8 +56,9 @@ struct Gauge: Codable, Sendable, Equatable {
     #expect(try permissions(of: url) == mode)
   }
 
-  @Test func savingKeepsTheFilesOwnerWhereTheProcessMay() async throws {
-    try #require(getuid() == 0, "only a process running as root may give a file to another user")
+  // Only a process running as root may give a file to another user: skipped (not failed) otherwise.
+  @Test(.enabled(if: getuid() == 0, "only a process running as root may give a file to another user"))
+  func savingKeepsTheFilesOwnerWhereTheProcessMay() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }
     let url = folder.file("owned.json")
@@ -84,6 +70,57 @@ struct Gauge: Codable, Sendable, Equatable {
     let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
     #expect((attributes[.ownerAccountID] as? NSNumber)?.intValue == 4_321)
     #expect((attributes[.groupOwnerAccountID] as? NSNumber)?.intValue == 4_322)
+  }
+
+  /// A process that may not keep the file's group (here `nobody`, saving a `root:4322` file) gives the new file no
+  /// group permissions: they would go to its own group instead. Set-user-ID and set-group-ID bits are never copied.
+  @Test(
+    .enabled(
+      if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+        && fileProbeExecutable() != nil,
+      "needs root to make a file another user cannot give back, setpriv to save as that user, and the probe"))
+  func aGroupThatCannotBeKeptGetsNoPermissions() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.url.path)
+    let url = folder.file("shared-secret.json")
+    try JSONEncoder().encode(Settings()).write(to: url)
+    #expect(chown(url.path, 0, 4_322) == 0)
+    #expect(chmod(url.path, 0o2640) == 0)
+    let probe = try #require(fileProbeExecutable())
+    let status = try await runToEnd(
+      URL(fileURLWithPath: "/usr/bin/setpriv"),
+      ["--reuid=65534", "--regid=65534", "--clear-groups", probe.path, "save", url.path, "7"])
+    #expect(status == 0)
+    let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+    #expect((attributes[.ownerAccountID] as? NSNumber)?.intValue == 65_534)
+    #expect((attributes[.groupOwnerAccountID] as? NSNumber)?.intValue != 4_322)
+    #expect(try permissions(of: url) == 0o600)
+  }
+
+  /// A folder this program may write into but not open (mode 0300) cannot be synced: the save still succeeded,
+  /// its rename is done, and it is not reported as failed.
+  @Test(
+    .enabled(
+      if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+        && fileProbeExecutable() != nil,
+      "needs root to prepare a folder for another user, setpriv to save as that user, and the probe"))
+  func aFolderThatCannotBeOpenedDoesNotFailASave() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.url.path)
+    let inner = folder.file("write-only")
+    try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+    #expect(chown(inner.path, 65_534, 65_534) == 0)
+    #expect(chmod(inner.path, 0o300) == 0)
+    let url = inner.appendingPathComponent("settings.json")
+    let probe = try #require(fileProbeExecutable())
+    let status = try await runToEnd(
+      URL(fileURLWithPath: "/usr/bin/setpriv"),
+      ["--reuid=65534", "--regid=65534", "--clear-groups", probe.path, "save", url.path, "7"])
+    #expect(status == 0)
+    let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+    #expect(saved?["counter"] as? Int == 7)
   }
 
   @Test func aNewFileIsCreatedLikeAnyOrdinaryFile() async throws {
@@ -107,17 +144,23 @@ struct Gauge: Codable, Sendable, Equatable {
     defer { folder.delete() }
     let url = folder.file("gauge.json")
     let clock = ManualClock()
-    let held = (level: 7_003, started: Counter(), release: DispatchSemaphore(value: 0))
-    Gauge.held.withLock { $0 = held }
-    defer { Gauge.held.withLock { $0 = nil } }
-    @Shared(.fileStorage(url, saveDelay: .zero, pollInterval: .seconds(1), clock: clock)) var gauge = Gauge(level: 0)
+    // The poll is held, without blocking a thread, after it read 7003 and before it decodes and applies it.
+    let started = Counter()
+    let release = Gate()
+    var key = FileStorageKey<Gauge>(url: url, saveDelay: .zero, pollInterval: .seconds(1), clock: clock)
+    key.afterPollRead = { data in
+      guard (try? JSONDecoder().decode(Gauge.self, from: data))?.level == 7_003 else { return }
+      started.increment()
+      await release.wait()
+    }
+    @Shared(key) var gauge = Gauge(level: 0)
     try JSONEncoder().encode(Gauge(level: 7_003)).write(to: url, options: .atomic)
     await clock.waitForSleepers(1)
     clock.advance(by: .seconds(1))
-    await waitUntil { held.started.count > 0 }  // The poll read 7003 and is decoding it.
+    await waitUntil { started.count > 0 }
     $gauge.withLock { $0.level = 100 }
     try await $gauge.save()
-    held.release.signal()
+    release.open()
     await clock.waitForSleepers(1)  // The poll finished.
     let onDisk = try JSONDecoder().decode(Gauge.self, from: Data(contentsOf: url))
     #expect(gauge.level == 100)
@@ -152,6 +195,35 @@ struct Gauge: Codable, Sendable, Equatable {
     #expect(try decodedSettings(at: target).volume == 9)
   }
 
+  /// A loop of links cannot be written through: the save fails with an error and every link stays a link.
+  @Test func aLoopOfLinksFailsTheSaveAndLeavesTheLinks() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let link = folder.file("settings.json")
+    let other = folder.file("other.json")
+    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "other.json")
+    try FileManager.default.createSymbolicLink(atPath: other.path, withDestinationPath: "settings.json")
+    @Shared(.fileStorage(link, saveDelay: .zero)) var settings = Settings()
+    $settings.withLock { $0.volume = 9 }
+    await #expect(throws: FileStorageError.self) { try await $settings.save() }
+    for path in [link.path, other.path] {
+      let type = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType
+      #expect(type == .typeSymbolicLink, "\(path)")
+    }
+  }
+
+  /// A link whose target's folder does not exist is reported, not followed by creating folders where it points.
+  @Test func aLinkIntoAMissingFolderFailsTheSaveAndCreatesNothing() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let link = folder.file("settings.json")
+    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "missing/real.json")
+    @Shared(.fileStorage(link, saveDelay: .zero)) var settings = Settings()
+    $settings.withLock { $0.volume = 9 }
+    await #expect(throws: FileStorageError.self) { try await $settings.save() }
+    #expect(!FileManager.default.fileExists(atPath: folder.file("missing").path))
+  }
+
   @Test func aLinkedFolderThatIsSwappedIsSeenAsAChange() async throws {
     // The layout of a mounted ConfigMap: the file links into `..data`, a link swapped to a new folder on update.
     let folder = try TemporaryFolder()
@@ -176,10 +248,15 @@ struct Gauge: Codable, Sendable, Equatable {
 
   // MARK: Durability
 
-  @Test func aSaveWritesOnceSyncsTheFileRenamesItAndSyncsTheFolder() async throws {
+  // strace traces the probe's calls, and the FileFaultProbe helper is built with the tests: skipped (not failed)
+  // where either is missing.
+  @Test(
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") && fileProbeExecutable() != nil,
+      "needs strace and the FileFaultProbe helper"))
+  func aSaveWritesOnceSyncsTheFileRenamesItAndSyncsTheFolder() async throws {
     let strace = URL(fileURLWithPath: "/usr/bin/strace")
-    try #require(FileManager.default.isExecutableFile(atPath: strace.path), "strace traces the probe's calls")
-    let probe = try #require(fileProbeExecutable(), "the FileFaultProbe helper is built with the tests")
+    let probe = try #require(fileProbeExecutable())
     let folder = try TemporaryFolder()
     defer { folder.delete() }
     let url = folder.file("durable.json")
@@ -205,6 +282,34 @@ struct Gauge: Codable, Sendable, Equatable {
     #expect(try JSONDecoder().decode(ProbeValue.self, from: Data(contentsOf: url)).counter == 42)
   }
 
+  /// The first save into folders that do not exist yet syncs the folder holding each one it created, so they, and
+  /// the file in them, survive a power loss.
+  @Test(
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") && fileProbeExecutable() != nil,
+      "needs strace and the FileFaultProbe helper"))
+  func aSaveIntoNewFoldersSyncsEachFolderItCreated() async throws {
+    let strace = URL(fileURLWithPath: "/usr/bin/strace")
+    let probe = try #require(fileProbeExecutable())
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let base = folder.url.resolvingSymlinksInPath().path
+    let url = URL(fileURLWithPath: "\(base)/new/deeper/durable.json")
+    let traces = folder.file("traces")
+    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
+    let status = try await runToEnd(
+      strace,
+      [
+        "-ff", "-qq", "-o", traces.appendingPathComponent("thread").path,
+        "-e", "trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2",
+        probe.path, "save", url.path, "42",
+      ])
+    #expect(status == 0)
+    let logs = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
+    let calls = try TracedCalls(logs.map { try String(decoding: Data(contentsOf: $0), as: UTF8.self) }, file: url)
+    #expect(calls.syncedFolders == [base, "\(base)/new", "\(base)/new/deeper"], "\(calls.lines)")
+  }
+
   // MARK: What absence means
 
   @Test func aDeletedFileBringsHoldersBackToTheDefault() async throws {
@@ -220,6 +325,37 @@ struct Gauge: Codable, Sendable, Equatable {
     #expect(settings == Settings())
     #expect($settings.loadError == nil)
     #expect(!FileManager.default.fileExists(atPath: url.path))
+  }
+
+  /// Only a missing file (or a missing folder on its path) means "no value": a path that cannot be looked at (here a
+  /// loop of links, ELOOP) is an unreadable file, reported once, and the value stays.
+  @Test func aFileThatCannotBeLookedAtIsAnErrorNotADeletion() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("settings.json")
+    let clock = ManualClock()
+    try writeFromOutside(Settings(volume: 3, theme: "dark"), to: url)
+    @Shared(.fileStorage(url, saveDelay: .zero, pollInterval: .seconds(1), clock: clock)) var settings = Settings()
+    #expect(settings.volume == 3)
+    try FileManager.default.removeItem(at: url)
+    try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: "other.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("other.json").path, withDestinationPath: "settings.json")
+    await pollOnce(clock)
+    #expect(settings.volume == 3)
+    #expect($settings.loadError is FileStorageError)
+    await pollOnce(clock)
+    #expect(settings.volume == 3)
+  }
+
+  @Test func aFirstHolderOfAFileThatCannotBeLookedAtGetsALoadError() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("looped.json")
+    try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: "looped.json")
+    @Shared(.fileStorage(url, saveDelay: .zero)) var settings = Settings()
+    #expect(settings == Settings())
+    #expect($settings.loadError is FileStorageError)
   }
 
   @Test func anEmptyFileMeansNoValue() async throws {
@@ -297,6 +433,8 @@ private struct TracedCalls {
   var syncsOfTemporary = 0
   var renames = 0
   var syncsOfFolder = 0
+  /// Every folder synced, in order.
+  var syncedFolders: [String] = []
   /// The save's steps in the order they ran.
   var order: [String] = []
 
@@ -307,6 +445,7 @@ private struct TracedCalls {
     lines = logs.filter { $0.contains(temporaryPrefix) }.flatMap { $0.split(separator: "\n").map(String.init) }
     var temporaryDescriptors: Set<String> = []
     var folderDescriptors: Set<String> = []
+    var directories: [String: String] = [:]
     for call in lines {
       let result = call.components(separatedBy: " = ").last?.split(separator: " ").first.map(String.init) ?? ""
       func descriptor() -> String? {
@@ -319,6 +458,12 @@ private struct TracedCalls {
         // A descriptor number is reused once closed: it now names what this call opened.
         temporaryDescriptors.remove(result)
         folderDescriptors.remove(result)
+        directories[result] = nil
+        if call.contains("O_DIRECTORY"), let start = call.firstIndex(of: "\""),
+          let end = call[call.index(after: start)...].firstIndex(of: "\"")
+        {
+          directories[result] = String(call[call.index(after: start)..<end])
+        }
       }
       if call.hasPrefix("openat("), call.contains("\"\(temporaryPrefix)") {
         temporaryOpens += 1
@@ -331,6 +476,7 @@ private struct TracedCalls {
         writesToTemporary += 1
         order.append("write")
       } else if call.hasPrefix("fsync(") || call.hasPrefix("fdatasync("), let fd = descriptor() {
+        if let directory = directories[fd] { syncedFolders.append(directory) }
         if temporaryDescriptors.contains(fd) {
           syncsOfTemporary += 1
           order.append("fsync-file")

@@ -1,4 +1,5 @@
 import Foundation
+import Reactive
 import TestSupport
 import Testing
 
@@ -13,6 +14,28 @@ import Testing
     #expect(settings == Settings())
     #expect($settings.loadError == nil)
     #expect(!FileManager.default.fileExists(atPath: url.path))
+  }
+
+  /// A value that read the file and went away without watching it (a value that lost the race to be registered),
+  /// or that was written after it stopped watching, leaves nothing behind in the file's store.
+  @Test func whatTheFileStoreKnowsOfAValueGoesWithTheValue() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("settings.json").standardizedFileURL
+    try JSONEncoder().encode(Settings()).write(to: url)
+    let store = FileStore.forFile(at: url)
+    do {
+      let persistence = Persistence(
+        key: FileStorageKey<Settings>(url: url), box: ReactiveBox(Settings()), defaultValue: Settings())
+      persistence.load()
+      #expect(store.knownCount == 1)
+    }
+    #expect(store.knownCount == 0)
+  }
+
+  @Test func aKeyDescribesAURLThatIsNotAFileInFull() {
+    let key = FileStorageKey<Settings>(url: URL(string: "https://example.com/settings.json")!)
+    #expect(key.description == ".fileStorage(https://example.com/settings.json)")
   }
 
   @Test func valuesSurviveARestart() async throws {

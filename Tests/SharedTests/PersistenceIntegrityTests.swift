@@ -117,6 +117,188 @@ private struct ContextKey: SharedKey {
   }
 }
 
+/// A read of the store that began before a change of the program never replaces that change, whenever the change's
+/// save request arrives.
+@Suite(.freshRegistry) struct PollAgainstLocalChangeTests {
+  /// A read begins; a change is made whose save request waits in a slow observer; the read's older value comes in.
+  @Test func aReadThatBeganBeforeAChangeWhoseRequestIsDelayedIsNotApplied() async throws {
+    let store = ContextKey.Store()
+    @Shared(ContextKey(name: "poll-vs-change", store: store)) var value = Releasing(number: 0)
+    let context = try #require(store.context.withLock { $0 })
+    let read = try #require(context.storeReadStarted())
+    let entered = Counter()
+    // The observer runs on the writer's thread of its own, never on the shared pool.
+    let release = DispatchSemaphore(value: 0)
+    let token = $value.observe { current in
+      guard current.number == 1 else { return }
+      entered.increment()
+      _ = release.wait(timeout: .now() + .seconds(30))
+    }
+    defer { token.cancel() }
+    let writerDone = Counter()
+    let shared = $value
+    Thread {
+      shared.withLock { $0.number = 1 }
+      writerDone.increment()
+    }.start()
+    await waitUntil { entered.count == 1 }
+    let applied = context.update(Releasing(number: 100), readAt: read)
+    release.signal()
+    await waitUntil { writerDone.count == 1 }
+    try await $value.save()
+    #expect(!applied)
+    #expect(value.number == 1)
+  }
+}
+
+/// A value that cannot be compared.
+struct Opaque: Sendable {
+  var number: Int
+}
+
+/// A key whose store tells its watchers of every write, this program's own too, before the write call returns.
+private struct EchoKey<Value: Sendable>: SharedKey {
+  let name: String
+  let number: @Sendable (Value) -> Int
+  let saves: Collector<Int>
+  /// Whether the store reports from a task of its own (a watcher) rather than from inside the save.
+  let echoesFromAnotherTask: Bool
+  /// Holds the first save's echo until opened.
+  var holdFirstEcho: Gate?
+  let contexts = Collector<SharedKeyContext<Value>>()
+
+  var id: String { name }
+
+  func load(context: SharedKeyContext<Value>) throws -> Value? {
+    contexts.append(context)
+    return nil
+  }
+
+  func save(_ value: Value, context: SharedKeyContext<Value>) async throws {
+    saves.append(number(value))
+    // Bounded, so a store that re-saves forever is reported instead of spinning.
+    guard saves.elements.count < 20 else { return }
+    if saves.elements.count == 1, let holdFirstEcho { await holdFirstEcho.wait() }
+    if echoesFromAnotherTask {
+      await Task.detached { context.update(value) }.value
+    } else {
+      context.update(value)
+    }
+  }
+}
+
+@Suite(.freshRegistry) struct EchoingStoreTests {
+  /// The echo comes from another task while the save runs; it equals the value being saved.
+  @Test func aStoreThatEchoesEachSaveFromAnotherTaskDuringItIsSavedOnce() async throws {
+    let saves = Collector<Int>()
+    let key = EchoKey<Int>(name: "echo", number: { $0 }, saves: saves, echoesFromAnotherTask: true)
+    @Shared(key) var value = 0
+    $value.withLock { $0 = 1 }
+    try await $value.save()
+    let context = try #require(key.contexts.elements.first)
+    await waitUntil { context.persistence?.isIdle ?? true }
+    #expect(saves.elements == [1])
+    #expect(value == 1)
+    #expect($value.saveError == nil)
+  }
+
+  /// The program changes the value while a save runs; that save's echo comes later and must not undo the change.
+  @Test(arguments: [false, true])
+  func anEchoOfARunningSaveNeverReplacesANewerChange(fromAnotherTask: Bool) async throws {
+    let saves = Collector<Int>()
+    let hold = Gate()
+    var key = EchoKey<Int>(name: "echo-late", number: { $0 }, saves: saves, echoesFromAnotherTask: fromAnotherTask)
+    key.holdFirstEcho = hold
+    try await changeDuringTheFirstSave(key: key, hold: hold)
+    #expect(saves.elements == [1, 2])
+  }
+
+  private func changeDuringTheFirstSave(key: EchoKey<Int>, hold: Gate) async throws {
+    @Shared(key) var value = 0
+    $value.withLock { $0 = 1 }
+    await waitUntil { key.saves.elements.count == 1 }
+    $value.withLock { $0 = 2 }
+    hold.open()
+    try await $value.save()
+    #expect(value == 2)
+    let context = try #require(key.contexts.elements.first)
+    await waitUntil { context.persistence?.isIdle ?? true }
+    #expect(value == 2)
+  }
+
+  /// The echo is reported from inside the save, of a value that cannot be compared.
+  @Test func aStoreThatEchoesEachSaveFromInsideItIsSavedOnce() async throws {
+    let saves = Collector<Int>()
+    let key = EchoKey<Opaque>(name: "echo-opaque", number: \.number, saves: saves, echoesFromAnotherTask: false)
+    @Shared(key) var value = Opaque(number: 0)
+    $value.withLock { $0.number = 1 }
+    try await $value.save()
+    let context = try #require(key.contexts.elements.first)
+    await waitUntil { context.persistence?.isIdle ?? true }
+    #expect(saves.elements == [1])
+    #expect(value.number == 1)
+  }
+}
+
+/// A key whose first save waits at a gate and succeeds, and whose later saves fail at once.
+private struct FirstSucceedsKey: SharedKey {
+  typealias Value = Int
+  let name: String
+  let gate: Gate
+  let saves: Collector<Int>
+  let contexts = Collector<SharedKeyContext<Int>>()
+
+  var id: String { name }
+
+  func load(context: SharedKeyContext<Int>) throws -> Int? {
+    contexts.append(context)
+    return nil
+  }
+
+  func save(_ value: Int, context: SharedKeyContext<Int>) async throws {
+    saves.append(value)
+    if saves.elements.count == 1 {
+      await gate.wait()
+      return
+    }
+    throw TestFailure()
+  }
+}
+
+@Suite(.freshRegistry) struct SaveResultTests {
+  /// `save()` for change 1 returns when change 1 is saved; change 2's save fails right after. The first `save()`
+  /// reports its own result, not the later save's error.
+  @Test func aSaveReportsItsOwnResultNotALaterSavesError() async throws {
+    let key = FirstSucceedsKey(name: "own-result", gate: Gate(), saves: Collector())
+    @Shared(key) var value = 0
+    $value.withLock { $0 = 1 }
+    await waitUntil { key.saves.elements.count == 1 }
+    let context = try #require(key.contexts.elements.first)
+    let shared = $value
+    let first = Task { try await shared.save() }
+    await waitUntil { context.persistence?.flushWaiterCount == 1 }
+    $value.withLock { $0 = 2 }
+    key.gate.open()
+    let result = await first.result
+    if case .failure(let error) = result { Issue.record("the save of change 1 threw \(error)") }
+    await waitUntil { context.persistence?.isIdle ?? true }
+    #expect($value.saveError != nil)
+  }
+
+  /// A failed change that the store's own value then replaced leaves nothing failed behind.
+  @Test func aFailedChangeReplacedByTheStoresValueClearsTheSaveError() async throws {
+    let store = ContextKey.Store()
+    store.saveErrors.withLock { $0 = [ReleasingError {}] }
+    @Shared(ContextKey(name: "failed-then-replaced", store: store)) var value = Releasing(number: 0)
+    $value.withLock { $0.number = 1 }
+    await #expect(throws: ReleasingError.self) { try await $value.save() }
+    let context = try #require(store.context.withLock { $0 })
+    context.update(Releasing(number: 5))
+    #expect(value.number == 5)
+    #expect($value.saveError == nil)
+  }
+}
+
 @Suite(.freshRegistry) struct StoreResetTests {
   @Test func aStoreThatLosesItsValueBringsHoldersBackToTheDefault() throws {
     let store = ContextKey.Store()

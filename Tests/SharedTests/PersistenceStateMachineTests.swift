@@ -25,6 +25,8 @@ private struct Budget {
   var flushes = 1
   var failedSaves = 1
   var storeUpdates = 0
+  /// Reports of the running save's value by the store itself, before the save returns.
+  var echoes = 0
 }
 
 /// The persisted value, its store and the machine, advanced one event at a time.
@@ -48,6 +50,8 @@ private struct World {
     case pollApplies
     case flush
     case storeUpdate
+    /// The store reports the running save's value, from inside the save or from a watcher of its own.
+    case echo(fromWithinSave: Bool)
 
     var description: String {
       switch self {
@@ -63,6 +67,7 @@ private struct World {
       case .pollApplies: "pollApply"
       case .flush: "flush"
       case .storeUpdate: "storeUpdate"
+      case .echo(let fromWithinSave): fromWithinSave ? "echoInside" : "echo"
       }
     }
   }
@@ -77,11 +82,17 @@ private struct World {
     case none
     case started(StoreRead)
     case read(StoreRead, value: Int, version: Int, savesBefore: Int)
-    case applying(StoreRead, value: Int, savesBefore: Int)
+    /// Memory holds the value; the machine has not heard of it yet.
+    case applying(StoreRead, change: Machine.Change)
   }
 
-  var machine = Machine()
+  var machine = Machine(sameValue: { $0 == $1 })
   var budget: Budget
+  /// Whether the store reports every save of the program while it runs (settling then echoes each save too).
+  var echoesEverySave = false
+  var echoedThisSave = false
+  /// Events applied while settling; a value that never goes quiet is reported instead of looping forever.
+  var settlingSteps = 0
   var memory = 0
   var sequence: UInt64 = 0
   var nextLocalValue = 1
@@ -100,6 +111,11 @@ private struct World {
   var lastSavedSequence: UInt64 = 0
   /// How many saves have succeeded; a poll notes it when it reads.
   var savesSucceeded = 0
+  /// The newest change made in the program, and its number: kept by the model alone, never asked of the machine.
+  var latestLocal: (sequence: UInt64, value: Int)?
+  /// The newest number a change had when a read of the store began whose value was then applied; a change numbered
+  /// at most this may be replaced by what the store held.
+  var newestAppliedReadStart: UInt64 = 0
   var trace: [Event] = []
   var failure: String?
 
@@ -118,6 +134,9 @@ private struct World {
     case .saving:
       events.append(.saveSucceeds)
       if budget.failedSaves > 0 { events.append(.saveFails) }
+      if budget.echoes > 0 && !echoedThisSave {
+        events += [.echo(fromWithinSave: true), .echo(fromWithinSave: false)]
+      }
     }
     if budget.outsideChanges > 0 { events.append(.outsideChange) }
     switch poll {
@@ -143,13 +162,16 @@ private struct World {
       memory = nextLocalValue
       nextLocalValue += 1
       sequence += 1
+      latestLocal = (sequence, memory)
       unrequested.append(Machine.Change(value: memory, sequence: sequence))
     case .requestSave(let index):
       let change = unrequested.remove(at: index)
       if case .startSaveTask = machine.changeRequested(change, owner: owner) { startSaveTask() }
     case .saveTaskReady:
       switch machine.saveTaskReady() {
-      case .save(let change): saveTask = .saving(change)
+      case .save(let change):
+        saveTask = .saving(change)
+        echoedThisSave = false
       case .finish(let waiters):
         saveTask = .none
         resume(waiters)
@@ -196,19 +218,23 @@ private struct World {
         poll = .read(read, value: store, version: storeVersion, savesBefore: savesSucceeded)
       }
     case .pollDecides:
+      // The decision and the write of memory happen in one critical section under the value's lock.
       guard case .read(let read, let value, let version, let savesBefore) = poll else { return fail("no poll read") }
-      switch machine.storeReadFinished(read) {
+      switch machine.storeReadFinished(read, sequenceNow: sequence) {
       case .apply:
         if savesSucceeded != savesBefore { fail("a poll may apply \(value), read before a later save of the program") }
-        poll = .applying(read, value: value, savesBefore: savesBefore)
+        checkNoLostChange(applyingReadThatBeganAt: read.sequence)
+        memory = value
+        sequence += 1
+        poll = .applying(read, change: Machine.Change(value: value, sequence: sequence))
       case .discard:
         if known == version { known = nil }
         poll = .none
       }
     case .pollApplies:
-      guard case .applying(let read, let value, _) = poll else { return fail("no poll decided") }
+      guard case .applying(let read, let change) = poll else { return fail("no poll decided") }
       poll = .none
-      applyFromStore(value, read: read)
+      storeValueApplied(change, read: read)
     case .flush:
       budget.flushes -= 1
       let id = nextFlush
@@ -230,23 +256,59 @@ private struct World {
       nextOutsideValue += 1
       storeVersion += 1
       known = storeVersion
-      applyFromStore(store, read: machine.storeReadStarted(at: sequence))
+      let read = machine.storeReadStarted(at: sequence)
+      checkNoLostChange(applyingReadThatBeganAt: read.sequence)
+      memory = store
+      sequence += 1
+      storeValueApplied(Machine.Change(value: store, sequence: sequence), read: read)
+    case .echo(let fromWithinSave):
+      guard case .saving(let change) = saveTask else { return fail("no save runs") }
+      budget.echoes = max(0, budget.echoes - 1)
+      echoedThisSave = true
+      // The store took the save's value and says so before the save returns.
+      store = change.value
+      storeVersion += 1
+      known = storeVersion
+      if machine.storeReportIsStaleEcho(change.value, fromWithinSave: fromWithinSave, sequenceNow: sequence) {
+        if sequence == change.sequence {
+          fail("the echo of change \(change.sequence) was ignored, nothing newer in memory")
+        }
+        break
+      }
+      if let latestLocal, latestLocal.sequence > change.sequence {
+        fail("the echo of change \(change.sequence) replaced the newer change \(latestLocal.sequence)")
+      }
+      let read = machine.storeReadStarted(at: sequence)
+      checkNoLostChange(applyingReadThatBeganAt: read.sequence)
+      memory = change.value
+      sequence += 1
+      storeValueApplied(
+        Machine.Change(value: change.value, sequence: sequence), read: read, fromWithinSave: fromWithinSave)
     }
   }
 
-  private mutating func applyFromStore(_ value: Int, read: StoreRead) {
-    memory = value
-    sequence += 1
-    let applied = sequence
-    switch machine.storeValueApplied(Machine.Change(value: value, sequence: applied), read: read) {
+  /// Tells the machine that memory took `change`, a value read from the store.
+  private mutating func storeValueApplied(_ change: Machine.Change, read: StoreRead, fromWithinSave: Bool = false) {
+    switch machine.storeValueApplied(change, read: read, fromWithinSave: fromWithinSave) {
     case .resume(let waiters):
       // Memory took the store's value, superseding every change before it.
-      covered = max(covered, applied)
+      covered = max(covered, change.sequence)
       resume(waiters)
     case .startSaveTask(let waiters):
       resume(waiters)
       startSaveTask()
     }
+  }
+
+  /// A read of the store that began before the program's newest change never replaces that change. Computed from
+  /// the model's own record of changes and reads, not from the machine's rules.
+  private mutating func checkNoLostChange(applyingReadThatBeganAt readStart: UInt64) {
+    if let latestLocal, latestLocal.sequence > readStart {
+      fail(
+        "a read that began at \(readStart) replaced change \(latestLocal.sequence) (\(latestLocal.value)), made after it"
+      )
+    }
+    newestAppliedReadStart = max(newestAppliedReadStart, readStart)
   }
 
   private mutating func startSaveTask() {
@@ -270,7 +332,10 @@ private struct World {
   /// equal the store, and no flush may still wait.
   mutating func settle() {
     for _ in 0..<8 {
-      while let event = settlingEvent { apply(event) }
+      while let event = settlingEvent {
+        settlingSteps += 1
+        apply(event)
+      }
       if machine.saveError != nil {
         // A failed save is tried again by the next save().
         budget.flushes = 1
@@ -284,16 +349,22 @@ private struct World {
       while let event = settlingEvent { apply(event) }
       if storeVersion == before && known == knownBefore && known == storeVersion { break }
     }
+    if settlingSteps > 1_000 { fail("the value never went quiet: \(settlingSteps) events while settling") }
     if memory != store { fail("memory \(memory) and store \(store) disagree once quiet") }
+    if let latestLocal, latestLocal.sequence > newestAppliedReadStart, memory != latestLocal.value {
+      fail("change \(latestLocal.sequence) (\(latestLocal.value)) was lost: memory \(memory) once quiet")
+    }
     if !pendingFlushes.isEmpty { fail("flushes \(pendingFlushes.keys.sorted()) still wait once quiet") }
     if case .saving = machine.mode { fail("a save still runs once quiet") }
   }
 
   private var settlingEvent: Event? {
+    if settlingSteps > 1_000 { return nil }
     if !unrequested.isEmpty { return .requestSave(0) }
     switch saveTask {
     case .ready: return .saveTaskReady
-    case .saving: return .saveSucceeds
+    case .saving:
+      return echoesEverySave && !echoedThisSave ? .echo(fromWithinSave: trace.count % 2 == 0) : .saveSucceeds
     case .none: break
     }
     switch poll {
@@ -335,9 +406,13 @@ private struct World {
 
   /// Explores on a thread of its own: the search is long and never suspends, so it must not hold a thread of the
   /// shared pool.
-  private func exploreOnOwnThread(_ budget: Budget) async -> (orderings: Int, failure: String?) {
-    await withCheckedContinuation { continuation in
-      let thread = Thread { continuation.resume(returning: explore(World(budget: budget))) }
+  private func exploreOnOwnThread(_ budget: Budget, echoesEverySave: Bool = false) async -> (
+    orderings: Int, failure: String?
+  ) {
+    var world = World(budget: budget)
+    world.echoesEverySave = echoesEverySave
+    return await withCheckedContinuation { [world] continuation in
+      let thread = Thread { continuation.resume(returning: explore(world)) }
       thread.stackSize = 8 << 20
       thread.start()
     }
@@ -376,6 +451,15 @@ private struct World {
     #expect(orderings > 1_000)
   }
 
+  @Test(.enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"))
+  func everyOrderingWithAStoreThatEchoesEverySaveGoesQuietAndLosesNoChange() async {
+    let budget = Budget(
+      localChanges: 2, outsideChanges: 0, polls: 0, flushes: 1, failedSaves: 1, storeUpdates: 1, echoes: 2)
+    let (orderings, failure) = await exploreOnOwnThread(budget, echoesEverySave: true)
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(orderings > 10_000)
+  }
+
   /// Longer random orderings than the exhaustive tests reach; a failure names its seed.
   @Test(
     .enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"),
@@ -395,7 +479,7 @@ private struct World {
       // `update(_:)` one call after another.
       let budget =
         run.isMultiple(of: 2)
-        ? Budget(localChanges: 5, outsideChanges: 0, polls: 0, flushes: 3, failedSaves: 2, storeUpdates: 4)
+        ? Budget(localChanges: 5, outsideChanges: 0, polls: 0, flushes: 3, failedSaves: 2, storeUpdates: 4, echoes: 3)
         : Budget(localChanges: 5, outsideChanges: 3, polls: 5, flushes: 3, failedSaves: 2, storeUpdates: 0)
       var world = World(budget: budget)
       while world.failure == nil, !world.enabled.isEmpty {
@@ -422,6 +506,22 @@ private struct World {
     }
     world.settle()
     #expect(world.failure == nil, "\(world.failure ?? "")")
+  }
+
+  /// A poll begins, a change is made whose save request is delayed, and the poll's older value comes in: it must
+  /// not replace the change.
+  @Test func aPollThatBeganBeforeAChangeWhoseRequestIsDelayedDoesNotReplaceIt() {
+    var world = World(budget: Budget(localChanges: 1, outsideChanges: 1, polls: 1, flushes: 0, failedSaves: 0))
+    let events: [World.Event] = [.outsideChange, .pollStarts, .localChange, .pollReads, .pollDecides]
+    for event in events { world.apply(event) }
+    while let event = world.enabled.first(where: { $0 == .pollApplies || $0 == .requestSave(0) }) {
+      world.apply(event)
+    }
+    #expect(world.failure == nil, "\(world.failure ?? "")")
+    #expect(world.memory == 1)
+    world.settle()
+    #expect(world.failure == nil, "\(world.failure ?? "")")
+    #expect(world.store == 1)
   }
 
   @Test func aPollThatReadBeforeALocalSaveIsDiscarded() {

@@ -13,16 +13,21 @@ public import Foundation
 ///   memory, sets ``Shared/loadError``, and is not touched until the value is changed.
 /// - **Saving:** changes are saved at most once per `saveDelay`, and a change is saved no later than `saveDelay`
 ///   after it was made; the file always ends with the newest value. Each save writes a new file in the same
-///   folder once, with the existing file's permissions (and owner, where the process may), syncs it to disk,
+///   folder once, with the existing file's permissions (and owner and group, where the process may; without
+///   the group's permissions when the group cannot be kept, and never set-user-ID or set-group-ID), syncs it to disk,
 ///   renames it over the file and syncs the folder: the file always holds one whole document, even if the program
-///   is killed mid-save, and a finished save survives a power loss. Writes to one file are serialized. A failed
+///   is killed mid-save, and a finished save survives a power loss (where the folder may be opened
+///   and synced: a folder the process can write but not read is not synced, and the save still succeeds). Writes to one file are serialized. A failed
 ///   save keeps the value in memory and sets ``Shared/saveError``.
 /// - **Changes from outside:** the file is checked every `pollInterval` (by device, inode, size and modification
 ///   time); a change made by another program is loaded and every holder sees it within about one interval. A
-///   deleted or emptied file brings every holder back to the default. A change the program saved after a check
-///   read the file wins over what the check read, so memory and file always settle on the same value.
+///   deleted or emptied file brings every holder back to the default; a path that cannot be looked at (no permission
+///   on a folder, a loop of links, an I/O error) is not a deletion: it sets ``Shared/loadError`` and keeps the value. A change made in the program after a check
+///   began wins over what the check read (even before its save starts), so memory and file always settle on the
+///   same value and no change of the program is lost to an older read of the file.
 /// - **Symbolic links:** a URL that is a symbolic link (a mounted ConfigMap, a dotfile manager's link) is
-///   followed, for checks and for saves; the link stays a link.
+///   followed, for checks and for saves; the link stays a link. A loop of links, or a link into a folder that
+///   does not exist, fails the save (folders are created only for a path that is not a link).
 /// - **Other URLs:** a URL that is not a file URL never crashes: ``Shared/loadError`` and every save report
 ///   ``FileStorageError/notAFileURL(url:)``.
 ///
@@ -36,6 +41,9 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   public let pollInterval: Duration
   let clock: any Clock<Duration>
   let file: FileStore
+  /// Runs after a poll read new contents and before it decodes them; lets tests act while a poll is in flight
+  /// without blocking a thread.
+  var afterPollRead: (@Sendable (Data) async -> Void)?
 
   /// Creates a key for the JSON file at `url`.
   ///
@@ -71,8 +79,9 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   /// - Returns: The decoded value, or `nil` when the file does not exist or is empty.
   /// - Throws: ``FileStorageError`` when the file cannot be read or decoded, or the URL is not a file URL.
   public func load(context: SharedKeyContext<Value>) throws -> Value? {
-    guard let data = try file.readInitial(for: context.valueID), !data.isEmpty else { return nil }
-    return try decode(data)
+    guard let owner = context.persistence else { return nil }
+    guard let data = try file.readInitial(for: owner), !data.isEmpty else { return nil }
+    return try Self.decode(data, url: url)
   }
 
   /// Encodes `value` as JSON and writes it to the file atomically.
@@ -90,24 +99,29 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
     } catch {
       throw FileStorageError.unencodable(url: url, reason: String(describing: error))
     }
-    try await file.write(data, for: context.valueID)
+    guard let owner = context.persistence else { return }  // Every holder is gone: nothing to save for.
+    try await file.write(data, for: owner)
   }
 
   /// Polls the file for changes made outside the program and loads them; a deleted or emptied file brings the
   /// value back to the default.
   ///
-  /// What a check read is dropped if the program saved or changed the value since the check began: the file then
-  /// holds, or will hold, the program's newer value. If the file was not written since, the next check reads it
+  /// What a check read is dropped if the program saved or changed the value since the check began (decided under
+  /// the value's lock, where every change takes its number): the file then holds, or will hold, the program's newer
+  /// value. If the file was not written since, the next check reads it
   /// again.
   ///
   /// - Parameter context: The context to report changes to.
   /// - Returns: A subscription that stops polling.
   public func subscribe(context: SharedKeyContext<Value>) -> SharedSubscription {
+    // A URL that is not a file URL has nothing to watch (its load and saves report why).
+    guard url.isFileURL else { return SharedSubscription {} }
     let file = self.file
     let clock = self.clock
     let interval = pollInterval
     let url = self.url
     let valueID = context.valueID
+    let afterPollRead = self.afterPollRead
     let task = Task {
       while !Task.isCancelled {
         do {
@@ -115,11 +129,11 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
         } catch {
           return
         }
-        guard let started = context.storeReadStarted() else { return }
+        guard let owner = context.persistence, let started = context.storeReadStarted() else { return }
         do {
           let applied: Bool
           let read: FileState
-          switch try await file.externalChange(for: valueID) {
+          switch try await file.externalChange(for: owner) {
           case .unchanged:
             continue
           case .removed:
@@ -127,10 +141,11 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
           case .contents(let data, let state) where data.isEmpty:
             (applied, read) = (context.resetToDefault(readAt: started), state)
           case .contents(let data, let state):
+            await afterPollRead?(data)
             (applied, read) = (context.update(try Self.decode(data, url: url), readAt: started), state)
           }
           // Dropped: read the file again next time, unless this program wrote it since (what it wrote is known).
-          if !applied { file.rereadUnlessWritten(since: read, for: valueID) }
+          if !applied { file.rereadUnlessWritten(since: read, for: owner) }
         } catch {
           context.reportLoadError(error)
         }
@@ -140,10 +155,6 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
       task.cancel()
       file.forget(valueID)
     }
-  }
-
-  private func decode(_ data: Data) throws -> Value {
-    try Self.decode(data, url: url)
   }
 
   private static func decode(_ data: Data, url: URL) throws -> Value {
@@ -156,39 +167,14 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
 }
 
 extension FileStorageKey: CustomStringConvertible {
-  /// The key as it reads in code.
-  public var description: String { ".fileStorage(\(url.path))" }
+  /// The key as it reads in code: the file's path, or the whole URL when it is not a file URL.
+  public var description: String { ".fileStorage(\(url.isFileURL ? url.path : url.absoluteString))" }
 }
 
 /// The identity of a ``FileStorageKey``: one value per file path, whatever the value type.
 public struct FileStorageKeyID: Hashable, Sendable {
   /// The standardized path of the file.
   public let path: String
-}
-
-/// Why a file-backed value could not be loaded or saved. Every case names the file.
-public enum FileStorageError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The file exists but could not be read.
-  case unreadable(url: URL, reason: String)
-  /// The file does not hold a valid JSON document of the value's type. The file was left untouched.
-  case corrupt(url: URL, reason: String)
-  /// The value could not be encoded as JSON.
-  case unencodable(url: URL, reason: String)
-  /// The file, or its folder, could not be written. The value is kept in memory.
-  case unwritable(url: URL, reason: String)
-  /// The key was given a URL that does not name a file (such as an `https` URL): nothing is read or written.
-  case notAFileURL(url: URL)
-
-  /// A sentence naming the file and the problem.
-  public var description: String {
-    switch self {
-    case .unreadable(let url, let reason): return "Cannot read \(url.path): \(reason)"
-    case .corrupt(let url, let reason): return "\(url.path) does not hold a valid document: \(reason)"
-    case .unencodable(let url, let reason): return "Cannot encode the value for \(url.path): \(reason)"
-    case .unwritable(let url, let reason): return "Cannot write \(url.path): \(reason)"
-    case .notAFileURL(let url): return "\(url.absoluteString) is not a file URL: fileStorage needs a file URL"
-    }
-  }
 }
 
 extension SharedKey {

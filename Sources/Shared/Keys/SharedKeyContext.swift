@@ -17,6 +17,19 @@ public struct SharedKeyContext<Value: Sendable>: Sendable {
   /// store's value; a change made after this call is saved as usual. If a save is running, the store's value is
   /// saved again after it, so the store cannot end with the older value.
   ///
+  /// A store that tells its watchers of every write, the program's own too, may report a save while it runs: that
+  /// echo is not saved again, and does not undo a change made in the program since that save began, when it is
+  /// reported from inside the key's ``SharedKey/save(_:context:)``, or (for an `Equatable` value) equals the value
+  /// being saved. An echo of a value that is not `Equatable`, reported from another task while the save runs, is
+  /// taken as a change of the store: it replaces memory and is saved again after the running save.
+  ///
+  /// Call it one call after another (from one task or loop), not from several tasks at once: two concurrent calls
+  /// are applied in either order, and memory and store may then settle on different values.
+  ///
+  /// The value is always applied: it says what the store holds now. A key that polls its store cannot tell this
+  /// call that it read before a change of the program (the file key's checked path is internal), so in a rare race
+  /// a polled value can replace a change made while it was read; report from a change feed where you can.
+  ///
   /// The value the library lets go of is released after its locks, so its `deinit` may read this shared value.
   ///
   /// - Parameter value: The value the store now holds.
@@ -28,7 +41,8 @@ public struct SharedKeyContext<Value: Sendable>: Sendable {
   /// back to the default of the holder that created it, without saving anything.
   ///
   /// Like ``update(_:)``, a change made in the program but not saved yet is dropped; a change made after this
-  /// call is saved as usual.
+  /// call is saved as usual. Make these calls and those of ``update(_:)`` one after another, in the order the store
+  /// changed: two concurrent calls are applied in either order, and memory and store may then disagree.
   ///
   /// ```swift
   /// for await entry in remote.updates(named: name) {

@@ -19,8 +19,15 @@ import Synchronization
 actor FileStore {
   let url: URL
   /// What the file looked like after each value last read or wrote it. A value without an entry reads the file
-  /// on its next check.
-  private let known = Lock<[ObjectIdentifier: FileState]>([:])
+  /// on its next check. An entry goes with its value: it refers to it weakly, and entries of freed values are
+  /// dropped whenever one is recorded or counted.
+  private let known = Lock<[ObjectIdentifier: Known]>([:])
+
+  /// What one value knew of the file.
+  private struct Known {
+    weak var owner: (any AnyObject & Sendable)?
+    var state: FileState
+  }
   /// How many times the file was written, for tests.
   private(set) var writeCount = 0
 
@@ -28,7 +35,8 @@ actor FileStore {
     self.url = url
   }
 
-  private static let stores = Lock<[String: WeakStore]>([:])
+  /// The stores in use, and the count above which freed entries are next dropped.
+  private static let stores = Lock<(byPath: [String: WeakStore], pruneAbove: Int)>(([:], 64))
 
   private struct WeakStore {
     weak var store: FileStore?
@@ -38,10 +46,14 @@ actor FileStore {
   static func forFile(at url: URL) -> FileStore {
     let name = url.isFileURL ? url.path : url.absoluteString
     return stores.withLock { stores in
-      if let existing = stores[name]?.store { return existing }
+      if let existing = stores.byPath[name]?.store { return existing }
       let store = FileStore(url: url)
-      if stores.count > 64 { stores = stores.filter { $0.value.store != nil } }
-      stores[name] = WeakStore(store: store)
+      if stores.byPath.count > stores.pruneAbove {
+        // Dropping freed entries only when the table doubled keeps each insert constant on average.
+        stores.byPath = stores.byPath.filter { $0.value.store != nil }
+        stores.pruneAbove = max(64, stores.byPath.count * 2)
+      }
+      stores.byPath[name] = WeakStore(store: store)
       return store
     }
   }
@@ -57,8 +69,16 @@ actor FileStore {
   }
 
   /// Reads the file for a first holder; `nil` when it does not exist.
-  nonisolated func readInitial(for value: ObjectIdentifier) throws -> Data? {
-    try readRecording(for: value)
+  nonisolated func readInitial(for value: any AnyObject & Sendable) throws -> Data? {
+    try readRecordingState(for: value).data
+  }
+
+  /// How many values the store remembers the file for; for tests.
+  nonisolated var knownCount: Int {
+    known.withLock { known in
+      known = known.filter { $0.value.owner != nil }
+      return known.count
+    }
   }
 
   /// Forgets what `value` knew of the file.
@@ -68,24 +88,40 @@ actor FileStore {
 
   /// Makes the next check of `value` read the file again, unless the file was written since it looked like
   /// `state` (a write of this program then recorded what the file now holds).
-  nonisolated func rereadUnlessWritten(since state: FileState, for value: ObjectIdentifier) {
+  nonisolated func rereadUnlessWritten(since state: FileState, for value: any AnyObject & Sendable) {
     known.withLock { known in
-      if known[value] == state { known[value] = nil }
+      if known[ObjectIdentifier(value)]?.state == state { known[ObjectIdentifier(value)] = nil }
+    }
+  }
+
+  /// Records that `value` saw the file looking like `state`, dropping the entries of freed values.
+  private nonisolated func record(_ state: FileState, for value: any AnyObject & Sendable) {
+    known.withLock { known in
+      if known.count > 1 { known = known.filter { $0.value.owner != nil } }
+      known[ObjectIdentifier(value)] = Known(owner: value, state: state)
     }
   }
 
   /// Writes `data` durably, following a symbolic link: one write of a new file in the same folder, which keeps
-  /// the existing file's mode (and owner, where the process may), an `fsync` of it, a rename over the file, and
+  /// the existing file's permissions (and owner and group, where the process may; the group's permissions only with
+  /// the group), an `fsync` of it, a rename over the file, and
   /// an `fsync` of the folder so the rename survives a power loss.
-  func write(_ data: Data, for value: ObjectIdentifier) throws {
+  func write(_ data: Data, for value: any AnyObject & Sendable) throws {
     guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
-    let target = Self.followingLinks(url.path)
+    guard let target = Self.followingLinks(url.path) else {
+      throw FileStorageError.unwritable(
+        url: url, reason: "a loop of symbolic links: \(String(cString: strerror(ELOOP)))")
+    }
     let folder = (target as NSString).deletingLastPathComponent
     let temporary = "\(folder)/.\((target as NSString).lastPathComponent).\(UUID().uuidString).tmp"
-    do {
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    } catch {
-      throw FileStorageError.unwritable(url: url, reason: error.localizedDescription)
+    if target != url.path {
+      // A link is written through only into a folder that exists: folders are never made where a link points.
+      var information = stat()
+      guard stat(folder, &information) == 0 else {
+        throw FileStorageError.unwritable(url: url, reason: "the link leads into \(folder): \(Self.lastError())")
+      }
+    } else {
+      try createFolders(folder)
     }
     let written = try writeTemporary(data, at: temporary, like: target)
     guard rename(temporary, target) == 0 else {
@@ -93,9 +129,32 @@ actor FileStore {
       unlink(temporary)
       throw FileStorageError.unwritable(url: url, reason: reason)
     }
-    try syncFolder(folder)
+    // The file now holds the new value: recorded before the folder's sync, so a failing sync never makes the next
+    // check take this program's own write for someone else's.
     writeCount += 1
-    known.withLock { $0[value] = written }
+    record(written, for: value)
+    try syncFolder(folder)
+  }
+
+  /// Creates `folder` and any missing folder above it, and syncs the folder holding each one it created, so the
+  /// first save into a new folder survives a power loss too.
+  private func createFolders(_ folder: String) throws {
+    var missing: [String] = []
+    var current = folder
+    var information = stat()
+    while !current.isEmpty, current != "/", stat(current, &information) != 0 {
+      missing.append(current)
+      current = (current as NSString).deletingLastPathComponent
+    }
+    guard !missing.isEmpty else { return }
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    } catch {
+      throw FileStorageError.unwritable(url: url, reason: error.localizedDescription)
+    }
+    for created in missing.reversed() {
+      try syncFolder((created as NSString).deletingLastPathComponent)
+    }
   }
 
   /// Creates `path` with `data`, made like the file at `original` if there is one; returns what it looks like.
@@ -115,7 +174,13 @@ actor FileStore {
             _ = fchown(descriptor, uid_t.max, existing.st_gid)
           }
         }
-        guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else { throw failure() }
+        var created = stat()
+        guard fstat(descriptor, &created) == 0 else { throw failure() }
+        // Permission bits only: set-user-ID and set-group-ID are never copied to a file written by this program.
+        // The group's bits are kept only with the group: otherwise they would go to the group the file now has.
+        var mode = existing.st_mode & 0o777
+        if created.st_gid != existing.st_gid { mode &= ~mode_t(0o070) }
+        guard fchmod(descriptor, mode) == 0 else { throw failure() }
       }
       try data.withUnsafeBytes { bytes in
         var offset = 0
@@ -140,12 +205,16 @@ actor FileStore {
     }
   }
 
-  /// Makes a rename in `folder` durable.
+  /// Makes a rename in `folder` durable, as far as the process may: a folder it cannot open for reading (EACCES,
+  /// a write-only drop folder) or a file system that cannot sync a folder (EINVAL) is left as it is, and the save
+  /// counts as done. Any other failure (an I/O error) is reported.
   private func syncFolder(_ folder: String) throws {
     let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw failure() }
+    guard descriptor >= 0 else {
+      if errno == EACCES || errno == EPERM { return }
+      throw failure()
+    }
     defer { close(descriptor) }
-    // Some file systems cannot sync a folder (EINVAL): they have nothing more to make durable.
     guard fsync(descriptor) == 0 || errno == EINVAL else { throw failure() }
   }
 
@@ -158,27 +227,29 @@ actor FileStore {
   }
 
   /// Checks whether someone else changed the file since this program last read or wrote it for `value`.
-  func externalChange(for value: ObjectIdentifier) throws -> Check {
+  func externalChange(for value: any AnyObject & Sendable) throws -> Check {
     guard url.isFileURL else { return .unchanged }
     let current = FileState(ofFileAt: url.path)
-    guard current != known.withLock({ $0[value] }) else { return .unchanged }
+    guard current != known.withLock({ $0[ObjectIdentifier(value)]?.state }) else { return .unchanged }
     let (data, state) = try readRecordingState(for: value)
     guard let data else { return .removed }
     return .contents(data, state: state)
   }
 
   /// Reads the file and records what it looked like for `value`, even when it cannot be read (so a broken file
-  /// is reported once, not at every check); `nil` when there is no file.
-  private nonisolated func readRecording(for value: ObjectIdentifier) throws -> Data? {
-    try readRecordingState(for: value).data
-  }
-
-  /// ``readRecording(for:)``, with what the file looked like when it was read.
-  private nonisolated func readRecordingState(for value: ObjectIdentifier) throws -> (data: Data?, state: FileState) {
+  /// is reported once, not at every check); `nil` data when there is no file.
+  private nonisolated func readRecordingState(
+    for value: any AnyObject & Sendable
+  ) throws -> (data: Data?, state: FileState) {
     guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
     let state = FileState(ofFileAt: url.path)
-    known.withLock { $0[value] = state }
-    guard case .file = state else { return (nil, state) }
+    record(state, for: value)
+    switch state {
+    case .absent: return (nil, state)
+    case .unreadable(let code):
+      throw FileStorageError.unreadable(url: url, reason: String(cString: strerror(code)))
+    case .file: break
+    }
     do {
       return (try Data(contentsOf: url), state)
     } catch {
@@ -186,61 +257,24 @@ actor FileStore {
     }
   }
 
-  /// `path` with every symbolic link at its end followed (a link to a link, and so on).
-  static func followingLinks(_ path: String) -> String {
+  /// `path` with every symbolic link at its end followed (a link to a link, and so on); `nil` for a loop of links
+  /// (more than 32 in a row, as the system counts).
+  static func followingLinks(_ path: String) -> String? {
     var current = path
     for _ in 0..<32 {
-      guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { break }
+      guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else {
+        return current
+      }
       current =
         destination.hasPrefix("/")
         ? destination
         : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
     }
-    return current
+    return nil
   }
 }
 
 /// `write(2)`, named apart from ``FileStore/write(_:for:)``.
 private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
   write(descriptor, bytes, count)
-}
-
-/// What a file looked like, without reading it.
-enum FileState: Equatable, Sendable {
-  /// There was no file.
-  case absent
-  /// There was a file with this signature.
-  case file(FileSignature)
-
-  /// The state of the file at `path`, following symbolic links (so a link's target is described, not the link).
-  init(ofFileAt path: String) {
-    var information = stat()
-    guard stat(path, &information) == 0 else {
-      self = .absent
-      return
-    }
-    self = .file(FileSignature(information))
-  }
-}
-
-/// What tells one version of a file from another without reading it.
-struct FileSignature: Equatable, Sendable {
-  let device: UInt64
-  let inode: UInt64
-  let size: Int64
-  let modifiedSeconds: Int
-  let modifiedNanoseconds: Int
-
-  init(_ information: stat) {
-    device = UInt64(information.st_dev)
-    inode = UInt64(information.st_ino)
-    size = Int64(information.st_size)
-    #if canImport(Darwin)
-      modifiedSeconds = information.st_mtimespec.tv_sec
-      modifiedNanoseconds = information.st_mtimespec.tv_nsec
-    #else
-      modifiedSeconds = information.st_mtim.tv_sec
-      modifiedNanoseconds = information.st_mtim.tv_nsec
-    #endif
-  }
 }

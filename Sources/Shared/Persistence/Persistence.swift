@@ -11,7 +11,9 @@ import Synchronization
 /// requests arrive in.
 @usableFromInline
 final class Persistence<Value: Sendable>: Sendable {
-  typealias Machine = PersistenceStateMachine<Value, UnsafeContinuation<Void, Never>>
+  /// A waiting `save()`, resumed with the error of the save that stored its changes (`nil` when it succeeded).
+  typealias Waiter = UnsafeContinuation<(any Error)?, Never>
+  typealias Machine = PersistenceStateMachine<Value, Waiter>
 
   let key: any SharedKey<Value>
   let box: ReactiveBox<Value>
@@ -24,7 +26,7 @@ final class Persistence<Value: Sendable>: Sendable {
   private let subscription = Lock<SharedSubscription?>(nil)
 
   private struct Guarded {
-    var machine = Machine()
+    var machine = Machine(sameValue: { sameValue($0, $1) })
     /// The save task's sleep, so a `save()` can cut it short.
     var sleeper: Task<Void, any Error>?
   }
@@ -43,12 +45,22 @@ final class Persistence<Value: Sendable>: Sendable {
   /// Asks the machine under the lock; whatever the event replaced or dropped is released after the lock, where a
   /// `deinit` may use this same value.
   private func decide<Action: Sendable>(_ event: (inout Machine) -> Action) -> Action {
-    let (action, previous) = state.withLock { guarded -> (Action, Machine) in
-      let previous = guarded.machine
-      return (event(&guarded.machine), previous)
+    decideWithResult(event).action
+  }
+
+  /// ``decide(_:)``, with the save error as the event left it, read in the same critical section: what the waiters
+  /// the event releases are resumed with, so each `save()` reports the save that stored its changes, never a later
+  /// one's.
+  private func decideWithResult<Action: Sendable>(
+    _ event: (inout Machine) -> Action
+  ) -> (action: Action, result: (any Error)?) {
+    let (action, result, previous) = state.withLock { guarded -> (Action, (any Error)?, Machine.Held) in
+      let previous = guarded.machine.held
+      let action = event(&guarded.machine)
+      return (action, guarded.machine.saveError, previous)
     }
     withExtendedLifetime(previous) {}
-    return action
+    return (action, result)
   }
 
   /// Loads the stored value into the box; keeps the default and records the error if the store is unreadable.
@@ -106,23 +118,27 @@ final class Persistence<Value: Sendable>: Sendable {
   private func runSaveTask() async {
     while true {
       await waitForDelay()
-      switch decide({ $0.saveTaskReady() }) {
+      let (ready, readyResult) = decideWithResult { $0.saveTaskReady() }
+      switch ready {
       case .finish(let waiters):
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.resume(returning: readyResult) }
         return
       case .save(let change):
         let outcome: (any Error)?
         do {
-          try await key.save(change.value, context: context)
+          try await SaveScope.$persistence.withValue(ObjectIdentifier(self)) {
+            try await key.save(change.value, context: context)
+          }
           outcome = nil
         } catch {
           outcome = error
         }
-        switch decide({ $0.saveFinished(error: outcome) }) {
+        let (finished, result) = decideWithResult { $0.saveFinished(error: outcome) }
+        switch finished {
         case .continueSaving(let waiters):
-          for waiter in waiters { waiter.resume() }
+          for waiter in waiters { waiter.resume(returning: result) }
         case .finish(let waiters):
-          for waiter in waiters { waiter.resume() }
+          for waiter in waiters { waiter.resume(returning: result) }
           return
         }
       }
@@ -132,6 +148,8 @@ final class Persistence<Value: Sendable>: Sendable {
   /// Sleeps for the schedule's delay, unless a `save()` is waiting or arrives meanwhile.
   private func waitForDelay() async {
     guard schedule.delay > .zero else { return }
+    // No sleeper task when a save() already waits (checked again below, once the sleeper can be cut short).
+    guard state.withLock({ $0.machine.saveTaskWaitsForDelay }) else { return }
     let clock = schedule.clock
     let delay = schedule.delay
     let sleeper = Task { try await clock.sleep(for: delay) }
@@ -149,33 +167,35 @@ final class Persistence<Value: Sendable>: Sendable {
   }
 
   /// Saves now every change made before this call, and waits until they are in the store; throws the error of
-  /// the last save. Changes made meanwhile do not keep it waiting.
+  /// the save that stored them (a later save's error is not this call's). Changes made meanwhile do not keep it
+  /// waiting.
   ///
   /// When the last save failed and nothing changed since, the current value is saved again.
   func flush() async throws {
     guard savesChanges else { return }
     let target = sequence.load(ordering: .relaxed)
     let current = box.value
-    await withUnsafeContinuation { (waiter: UnsafeContinuation<Void, Never>) in
+    let error = await withUnsafeContinuation { (waiter: Waiter) in
       // Decided and registered under one lock, so no save can finish between the check and the registration.
-      let (action, sleeper, previous) = state.withLock {
-        guarded -> (Machine.FlushAction, Task<Void, any Error>?, Machine) in
-        let previous = guarded.machine
+      let (action, sleeper, result, previous) = state.withLock {
+        guarded -> (Machine.FlushAction, Task<Void, any Error>?, (any Error)?, Machine.Held) in
+        let previous = guarded.machine.held
         let action = guarded.machine.flushRequested(target: target, current: current, waiter: waiter)
-        if case .wait(wakeSaveTask: true) = action { return (action, guarded.sleeper.take(), previous) }
-        return (action, nil, previous)
+        var sleeper: Task<Void, any Error>?
+        if case .wait(wakeSaveTask: true) = action { sleeper = guarded.sleeper.take() }
+        return (action, sleeper, guarded.machine.saveError, previous)
       }
       withExtendedLifetime(previous) {}
       switch action {
       case .resumeNow(let waiter):
-        waiter.resume()
+        waiter.resume(returning: result)
       case .wait:
         sleeper?.cancel()
       case .waitAndStartSaveTask:
         startSaveTask()
       }
     }
-    if let error = saveError { throw error }
+    if let error { throw error }
   }
 
   // MARK: Changes made in the store
@@ -190,25 +210,44 @@ final class Persistence<Value: Sendable>: Sendable {
   /// store then holds, or will hold, the program's newer value. Without `read`, the value is the store's now and
   /// is always applied.
   ///
+  /// The decision is made under the box's lock, in the critical section that writes the value, where every change
+  /// of the program takes its number: a change made after the read began is never overwritten, even if its save
+  /// request is still on its way.
+  ///
   /// - Returns: Whether the value was applied; if not, the store should be read again.
   @discardableResult
   func update(fromStore value: Value, read: StoreRead? = nil) -> Bool {
-    if let read {
-      guard decide({ $0.storeReadFinished(read) }) == .apply else { return false }
+    let fromWithinSave = read == nil && SaveScope.persistence == ObjectIdentifier(self)
+    /// Whether the value may replace memory now; asked once before and once under the box's lock.
+    func accepted() -> Bool {
+      let now = sequence.load(ordering: .relaxed)
+      return state.withLock { guarded in
+        if let read { return guarded.machine.storeReadFinished(read, sequenceNow: now) == .apply }
+        return !guarded.machine.storeReportIsStaleEcho(value, fromWithinSave: fromWithinSave, sequenceNow: now)
+      }
     }
+    // Most refusals are decided here, without touching the box (and so without telling its listeners).
+    guard accepted() else { return false }
     let applied = read ?? storeReadStarted()
-    let (storeSequence, replaced) = box.withLock { stored -> (UInt64, Value) in
+    // Lock order: the box's lock, then this object's (never the other way round). The check only reads the machine,
+    // so nothing is released under either lock here.
+    let written = box.withLock { stored -> (sequence: UInt64, replaced: Value)? in
+      guard accepted() else { return nil }
       let replaced = stored
       stored = value
       return (nextSequence(), replaced)
     }
-    withExtendedLifetime(replaced) {}  // Released after the lock.
-    let action = decide { $0.storeValueApplied(Machine.Change(value: value, sequence: storeSequence), read: applied) }
+    guard let written else { return false }
+    withExtendedLifetime(written.replaced) {}  // Released after the lock.
+    let (action, result) = decideWithResult {
+      $0.storeValueApplied(
+        Machine.Change(value: value, sequence: written.sequence), read: applied, fromWithinSave: fromWithinSave)
+    }
     switch action {
     case .resume(let waiters):
-      for waiter in waiters { waiter.resume() }
+      for waiter in waiters { waiter.resume(returning: result) }
     case .startSaveTask(let waiters):
-      for waiter in waiters { waiter.resume() }
+      for waiter in waiters { waiter.resume(returning: result) }
       startSaveTask()
     }
     return true
@@ -224,9 +263,37 @@ final class Persistence<Value: Sendable>: Sendable {
     decide { $0.loadErrorReported(error) }
   }
 
+  /// Whether no save is scheduled or running; lets tests know the value went quiet.
+  var isIdle: Bool {
+    state.withLock { guarded in
+      if case .idle = guarded.machine.mode { return true }
+      return false
+    }
+  }
+
   /// How many `save()` calls are waiting; lets tests know a flush has registered.
   var flushWaiterCount: Int { state.withLock { $0.machine.flushWaiterCount } }
 
   var loadError: (any Error)? { state.withLock { $0.machine.loadError } }
   var saveError: (any Error)? { state.withLock { $0.machine.saveError } }
+}
+
+/// The value whose key's save runs in the current task, so an update the key reports from inside its own save is
+/// known as what the store holds after that save.
+enum SaveScope {
+  @TaskLocal static var persistence: ObjectIdentifier?
+}
+
+/// Whether `first` and `second` are equal; `false` when their type is not `Equatable`.
+private func sameValue<Value>(_ first: Value, _ second: Value) -> Bool {
+  guard let first = first as? any Equatable else { return false }
+  return first.isEqual(to: second)
+}
+
+extension Equatable {
+  /// Whether `other` is a value of this type equal to this one.
+  fileprivate func isEqual(to other: Any) -> Bool {
+    guard let other = other as? Self else { return false }
+    return self == other
+  }
 }

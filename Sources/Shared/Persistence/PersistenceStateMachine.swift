@@ -18,7 +18,8 @@ struct StoreRead: Sendable, Equatable {
 /// - **The newest value is stored last.** A save request for a change older than one already accepted is ignored,
 ///   so a request delayed (by a slow observer, say) never overwrites a newer value.
 /// - **Memory and store converge.** A value read from the store is not applied if a save started since the read
-///   began, or a change was accepted since: the store then holds, or will hold, the program's newer value. A store
+///   began, or a change was made since (whether or not its save request arrived): the store then holds, or will
+///   hold, the program's newer value. A store
 ///   value applied while a save may still write an older one is saved again after it.
 /// - **`save()` waits for what came before it.** A flush for change number `n` returns once every change up to `n`
 ///   is in the store (saved, superseded by a value read from the store, or failed with an error).
@@ -113,11 +114,28 @@ struct PersistenceStateMachine<Value, Waiter> {
   private(set) var saveError: (any Error)?
   /// What keeps the value alive while a save is pending, so a new holder finds it instead of reloading the store.
   private var keepAlive: (any AnyObject & Sendable)?
+  /// Whether two values are known to be equal (`false` when they cannot be compared).
+  private let sameValue: @Sendable (Value, Value) -> Bool
 
-  init() {}
+  /// A machine that compares values with `sameValue`, which answers `false` for values it cannot compare.
+  init(sameValue: @escaping @Sendable (Value, Value) -> Bool = { _, _ in false }) {
+    self.sameValue = sameValue
+  }
 
   /// How many flushes wait.
   var flushWaiterCount: Int { flushWaiters.count }
+
+  /// What an event may let go of: values, errors, and what keeps the value alive.
+  struct Held {
+    let mode: Mode
+    let loadError: (any Error)?
+    let saveError: (any Error)?
+    let keepAlive: (any AnyObject & Sendable)?
+  }
+
+  /// A copy of what an event may let go of, for the caller to release after its lock. Copying the whole machine
+  /// instead would also copy the waiters on the next change of that list, once per event.
+  var held: Held { Held(mode: mode, loadError: loadError, saveError: saveError, keepAlive: keepAlive) }
 
   // MARK: Changes made in the program
 
@@ -153,18 +171,20 @@ struct PersistenceStateMachine<Value, Waiter> {
       mode = .saving(current: pending, next: nil)
       savesStarted += 1
       return .save(pending)
-    case .scheduled(pending: nil), .idle, .saving:
-      // Only the save task asks, and only while scheduled; a pending change superseded by the store ends it.
+    case .scheduled(pending: nil):
+      // A pending change superseded by the store's value: nothing left to save.
       mode = .idle
       keepAlive = nil
       return .finish(resume: takeReadyWaiters())
+    case .idle, .saving:
+      preconditionFailure("only the save task asks for work, and only while scheduled: \(mode)")
     }
   }
 
   /// The key's save of the current change returned, with `error` if it failed.
   mutating func saveFinished(error: (any Error)?) -> SaveFinishedAction {
     guard case .saving(let current, let next) = mode else {
-      return .finish(resume: takeReadyWaiters())
+      preconditionFailure("a save finished while none ran: \(mode)")
     }
     storedSequence = max(storedSequence, current.sequence)
     saveError = error
@@ -213,25 +233,51 @@ struct PersistenceStateMachine<Value, Waiter> {
     StoreRead(sequence: sequence, savesStarted: savesStarted, duringSave: mode.isSaving)
   }
 
-  /// A read of the store that began at `read` returned a value: decides whether to apply it.
-  mutating func storeReadFinished(_ read: StoreRead) -> StoreReadAction {
-    if mayHaveSavedSince(read) || newestSequence > read.sequence { return .discard }
+  /// A read of the store that began at `read` returned a value: decides whether to apply it. `sequenceNow` is the
+  /// newest change number, taken under the value's lock in the same critical section that then writes the value:
+  /// every change of the program takes its number under that lock, so a change made since the read began is seen
+  /// here even if its save request has not arrived yet (a slow observer may hold it).
+  func storeReadFinished(_ read: StoreRead, sequenceNow: UInt64) -> StoreReadAction {
+    if mayHaveSavedSince(read) || sequenceNow != read.sequence { return .discard }
     return .apply
   }
 
-  /// A value read from the store (`change`) is now in memory. `read` says when it was read.
-  mutating func storeValueApplied(_ change: Change, read: StoreRead) -> StoreAppliedAction {
+  /// The store reports `value` without a read of its own (``SharedKeyContext/update(_:)``) while memory may hold
+  /// changes up to number `sequenceNow`: whether to leave memory alone because the report is the running save's own
+  /// echo (reported from inside the save, or equal to the value being saved) and the program changed the value
+  /// since that save's change. Memory then holds the newer change, which is saved after this save.
+  func storeReportIsStaleEcho(_ value: Value, fromWithinSave: Bool, sequenceNow: UInt64) -> Bool {
+    guard case .saving(let current, _) = mode, sequenceNow > current.sequence else { return false }
+    return fromWithinSave || sameValue(value, current.value)
+  }
+
+  /// A value read from the store (`change`) is now in memory. `read` says when it was read; `fromWithinSave` says
+  /// the key reported it from inside its own running save (it is then what the store holds after that save).
+  ///
+  /// A value reported while a save runs is normally saved again after it, since the save may still write an older
+  /// value over it. It is not when it is that save's own echo: reported from inside the save, or equal to the value
+  /// being saved (whichever write lands last, the store holds it). A store that reports every write of the program,
+  /// its own echo included, is then saved once per change, not forever.
+  mutating func storeValueApplied(_ change: Change, read: StoreRead, fromWithinSave: Bool = false)
+    -> StoreAppliedAction
+  {
     loadError = nil
+    // A change of the program made after this value reached memory (or a retry of what memory held) was accepted:
+    // it is saved after anything older, so this value needs no save of its own.
+    let supersededByTheProgram = newestSequence >= change.sequence
     newestSequence = max(newestSequence, change.sequence)
     guard mayHaveSavedSince(read) else {
-      // Memory now equals the store; an older unsaved change is superseded.
+      // Memory now equals the store; an older unsaved change is superseded, and so is a failed one: no error is
+      // left to report for it.
       storedSequence = max(storedSequence, change.sequence)
+      saveError = nil
       if case .scheduled(pending: let pending?) = mode, pending.sequence < change.sequence {
         mode = .scheduled(pending: nil)
       }
       return .resume(takeReadyWaiters())
     }
     // A save that began before this value came in may write an older value over it: save this one after it.
+    if supersededByTheProgram { return .resume([]) }
     switch mode {
     case .idle:
       mode = .scheduled(pending: change)
@@ -240,6 +286,14 @@ struct PersistenceStateMachine<Value, Waiter> {
       if (pending?.sequence ?? 0) < change.sequence { mode = .scheduled(pending: change) }
       return .resume([])
     case .saving(let current, let next):
+      let reportsThisSave = read.duringSave && read.savesStarted == savesStarted
+      if reportsThisSave && (fromWithinSave || sameValue(change.value, current.value)) {
+        // The store holds what this save writes: once it finishes, memory and store agree up to this change, and
+        // a pending change older than it is superseded.
+        let covering = Change(value: current.value, sequence: max(current.sequence, change.sequence))
+        mode = .saving(current: covering, next: (next?.sequence ?? 0) > change.sequence ? next : nil)
+        return .resume([])
+      }
       if (next?.sequence ?? 0) < change.sequence { mode = .saving(current: current, next: change) }
       return .resume([])
     }
