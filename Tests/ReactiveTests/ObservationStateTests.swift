@@ -1,9 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import Reactive
 
 /// The state machine of a box's Observation, driven directly over every ordering of its events, without tasks.
-@Suite struct ObservationStateTests {
+// A search of one value type on one thread: off the cooperative pool so that it holds none of its threads.
+@Suite(.offTheCooperativePool) struct ObservationStateTests {
   enum Event: CaseIterable, CustomStringConvertible {
     /// A tracked read that went through a thread's spare registrar (the first tracked read on that thread).
     case readThroughSpare

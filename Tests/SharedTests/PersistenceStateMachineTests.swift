@@ -1,16 +1,13 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Shared
 
-#if REACTIVE_TSAN
-  /// The searches run on one thread of their own: ThreadSanitizer has nothing to find in them, and slows them from
-  /// seconds to minutes of CPU that the sanitized run's other tests need. Under it they are skipped; plain
-  /// `swift test` (which CI runs too) runs them in full.
-  private let searchesRun = false
-#else
-  private let searchesRun = true
-#endif
+/// The searches run on one thread of their own, and are skipped under ThreadSanitizer, which has nothing to find in
+/// them and slows them from seconds to minutes of CPU that the sanitized run's other tests need; plain `swift test`
+/// (which CI runs too) runs them in full.
+private let searchesRun = !isThreadSanitizerBuild
 
 /// What keeps a value alive while it waits to be saved; the model needs one object for every change.
 private final class Owner: Sendable {}

@@ -1,4 +1,5 @@
 // Helpers shared by the test targets: thread-safe collectors, gates and waits that never sleep.
+import Dispatch
 import Foundation
 import Reactive
 package import Testing
@@ -110,3 +111,59 @@ package func onThreadsOfTheirOwn(_ count: Int, _ body: @escaping @Sendable (Int)
     }
   }
 }
+
+/// Runs each test it is applied to on a serial queue of its own, outside Swift's cooperative pool.
+///
+/// For tests that compute for long without suspending (exhaustive searches of a state machine): on the cooperative
+/// pool, which has as many threads as the machine has cores, they would hold threads that every other test running
+/// beside them needs. The test's task keeps its task-local values, so its expectations are its own.
+package struct OffTheCooperativePoolTrait: SuiteTrait, TestTrait, TestScoping {
+  package var isRecursive: Bool { true }
+
+  package func provideScope(
+    for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    // A suite's own scope runs no test body.
+    guard testCase != nil || !test.isSuite else { return try await function() }
+    try await withTaskExecutorPreference(SerialQueueExecutor()) {
+      try await function()
+    }
+  }
+}
+
+extension Trait where Self == OffTheCooperativePoolTrait {
+  /// Runs each test on a serial queue of its own, outside Swift's cooperative pool.
+  package static var offTheCooperativePool: Self { Self() }
+}
+
+/// Whether the calling code runs on the queue of an ``OffTheCooperativePoolTrait`` test.
+package var isOffTheCooperativePool: Bool {
+  DispatchQueue.getSpecific(key: SerialQueueExecutor.marker) == true
+}
+
+/// A task executor that runs its jobs one at a time on a dispatch queue of its own.
+private final class SerialQueueExecutor: TaskExecutor {
+  /// Set on every such queue, so that a test can tell where it runs.
+  static let marker = DispatchSpecificKey<Bool>()
+
+  private let queue = DispatchQueue(label: "TestSupport.SerialQueueExecutor")
+
+  init() {
+    queue.setSpecific(key: Self.marker, value: true)
+  }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+  }
+}
+
+/// Whether this build announces its locks to ThreadSanitizer (`-Xswiftc -DREACTIVE_TSAN`).
+///
+/// Searches over a state machine's orderings run one value type on one thread: ThreadSanitizer has nothing to find in
+/// them and slows them from seconds to minutes, so they are skipped in such builds (plain `swift test` runs them).
+#if REACTIVE_TSAN
+  package let isThreadSanitizerBuild = true
+#else
+  package let isThreadSanitizerBuild = false
+#endif
