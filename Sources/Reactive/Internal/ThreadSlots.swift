@@ -1,7 +1,6 @@
-public import Synchronization
-
 #if canImport(Glibc)
   public import Glibc
+  public import Synchronization
 
   /// A table of spare registrars, one entry per living thread that holds one, indexed by a hash of the thread's
   /// `pthread_self()` (see ``ObservationProbe``).
