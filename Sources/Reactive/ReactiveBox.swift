@@ -53,7 +53,9 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   @inlinable
   public var value: Value {
     if isTracked.load(ordering: .relaxed) { return trackedRead(through: nil) }
-    if probe.accessThroughSpare(self, keyPath: observationKeyPath) { return trackedRead(through: probe.takeSpare()) }
+    if let read = probe.accessThroughSpare(self, keyPath: observationKeyPath) {
+      return trackedRead(through: probe.takeSpare(read))
+    }
     return state.withLock { $0.value }
   }
 

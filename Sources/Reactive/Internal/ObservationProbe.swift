@@ -76,41 +76,61 @@ final class ObservationProbe: Sendable {
     #endif
   }
 
-  /// The calling thread's spare registrar, made on first use; the thread keeps it until it ends or a tracked
-  /// read takes it (``takeSpare()``).
+  /// The calling thread's spare registrar and where it keeps it, made on first use; the thread keeps it until it
+  /// ends or a tracked read takes it (``takeSpare(_:)``).
   @inlinable
   @inline(__always)
-  func spare() -> Unmanaged<RegistrarHolder> {
+  func spare() -> SpareRead {
     #if canImport(Glibc)
       if let spare = threadSlots.spare(of: pthread_self()) { return spare }
       return slowSpare()
     #else
-      if let stored = pthread_getspecific(spareKey) { return Unmanaged.fromOpaque(stored) }
+      if let stored = pthread_getspecific(spareKey) {
+        return SpareRead(spare: Unmanaged.fromOpaque(stored), entry: SpareRead.keptUnderKey)
+      }
       return makeSpare()
     #endif
   }
 
   #if canImport(Glibc)
-    /// The calling thread's spare when its table entry holds none: a new one in its entry if the entry is its own
-    /// or free, otherwise the one under ``spareKey``.
+    /// The calling thread's spare when its table entry holds none: the one under ``spareKey`` if it has one (so a
+    /// thread whose entry another thread holds does not try to claim it on every read), otherwise a new one in its
+    /// entry if the entry is its own or free, otherwise a new one under ``spareKey``.
     @usableFromInline
     @inline(never)
-    func slowSpare() -> Unmanaged<RegistrarHolder> {
+    func slowSpare() -> SpareRead {
+      if let stored = pthread_getspecific(spareKey) {
+        return SpareRead(spare: Unmanaged.fromOpaque(stored), entry: SpareRead.keptUnderKey)
+      }
       let thread = pthread_self()
       switch threadSlots.claim(for: thread) {
       case .owned(let entry):
-        let made = Unmanaged.passRetained(RegistrarHolder())
-        threadSlots.spares[entry] = made
-        return made
+        // The entry may be one a dead thread with the same `pthread_t` left behind (it read after its end gave the
+        // entry back): make sure this thread's end gives it back.
+        if pthread_getspecific(slotKey) == nil,
+          pthread_setspecific(slotKey, UnsafeRawPointer(bitPattern: entry + 1)) != 0
+        {
+          threadSlots.release(entry)
+          return makeSpare()
+        }
+        return fillEntry(entry)
       case .claimed(let entry):
-        pthread_setspecific(slotKey, UnsafeRawPointer(bitPattern: entry + 1))
-        let made = Unmanaged.passRetained(RegistrarHolder())
-        threadSlots.spares[entry] = made
-        return made
+        guard pthread_setspecific(slotKey, UnsafeRawPointer(bitPattern: entry + 1)) == 0 else {
+          // Without the slot, this thread's end would not give the entry back.
+          threadSlots.release(entry)
+          return makeSpare()
+        }
+        return fillEntry(entry)
       case .heldByAnother:
-        if let stored = pthread_getspecific(spareKey) { return Unmanaged.fromOpaque(stored) }
         return makeSpare()
       }
+    }
+
+    /// Puts a new spare in `entry`, the calling thread's own.
+    private func fillEntry(_ entry: Int) -> SpareRead {
+      let made = Unmanaged.passRetained(RegistrarHolder())
+      threadSlots.spares[entry] = made
+      return SpareRead(spare: made, entry: entry)
     }
   #endif
 
@@ -118,7 +138,7 @@ final class ObservationProbe: Sendable {
   func existingSpare() -> Unmanaged<RegistrarHolder>? {
     #if canImport(Glibc)
       let thread = pthread_self()
-      if let entry = threadSlots.entry(of: thread) { return threadSlots.spares[entry] }
+      if let entry = threadSlots.entry(of: thread), let spare = threadSlots.spares[entry] { return spare }
     #endif
     return pthread_getspecific(spareKey).map { Unmanaged.fromOpaque($0) }
   }
@@ -127,38 +147,53 @@ final class ObservationProbe: Sendable {
   /// path stays short.
   @usableFromInline
   @inline(never)
-  func makeSpare() -> Unmanaged<RegistrarHolder> {
+  func makeSpare() -> SpareRead {
     let made = Unmanaged.passRetained(RegistrarHolder())
-    pthread_setspecific(spareKey, made.toOpaque())
-    return made
+    let stored = pthread_setspecific(spareKey, made.toOpaque())
+    precondition(stored == 0, "no memory is left for Observation's spare registrar of this thread")
+    return SpareRead(spare: made, entry: SpareRead.keptUnderKey)
   }
 
-  /// Hands the calling thread's spare to the caller, after a tracked read went through it: the tracking may
-  /// register with it, so it must live exactly as long as the box read. The thread makes a new spare on its next
-  /// read.
+  /// Hands the spare a tracked read went through (`read`, from ``accessThroughSpare(_:keyPath:)`` on the calling
+  /// thread) to the caller: the tracking may register with it, so it must live exactly as long as the box read.
+  /// Takes it from where the read found it; never claims an entry or makes a spare. The thread makes a new spare on
+  /// its next read.
   @usableFromInline
-  func takeSpare() -> RegistrarHolder {
+  func takeSpare(_ read: SpareRead) -> RegistrarHolder {
     #if canImport(Glibc)
-      if let entry = threadSlots.entry(of: pthread_self()), let spare = threadSlots.spares[entry] {
+      if read.entry != SpareRead.keptUnderKey {
+        precondition(
+          threadSlots.spares[read.entry]?.toOpaque() == read.spare.toOpaque(), "a spare registrar left its entry")
         // The entry's reference moves to the caller.
-        threadSlots.spares[entry] = nil
-        return spare.takeRetainedValue()
+        threadSlots.spares[read.entry] = nil
+        return read.spare.takeRetainedValue()
       }
     #endif
-    let spare = spare()
+    precondition(pthread_getspecific(spareKey) == read.spare.toOpaque(), "a spare registrar left its slot")
     // The slot's reference moves to the caller.
     pthread_setspecific(spareKey, nil)
-    return spare.takeRetainedValue()
+    return read.spare.takeRetainedValue()
   }
 
-  /// Reports a read of `keyPath` of `subject` through the calling thread's spare registrar, and tells whether
-  /// Observation tracked it.
+  /// Reports a read of `keyPath` of `subject` through the calling thread's spare registrar; returns the spare it
+  /// went through if Observation tracked the read, `nil` otherwise.
   @inlinable
   @inline(__always)
   func accessThroughSpare<Subject: Observable, Member>(
     _ subject: Subject, keyPath: KeyPath<Subject, Member>
+  ) -> SpareRead? {
+    let read = spare()
+    return access(subject, keyPath: keyPath, through: read) ? read : nil
+  }
+
+  /// Reports a read of `keyPath` of `subject` through `read`, the calling thread's spare, and tells whether a
+  /// tracking reached the marker.
+  @inlinable
+  @inline(__always)
+  func access<Subject: Observable, Member>(
+    _ subject: Subject, keyPath: KeyPath<Subject, Member>, through read: SpareRead
   ) -> Bool {
-    spare()._withUnsafeGuaranteedRef { spare in
+    read.spare._withUnsafeGuaranteedRef { spare in
       spare.reached.store(false, ordering: .relaxed)
       spare.registrar.access(subject, keyPath: keyPath)
       return spare.reached.load(ordering: .relaxed)
@@ -171,17 +206,22 @@ final class ObservationProbe: Sendable {
 
   /// Whether a read inside `withObservationTracking` reaches the marker; checked once per process.
   @usableFromInline
-  static let trackingIsDetectable: Bool = {
+  static let trackingIsDetectable = detectsTracking(of: \ProbeSubject.[shared.marker])
+
+  /// Whether a tracked read of `keyPath` through the calling thread's spare reaches the marker. The tracking
+  /// registers with the spare whether or not it does, so the spare is taken either way and ends here, with the
+  /// registration.
+  static func detectsTracking(of keyPath: KeyPath<ProbeSubject, Int>) -> Bool {
     let subject = ProbeSubject()
+    let read = shared.spare()
     var reached = false
     withObservationTracking {
-      reached = shared.accessThroughSpare(subject, keyPath: \ProbeSubject.[shared.marker])
+      reached = shared.access(subject, keyPath: keyPath, through: read)
     } onChange: {
     }
-    // The tracking registered with the spare: let it end with the spare.
-    if reached { _ = shared.takeSpare() }
+    _ = shared.takeSpare(read)
     return reached
-  }()
+  }
 
   /// Key paths already made, by value type: making one with an argument costs about a microsecond.
   private static let keyPaths = Lock<[ObjectIdentifier: AnyKeyPath]>([:])
@@ -198,108 +238,3 @@ final class ObservationProbe: Sendable {
     return unsafeDowncast(made, to: KeyPath<ReactiveBox<Value>, Value>.self)
   }
 }
-
-/// The smallest observable type, used only by ``ObservationProbe/trackingIsDetectable``.
-private final class ProbeSubject: Observable, Sendable {
-  subscript(marker: TrackingMarker) -> Int { 0 }
-}
-
-/// The subscript argument of ``ObservationProbe/keyPath``: hashing it marks the calling thread's spare registrar
-/// as reached by a tracking.
-@usableFromInline
-final class TrackingMarker: Hashable, Sendable {
-  init() {}
-
-  @usableFromInline
-  static func == (lhs: TrackingMarker, rhs: TrackingMarker) -> Bool {
-    lhs === rhs
-  }
-
-  @usableFromInline
-  func hash(into hasher: inout Hasher) {
-    ObservationProbe.shared.existingSpare()?._withUnsafeGuaranteedRef { $0.reached.store(true, ordering: .relaxed) }
-    hasher.combine(ObjectIdentifier(self))
-  }
-}
-
-#if canImport(Glibc)
-  /// A table of spare registrars, one entry per living thread that holds one, indexed by a hash of the thread's
-  /// `pthread_self()` (see ``ObservationProbe``).
-  ///
-  /// An entry's owner is written only by a thread claiming a free entry for itself, and by its owner's end; its
-  /// spare is read and written only by its owner. So a thread that finds itself as an entry's owner may use the
-  /// spare without a lock.
-  @usableFromInline
-  struct ThreadSlots: Sendable {
-    /// How many entries the table has; a power of two.
-    @usableFromInline static var count: Int { 256 }
-
-    /// Each entry's owner, as `pthread_self()` of a living thread, or zero.
-    // Allocated once for the process and never freed; each entry is an atomic.
-    @usableFromInline nonisolated(unsafe) let owners: UnsafeMutablePointer<Atomic<UInt>>
-    /// Each entry's spare, right after the owners in the same allocation; only the entry's owner touches it.
-    @inlinable var spares: UnsafeMutablePointer<Unmanaged<RegistrarHolder>?> {
-      UnsafeMutableRawPointer(owners + Self.count).assumingMemoryBound(to: Unmanaged<RegistrarHolder>?.self)
-    }
-
-    init() {
-      // One allocation: the owners, then the spares, both word-sized.
-      owners = UnsafeMutableRawPointer.allocate(byteCount: 2 * Self.count * 8, alignment: 8)
-        .bindMemory(to: Atomic<UInt>.self, capacity: Self.count)
-      for entry in 0..<Self.count { (owners + entry).initialize(to: Atomic(0)) }
-      UnsafeMutableRawPointer(owners + Self.count).initializeMemory(
-        as: Unmanaged<RegistrarHolder>?.self, repeating: nil, count: Self.count)
-    }
-
-    /// The entry the thread `thread` may own.
-    @inlinable
-    @inline(__always)
-    static func index(of thread: pthread_t) -> Int {
-      Int(truncatingIfNeeded: (UInt64(thread) &* 0x9E37_79B9_7F4A_7C15) &>> 56)
-    }
-
-    /// The spare of `thread`, the calling thread, if its entry is its own and holds one.
-    @inlinable
-    @inline(__always)
-    func spare(of thread: pthread_t) -> Unmanaged<RegistrarHolder>? {
-      let entry = Self.index(of: thread)
-      guard owners[entry].load(ordering: .relaxed) == thread else { return nil }
-      return spares[entry]
-    }
-
-    /// The entry of `thread`, the calling thread, if it owns one.
-    func entry(of thread: pthread_t) -> Int? {
-      let entry = Self.index(of: thread)
-      return owners[entry].load(ordering: .relaxed) == thread ? entry : nil
-    }
-
-    /// What ``claim(for:)`` found.
-    enum Claim {
-      /// The entry already belongs to the calling thread.
-      case owned(Int)
-      /// The entry was free and now belongs to the calling thread.
-      case claimed(Int)
-      /// Another living thread owns the entry.
-      case heldByAnother
-    }
-
-    /// Makes the entry of `thread`, the calling thread, its own if it is free.
-    func claim(for thread: pthread_t) -> Claim {
-      let entry = Self.index(of: thread)
-      // Acquiring: the spare the entry's last owner cleared at its end is seen cleared.
-      let (exchanged, owner) = owners[entry].compareExchange(
-        expected: 0, desired: thread, ordering: .acquiring)
-      if exchanged { return .claimed(entry) }
-      return owner == thread ? .owned(entry) : .heldByAnother
-    }
-
-    /// Gives `entry` back at the end of its owner, the calling thread, releasing the spare in it.
-    func release(_ entry: Int) {
-      let spare = spares[entry]
-      spares[entry] = nil
-      // Releasing: the next owner sees the entry's spare cleared.
-      owners[entry].store(0, ordering: .releasing)
-      spare?.release()
-    }
-  }
-#endif
