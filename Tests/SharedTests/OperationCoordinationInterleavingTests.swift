@@ -3,21 +3,6 @@ import Testing
 
 @testable import Shared
 
-/// A small seeded random number generator (SplitMix64), so a failing walk can be replayed from its seed.
-private struct WalkGenerator: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var mixed = state
-    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-    return mixed ^ (mixed >> 31)
-  }
-}
-
 /// The failure of a run, naming it.
 private struct RunFailure: Error {
   let run: UInt64
@@ -437,7 +422,7 @@ struct OperationCoordinationInterleavingTests {
     var walks = 0
     var steps = 0
     for seed: UInt64 in 0..<20_000 {
-      var generator = WalkGenerator(seed: seed)
+      var generator = SplitMix(seed: seed)
       var model = CoordinationModel()
       var trace: [String] = []
       while true {

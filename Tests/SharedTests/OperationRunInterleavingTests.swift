@@ -3,21 +3,6 @@ import Testing
 
 @testable import Shared
 
-/// A small seeded random number generator (SplitMix64), so a failing interleaving can be replayed from its seed.
-private struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var mixed = state
-    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-    return mixed ^ (mixed >> 31)
-  }
-}
-
 /// Real runs on one shared value, started, ended and cancelled in seeded-random orders, checked end to end.
 @Suite(.freshRegistry) struct OperationRunInterleavingTests {
   private static let seeds: Range<UInt64> = 0..<60
@@ -39,7 +24,7 @@ private struct SeededGenerator: RandomNumberGenerator {
 
   /// Plays one seeded interleaving of four runs; returns a description of the first broken rule, if any.
   private static func play(policy: OperationPolicy, seed: UInt64) async -> String? {
-    var random = SeededGenerator(seed: seed)
+    var random = SplitMix(seed: seed)
     let post = Shared(value: OperationState<Int>())
     let count = 4
     let gates = (0..<count).map { _ in Gate() }

@@ -470,7 +470,7 @@ private struct World {
   }
 
   private func randomOrderings(seed: UInt64) -> String? {
-    var generator = OrderingGenerator(seed: seed)
+    var generator = SplitMix(seed: seed)
     for run in 0..<3_000 {
       // Odd runs model a file key (outside changes found by polls), even runs a key that reports its store through
       // `update(_:)` one call after another.
@@ -536,20 +536,5 @@ private struct World {
     #expect(world.store == 1)
     world.settle()
     #expect(world.failure == nil, "\(world.failure ?? "")")
-  }
-}
-
-/// A small seeded generator, so a failing random ordering can be replayed.
-private struct OrderingGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var mixed = state
-    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-    return mixed ^ (mixed >> 31)
   }
 }
