@@ -9,7 +9,9 @@ func runAuthScenario() async -> String {
   @Shared(.inMemory("auth")) var profileBadge = AuthSession()
   // Whether the two screens showed the same session after every step.
   var agreed = true
-  func check() { agreed = agreed && loginScreen == profileBadge }
+  let login = $loginScreen
+  let badge = $profileBadge
+  func check() { agreed = agreed && login.wrappedValue == badge.wrappedValue }
 
   let pending = $loginScreen.signInAsGuest()
   console.line("profile badge: while the login screen signs in, isLoading = \(profileBadge.isLoading)")
