@@ -65,6 +65,8 @@ struct ParallelStateMachine<Success> {
   /// The newest run whose result the state shows; runs older than it never write.
   @usableFromInline var shown: UInt64 = 0
   @usableFromInline var lastRun: UInt64 = 0
+  /// The storage of the last `live` list, empty, kept while quiet so the next run to start does not allocate one.
+  @usableFromInline var spareLive: [UInt64] = []
 
   @inlinable
   init() {}
@@ -125,7 +127,10 @@ struct ParallelStateMachine<Success> {
     lastRun += 1
     switch state {
     case .quiet:
-      state = .running(Running(live: [lastRun], held: [], settled: status))
+      var live = spareLive
+      spareLive = []  // Leaves `live` the only reference, so the append reuses its storage.
+      live.append(lastRun)
+      state = .running(Running(live: live, held: [], settled: status))
     case .running(var running):
       state = .quiet(settled: .idle)  // Leaves `running` the only reference, so the append is in place.
       running.live.append(lastRun)
@@ -155,7 +160,7 @@ struct ParallelStateMachine<Success> {
       settle(running)
       return .hide
     }
-    let earlier = running.held.map(\.ending)
+    let earlier = running.held.isEmpty ? [] : running.held.map(\.ending)
     shown = run
     running.held = []
     running.settled = Self.status(of: ending)
@@ -244,7 +249,12 @@ struct ParallelStateMachine<Success> {
     assert(
       running.held.last.map { held in running.live.last.map { $0 > held.run } ?? false } ?? true,
       "a result is held back with no newer run that could write")
-    state = running.live.isEmpty ? .quiet(settled: running.settled) : .running(running)
+    guard running.live.isEmpty else {
+      state = .running(running)
+      return
+    }
+    state = .quiet(settled: running.settled)
+    spareLive = running.live
   }
 }
 
