@@ -91,27 +91,6 @@ package func onThreadOfItsOwn<Result: Sendable>(_ body: @escaping @Sendable () -
   }
 }
 
-/// Runs `body(index)` for every index below `count` at once, each on a thread of its own outside Swift's cooperative
-/// pool, and returns when all have finished.
-///
-/// Stress loops that never suspend run here: they contend for real, and the pool stays free for other tests.
-package func onThreadsOfTheirOwn(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-  await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-    let remaining = Lock(count)
-    for index in 0..<count {
-      let thread = Thread {
-        body(index)
-        let isLast = remaining.withLock { remaining in
-          remaining -= 1
-          return remaining == 0
-        }
-        if isLast { continuation.resume() }
-      }
-      thread.start()
-    }
-  }
-}
-
 /// Runs each test it is applied to on a serial queue of its own, outside Swift's cooperative pool.
 ///
 /// For tests that compute for long without suspending (exhaustive searches of a state machine): on the cooperative
