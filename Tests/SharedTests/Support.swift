@@ -16,7 +16,8 @@ struct FreshRegistryTrait: SuiteTrait, TestTrait, TestScoping {
   ) async throws {
     // A suite's own scope runs no test body; each test and test case gets a registry of its own.
     guard testCase != nil || !test.isSuite else { return try await function() }
-    try await SharedRegistry.$current.withValue(SharedRegistry()) {
+    let registry = SharedRegistry()
+    try await SharedRegistry.$current.withValue(registry) {
       try await function()
     }
   }
