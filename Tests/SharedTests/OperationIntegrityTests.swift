@@ -241,12 +241,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
   @Test func anErrorClearedByAResetIsReleasedAfterTheLock() async {
     let post = Shared(value: OperationState<Int>())
     let reads = Counter()
-    _ = await post.run {
-      throw ErrorReadingWhenReleased {
-        _ = post.wrappedValue.status
-        reads.increment()
-      }
-    }.result
+    await failWithAnErrorThatReadsWhenReleased(post, counting: reads)
     #expect(reads.count == 0)
     post.reset()
     #expect(reads.count == 1)
@@ -255,12 +250,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
   @Test func anErrorReplacedByTheNextFailureIsReleasedAfterTheLock() async {
     let post = Shared(value: OperationState<Int>())
     let reads = Counter()
-    _ = await post.run {
-      throw ErrorReadingWhenReleased {
-        _ = post.wrappedValue.status
-        reads.increment()
-      }
-    }.result
+    await failWithAnErrorThatReadsWhenReleased(post, counting: reads)
     _ = await post.run { throw TestFailure() }.result
     #expect(reads.count == 1)
     #expect(post.wrappedValue.error is TestFailure)
@@ -269,12 +259,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
   @Test func anErrorClearedByASuccessIsReleasedAfterTheLock() async throws {
     let post = Shared(value: OperationState<Int>())
     let reads = Counter()
-    _ = await post.run {
-      throw ErrorReadingWhenReleased {
-        _ = post.wrappedValue.status
-        reads.increment()
-      }
-    }.result
+    await failWithAnErrorThatReadsWhenReleased(post, counting: reads)
     _ = try await post.run { 1 }.value
     #expect(reads.count == 1)
   }
@@ -494,4 +479,14 @@ private struct Log: OperationTrackable {
     #expect(try await older.value == 1)
     #expect(log.wrappedValue.items == [2])
   }
+}
+
+/// Runs an operation on `post` that fails with an error whose release reads `post` and counts one read.
+private func failWithAnErrorThatReadsWhenReleased(_ post: Shared<OperationState<Int>>, counting reads: Counter) async {
+  _ = await post.run {
+    throw ErrorReadingWhenReleased {
+      _ = post.wrappedValue.status
+      reads.increment()
+    }
+  }.result
 }
