@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
@@ -6,22 +6,23 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
   products: [
     .library(name: "Reactive", targets: ["Reactive"]),
-    .library(name: "Shared", targets: ["Shared"]),
+    .library(name: "SharedState", targets: ["SharedState"]),
     .executable(name: "Demo", targets: ["Demo"]),
   ],
   targets: [
     .target(name: "Reactive"),
-    .target(name: "Shared", dependencies: ["Reactive"]),
-    .executableTarget(name: "Demo", dependencies: ["Shared"]),
+    // The module is SharedState (no public type may share its module's name); its folder stays Sources/Shared.
+    .target(name: "SharedState", dependencies: ["Reactive"], path: "Sources/Shared"),
+    .executableTarget(name: "Demo", dependencies: ["SharedState"]),
     .executableTarget(
-      name: "Benchmarks", dependencies: ["Reactive", "Shared"], path: "Benchmarks", exclude: ["Results"]),
+      name: "Benchmarks", dependencies: ["Reactive", "SharedState"], path: "Benchmarks", exclude: ["Results"]),
     // Helpers shared by the test targets.
     .target(name: "TestSupport", dependencies: ["Reactive"], path: "Tests/TestSupport"),
     .testTarget(name: "ReactiveTests", dependencies: ["Reactive", "TestSupport"]),
-    .testTarget(name: "SharedTests", dependencies: ["Shared", "TestSupport"]),
-    .testTarget(name: "DemoTests", dependencies: ["Demo", "Shared"]),
+    .testTarget(name: "SharedTests", dependencies: ["SharedState", "TestSupport"]),
+    .testTarget(name: "DemoTests", dependencies: ["Demo", "SharedState"]),
     // A separate process the file-fault tests write with and kill; not part of the product.
-    .executableTarget(name: "FileFaultProbe", dependencies: ["Shared"], path: "Tests/FileFaultProbe"),
+    .executableTarget(name: "FileFaultProbe", dependencies: ["SharedState"], path: "Tests/FileFaultProbe"),
   ]
 )
 

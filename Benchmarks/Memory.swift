@@ -1,6 +1,6 @@
 import Foundation
 import Reactive
-import Shared
+import SharedState
 
 /// Bytes of memory the process has resident, from its own counters (`/proc/self/statm` on Linux).
 func residentBytes() -> Int {

@@ -1,4 +1,4 @@
-import Shared
+import SharedState
 
 /// A bare `Task { }` created and awaited.
 func bareTask(_ count: Int) async -> Double {

@@ -1,4 +1,4 @@
-import Shared
+import SharedState
 
 /// The first holder of a new query key (the fetch it starts is constant and settles at once).
 func newQueryKey(_ count: Int) async -> Double {

@@ -1,6 +1,6 @@
 import Dispatch
 import Reactive
-import Shared
+import SharedState
 import Synchronization
 
 /// One change delivered to each of `observers` observers: nanoseconds per observer call.

@@ -1,4 +1,4 @@
-import Shared
+import SharedState
 
 /// Making a holder of a key that already has a value.
 func existingKeyHolder(_ plan: Plan) -> Measurement {

@@ -1,7 +1,7 @@
 // `swift run -c release Benchmarks`: every scenario beside a bare primitive measured in the same run.
 import Foundation
 import Reactive
-import Shared
+import SharedState
 
 // The memory probe: a fresh copy of this program measuring one kind of item (see `probeMemory`).
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-probe",

@@ -1,5 +1,5 @@
 import Foundation
-import Shared
+import SharedState
 
 /// Runs the demo for a command line and returns its exit code.
 enum DemoCommand {

@@ -1,5 +1,5 @@
 import Foundation
-import Shared
+import SharedState
 
 /// A live view: several holders of the same keys, redrawn in place while background tasks change them.
 @MainActor

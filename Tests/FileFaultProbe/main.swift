@@ -7,7 +7,7 @@
 //   FileFaultProbe save PATH COUNTER       save once, with `counter` set to COUNTER, and exit (traced by the
 //                                          durability test)
 import Foundation
-import Shared
+import SharedState
 
 struct Document: Codable, Sendable, Equatable {
   var writer = ""

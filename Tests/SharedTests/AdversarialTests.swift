@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// The guarantees under load, reentrancy and faults (see the Guarantees article).
 @Suite(.freshRegistry) struct AdversarialTests {

@@ -1,6 +1,6 @@
 // Functions that only need to compile: they pin down that the README's tour of sharing is real code.
 import Foundation
-import Shared
+import SharedState
 import Testing
 
 private struct TourUser: Codable, Sendable {

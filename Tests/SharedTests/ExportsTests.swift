@@ -1,4 +1,4 @@
-import Shared
+import SharedState
 import Testing
 
 @Suite(.freshRegistry) struct ExportsTests {

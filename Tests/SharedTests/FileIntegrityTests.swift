@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 #if canImport(Glibc)
   import Glibc

@@ -3,7 +3,7 @@ import Reactive
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 @Suite(.freshRegistry) struct FileStorageTests {
   @Test func aMissingFileUsesTheDefaultAndCreatesNothing() async throws {

@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// The failure of a run, naming it.
 private struct RunFailure: Error {

@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// A value that reads a shared value when it is released, as a cache or a view model may do in its `deinit`.
 private final class ReadsWhenReleased: Sendable {

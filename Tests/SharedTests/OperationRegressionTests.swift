@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// A screen with two operation states of the same type.
 private struct TwoOperations: Sendable {

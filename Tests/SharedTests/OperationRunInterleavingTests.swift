@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// Real runs on one shared value, started, ended and cancelled in seeded-random orders, checked end to end.
 @Suite(.freshRegistry) struct OperationRunInterleavingTests {

@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// Explores every ordering of a machine's events up to `depth` from `initial`, depth first, and calls `check` after
 /// each event with the events so far. Stops at the first sequence `check` reports (returns a message for), and

@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 @Suite(.freshRegistry) struct OperationCallbackTests {
   @Test func aSuccessRunsAttemptThenSuccessThenSettled() async throws {

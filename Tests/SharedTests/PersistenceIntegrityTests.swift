@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// A key that records every value it saves, in order.
 private struct RecordingKey: SharedKey {

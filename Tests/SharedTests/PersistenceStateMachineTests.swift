@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// The searches run on one thread of their own, and are skipped under ThreadSanitizer, which has nothing to find in
 /// them and slows them from seconds to minutes of CPU that the sanitized run's other tests need; plain `swift test`

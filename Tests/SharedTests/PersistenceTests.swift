@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// A key whose saves are recorded and can be held at gates, one gate per save in order.
 private struct GatedKey: SharedKey {

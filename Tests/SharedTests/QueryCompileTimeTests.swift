@@ -1,5 +1,5 @@
 // Functions that only need to compile: they pin down that the README's tour of queries is real code.
-import Shared
+import SharedState
 
 private struct Post: Sendable, Equatable {
   var id: Int

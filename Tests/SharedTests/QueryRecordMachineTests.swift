@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// A page of the model server: which version of the server it was read from, and whether it was the last.
 private struct ServerPage: Sendable, Equatable {

@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// Calls `onRelease` from its `deinit`: a value that reads its own shared value when the library lets it go.
 private final class ReadsOnRelease: Sendable {

@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// A fake backend: counts fetches, and can hold each fetch at a gate.
 private final class FakeAPI: Sendable {

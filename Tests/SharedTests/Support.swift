@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import Shared
+@testable import SharedState
 
 /// Gives every test its own ``SharedRegistry``, so tests do not share keyed values.
 ///

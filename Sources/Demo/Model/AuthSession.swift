@@ -1,5 +1,5 @@
 import Foundation
-import Shared
+import SharedState
 
 /// A signed-in person.
 struct User: Codable, Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Shared
+import SharedState
 
 /// What a person in a room shows the others.
 struct ChatPresence: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Foundation
-import Shared
+import SharedState
 
 /// A todo.
 struct Todo: Sendable, Equatable, Identifiable, Codable {

@@ -1,5 +1,5 @@
 import Foundation
-import Shared
+import SharedState
 
 /// One message on a topic.
 struct TopicEvent<T: Sendable & Equatable>: Sendable, Equatable {

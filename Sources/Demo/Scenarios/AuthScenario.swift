@@ -1,4 +1,4 @@
-import Shared
+import SharedState
 
 /// Two "screens" hold the same session; one signs in, both see it.
 @MainActor

@@ -1,4 +1,4 @@
-import Shared
+import SharedState
 
 /// You type while peers join and leave; the room and the header show the same presence.
 @MainActor

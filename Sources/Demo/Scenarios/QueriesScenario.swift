@@ -1,4 +1,4 @@
-import Shared
+import SharedState
 
 /// A post query shared by two screens, a rename that invalidates it, and a failing fetch that retries.
 @MainActor

@@ -1,5 +1,5 @@
 import Foundation
-import Shared
+import SharedState
 
 /// Settings kept in a file: the count of runs survives from one run of the demo to the next.
 @MainActor

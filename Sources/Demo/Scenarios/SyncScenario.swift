@@ -1,4 +1,4 @@
-import Shared
+import SharedState
 
 /// Todos edited locally stay pending until a sync pushes them.
 @MainActor

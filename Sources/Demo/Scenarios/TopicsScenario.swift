@@ -1,4 +1,4 @@
-import Shared
+import SharedState
 
 /// A reaction topic: optimistic sends that the server confirms, or that roll back when it drops them.
 @MainActor
