@@ -1,5 +1,17 @@
 public import Reactive
 
+// One write, from `withLock` to the listeners and the store:
+//
+// 1. `$x.withLock { $0 += 1 }` finds the value's box: directly for a value with no store (`directBox`), through the
+//    root for a stored value (`SharedRoot.withLockSaving`), through the parent for a derived one (`$x.member`).
+// 2. `ReactiveBox.withLock` (Reactive) runs the body under the box's lock, bumps the version, and decides under the
+//    lock who must hear: subscribers of `values`, observers, Observation's registrar. It unlocks, then resumes the
+//    waiting iterations, calls the observers and tells Observation; no listener runs under the lock.
+// 3. For a stored value, the root hands the new value and its sequence number to `Persistence`, whose
+//    `PersistenceStateMachine` decides when to save; the key's `save` runs on a task of its own, never under a lock,
+//    and never stores a change after a newer one.
+// 4. Operations (`run`) and queries write the same way, through `withLock`, so every holder sees them alike.
+
 /// A value that every holder of one key shares: read it directly, change it with ``withLock(_:)``.
 ///
 /// ```swift
@@ -20,6 +32,30 @@ public import Reactive
 ///
 /// Reading the value inside `withObservationTracking`, `Observations` or a SwiftUI view tracks it: a change made
 /// through any holder is reported.
+///
+/// ### Writing
+///
+/// A holder cannot be assigned to: `counter = 1` fails with "cannot assign to property: 'counter' is a get-only
+/// property". Every write goes through the value's lock, so write `$counter.withLock { $0 = 1 }`; to point a
+/// property at another holder's value, initialize it with that holder's projected value:
+/// `_counter = Shared(projectedValue: other)`.
+///
+/// ### In an `@Observable` class
+///
+/// Mark the property `@ObservationIgnored`: both macros would otherwise declare the same backing property
+/// (`invalid redeclaration of synthesized property '_counter'`). Observation still sees every change, through the
+/// shared value itself:
+///
+/// ```swift
+/// @Observable
+/// final class CounterModel {
+///   @ObservationIgnored @Shared(.inMemory("counter")) var counter = 0
+///
+///   func increment() {
+///     $counter.withLock { $0 += 1 }
+///   }
+/// }
+/// ```
 @propertyWrapper
 @dynamicMemberLookup
 public struct Shared<Value: Sendable>: Sendable {
