@@ -3,8 +3,6 @@
 import Reactive
 
 // README.md, "A short tour".
-import Reactive
-
 func boxTour() {
   // One value, shared by reference.
   let counter = ReactiveBox(0)
@@ -36,8 +34,6 @@ func boxTour() {
 }
 
 // Reactive.md, the landing page.
-import Reactive
-
 func watchTemperature(display: @escaping @Sendable (Double) -> Void) -> ObserverToken {
   let temperature = ReactiveBox(20.0)
 
@@ -71,7 +67,12 @@ enum ReactiveGettingStartedSnippets {
   struct Cart: Sendable { var items: [String] = [] }
   static func render(_ cart: Cart) {}
   static func audit(_ cart: Cart) {}
-  final class Badge: Sendable { var count: Int { get { 0 } set {} } }
+  final class Badge: Sendable {
+    var count: Int {
+      get { 0 }
+      set {}
+    }
+  }
 
   static func iterate(_ cart: ReactiveBox<Cart>) async {
     for await cart in cart.values {
