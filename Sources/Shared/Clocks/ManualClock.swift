@@ -5,11 +5,13 @@ import Synchronization
 /// Pass it wherever the framework takes a clock (save schedules, file polling, retries), then move time forward:
 ///
 /// ```swift
-/// let clock = ManualClock()
-/// @Shared(.fileStorage(url, saveDelay: .seconds(1), clock: clock)) var settings = Settings()
-/// $settings.withLock { $0.volume = 3 }
-/// await clock.waitForSleepers(2)     // the file's poll, and the save waiting for its delay
-/// clock.advance(by: .seconds(1))     // now the save runs
+/// func saveAfterOneSecond(to url: URL) async {
+///   let clock = ManualClock()
+///   @Shared(.fileStorage(url, saveDelay: .seconds(1), clock: clock)) var settings = Settings()
+///   $settings.withLock { $0.volume = 3 }
+///   await clock.waitForSleepers(2)     // the file's poll, and the save waiting for its delay
+///   clock.advance(by: .seconds(1))     // now the save runs
+/// }
 /// ```
 ///
 /// Sleepers whose deadline has come are resumed in deadline order by ``advance(by:)``. A cancelled sleeper

@@ -1,0 +1,155 @@
+// The snippets about sharing values, as the README, the DocC articles and the documentation comments show them.
+// DocumentationSnippetTests checks that every snippet appears in this folder as written.
+import Foundation
+import Observation
+import SharedState
+import Testing
+
+/// README.md, "Sharing a value by key".
+enum ReadmeSharingSnippet {
+  struct User: Codable, Sendable { var name: String; var age: Int }
+  struct Settings: Codable, Sendable { var theme = "light" }
+
+  func sharingTour(settingsURL: URL) async throws {
+    @Shared(.inMemory("counter")) var counter = 0  // the default is used only if the key has no value yet
+    $counter.withLock { $0 += 1 }  // the only way to write
+    let now: Int = counter  // a synchronous read of the shared value
+    let handle: Shared<Int> = $counter  // Sendable, cheap to copy, the same value
+    let token = $counter.observe { value in print(value) }
+    token.cancel()
+
+    let local = Shared(value: 0)  // a value with no key, shared by its copies
+    @Shared(.inMemory("user")) var user = User(name: "Ada", age: 36)
+    let name: Shared<String> = $user.name  // a member, through a key path
+    name.withLock { $0 = "Grace" }  // writes the user; every holder sees it
+    let reader = SharedReader($counter)  // read-only
+    @Shared(.inMemory("profile")) var profile: User? = nil
+    let unwrapped: Shared<User>? = Shared($profile)  // nil while the value is nil
+
+    @Shared(.fileStorage(settingsURL)) var settings = Settings()  // JSON file, saved after changes
+    $settings.withLock { $0.theme = "dark" }
+    try await $settings.save()  // written now, not just scheduled
+    if let error = $settings.loadError { print("settings file unreadable:", error) }
+
+    _ = (now, handle, local, reader, unwrapped)
+  }
+}
+
+// README.md, GettingStartedWithShared.md and the `Shared` documentation: a view model.
+@Observable
+final class CounterModel {
+  @ObservationIgnored @Shared(.inMemory("counter")) var counter = 0
+
+  func increment() {
+    $counter.withLock { $0 += 1 }
+  }
+}
+
+/// GettingStartedWithShared.md.
+enum GettingStartedWithSharedSnippets {
+  enum Filter: Sendable { case all, open }
+  struct Todo: Sendable { var title: String }
+  static func render(_ filter: Filter) {}
+  static func log(_ filter: Filter) {}
+
+  struct FilterBar {
+    @Shared(.inMemory("filter")) var filter = Filter.all
+  }
+
+  static func change() {
+    @Shared(.inMemory("todos")) var todos: [Todo] = []
+    $todos.withLock { todos in
+      todos.append(Todo(title: "Water the plants"))
+    }
+  }
+
+  static func passItOn() {
+    @Shared(.inMemory("todo")) var todo = Todo(title: "Water the plants")
+    let title: Shared<String> = $todo.title
+    title.withLock { $0 = "Water the ferns" }  // writes the todo
+  }
+
+  static func react() async {
+    @Shared(.inMemory("filter")) var filter = Filter.all
+    for await filter in $filter.values {  // the current value, then changes
+      render(filter)
+    }
+
+    let token = $filter.observe { filter in log(filter) }  // a closure after each change
+    token.cancel()
+  }
+}
+
+/// SharedState.md, the landing page.
+enum SharedStateLandingSnippet {
+  func count() {
+    @Shared(.inMemory("counter")) var counter = 0
+    $counter.withLock { $0 += 1 }
+    print(counter)
+  }
+}
+
+/// TestingWithShared.md, "Time without waiting": run as a test, so the article's example is known to work. (The
+/// article's trait is the one in Support.swift, and its suite is CompileTimeTests' `TodoTests`.)
+@Suite(.freshRegistry) struct TimeWithoutWaitingSnippetTests {
+  struct Settings: Codable, Sendable { var volume = 0 }
+
+  let url = FileManager.default.temporaryDirectory.appending(path: "snippet-\(UUID().uuidString).json")
+
+  @Test func savesAfterTheDelay() async throws {
+    let clock = ManualClock()
+    @Shared(.fileStorage(url, saveDelay: .seconds(1), clock: clock)) var settings = Settings()
+    $settings.withLock { $0.volume = 3 }
+    await clock.waitForSleepers(2)  // the file poll and the pending save
+    clock.advance(by: .seconds(1))  // the save runs
+    try await $settings.save()
+  }
+
+  @Test func theSavedFileHoldsTheChange() async throws {
+    try await savesAfterTheDelay()
+    let saved = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
+    try? FileManager.default.removeItem(at: url)
+    #expect(saved.volume == 3)
+  }
+}
+
+/// The documentation comments of the registry, its diagnostics, `values` and `ManualClock`.
+enum RegistryCommentSnippets {
+  static func render(_ count: Int) {}
+  static func log(_ count: Int) {}
+
+  static func values() async {
+    @Shared(.inMemory("counter")) var counter = 0
+    for await count in $counter.values {
+      render(count)
+    }
+    for await count in $counter.values(buffering: .all) {
+      log(count)  // every change, in order
+    }
+  }
+
+  static func isolated() -> Shared<Int> {
+    let isolated = SharedRegistry.$current.withValue(SharedRegistry()) {
+      Shared(wrappedValue: 0, .inMemory("count"))
+    }
+    return isolated
+  }
+
+  struct Settings: Codable, Sendable { var volume = 0 }
+
+  func saveAfterOneSecond(to url: URL) async {
+    let clock = ManualClock()
+    @Shared(.fileStorage(url, saveDelay: .seconds(1), clock: clock)) var settings = Settings()
+    $settings.withLock { $0.volume = 3 }
+    await clock.waitForSleepers(2)  // the file's poll, and the save waiting for its delay
+    clock.advance(by: .seconds(1))  // now the save runs
+  }
+}
+
+@Suite struct DiagnosticsSnippetTests {
+  @Test func aRegistryUsedWithOneTypePerKeyHasNoDiagnostics() {
+    let registry = SharedRegistry()
+    // ... code that uses the registry ...
+    #expect(registry.diagnostics.isEmpty)
+  }
+}
