@@ -7,7 +7,10 @@ import Testing
 
 /// README.md, "Sharing a value by key".
 enum ReadmeSharingSnippet {
-  struct User: Codable, Sendable { var name: String; var age: Int }
+  struct User: Codable, Sendable {
+    var name: String
+    var age: Int
+  }
   struct Settings: Codable, Sendable { var theme = "light" }
 
   func sharingTour(settingsURL: URL) async throws {
