@@ -104,6 +104,7 @@ final class Persistence<Value: Sendable>: Sendable {
   /// Calls the key's load (the machine has started it). When the key resumes later, holders are told now that the
   /// value is loading, if `announce`.
   private func callLoad(announce: Bool) {
+    let context = self.context
     let attempt = LoadAttempt(context: context)
     key.load(context: context, continuation: SharedLoadContinuation(attempt: attempt))
     if let outcome = attempt.loadReturned() {
@@ -349,6 +350,9 @@ final class Persistence<Value: Sendable>: Sendable {
 
   /// How many `save()` calls are waiting; lets tests know a flush has registered.
   var flushWaiterCount: Int { state.withLock { $0.machine.flushWaiterCount } }
+
+  /// How many `load()` calls are waiting; lets tests know a load has registered.
+  var loadWaiterCount: Int { state.withLock { $0.machine.loadWaiterCount } }
 
   var loadError: (any Error)? { state.withLock { $0.machine.loadError } }
   var saveError: (any Error)? { state.withLock { $0.machine.saveError } }

@@ -338,6 +338,12 @@ struct PersistenceStateMachine<Value, Waiter> {
     return false
   }
 
+  /// How many `load()` calls wait, for the running load or the next one.
+  var loadWaiterCount: Int {
+    guard case .loading(_, let waiters, let queued) = load else { return 0 }
+    return waiters.count + queued.count
+  }
+
   /// A load is asked for: by the first holder (`waiter` is `nil`), or by a `load()`. `sequenceNow` is the newest
   /// change number. With a load running, the caller waits for the next one, which starts when it ends: every
   /// `load()` waits for a load that began after it was called.
