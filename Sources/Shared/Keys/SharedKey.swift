@@ -32,7 +32,11 @@
 ///
 ///   func load(context: SharedKeyContext<Profile>, continuation: SharedLoadContinuation<Profile>) {
 ///     Task {
-///       continuation.resume(with: await Result { try await client.profile(userID) })
+///       do {
+///         continuation.resume(returning: try await client.profile(userID))
+///       } catch {
+///         continuation.resume(throwing: error)
+///       }
 ///     }
 ///   }
 ///

@@ -35,7 +35,11 @@
 ///
 ///   func load(context: SharedKeyContext<Flags>, continuation: SharedLoadContinuation<Flags>) {
 ///     Task {
-///       continuation.resume(with: await Result { try await client.fetchFlags() })
+///       do {
+///         continuation.resume(returning: try await client.fetchFlags())
+///       } catch {
+///         continuation.resume(throwing: error)
+///       }
 ///     }
 ///   }
 ///
@@ -83,7 +87,13 @@ public protocol SharedReaderKey<Value>: Sendable {
   ///
   /// ```swift
   /// func load(context: SharedKeyContext<Config>, continuation: SharedLoadContinuation<Config>) {
-  ///   Task { continuation.resume(with: await Result { try await remote.config(named: name) }) }
+  ///   Task {
+  ///     do {
+  ///       continuation.resume(returning: try await remote.config(named: name))
+  ///     } catch {
+  ///       continuation.resume(throwing: error)
+  ///     }
+  ///   }
   /// }
   /// ```
   ///
