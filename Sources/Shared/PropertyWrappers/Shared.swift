@@ -25,7 +25,7 @@ public import Reactive
 /// }
 /// ```
 ///
-/// Any number of holders, anywhere in a program, that use keys with the same ``SharedKey/id`` see one value. The
+/// Any number of holders, anywhere in a program, that use keys with the same ``SharedReaderKey/id`` see one value. The
 /// projected value (`$counter`) is itself a `Shared`: `Sendable`, cheap to copy, and pointing at the same value, so
 /// it can be handed to other types and tasks. A `Shared` made with ``init(value:)`` has no key and is shared by
 /// whoever gets a copy.
