@@ -26,8 +26,8 @@ import Testing
     let store = FileStore.forFile(at: url)
     do {
       let persistence = Persistence(
-        key: FileStorageKey<Settings>(url: url), box: ReactiveBox(Settings()), defaultValue: Settings())
-      persistence.load()
+        writer: FileStorageKey<Settings>(url: url), box: ReactiveBox(Settings()), defaultValue: Settings())
+      persistence.loadInitially()
       #expect(store.knownCount == 1)
     }
     #expect(store.knownCount == 0)
@@ -174,7 +174,9 @@ import Testing
 
     var id: String { name }
 
-    func load(context: SharedKeyContext<Int>) throws -> Int? { store.initial }
+    func load(context: SharedKeyContext<Int>, continuation: SharedLoadContinuation<Int>) {
+      continuation.resume(returning: store.initial)
+    }
 
     func save(_ value: Int, context: SharedKeyContext<Int>) async throws {
       store.values.append(value)

@@ -60,10 +60,10 @@ private struct ContextKey: SharedKey {
 
   var id: String { name }
 
-  func load(context: SharedKeyContext<Releasing>) throws -> Releasing? {
+  func load(context: SharedKeyContext<Releasing>, continuation: SharedLoadContinuation<Releasing>) {
     store.context.withLock { $0 = context }
-    if let error = store.loadError.withLock({ $0.take() }) { throw error }
-    return store.stored.withLock { $0 }
+    if let error = store.loadError.withLock({ $0.take() }) { return continuation.resume(throwing: error) }
+    continuation.resume(returning: store.stored.withLock { $0 })
   }
 
   func save(_ value: Releasing, context: SharedKeyContext<Releasing>) async throws {
@@ -169,9 +169,9 @@ private struct EchoKey<Value: Sendable>: SharedKey {
 
   var id: String { name }
 
-  func load(context: SharedKeyContext<Value>) throws -> Value? {
+  func load(context: SharedKeyContext<Value>, continuation: SharedLoadContinuation<Value>) {
     contexts.append(context)
-    return nil
+    continuation.resume(returning: nil)
   }
 
   func save(_ value: Value, context: SharedKeyContext<Value>) async throws {
@@ -250,9 +250,9 @@ private struct FirstSucceedsKey: SharedKey {
 
   var id: String { name }
 
-  func load(context: SharedKeyContext<Int>) throws -> Int? {
+  func load(context: SharedKeyContext<Int>, continuation: SharedLoadContinuation<Int>) {
     contexts.append(context)
-    return nil
+    continuation.resume(returning: nil)
   }
 
   func save(_ value: Int, context: SharedKeyContext<Int>) async throws {

@@ -24,6 +24,20 @@ private struct Budget {
   var storeUpdates = 0
   /// Reports of the running save's value by the store itself, before the save returns.
   var echoes = 0
+  /// `load()` calls.
+  var reloads = 0
+  /// Loads that end with an error: the key resumes with one after reading, or drops its continuation before.
+  var loadFailures = 0
+}
+
+/// How the modelled value starts.
+private enum Start {
+  /// Loaded synchronously before anyone held it: memory and store agree (the searches that predate loads).
+  case loaded
+  /// The first holder's load is asynchronous and in flight; the store holds a value (50).
+  case loadingStoredValue
+  /// The first holder's load is asynchronous and in flight; the store holds nothing, so the default (0) stands in.
+  case loadingNothing
 }
 
 /// The persisted value, its store and the machine, advanced one event at a time.
@@ -49,6 +63,16 @@ private struct World {
     case storeUpdate
     /// The store reports the running save's value, from inside the save or from a watcher of its own.
     case echo(fromWithinSave: Bool)
+    /// A `load()` is called.
+    case reload
+    /// The running load reads the store.
+    case loadReads
+    /// The running load resumes with what it read; decided and written under the value's lock in one step.
+    case loadResumes
+    /// The running load resumes with an error after reading.
+    case loadFails
+    /// The running load's continuation is dropped before it read anything.
+    case loadDropped
 
     var description: String {
       switch self {
@@ -65,6 +89,11 @@ private struct World {
       case .flush: "flush"
       case .storeUpdate: "storeUpdate"
       case .echo(let fromWithinSave): fromWithinSave ? "echoInside" : "echo"
+      case .reload: "reload"
+      case .loadReads: "loadRead"
+      case .loadResumes: "loadResumed"
+      case .loadFails: "loadFailed"
+      case .loadDropped: "loadDropped"
       }
     }
   }
@@ -81,6 +110,14 @@ private struct World {
     case read(StoreRead, value: Int, version: Int, savesBefore: Int)
     /// Memory holds the value; the machine has not heard of it yet.
     case applying(StoreRead, change: Machine.Change)
+  }
+
+  /// The key's load in flight; `number` counts loads from 1, `startedAt` is the newest change number when it began.
+  enum Load {
+    case none
+    case started(number: Int, startedAt: UInt64)
+    /// The load read the store: its value, or `nil` when the store held nothing.
+    case read(number: Int, startedAt: UInt64, value: Int?)
   }
 
   var machine = Machine(sameValue: { $0 == $1 })
@@ -113,11 +150,34 @@ private struct World {
   /// The newest number a change had when a read of the store began whose value was then applied; a change numbered
   /// at most this may be replaced by what the store held.
   var newestAppliedReadStart: UInt64 = 0
+  var load = Load.none
+  var loadsStarted = 0
+  /// Waiting `load()` calls, by id, with the number of loads started when each was called.
+  var pendingLoads: [Int: Int] = [:]
+  var nextLoadWaiter = 1_000
+  /// Changes whose save failed: a load may supersede these, as any value read from the store does.
+  var failedChanges: Set<UInt64> = []
   var trace: [Event] = []
   var failure: String?
 
-  init(budget: Budget) {
+  init(budget: Budget, start: Start = .loaded) {
     self.budget = budget
+    switch start {
+    case .loaded:
+      break
+    case .loadingStoredValue:
+      (store, storeVersion, known) = (50, 1, 1)
+      firstHolderLoads()
+    case .loadingNothing:
+      firstHolderLoads()
+    }
+  }
+
+  private mutating func firstHolderLoads() {
+    guard case .start = machine.loadRequested(waiter: nil, sequenceNow: sequence) else {
+      return fail("the first load did not start")
+    }
+    startLoad()
   }
 
   /// The events that may happen next.
@@ -144,6 +204,16 @@ private struct World {
     }
     if budget.flushes > 0 { events.append(.flush) }
     if budget.storeUpdates > 0 { events.append(.storeUpdate) }
+    if budget.reloads > 0 { events.append(.reload) }
+    switch load {
+    case .none: break
+    case .started:
+      events.append(.loadReads)
+      if budget.loadFailures > 0 { events.append(.loadDropped) }
+    case .read:
+      events.append(.loadResumes)
+      if budget.loadFailures > 0 { events.append(.loadFails) }
+    }
     return events
   }
 
@@ -153,6 +223,8 @@ private struct World {
 
   mutating func apply(_ event: Event) {
     trace.append(event)
+    // Every budget is finite: an ordering this long means events that start each other forever.
+    if trace.count > 500 { return fail("events never stop (\(trace.count) in one ordering)") }
     switch event {
     case .localChange:
       budget.localChanges -= 1
@@ -176,6 +248,7 @@ private struct World {
     case .saveSucceeds, .saveFails:
       guard case .saving(let change) = saveTask else { return fail("no save runs") }
       var error: (any Error)?
+      if change.value == 0 { fail("the default was saved") }
       if event == .saveSucceeds {
         if change.sequence <= lastSavedSequence {
           fail("change \(change.sequence) was saved after change \(lastSavedSequence)")
@@ -188,6 +261,7 @@ private struct World {
         covered = max(covered, change.sequence)
       } else {
         budget.failedSaves -= 1
+        failedChanges.insert(change.sequence)
         error = TestFailure()
       }
       switch machine.saveFinished(error: error) {
@@ -281,7 +355,69 @@ private struct World {
       sequence += 1
       storeValueApplied(
         Machine.Change(value: change.value, sequence: sequence), read: read, fromWithinSave: fromWithinSave)
+    case .reload:
+      budget.reloads -= 1
+      let id = nextLoadWaiter
+      nextLoadWaiter += 1
+      pendingLoads[id] = loadsStarted
+      if case .start = machine.loadRequested(waiter: id, sequenceNow: sequence) { startLoad() }
+    case .loadReads:
+      guard case .started(let number, let startedAt) = load else { return fail("no load started") }
+      load = .read(number: number, startedAt: startedAt, value: storeVersion == 0 ? nil : store)
+    case .loadResumes:
+      guard case .read(let number, let startedAt, let value) = load else { return fail("no load read") }
+      endLoad(number: number, startedAt: startedAt, .loaded, value: value ?? 0)
+    case .loadFails, .loadDropped:
+      budget.loadFailures -= 1
+      switch load {
+      case .none: return fail("no load runs")
+      case .started(let number, let startedAt), .read(let number, let startedAt, _):
+        endLoad(number: number, startedAt: startedAt, .failed(TestFailure()), value: nil)
+      }
     }
+    if machine.isLoading == isLoadIdle {
+      fail("the machine says loading is \(machine.isLoading) while the model's load is \(load)")
+    }
+  }
+
+  private var isLoadIdle: Bool {
+    if case .none = load { return true }
+    return false
+  }
+
+  /// The machine started a load: the model's key begins reading.
+  private mutating func startLoad() {
+    guard case .none = load else { return fail("a second load started while one ran") }
+    loadsStarted += 1
+    load = .started(number: loadsStarted, startedAt: sequence)
+  }
+
+  /// The running load resumes: the decision, the write of memory and the end of the load happen in one critical
+  /// section under the value's lock, as in `Persistence.loadResumed`.
+  private mutating func endLoad(number: Int, startedAt: UInt64, _ outcome: Machine.LoadOutcome, value: Int?) {
+    var applied: UInt64?
+    if let value, machine.loadMayApply(sequenceNow: sequence) {
+      checkNoLostChange(applyingReadThatBeganAt: startedAt)
+      if let latestLocal, latestLocal.sequence > covered, !failedChanges.contains(latestLocal.sequence) {
+        fail("a load replaced change \(latestLocal.sequence) (\(latestLocal.value)), not stored yet")
+      }
+      memory = value
+      sequence += 1
+      applied = sequence
+      covered = sequence
+    }
+    let ended = machine.loadEnded(outcome, applied: applied, sequenceNow: sequence)
+    load = .none
+    resume(ended.flushWaiters)
+    for waiter in ended.loadWaiters {
+      guard let startedWhenAsked = pendingLoads.removeValue(forKey: waiter) else {
+        return fail("load() \(waiter) resumed twice, or was never called")
+      }
+      if number <= startedWhenAsked {
+        fail("load() \(waiter) returned with load \(number), which began before it was called")
+      }
+    }
+    if ended.startNext != nil { startLoad() }
   }
 
   /// Tells the machine that memory took `change`, a value read from the store.
@@ -339,6 +475,12 @@ private struct World {
         apply(.flush)
         continue
       }
+      if machine.loadError != nil {
+        // A failed load is tried again by the next load().
+        budget.reloads = 1
+        apply(.reload)
+        continue
+      }
       let before = storeVersion
       let knownBefore = known
       budget.polls = 1
@@ -352,6 +494,8 @@ private struct World {
       fail("change \(latestLocal.sequence) (\(latestLocal.value)) was lost: memory \(memory) once quiet")
     }
     if !pendingFlushes.isEmpty { fail("flushes \(pendingFlushes.keys.sorted()) still wait once quiet") }
+    if !pendingLoads.isEmpty { fail("load() calls \(pendingLoads.keys.sorted()) still wait once quiet") }
+    if machine.isLoading { fail("still loading once quiet") }
     if case .saving = machine.mode { fail("a save still runs once quiet") }
   }
 
@@ -363,6 +507,11 @@ private struct World {
     case .saving:
       return echoesEverySave && !echoedThisSave ? .echo(fromWithinSave: trace.count % 2 == 0) : .saveSucceeds
     case .none: break
+    }
+    switch load {
+    case .none: break
+    case .started: return .loadReads
+    case .read: return .loadResumes
     }
     switch poll {
     case .none: return nil
@@ -403,10 +552,10 @@ private struct World {
 
   /// Explores on a thread of its own: the search is long and never suspends, so it must not hold a thread of the
   /// shared pool.
-  private func exploreOnOwnThread(_ budget: Budget, echoesEverySave: Bool = false) async -> (
+  private func exploreOnOwnThread(_ budget: Budget, start: Start = .loaded, echoesEverySave: Bool = false) async -> (
     orderings: Int, failure: String?
   ) {
-    var world = World(budget: budget)
+    var world = World(budget: budget, start: start)
     world.echoesEverySave = echoesEverySave
     return await withCheckedContinuation { [world] continuation in
       let thread = Thread { continuation.resume(returning: explore(world)) }
@@ -457,6 +606,52 @@ private struct World {
     #expect(orderings > 10_000)
   }
 
+  @Test(.enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"))
+  func everyOrderingOfAFirstLoadAgainstChangesSavesAStoreUpdateAndAFlushConverges() async {
+    // The first holder's load is in flight: it may read, resume, fail or be dropped at any point.
+    let budget = Budget(
+      localChanges: 2, outsideChanges: 0, polls: 0, flushes: 1, failedSaves: 1, storeUpdates: 1, loadFailures: 1)
+    let (orderings, failure) = await exploreOnOwnThread(budget, start: .loadingStoredValue)
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(orderings > 100_000)
+  }
+
+  @Test(.enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"))
+  func everyOrderingOfTwoReloadsAgainstAChangeAFailedSaveAndAStoreUpdateConverges() async {
+    let budget = Budget(
+      localChanges: 1, outsideChanges: 0, polls: 0, flushes: 0, failedSaves: 1, storeUpdates: 1, reloads: 2)
+    let (orderings, failure) = await exploreOnOwnThread(budget, start: .loadingStoredValue)
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(orderings > 100_000)
+  }
+
+  @Test(.enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"))
+  func everyOrderingOfTwoReloadsAgainstAChangeAFlushAndAFailedLoadConverges() async {
+    let budget = Budget(
+      localChanges: 1, outsideChanges: 0, polls: 0, flushes: 1, failedSaves: 0, reloads: 2, loadFailures: 1)
+    let (orderings, failure) = await exploreOnOwnThread(budget, start: .loadingStoredValue)
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(orderings > 100_000)
+  }
+
+  @Test(.enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"))
+  func everyOrderingOfALoadThatFindsNothingAgainstAChangeAStoreUpdateAndAReloadNeverSavesTheDefault() async {
+    let budget = Budget(
+      localChanges: 1, outsideChanges: 0, polls: 0, flushes: 0, failedSaves: 1, storeUpdates: 1, reloads: 1,
+      loadFailures: 1)
+    let (orderings, failure) = await exploreOnOwnThread(budget, start: .loadingNothing)
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(orderings > 10_000)
+  }
+
+  @Test(.enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"))
+  func everyOrderingOfALoadThatFindsNothingAgainstAnOutsideChangeAndAPollNeverSavesTheDefault() async {
+    let budget = Budget(localChanges: 1, outsideChanges: 1, polls: 1, flushes: 0, failedSaves: 0, loadFailures: 1)
+    let (orderings, failure) = await exploreOnOwnThread(budget, start: .loadingNothing)
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(orderings > 10_000)
+  }
+
   /// Longer random orderings than the exhaustive tests reach; a failure names its seed.
   @Test(
     .enabled(if: searchesRun, "single-threaded search: skipped under ThreadSanitizer"),
@@ -473,12 +668,18 @@ private struct World {
     var generator = SplitMix(seed: seed)
     for run in 0..<3_000 {
       // Odd runs model a file key (outside changes found by polls), even runs a key that reports its store through
-      // `update(_:)` one call after another.
+      // `update(_:)` one call after another; every third run loads asynchronously and reloads.
+      let loads = run.isMultiple(of: 3)
       let budget =
         run.isMultiple(of: 2)
-        ? Budget(localChanges: 5, outsideChanges: 0, polls: 0, flushes: 3, failedSaves: 2, storeUpdates: 4, echoes: 3)
-        : Budget(localChanges: 5, outsideChanges: 3, polls: 5, flushes: 3, failedSaves: 2, storeUpdates: 0)
-      var world = World(budget: budget)
+        ? Budget(
+          localChanges: 5, outsideChanges: 0, polls: 0, flushes: 3, failedSaves: 2, storeUpdates: 4, echoes: 3,
+          reloads: loads ? 3 : 0, loadFailures: loads ? 2 : 0)
+        : Budget(
+          localChanges: 5, outsideChanges: 3, polls: 5, flushes: 3, failedSaves: 2, storeUpdates: 0,
+          reloads: loads ? 3 : 0, loadFailures: loads ? 2 : 0)
+      let start: Start = !loads ? .loaded : run.isMultiple(of: 4) ? .loadingNothing : .loadingStoredValue
+      var world = World(budget: budget, start: start)
       while world.failure == nil, !world.enabled.isEmpty {
         let events = world.enabled
         world.apply(events[Int(generator.next() % UInt64(events.count))])
@@ -535,6 +736,45 @@ private struct World {
     #expect(world.memory == 1)
     #expect(world.store == 1)
     world.settle()
+    #expect(world.failure == nil, "\(world.failure ?? "")")
+  }
+
+  /// The first holder's load is in flight when the program changes the value: the change wins, and is saved.
+  @Test func aChangeMadeWhileTheFirstLoadRunsWinsOverTheLoadedValue() {
+    var world = World(
+      budget: Budget(localChanges: 1, outsideChanges: 0, polls: 0, flushes: 0, failedSaves: 0),
+      start: .loadingStoredValue)
+    for event: World.Event in [.localChange, .loadReads, .loadResumes] { world.apply(event) }
+    #expect(world.memory == 1)
+    #expect(!world.machine.isLoading)
+    world.settle()
+    #expect(world.failure == nil, "\(world.failure ?? "")")
+    #expect(world.store == 1)
+  }
+
+  /// A change not saved yet when a `load()` begins is not replaced by what the load finds.
+  @Test func aReloadLeavesAChangeThatWaitsToBeSaved() {
+    var world = World(
+      budget: Budget(localChanges: 1, outsideChanges: 0, polls: 0, flushes: 0, failedSaves: 0, reloads: 1))
+    for event: World.Event in [.localChange, .requestSave(0), .reload, .loadReads, .loadResumes] { world.apply(event) }
+    #expect(world.memory == 1)
+    #expect(world.pendingLoads.isEmpty)
+    world.settle()
+    #expect(world.failure == nil, "\(world.failure ?? "")")
+    #expect(world.store == 1)
+  }
+
+  /// A `load()` made while the first load runs waits for a second load, which starts when the first ends.
+  @Test func aReloadDuringTheFirstLoadWaitsForTheNextOne() {
+    var world = World(
+      budget: Budget(localChanges: 0, outsideChanges: 0, polls: 0, flushes: 0, failedSaves: 0, reloads: 1),
+      start: .loadingStoredValue)
+    for event: World.Event in [.reload, .loadReads, .loadResumes] { world.apply(event) }
+    #expect(world.memory == 50)
+    #expect(world.pendingLoads.count == 1)
+    #expect(world.loadsStarted == 2)
+    for event: World.Event in [.loadReads, .loadResumes] { world.apply(event) }
+    #expect(world.pendingLoads.isEmpty)
     #expect(world.failure == nil, "\(world.failure ?? "")")
   }
 }

@@ -27,9 +27,9 @@ private struct GatedKey: SharedKey {
   var lifetime: SharedKeyLifetime { .whileHeld }
   var saveSchedule: SharedSaveSchedule { .debounced(delay, clock: clock) }
 
-  func load(context: SharedKeyContext<Int>) throws -> Int? {
+  func load(context: SharedKeyContext<Int>, continuation: SharedLoadContinuation<Int>) {
     store.context.withLock { $0 = context }
-    return store.stored.withLock { $0 }
+    continuation.resume(returning: store.stored.withLock { $0 })
   }
 
   func save(_ value: Int, context: SharedKeyContext<Int>) async throws {

@@ -6,11 +6,19 @@
 ///
 /// Values of in-memory keys live as long as their ``SharedRegistry``: for the program's registry, the life of the
 /// process, like a global. A holder that appears after every other holder is gone still sees the last value.
-public struct InMemoryKey<Value: Sendable>: SharedKey {
+///
+/// An in-memory value has no store: the key loads nothing, saves nothing and watches nothing, so it is a
+/// ``SharedReaderKey`` with no `save` at all. Its values are writable all the same: `@Shared(.inMemory(name))`
+/// holds them, and `@SharedReader(.inMemory(name))` reads them.
+public struct InMemoryKey<Value: Sendable>: SharedReaderKey, MemoryOnlyKey {
   /// The name of the value.
   public let name: String
 
   /// Creates a key for the value named `name`.
+  ///
+  /// ```swift
+  /// let key = InMemoryKey<Int>("counter")
+  /// ```
   ///
   /// - Parameter name: The name; every in-memory key with this name shares one value.
   public init(_ name: String) {
@@ -22,18 +30,6 @@ public struct InMemoryKey<Value: Sendable>: SharedKey {
 
   /// In-memory values live as long as their registry.
   public var lifetime: SharedKeyLifetime { .permanent }
-
-  /// The value lives in memory only.
-  public var persistence: SharedKeyPersistence { .memoryOnly }
-
-  /// Never called: the value lives in memory only.
-  public func save(_ value: Value, context: SharedKeyContext<Value>) async throws {}
-}
-
-/// The identity of an ``InMemoryKey``: equal names are one value, whatever the value type.
-public struct InMemoryKeyID: Hashable, Sendable {
-  /// The name of the value.
-  public let name: String
 }
 
 extension InMemoryKey: CustomStringConvertible {
@@ -41,7 +37,7 @@ extension InMemoryKey: CustomStringConvertible {
   public var description: String { ".inMemory(\"\(name)\")" }
 }
 
-extension SharedKey {
+extension SharedReaderKey {
   /// A key for a value kept in memory and named by `name`.
   ///
   /// ```swift

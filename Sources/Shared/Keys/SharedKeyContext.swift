@@ -1,4 +1,13 @@
-/// What a ``SharedKey`` may do with the value it backs: replace it with a value from its store, and report errors.
+/// What a key may do with the value it backs: replace it with a value from its store, and report errors.
+///
+/// A ``SharedReaderKey`` (or ``SharedKey``) gets a context in each of its hooks:
+///
+/// ```swift
+/// func subscribe(context: SharedKeyContext<Config>) -> SharedSubscription {
+///   let task = Task { for await config in remote.updates(named: name) { context.update(config) } }
+///   return SharedSubscription { task.cancel() }
+/// }
+/// ```
 ///
 /// A context refers to its value weakly: once every holder is gone, its methods do nothing.
 public struct SharedKeyContext<Value: Sendable>: Sendable {

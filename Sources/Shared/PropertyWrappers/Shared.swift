@@ -25,7 +25,7 @@ public import Reactive
 /// }
 /// ```
 ///
-/// Any number of holders, anywhere in a program, that use keys with the same ``SharedKey/id`` see one value. The
+/// Any number of holders, anywhere in a program, that use keys with the same ``SharedReaderKey/id`` see one value. The
 /// projected value (`$counter`) is itself a `Shared`: `Sendable`, cheap to copy, and pointing at the same value, so
 /// it can be handed to other types and tasks. A `Shared` made with ``init(value:)`` has no key and is shared by
 /// whoever gets a copy.
@@ -89,20 +89,45 @@ public struct Shared<Value: Sendable>: Sendable {
   /// Holds the shared value of `key`, creating it from the key's store or `wrappedValue` if nobody holds it yet.
   ///
   /// ```swift
-  /// @Shared(.inMemory("filter")) var filter = Filter.all
+  /// func applyTheme(settingsURL: URL) {
+  ///   @Shared(.fileStorage(settingsURL)) var settings = Settings()
+  ///   apply(settings.theme)
+  /// }
   /// ```
   ///
   /// If the key already has a value, `wrappedValue` is not even evaluated. If the key already holds a value of
   /// another type, the holder gets a value of its own and a ``SharedDiagnostic`` is recorded and printed.
+  ///
+  /// The key must save changes (a ``SharedKey``): a key that only reads its store (a ``SharedReaderKey``) gives a
+  /// ``SharedReader`` instead, and does not compile here. When the key loads asynchronously, the value starts from
+  /// `wrappedValue` with ``isLoading`` set until the stored value arrives.
   ///
   /// - Parameters:
   ///   - wrappedValue: The value to start from when the key has no value yet.
   ///   - key: The key that names the value.
   @inlinable
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
-    let registry = SharedRegistry.current
-    self.init(reference: registry.reference(for: key, defaultValue: wrappedValue))
-    key.holderDidAppear(self, in: registry)
+    self.init(reference: SharedRegistry.current.reference(for: key, defaultValue: wrappedValue))
+  }
+
+  /// Holds the in-memory value named by `key`, creating it from `wrappedValue` if nobody holds it yet.
+  ///
+  /// ```swift
+  /// struct FilterModel {
+  ///   @Shared(.inMemory("filter")) var filter = Filter.all
+  /// }
+  /// ```
+  ///
+  /// An in-memory value has no store, and is writable by every holder. If the key already has a value,
+  /// `wrappedValue` is not even evaluated; if it holds a value of another type, the holder gets a value of its own
+  /// and a ``SharedDiagnostic`` is recorded and printed.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The value to start from when the key has no value yet.
+  ///   - key: The key that names the value.
+  @inlinable
+  public init(wrappedValue: @autoclosure () -> Value, _ key: InMemoryKey<Value>) {
+    self.init(reference: SharedRegistry.current.reference(for: key, defaultValue: wrappedValue))
   }
 
   /// A shared value with no key, shared by every copy of this `Shared`.
@@ -200,12 +225,58 @@ public struct Shared<Value: Sendable>: Sendable {
     }
   }
 
-  /// The error of the last attempt to read the key's store, or `nil`.
+  /// The error of the last load of the key's store, or `nil` once a load succeeds.
   ///
-  /// When a store holds something unreadable, holders start from the default, this property says what is wrong,
-  /// and the store is left untouched until the value is changed.
+  /// When a store holds something unreadable, or a load fails, holders keep their value (the default, for a first
+  /// load), this property says what is wrong, and the store is left untouched until the value is changed.
+  ///
+  /// ```swift
+  /// if let error = $settings.loadError { print("settings unreadable:", error) }
+  /// ```
+  ///
+  /// Reading it inside `withObservationTracking` or a SwiftUI view tracks the value, so the view is told when a
+  /// load ends.
   public var loadError: (any Error)? {
-    root.loadError
+    let root = self.root
+    root.trackValue()
+    return root.loadError
+  }
+
+  /// Whether the key's store is being read: from the first holder until an asynchronous load resumes, and during
+  /// each ``load()`` that does not end at once.
+  ///
+  /// ```swift
+  /// func render(_ profile: Shared<Profile>) {
+  ///   if profile.isLoading { showSpinner() } else { show(profile.wrappedValue) }
+  /// }
+  /// ```
+  ///
+  /// A key that resumes its load before returning never shows a loading phase. Values with no store are never
+  /// loading. Every holder is told when a load begins and ends (the value is written, with the loaded value or the
+  /// same one), so `values`, `observe` and Observation see the change; reading this property inside
+  /// `withObservationTracking` or a SwiftUI view tracks it.
+  public var isLoading: Bool {
+    let root = self.root
+    root.trackValue()
+    return root.isLoading
+  }
+
+  /// Loads the value from the key's store again, and waits until it is in memory.
+  ///
+  /// ```swift
+  /// try await $profile.load()   // the store's value now, unless the program changed it meanwhile
+  /// ```
+  ///
+  /// The loaded value replaces memory like a change from the store: every holder sees it, and it is not saved
+  /// back. A change made in the program since the load began, or one still waiting to be saved, wins over it. A
+  /// store that holds nothing brings the value back to the default of the holder that created it.
+  ///
+  /// Calls wait for a load that began after they were called: during a load, further calls share the one that
+  /// follows it. Values with no store return at once.
+  ///
+  /// - Throws: The error the key's load ended with (also kept in ``loadError``; a successful load clears it).
+  public func load() async throws {
+    try await root.load()
   }
 
   /// The error of the last attempt to save the value, or `nil` once a save succeeds.

@@ -3,12 +3,19 @@ public import Reactive
 /// A read-only view of a shared value: it reads and listens, but cannot write.
 ///
 /// ```swift
-/// @SharedReader(.inMemory("counter")) var counter = 0
-/// let reader = SharedReader($someShared)    // from a writable holder
-/// let count: SharedReader<Int> = reader.items.count   // members through any key path
+/// struct Badge {
+///   @SharedReader(.inMemory("counter")) var counter = 0
+///   @SharedReader(EnvironmentKey(name: "HOME")) var home = "/"   // a key that only reads its store
+/// }
+///
+/// func watch(_ shared: Shared<Model>) {
+///   let reader = SharedReader(shared)                 // from a writable holder
+///   let count: SharedReader<Int> = reader.items.count  // members through any key path
+/// }
 /// ```
 ///
-/// Hand a reader to code that should watch a value but never change it.
+/// Hand a reader to code that should watch a value but never change it. A key that only reads its store (a
+/// ``SharedReaderKey`` that is not a ``SharedKey``) can only be held by a reader.
 @propertyWrapper
 @dynamicMemberLookup
 public struct SharedReader<Value: Sendable>: Sendable {
@@ -20,6 +27,10 @@ public struct SharedReader<Value: Sendable>: Sendable {
 
   /// A read-only view of `shared`.
   ///
+  /// ```swift
+  /// let reader = SharedReader($counter)
+  /// ```
+  ///
   /// - Parameter shared: The shared value to read.
   public init(_ shared: Shared<Value>) {
     self.init(source: shared)
@@ -27,11 +38,26 @@ public struct SharedReader<Value: Sendable>: Sendable {
 
   /// Reads the shared value of `key`, creating it from the key's store or `wrappedValue` if nobody holds it yet.
   ///
+  /// ```swift
+  /// struct Header {
+  ///   @SharedReader(EnvironmentKey(name: "USER")) var user = "nobody"
+  ///   @SharedReader(.fileStorage(settingsURL)) var settings = Settings()
+  /// }
+  /// ```
+  ///
+  /// Any key works: one that only reads its store, one that also saves (``SharedKey``), an in-memory key, a
+  /// query. The value is made the same way whichever holder comes first, so a writable holder of the same key
+  /// that appears later still saves its changes. When the key loads asynchronously, the value starts from
+  /// `wrappedValue` with ``isLoading`` set until the stored value arrives.
+  ///
   /// - Parameters:
   ///   - wrappedValue: The value to start from when the key has no value yet.
   ///   - key: The key that names the value.
-  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
-    self.init(Shared(wrappedValue: wrappedValue(), key))
+  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedReaderKey<Value>) {
+    let registry = SharedRegistry.current
+    let shared = Shared(reference: registry.reference(reader: key, defaultValue: wrappedValue))
+    (key as? any MemoryOnlyKey<Value>)?.holderDidAppear(shared, in: registry)
+    self.init(shared)
   }
 
   /// A reader of a value that never changes.
@@ -82,9 +108,59 @@ public struct SharedReader<Value: Sendable>: Sendable {
     SharedReader<Member>(source: ReadOnlyProjection(parent: source, keyPath: keyPath))
   }
 
-  /// The error of the last attempt to read the key's store, or `nil`.
+  /// The error of the last load of the key's store, or `nil` once a load succeeds; see ``Shared/loadError``.
+  ///
+  /// ```swift
+  /// if let error = $flags.loadError { print("flags unavailable:", error) }
+  /// ```
   public var loadError: (any Error)? {
-    source.root.loadError
+    let root = source.root
+    root.trackValue()
+    return root.loadError
+  }
+
+  /// Whether the key's store is being read; see ``Shared/isLoading``.
+  ///
+  /// ```swift
+  /// func render(_ flags: SharedReader<Flags>) {
+  ///   if flags.isLoading { showSpinner() } else { show(flags.wrappedValue) }
+  /// }
+  /// ```
+  public var isLoading: Bool {
+    let root = source.root
+    root.trackValue()
+    return root.isLoading
+  }
+
+  /// Loads the value from the key's store again, and waits until it is in memory; see ``Shared/load()``.
+  ///
+  /// ```swift
+  /// try await $flags.load()
+  /// ```
+  ///
+  /// - Throws: The error the key's load ended with (also kept in ``loadError``).
+  public func load() async throws {
+    try await source.root.load()
+  }
+}
+
+extension SharedReader where Value: OperationTrackable {
+  /// Reads the query named by `query`, fetching it if nobody holds it yet or its value is stale.
+  ///
+  /// ```swift
+  /// struct PostTitle {
+  ///   @SharedReader(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+  /// }
+  /// ```
+  ///
+  /// A reader counts as a holder, as a ``Shared`` of the query does: it joins a fetch under way, and refetches a
+  /// stale value.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The state to start from when nobody holds the query yet.
+  ///   - query: The query.
+  public init(wrappedValue: @autoclosure () -> Value, _ query: Query<Value>) {
+    self.init(Shared(wrappedValue: wrappedValue(), query))
   }
 }
 

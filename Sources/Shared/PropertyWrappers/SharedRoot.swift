@@ -15,21 +15,39 @@ final class SharedRoot<Value: Sendable>: Sendable {
   @usableFromInline let persistence: Persistence<Value>?
   @usableFromInline let registration: Registration?
 
-  /// A root for `key`, loaded from its store, starting from `defaultValue` when the store has nothing.
-  @inlinable
-  init(key: some SharedKey<Value>, defaultValue: Value, registration: Registration?) {
+  /// A root for `key`, which saves changes, loaded from its store, starting from `defaultValue` when the store has
+  /// nothing (or while it loads).
+  @usableFromInline
+  init(writer key: any SharedKey<Value>, defaultValue: Value, registration: Registration?) {
     let box = ReactiveBox(defaultValue)
+    let persistence = Persistence(writer: key, box: box, defaultValue: defaultValue)
     self.box = box
     self.registration = registration
-    if key.persistence == .memoryOnly {
-      self.persistence = nil
-      self.savesChanges = false
-    } else {
-      let persistence = Persistence(key: key, box: box, defaultValue: defaultValue)
-      self.persistence = persistence
-      self.savesChanges = persistence.savesChanges
-      persistence.load()
-    }
+    self.persistence = persistence
+    self.savesChanges = true
+    persistence.loadInitially()
+  }
+
+  /// A root for `key`, which only reads its store, loaded from it, starting from `defaultValue` when the store has
+  /// nothing (or while it loads).
+  @usableFromInline
+  init(reader key: any SharedReaderKey<Value>, defaultValue: Value, registration: Registration?) {
+    let box = ReactiveBox(defaultValue)
+    let persistence = Persistence(reader: key, box: box, defaultValue: defaultValue)
+    self.box = box
+    self.registration = registration
+    self.persistence = persistence
+    self.savesChanges = false
+    persistence.loadInitially()
+  }
+
+  /// A root for a value with no store (a query's), which leaves its registry when its last holder goes.
+  @inlinable
+  init(memoryOnly defaultValue: Value, registration: Registration?) {
+    self.box = ReactiveBox(defaultValue)
+    self.registration = registration
+    self.persistence = nil
+    self.savesChanges = false
   }
 
   deinit {
@@ -77,12 +95,17 @@ struct Registration: Sendable {
   }
 }
 
-/// What a holder needs of its root without knowing the root's value type: the store's errors and flushing.
+/// What a holder needs of its root without knowing the root's value type: the store's errors, loading and flushing.
 @usableFromInline
 protocol SharedRootProtocol: AnyObject, Sendable {
   var loadError: (any Error)? { get }
   var saveError: (any Error)? { get }
+  var isLoading: Bool { get }
   func save() async throws
+  func load() async throws
+  /// Reads the value where Observation sees it, so a view that reads only `isLoading` or `loadError` is told
+  /// when they change (the box is written when a load begins and ends).
+  func trackValue()
   /// The object of type `T` kept with this value, made on first use.
   func attachment<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T
 }
@@ -90,9 +113,18 @@ protocol SharedRootProtocol: AnyObject, Sendable {
 extension SharedRoot: SharedRootProtocol {
   @usableFromInline var loadError: (any Error)? { persistence?.loadError }
   @usableFromInline var saveError: (any Error)? { persistence?.saveError }
+  @usableFromInline var isLoading: Bool { persistence?.isLoading ?? false }
 
   @usableFromInline func save() async throws {
     try await persistence?.flush()
+  }
+
+  @usableFromInline func load() async throws {
+    try await persistence?.reload()
+  }
+
+  @usableFromInline func trackValue() {
+    _ = box.value
   }
 
   @usableFromInline func attachment<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T {
@@ -105,6 +137,12 @@ extension ReactiveBox: SharedRootProtocol {
   @usableFromInline var loadError: (any Error)? { nil }
   /// A box has no store, so it has no save error.
   @usableFromInline var saveError: (any Error)? { nil }
+  /// A box has no store, so it never loads.
+  @usableFromInline var isLoading: Bool { false }
   /// A box has no store: there is nothing to save.
   @usableFromInline func save() async throws {}
+  /// A box has no store: there is nothing to load.
+  @usableFromInline func load() async throws {}
+  /// A box never loads: nothing to track.
+  @usableFromInline func trackValue() {}
 }

@@ -7,7 +7,7 @@
 /// Every holder of the same query key shares one ``OperationState``. The first holder fetches; a holder that appears
 /// while a fetch runs joins it; a holder that appears when the value is stale (see ``QueryOptions/staleTime``) shows
 /// the stale value and refetches. Invalidate with ``QueryStore/invalidate(matching:)``.
-public struct Query<State: OperationTrackable>: SharedKey {
+public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
   /// The shared value: the query's state.
   public typealias Value = State
 
@@ -39,18 +39,9 @@ public struct Query<State: OperationTrackable>: SharedKey {
   public var id: QueryKey { key }
   /// A query's value is freed only after ``QueryOptions/gcTime`` without holders.
   public var lifetime: SharedKeyLifetime { .whileHeld }
-  /// Fetching is the store: nothing is loaded or saved.
-  public var persistence: SharedKeyPersistence { .memoryOnly }
-
-  /// Never called: a query is not saved.
-  public func save(_ value: State, context: SharedKeyContext<State>) async throws {}
 
   /// Registers the holder with the query store, which fetches if the value is missing, stale or invalidated.
-  ///
-  /// - Parameters:
-  ///   - shared: The new holder.
-  ///   - registry: The registry it belongs to.
-  public func holderDidAppear(_ shared: Shared<State>, in registry: SharedRegistry) {
+  func holderDidAppear(_ shared: Shared<State>, in registry: SharedRegistry) {
     registry.queries.demand(self, holder: shared, in: registry)
   }
 }
@@ -83,7 +74,7 @@ public struct QueryYield<State: OperationTrackable>: Sendable {
   }
 }
 
-extension SharedKey {
+extension SharedReaderKey {
   /// A query named `key` whose value `fetch` produces.
   ///
   /// ```swift

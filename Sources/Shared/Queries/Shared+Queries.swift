@@ -7,16 +7,15 @@ extension Shared where Value: OperationTrackable {
   /// @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
   /// ```
   ///
-  /// The same as ``init(wrappedValue:_:)`` with any key; spelled out for queries so that the fetcher's closure is
-  /// inferred as `@Sendable` where it is written.
+  /// A query's state lives in memory (fetching is its store), and every holder may write it.
   ///
   /// - Parameters:
   ///   - wrappedValue: The state to start from when nobody holds the query yet.
   ///   - query: The query.
   public init(wrappedValue: @autoclosure () -> Value, _ query: Query<Value>) {
     let registry = SharedRegistry.current
-    self.init(reference: registry.reference(for: query, defaultValue: wrappedValue))
-    query.holderDidAppear(self, in: registry)
+    self.init(reference: registry.reference(memoryOnly: query, defaultValue: wrappedValue))
+    registry.queries.demand(query, holder: self, in: registry)
   }
 
   /// Fetches this query again now, joining a fetch already under way.

@@ -41,9 +41,55 @@ public final class SharedRegistry: Sendable {
 
   // MARK: Finding roots
 
-  /// The shared value of `key`, created from the key's store or `defaultValue` if nobody holds it yet.
+  /// The shared value of `key`, which saves changes, created from the key's store or `defaultValue` if nobody holds
+  /// it yet.
   @inlinable
   func reference<Key: SharedKey>(for key: Key, defaultValue: () -> Key.Value) -> Shared<Key.Value>.Reference {
+    reference(for: key, defaultValue: defaultValue) { value, registration in
+      .root(SharedRoot(writer: key, defaultValue: value, registration: registration))
+    }
+  }
+
+  /// The shared value of an in-memory key: a bare box, nothing to load, save, watch or unregister.
+  @inlinable
+  func reference<Value>(for key: InMemoryKey<Value>, defaultValue: () -> Value) -> Shared<Value>.Reference {
+    reference(for: key, defaultValue: defaultValue) { value, _ in .box(ReactiveBox(value)) }
+  }
+
+  /// The shared value of a key with no store (a query's): a root that leaves the registry after its last holder,
+  /// or a bare box for a permanent key.
+  func reference<Key: MemoryOnlyKey>(memoryOnly key: Key, defaultValue: () -> Key.Value)
+    -> Shared<Key.Value>.Reference
+  {
+    reference(for: key, defaultValue: defaultValue) { value, registration in
+      guard let registration else { return .box(ReactiveBox(value)) }
+      return .root(SharedRoot(memoryOnly: value, registration: registration))
+    }
+  }
+
+  /// The shared value of any key, as a reader holds it: a key that saves, or one with no store, makes its value
+  /// the way a writable holder would, so the value is the same whichever holder comes first.
+  func reference<Key: SharedReaderKey>(reader key: Key, defaultValue: () -> Key.Value) -> Shared<Key.Value>.Reference {
+    if let memoryOnly = key as? any MemoryOnlyKey<Key.Value> {
+      return reference(memoryOnly: memoryOnly, defaultValue: defaultValue)
+    }
+    return reference(for: key, defaultValue: defaultValue) { value, registration in
+      // Asked only when the value is made.
+      if let writer = key as? any SharedKey<Key.Value> {
+        return .root(SharedRoot(writer: writer, defaultValue: value, registration: registration))
+      }
+      return .root(SharedRoot(reader: key, defaultValue: value, registration: registration))
+    }
+  }
+
+  /// The shared value of `key`, made by `create` (from the default, and the registration of a value that leaves
+  /// the registry after its last holder) if nobody holds it yet.
+  @inlinable
+  func reference<Key: SharedReaderKey>(
+    for key: Key,
+    defaultValue: () -> Key.Value,
+    create: (Key.Value, Registration?) -> Shared<Key.Value>.Reference
+  ) -> Shared<Key.Value>.Reference {
     let id = key.id
     let first = state.withLock { state -> RegistryState.Lookup<Key.Value> in
       let found = state.lookup(id, as: Key.Value.self)
@@ -62,14 +108,8 @@ public final class SharedRegistry: Sendable {
     // Create outside the lock: loading runs the key's code. Another holder may win the race; then its value is
     // used and this one is dropped, after the lock is released, before it ever watched the store.
     let isPermanent = key.lifetime == .permanent
-    let created: Shared<Key.Value>.Reference
-    if isPermanent && key.persistence == .memoryOnly {
-      // Nothing to load, save, watch or unregister: the box alone is the value.
-      created = .box(ReactiveBox(defaultValue()))
-    } else {
-      let registration = isPermanent ? nil : Registration(registry: self, id: id, generation: generation)
-      created = .root(SharedRoot(key: key, defaultValue: defaultValue(), registration: registration))
-    }
+    let registration = isPermanent ? nil : Registration(registry: self, id: id, generation: generation)
+    let created = create(defaultValue(), registration)
     let outcome = state.withLock { state -> RegistryState.Lookup<Key.Value> in
       let existing = state.lookup(id, as: Key.Value.self)
       guard case .missing = existing else { return existing }
@@ -92,7 +132,7 @@ public final class SharedRegistry: Sendable {
 
   /// Records and prints a type mismatch, and returns a value of the holder's own.
   @inlinable
-  func unshared<Key: SharedKey>(
+  func unshared<Key: SharedReaderKey>(
     key: Key,
     existing: Any.Type,
     defaultValue: Key.Value

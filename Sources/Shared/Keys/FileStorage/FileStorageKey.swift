@@ -73,12 +73,21 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   /// Saves wait for ``saveDelay``.
   public var saveSchedule: SharedSaveSchedule { .debounced(saveDelay, clock: clock) }
 
-  /// Reads and decodes the file; `nil` when there is no file or it is empty.
+  /// Reads and decodes the file, and resumes `continuation` before returning (a file loads synchronously: the first
+  /// holder starts from the file's value): with `nil` when there is no file or it is empty.
   ///
-  /// - Parameter context: The context of the shared value.
-  /// - Returns: The decoded value, or `nil` when the file does not exist or is empty.
-  /// - Throws: ``FileStorageError`` when the file cannot be read or decoded, or the URL is not a file URL.
-  public func load(context: SharedKeyContext<Value>) throws -> Value? {
+  /// An unreadable or corrupt file, or a URL that is not a file URL, resumes with a ``FileStorageError``: holders
+  /// keep the default, and the file is not touched until the value is changed.
+  ///
+  /// - Parameters:
+  ///   - context: The context of the shared value.
+  ///   - continuation: Resumed with the decoded value, `nil`, or a ``FileStorageError``.
+  public func load(context: SharedKeyContext<Value>, continuation: SharedLoadContinuation<Value>) {
+    continuation.resume(with: Result { try read(context: context) })
+  }
+
+  /// The file's value; `nil` when there is no file, it is empty, or every holder is gone.
+  private func read(context: SharedKeyContext<Value>) throws -> Value? {
     guard let owner = context.persistence else { return nil }
     guard let data = try file.readInitial(for: owner), !data.isEmpty else { return nil }
     return try Self.decode(data, url: url)
@@ -171,13 +180,7 @@ extension FileStorageKey: CustomStringConvertible {
   public var description: String { ".fileStorage(\(url.isFileURL ? url.path : url.absoluteString))" }
 }
 
-/// The identity of a ``FileStorageKey``: one value per file path, whatever the value type.
-public struct FileStorageKeyID: Hashable, Sendable {
-  /// The standardized path of the file.
-  public let path: String
-}
-
-extension SharedKey {
+extension SharedReaderKey {
   /// A key for a `Codable` value kept in the JSON file at `url`.
   ///
   /// ```swift

@@ -1,23 +1,26 @@
 import Reactive
 import Synchronization
 
-/// Connects one keyed value to its key's store: schedules saves after changes, applies changes from the store,
-/// and keeps the last load and save errors.
+/// Connects one keyed value to its key's store: loads it, schedules saves after changes (for a key that saves),
+/// applies changes from the store, and keeps the last load and save errors.
 ///
 /// Every decision is made by a ``PersistenceStateMachine`` under this object's lock; the action it returns is
-/// performed after the lock is released (start or wake the save task, call the key, resume a `save()`), and
-/// whatever an event replaced (a pending value, an error) is released after the lock too. Every change takes a
-/// number under the box's lock, so the machine can tell an older change from a newer one whatever order their
-/// requests arrive in.
+/// performed after the lock is released (start or wake the save task, call the key, resume a `save()` or a
+/// `load()`), and whatever an event replaced (a pending value, an error) is released after the lock too. Every change
+/// takes a number under the box's lock, so the machine can tell an older change from a newer one whatever order
+/// their requests arrive in.
 @usableFromInline
 final class Persistence<Value: Sendable>: Sendable {
-  /// A waiting `save()`, resumed with the error of the save that stored its changes (`nil` when it succeeded).
+  /// A waiting `save()` or `load()`, resumed with the error of the save that stored its changes, or of the load it
+  /// waited for (`nil` when it succeeded).
   typealias Waiter = UnsafeContinuation<(any Error)?, Never>
   typealias Machine = PersistenceStateMachine<Value, Waiter>
 
-  let key: any SharedKey<Value>
+  let key: any SharedReaderKey<Value>
+  /// The key's save; `nil` for a key that only reads.
+  let writer: (any SharedKey<Value>)?
   let box: ReactiveBox<Value>
-  @usableFromInline let savesChanges: Bool
+  @usableFromInline var savesChanges: Bool { writer != nil }
   /// The first holder's default: what the value goes back to when the store no longer holds one.
   private let defaultValue: Value
   private let schedule: SharedSaveSchedule
@@ -31,12 +34,21 @@ final class Persistence<Value: Sendable>: Sendable {
     var sleeper: Task<Void, any Error>?
   }
 
-  @usableFromInline
-  init(key: any SharedKey<Value>, box: ReactiveBox<Value>, defaultValue: Value) {
+  /// The persistence of a value whose key only reads its store.
+  init(reader key: any SharedReaderKey<Value>, box: ReactiveBox<Value>, defaultValue: Value) {
     self.key = key
+    self.writer = nil
     self.box = box
     self.defaultValue = defaultValue
-    self.savesChanges = key.persistence == .readWrite
+    self.schedule = .immediate
+  }
+
+  /// The persistence of a value whose key saves its changes.
+  init(writer key: any SharedKey<Value>, box: ReactiveBox<Value>, defaultValue: Value) {
+    self.key = key
+    self.writer = key
+    self.box = box
+    self.defaultValue = defaultValue
     self.schedule = key.saveSchedule
   }
 
@@ -63,21 +75,85 @@ final class Persistence<Value: Sendable>: Sendable {
     return (action, result)
   }
 
-  /// Loads the stored value into the box; keeps the default and records the error if the store is unreadable.
-  @usableFromInline
-  func load() {
-    do {
-      if let stored = try key.load(context: context) {
-        let replaced = box.withLock { value -> Value in
-          let replaced = value
-          value = stored
-          return replaced
-        }
-        withExtendedLifetime(replaced) {}  // Released after the lock.
-      }
-    } catch {
-      decide { $0.loadErrorReported(error) }
+  // MARK: Loads
+
+  /// Starts the first load, for the first holder, before anyone else sees the value: a key that resumes at once
+  /// puts the stored value in the box before this returns; otherwise the value is loading.
+  func loadInitially() {
+    let now = sequence.load(ordering: .relaxed)
+    guard case .start = decide({ $0.loadRequested(waiter: nil, sequenceNow: now) }) else {
+      preconditionFailure("the first load of a value is its only one")
     }
+    callLoad(announce: false)
+  }
+
+  /// Loads again and waits for a load that began after this call; throws that load's error.
+  func reload() async throws {
+    let error = await withUnsafeContinuation { (waiter: Waiter) in
+      let now = sequence.load(ordering: .relaxed)
+      if case .start = decide({ $0.loadRequested(waiter: waiter, sequenceNow: now) }) {
+        callLoad(announce: true)
+      }
+    }
+    if let error { throw error }
+  }
+
+  /// Whether a load runs.
+  var isLoading: Bool { state.withLock { $0.machine.isLoading } }
+
+  /// Calls the key's load (the machine has started it). When the key resumes later, holders are told now that the
+  /// value is loading, if `announce`.
+  private func callLoad(announce: Bool) {
+    let context = self.context
+    let attempt = LoadAttempt(context: context)
+    key.load(context: context, continuation: SharedLoadContinuation(attempt: attempt))
+    if let outcome = attempt.loadReturned() {
+      loadResumed(outcome)
+    } else if announce {
+      box.withLock { _ in }  // A change with the same value: listeners read `isLoading` again.
+    }
+  }
+
+  /// The running load ended with `outcome`: applies its value unless the program changed the value, or has a change
+  /// to save, since the load began; keeps or clears the load error; resumes the load's callers; starts the next load
+  /// if someone asked for one meanwhile.
+  ///
+  /// The box is written whatever the outcome (with the same value when nothing is applied), so every listener hears
+  /// that the load ended; the machine has ended it before the box tells them.
+  func loadResumed(_ outcome: LoadAttempt<Value>.Outcome) {
+    let loaded: Value?
+    let machineOutcome: Machine.LoadOutcome
+    switch outcome {
+    case .success(let value):
+      loaded = value ?? defaultValue
+      machineOutcome = .loaded
+    case .failure(let error):
+      loaded = nil
+      machineOutcome = .failed(error)
+    }
+    // Lock order: the box's lock, then this object's. Whatever the events replace is released after both.
+    let (ended, replaced, previous, result) = box.withLock {
+      stored -> (Machine.LoadEndedAction, Value?, Machine.Held, (any Error)?) in
+      state.withLock { guarded -> (Machine.LoadEndedAction, Value?, Machine.Held, (any Error)?) in
+        let previous = guarded.machine.held
+        var replaced: Value?
+        var applied: UInt64?
+        if let loaded, guarded.machine.loadMayApply(sequenceNow: sequence.load(ordering: .relaxed)) {
+          replaced = stored
+          stored = loaded
+          applied = nextSequence()
+        }
+        let ended = guarded.machine.loadEnded(
+          machineOutcome, applied: applied, sequenceNow: sequence.load(ordering: .relaxed))
+        return (ended, replaced, previous, guarded.machine.saveError)
+      }
+    }
+    withExtendedLifetime((replaced, previous)) {}
+    let loadError: (any Error)? =
+      if case .failed(let error) = machineOutcome { error } else { nil }
+    for waiter in ended.flushWaiters { waiter.resume(returning: result) }
+    for waiter in ended.loadWaiters { waiter.resume(returning: loadError) }
+    if ended.startNext != nil { callLoad(announce: true) }
   }
 
   /// Starts watching the store.
@@ -126,8 +202,9 @@ final class Persistence<Value: Sendable>: Sendable {
       case .save(let change):
         let outcome: (any Error)?
         do {
+          // Only a value whose key saves has changes to save (see `changed`).
           try await SaveScope.$persistence.withValue(ObjectIdentifier(self)) {
-            try await key.save(change.value, context: context)
+            try await writer?.save(change.value, context: context)
           }
           outcome = nil
         } catch {
@@ -274,14 +351,11 @@ final class Persistence<Value: Sendable>: Sendable {
   /// How many `save()` calls are waiting; lets tests know a flush has registered.
   var flushWaiterCount: Int { state.withLock { $0.machine.flushWaiterCount } }
 
+  /// How many `load()` calls are waiting; lets tests know a load has registered.
+  var loadWaiterCount: Int { state.withLock { $0.machine.loadWaiterCount } }
+
   var loadError: (any Error)? { state.withLock { $0.machine.loadError } }
   var saveError: (any Error)? { state.withLock { $0.machine.saveError } }
-}
-
-/// The value whose key's save runs in the current task, so an update the key reports from inside its own save is
-/// known as what the store holds after that save.
-enum SaveScope {
-  @TaskLocal static var persistence: ObjectIdentifier?
 }
 
 /// Whether `first` and `second` are equal; `false` when their type is not `Equatable`.

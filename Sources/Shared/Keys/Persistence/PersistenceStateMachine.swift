@@ -1,17 +1,6 @@
-/// Where a read of the store began: what a value read from the store is checked against before it is applied.
-///
-/// Taken with ``PersistenceStateMachine/storeReadStarted(at:)`` before the store is read.
-struct StoreRead: Sendable, Equatable {
-  /// The newest change number when the read began; changes numbered above it were made after.
-  let sequence: UInt64
-  /// How many saves had started when the read began.
-  let savesStarted: UInt64
-  /// Whether a save was running when the read began (the read may then see the store before or after it).
-  let duringSave: Bool
-}
-
 /// The decisions of one persisted value: which change to save next, when a save may start, whether a value read
-/// from the store may be applied, and when a `save()` may return.
+/// from the store may be applied, when a load may start and what its outcome does, and when a `save()` or `load()`
+/// may return.
 ///
 /// Every change (made in the program or read from the store) carries a number taken under the value's lock, so
 /// numbers follow the order in which the changes reached memory. The machine keeps three promises:
@@ -23,6 +12,11 @@ struct StoreRead: Sendable, Equatable {
 ///   value applied while a save may still write an older one is saved again after it.
 /// - **`save()` waits for what came before it.** A flush for change number `n` returns once every change up to `n`
 ///   is in the store (saved, superseded by a value read from the store, or failed with an error).
+/// - **A load never undoes the program, and never saves.** Loads run one at a time; a `load()` waits for a load
+///   that began after it was called. A load's value replaces memory only if nothing changed since the load began and
+///   no change of the program waits to be saved or is being saved: the store then holds, or will hold, the program's
+///   value. An applied value is what the store holds, so nothing is saved for it (the default a load falls back to
+///   is never saved).
 ///
 /// It only decides: the caller holds the lock around each event and performs the returned action after releasing
 /// it (start or wake the save task, call the key, resume waiters). It has no tasks and no clocks, so tests drive it
@@ -100,6 +94,41 @@ struct PersistenceStateMachine<Value, Waiter> {
     case startSaveTask(resume: [Waiter])
   }
 
+  /// The key's load, one at a time.
+  enum LoadPhase {
+    /// No load runs.
+    case idle
+    /// A load runs, begun at `read`; `waiters` wait for its outcome, `queued` for the load after it (they asked
+    /// after this one began).
+    case loading(read: StoreRead, waiters: [Waiter], queued: [Waiter])
+  }
+
+  /// What to do after a load was asked for.
+  enum LoadRequestAction {
+    /// Call the key's load; its value is checked against `read`.
+    case start(StoreRead)
+    /// Wait: a load runs, and the next one starts when it ends.
+    case wait
+  }
+
+  /// How a load ended, as far as the machine needs to know.
+  enum LoadOutcome {
+    /// The key resumed with a value, or with `nil` (the default stands in for it).
+    case loaded
+    /// The key resumed with an error, or dropped its continuation.
+    case failed(any Error)
+  }
+
+  /// What to do after a load ended.
+  struct LoadEndedAction {
+    /// The load's `load()` callers, to resume with the load's error (`nil` when it read the store).
+    var loadWaiters: [Waiter]
+    /// `save()` callers whose changes the applied value superseded.
+    var flushWaiters: [Waiter]
+    /// Call the key's load again, for the callers that asked during this one; its value is checked against this.
+    var startNext: StoreRead?
+  }
+
   private(set) var mode: Mode = .idle
   /// The number of the newest change accepted, from the program or from the store.
   private(set) var newestSequence: UInt64 = 0
@@ -114,6 +143,8 @@ struct PersistenceStateMachine<Value, Waiter> {
   private(set) var saveError: (any Error)?
   /// What keeps the value alive while a save is pending, so a new holder finds it instead of reloading the store.
   private var keepAlive: (any AnyObject & Sendable)?
+  /// The key's load.
+  private(set) var load = LoadPhase.idle
   /// Whether two values are known to be equal (`false` when they cannot be compared).
   private let sameValue: @Sendable (Value, Value) -> Bool
 
@@ -299,6 +330,84 @@ struct PersistenceStateMachine<Value, Waiter> {
     }
   }
 
+  // MARK: Loads
+
+  /// Whether a load runs.
+  var isLoading: Bool {
+    if case .loading = load { return true }
+    return false
+  }
+
+  /// How many `load()` calls wait, for the running load or the next one.
+  var loadWaiterCount: Int {
+    guard case .loading(_, let waiters, let queued) = load else { return 0 }
+    return waiters.count + queued.count
+  }
+
+  /// A load is asked for: by the first holder (`waiter` is `nil`), or by a `load()`. `sequenceNow` is the newest
+  /// change number. With a load running, the caller waits for the next one, which starts when it ends: every
+  /// `load()` waits for a load that began after it was called.
+  mutating func loadRequested(waiter: Waiter?, sequenceNow: UInt64) -> LoadRequestAction {
+    switch load {
+    case .idle:
+      let read = storeReadStarted(at: sequenceNow)
+      load = .loading(read: read, waiters: waiter.map { [$0] } ?? [], queued: [])
+      return .start(read)
+    case .loading(let read, let waiters, var queued):
+      guard let waiter else { preconditionFailure("only the first holder's load comes without a caller") }
+      queued.append(waiter)
+      load = .loading(read: read, waiters: waiters, queued: queued)
+      return .wait
+    }
+  }
+
+  /// The running load read the store: whether its value may replace memory. Asked under the value's lock, in the
+  /// critical section that then writes the value, with `sequenceNow` the newest change number taken there.
+  ///
+  /// Only if nothing changed since the load began, no save started since, and no change of the program waits to be
+  /// saved or is being saved (a failed one aside: the store's value supersedes it, as any value read from the store
+  /// does). A change whose save request has not arrived yet (a slow observer may hold it) took a number above the
+  /// newest one accepted, so it counts as waiting too. The program's change then wins, and is saved as usual.
+  func loadMayApply(sequenceNow: UInt64) -> Bool {
+    guard case .loading(let read, _, _) = load else { preconditionFailure("a load ended while none ran: \(load)") }
+    guard sequenceNow == newestSequence else { return false }
+    switch mode {
+    case .idle, .scheduled(pending: nil): return storeReadFinished(read, sequenceNow: sequenceNow) == .apply
+    case .scheduled(pending: .some), .saving: return false
+    }
+  }
+
+  /// The running load ended with `outcome`. `applied` is the change that put its value in memory (when
+  /// ``loadMayApply(sequenceNow:)`` allowed it), made in the same critical section, under the value's lock;
+  /// `sequenceNow` is the newest change number after it.
+  ///
+  /// The load's error is kept (a success clears it). An applied value is what the store holds: every change up to
+  /// it is in the store, and nothing is saved for it.
+  mutating func loadEnded(_ outcome: LoadOutcome, applied: UInt64?, sequenceNow: UInt64) -> LoadEndedAction {
+    guard case .loading(_, let waiters, let queued) = load else {
+      preconditionFailure("a load ended while none ran: \(load)")
+    }
+    switch outcome {
+    case .loaded: loadError = nil
+    case .failed(let error): loadError = error
+    }
+    var flushWaiters: [Waiter] = []
+    if let applied {
+      precondition(applied > newestSequence, "a loaded value is the newest change when it is applied")
+      newestSequence = applied
+      storedSequence = applied
+      saveError = nil
+      flushWaiters = takeReadyWaiters()
+    }
+    guard !queued.isEmpty else {
+      load = .idle
+      return LoadEndedAction(loadWaiters: waiters, flushWaiters: flushWaiters, startNext: nil)
+    }
+    let read = storeReadStarted(at: sequenceNow)
+    load = .loading(read: read, waiters: queued, queued: [])
+    return LoadEndedAction(loadWaiters: waiters, flushWaiters: flushWaiters, startNext: read)
+  }
+
   // MARK: Errors
 
   /// The store could not be read (or reads fine again, with `nil`).
@@ -327,5 +436,9 @@ extension PersistenceStateMachine.SaveTaskAction: Sendable where Value: Sendable
 extension PersistenceStateMachine.SaveFinishedAction: Sendable where Waiter: Sendable {}
 extension PersistenceStateMachine.FlushAction: Sendable where Waiter: Sendable {}
 extension PersistenceStateMachine.StoreAppliedAction: Sendable where Waiter: Sendable {}
+extension PersistenceStateMachine.LoadPhase: Sendable where Waiter: Sendable {}
+extension PersistenceStateMachine.LoadRequestAction: Sendable {}
+extension PersistenceStateMachine.LoadOutcome: Sendable {}
+extension PersistenceStateMachine.LoadEndedAction: Sendable where Waiter: Sendable {}
 extension PersistenceStateMachine.ChangeAction: Sendable {}
 extension PersistenceStateMachine.StoreReadAction: Sendable {}

@@ -119,7 +119,7 @@ final class Paginator<PageID: Hashable & Sendable, Page: Sendable>: Sendable {
   }
 }
 
-extension SharedKey {
+extension SharedReaderKey {
   /// A paginated query named `key`: it starts with `initialPage`, and `nextPage` / `previousPage` name the pages
   /// around a loaded one (`nil`: there is none).
   ///
