@@ -244,16 +244,6 @@ private func options(
     #expect(registry.diagnostics.first?.description.contains("QueryTests.swift") == true)
     _ = (first, second)
   }
-
-  @Test func keysMatchByPrefix() {
-    let key: QueryKey = ["posts", 42, "comments"]
-    #expect(key.hasPrefix(["posts"]))
-    #expect(key.hasPrefix(["posts", 42]))
-    #expect(!key.hasPrefix(["posts", "42"]))
-    #expect(!QueryKey(["posts"]).hasPrefix(key))
-    #expect(key.description == "[\"posts\", 42, \"comments\"]")
-    #expect(QueryKeyPart(UUID(uuidString: "00000000-0000-0000-0000-000000000000")!) != "posts")
-  }
 }
 
 /// Waits until `shared` has succeeded.

@@ -403,7 +403,7 @@ public final class QueryStore: Sendable {
       guard record.gcTick(now: now) == .collect else { return (false, nil) }
       node.record = nil
       state.count -= 1
-      state.root.prune(key.parts)
+      state.root.prune(key.parts[...])
       return (true, record)
     }
     withExtendedLifetime(removed) {}  // The value is released after the lock.
