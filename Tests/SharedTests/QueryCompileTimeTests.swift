@@ -13,7 +13,7 @@ private func queryTour(api: @escaping @Sendable (Int) async throws -> Post) asyn
 
   let store = SharedRegistry.current.queries
   store.invalidate(matching: ["posts"])  // every key that starts with ["posts"]
-  store.setValue(for: ["posts", 42]) { (post: inout Post?) in post?.title = "Edited" }
+  store.update(["posts", 42], as: OperationState<Post>.self) { $0.value?.title = "Edited" }
 
   @Shared(.inMemory("rename")) var rename = MutationState<String, Post>(historyLimit: 5)
   $rename.mutate("New title", invalidates: [["posts"]]) { title in try await api(1) }

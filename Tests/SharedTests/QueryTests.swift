@@ -210,7 +210,7 @@ private func options(
     #expect(held.wrappedValue.status == .success)
   }
 
-  @Test func setValueWritesIntoAQuery() async throws {
+  @Test func updateWritesIntoAQuery() async throws {
     let api = FakeAPI()
     let clock = ManualClock()
     let registry = SharedRegistry.current
@@ -220,9 +220,9 @@ private func options(
         try await api.post(1)
       })
     try await waitForSuccess(held)
-    #expect(registry.queries.setValue(for: ["edit"]) { (value: inout String?) in value = "edited" })
+    #expect(registry.queries.update(["edit"], as: OperationState<String>.self) { $0.value = "edited" })
     #expect(held.wrappedValue.value == "edited")
-    #expect(!registry.queries.setValue(for: ["missing"]) { (value: inout String?) in value = "x" })
+    #expect(!registry.queries.update(["missing"], as: OperationState<String>.self) { $0.value = "x" })
   }
 
   @Test func twoFetchersForOneKeyAreDiagnosed() async throws {

@@ -19,11 +19,15 @@ extension Shared where Value: OperationTrackable {
     query.holderDidAppear(self, in: registry)
   }
 
-  /// Fetches this query again now, joining a fetch already under way.
+  /// Fetches this query again now, joining a refetch of it that is under way or asked for.
   ///
   /// ```swift
   /// $post.refetch()
   /// ```
+  ///
+  /// The same as ``QueryStore/refetch(_:)`` with the query's key. A paginated query fetches every loaded page again,
+  /// as ``Shared/refetchAll()`` does (which also hands back a task to wait for). A page fetch under way finishes
+  /// first; a refetch that an invalidation overtook is not joined, another one follows it.
   ///
   /// - Returns: Whether this value is a query (other values are left alone).
   @discardableResult

@@ -208,9 +208,16 @@ extension Shared {
     }
   }
 
-  /// Fetches the loaded pages again, after the fetch already under way: from the first page, following `nextPage`
-  /// until it returns `nil` or as many pages as are loaded were fetched. The result replaces every page, so a page
-  /// the server dropped goes, and new cursors replace old ones. Joins a refetch that is asked for or under way.
+  /// Fetches the loaded pages again now, joining a refetch that is under way or asked for: from the first page,
+  /// following `nextPage` until it returns `nil` or as many pages as are loaded were fetched. The result replaces
+  /// every page, so a page the server dropped goes, and new cursors replace old ones.
+  ///
+  /// ```swift
+  /// _ = try await $feed.refetchAll()?.value
+  /// ```
+  ///
+  /// The refetch that ``Shared/refetch()`` and ``QueryStore/refetch(_:)`` start for a paginated query, with a task
+  /// to wait for. A page fetch under way finishes first.
   ///
   /// Cancelling the task stops this caller's wait at once. The refetch itself is cancelled (or withdrawn, while
   /// it waits for its turn) only if nobody else needs it: not when another caller joined it, nor when an
