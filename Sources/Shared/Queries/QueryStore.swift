@@ -187,14 +187,15 @@ public final class QueryStore: Sendable {
     guard case .root(let root) = holder.reference else { return }  // A type mismatch got a value of its own.
     // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
     // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
-    let link = root.attachment(QueryLink.self, make: QueryLink.init)
+    let link = root.attachment(QueryLink<State>.self, make: QueryLink.init)
     let epoch = link.epoch(in: self) ?? Stopwatch(query.options.clock)
     let now = epoch.elapsed()
     let (effect, conflict, created, replaced) = state.withLock {
-      state -> (QueryRecordEffect, String?, Bool, (any QueryRecordProtocol)?) in
+      state -> (QueryRecordEffect, CodeLocation?, Bool, (any QueryRecordProtocol)?) in
       let node = state.root.makeNode(at: query.key.parts)
       if let record = node.record as? QueryRecord<State> {
-        let conflict = record.query.source == query.source ? nil : record.query.source
+        let first = record.query.fetcherLocation
+        let conflict = first == query.fetcherLocation ? nil : first
         // A record made between the two locks started its own time: this holder's reading is of another clock.
         let now = record.epoch.isSame(as: epoch) ? now : .zero
         return (record.holderAppeared(now: now, store: self), conflict, false, nil)
@@ -211,10 +212,11 @@ public final class QueryStore: Sendable {
     if let conflict {
       registry.report(
         SharedDiagnostic(
-          kind: .conflictingFetchers(first: conflict, second: query.source), key: String(describing: query)))
+          kind: .conflictingFetchers(first: conflict.description, second: query.fetcherLocation.description),
+          key: String(describing: query)))
     }
     if created {
-      link.link(to: self, key: query.key, behavior: query.behavior, epoch: epoch)
+      link.link(to: self, key: query.key, kind: query.kind, epoch: epoch)
       startCollecting(query, epoch: epoch)
     }
     effect()
