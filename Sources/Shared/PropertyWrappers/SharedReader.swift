@@ -72,14 +72,22 @@ public struct SharedReader<Value: Sendable>: Sendable {
     source.observe(observer)
   }
 
-  /// A reader of one member of this value, reached through any key path.
+  /// A reader derived from this one: its member at `keyPath`, reached through any key path.
+  ///
+  /// ```swift
+  /// func showCount(of todos: SharedReader<[Todo]>) {
+  ///   let count: SharedReader<Int> = todos.count   // a computed property is a member too
+  /// }
+  /// ```
+  ///
+  /// Its listeners hear about changes of the member; when the member is `Equatable`, other changes are skipped.
   ///
   /// - Parameter keyPath: The member.
-  /// - Returns: A reader of the member.
+  /// - Returns: A reader, derived from this one, of the member.
   public subscript<Member: Sendable>(dynamicMember keyPath: any KeyPath<Value, Member> & Sendable) -> SharedReader<
     Member
   > {
-    SharedReader<Member>(source: ReadOnlyProjection(parent: source, keyPath: keyPath))
+    SharedReader<Member>(source: DerivedReader(parent: source, keyPath: keyPath))
   }
 
   /// The error of the last attempt to read the key's store, or `nil`.

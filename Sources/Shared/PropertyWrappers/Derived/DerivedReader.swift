@@ -1,7 +1,8 @@
 import Reactive
 
-/// A member of a readable parent, reached through a read-only key path.
-struct ReadOnlyProjection<Parent: Sendable, Value: Sendable>: SharedReadable {
+/// A read-only value derived from a member of a readable parent, reached through any key path: what a
+/// ``SharedReader`` of a member reads.
+struct DerivedReader<Parent: Sendable, Value: Sendable>: SharedReadable {
   let parent: any SharedReadable<Parent>
   let keyPath: any KeyPath<Parent, Value> & Sendable
 
@@ -14,16 +15,16 @@ struct ReadOnlyProjection<Parent: Sendable, Value: Sendable>: SharedReadable {
     let keyPath = self.keyPath
     return Shared<Value>.Values(
       makeDerived: {
-        MappedIterator(
+        DerivedIterator(
           parent: parent.values(buffering: policy).makeAsyncIterator(),
-          transform: { $0[keyPath: keyPath] },
+          derive: { $0[keyPath: keyPath] },
           isEqual: equality(for: Value.self))
       })
   }
 
   func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken {
     let keyPath = self.keyPath
-    return parent.observe(mappedObserver({ $0[keyPath: keyPath] }, initial: value, observer))
+    return parent.observe(derivedObserver({ $0[keyPath: keyPath] }, initial: value, observer))
   }
 
   var root: any SharedRootProtocol {
