@@ -3,7 +3,7 @@ import SharedState
 /// The first holder of a new query key (the fetch it starts is constant and settles at once).
 func newQueryKey(_ count: Int) async -> Double {
   let registry = SharedRegistry()
-  let keys = (0..<count).map { QueryKey(["items", QueryKeyPart($0)]) }
+  let keys = (0..<count).map { QueryKey(["items", $0]) }
   let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), retry: .none)
   return SharedRegistry.$current.withValue(registry) {
     var holders: [Shared<OperationState<Int>>] = []
@@ -46,7 +46,7 @@ func invalidate100Of10k() async -> Double {
     var holders: [Shared<OperationState<Int>>] = []
     for group in 0..<100 {
       for item in 0..<100 {
-        let key = QueryKey(["group", QueryKeyPart(group), QueryKeyPart(item)])
+        let key = QueryKey(["group", group, item])
         holders.append(Shared(wrappedValue: OperationState<Int>(), .query(key, options: options) { 1 }))
       }
     }
@@ -56,7 +56,7 @@ func invalidate100Of10k() async -> Double {
     holders.removeAll()
     let rounds = 200
     let start = now()
-    for round in 0..<rounds { blackHole(registry.queries.invalidate(matching: ["group", QueryKeyPart(round % 100)])) }
+    for round in 0..<rounds { blackHole(registry.queries.invalidate(matching: ["group", round % 100])) }
     return Double(now() - start) / Double(rounds)
   }
 }

@@ -1,4 +1,5 @@
 // Functions that only need to compile: they pin down that the README's tour of queries is real code.
+import Foundation
 import SharedState
 
 private struct Post: Sendable, Equatable {
@@ -12,7 +13,7 @@ private func queryTour(api: @escaping @Sendable (Int) async throws -> Post) asyn
 
   let store = SharedRegistry.current.queries
   store.invalidate(matching: ["posts"])  // every key that starts with ["posts"]
-  store.setValue(for: ["posts", 42]) { (post: inout Post?) in post?.title = "Edited" }
+  store.update(["posts", 42], as: OperationState<Post>.self) { $0.value?.title = "Edited" }
 
   @Shared(.inMemory("rename")) var rename = MutationState<String, Post>(historyLimit: 5)
   $rename.mutate("New title", invalidates: [["posts"]]) { title in try await api(1) }
@@ -24,4 +25,19 @@ private func queryTour(api: @escaping @Sendable (Int) async throws -> Post) asyn
   let feed = Shared(wrappedValue: PaginatedState<Int, [Post]>(), feedQuery)
   feed.fetchNextPage()
   _ = feed.wrappedValue.hasNextPage
+}
+
+// Runtime values name queries as literals do: an Int, a String, a UUID, any Hashable & Sendable value.
+private func runtimeValuesInQueryKeys(
+  id: Int,
+  slug: String,
+  author: UUID,
+  api: @escaping @Sendable (Int) async throws -> Post
+) {
+  @Shared(.query(["posts", id]) { try await api(id) }) var post = OperationState<Post>()
+  @Shared(.query(["posts", slug, author]) { try await api(id) }) var byAuthor = OperationState<Post>()
+  let key: QueryKey = ["posts", id, "comments"]
+  let parts: [any Hashable & Sendable] = ["posts", author]
+  SharedRegistry.current.queries.invalidate(matching: ["posts", id])
+  _ = (post, byAuthor, key, QueryKey(parts))
 }

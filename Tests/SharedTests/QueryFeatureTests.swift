@@ -47,7 +47,7 @@ import Testing
       })
     var values = held.values.makeAsyncIterator()
     while let state = await values.next(), !state.isSuccess {}
-    let subscription = registry.queries.refetch(on: triggers)
+    let subscription = registry.queries.refetchStale(on: triggers)
     #expect(registry.queries.refetchStale(matching: []) == 0)  // Fresh: nothing to do.
     clock.advance(by: .seconds(10))
     trigger.yield()

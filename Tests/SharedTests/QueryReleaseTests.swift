@@ -118,7 +118,7 @@ private func options() -> QueryOptions {
     #expect(mutation.wrappedValue.history.map(\.arguments.name) == ["third"])
   }
 
-  @Test func setValueReleasesTheValueItReplacesAfterTheLock() async {
+  @Test func updateReleasesTheValueItReplacesAfterTheLock() async {
     let target = ReadTarget<OperationState<ReadsOnRelease>>()
     let registry = SharedRegistry.current
     let query: Query<OperationState<ReadsOnRelease>> = .query(["edited"], options: options()) {
@@ -127,7 +127,7 @@ private func options() -> QueryOptions {
     let held = Shared(wrappedValue: OperationState<ReadsOnRelease>(), query)
     target.set(held)
     await waitForSuccess(held)
-    #expect(registry.queries.setValue(for: ["edited"]) { (value: inout ReadsOnRelease?) in value = nil })
+    #expect(registry.queries.update(["edited"], as: OperationState<ReadsOnRelease>.self) { $0.value = nil })
     #expect(target.reads.count == 1)
     let replaced = registry.queries.update(["edited"], as: OperationState<ReadsOnRelease>.self) {
       $0.value = target.value("edited")

@@ -210,7 +210,7 @@ private func options(
     #expect(held.wrappedValue.status == .success)
   }
 
-  @Test func setValueWritesIntoAQuery() async throws {
+  @Test func updateWritesIntoAQuery() async throws {
     let api = FakeAPI()
     let clock = ManualClock()
     let registry = SharedRegistry.current
@@ -220,9 +220,9 @@ private func options(
         try await api.post(1)
       })
     try await waitForSuccess(held)
-    #expect(registry.queries.setValue(for: ["edit"]) { (value: inout String?) in value = "edited" })
+    #expect(registry.queries.update(["edit"], as: OperationState<String>.self) { $0.value = "edited" })
     #expect(held.wrappedValue.value == "edited")
-    #expect(!registry.queries.setValue(for: ["missing"]) { (value: inout String?) in value = "x" })
+    #expect(!registry.queries.update(["missing"], as: OperationState<String>.self) { $0.value = "x" })
   }
 
   @Test func twoFetchersForOneKeyAreDiagnosed() async throws {
@@ -243,16 +243,6 @@ private func options(
     #expect(kinds.contains { if case .conflictingFetchers = $0 { true } else { false } })
     #expect(registry.diagnostics.first?.description.contains("QueryTests.swift") == true)
     _ = (first, second)
-  }
-
-  @Test func keysMatchByPrefix() {
-    let key: QueryKey = ["posts", 42, "comments"]
-    #expect(key.hasPrefix(["posts"]))
-    #expect(key.hasPrefix(["posts", 42]))
-    #expect(!key.hasPrefix(["posts", "42"]))
-    #expect(!QueryKey(["posts"]).hasPrefix(key))
-    #expect(key.description == "[\"posts\", 42, \"comments\"]")
-    #expect(QueryKeyPart(UUID(uuidString: "00000000-0000-0000-0000-000000000000")!) != "posts")
   }
 }
 

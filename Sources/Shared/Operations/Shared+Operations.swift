@@ -341,8 +341,8 @@ extension Shared where Value: OperationTrackable {
     case .root(let root):
       return root.box.attachment(OperationRunner<Value>.self, make: OperationRunner.init)
     case .derived(let derived):
-      return derived.projection.root.attachment(OperationRunners.self, make: OperationRunners.init)
-        .runner(for: derived.projection.path, as: Value.self)
+      return derived.root.attachment(OperationRunners.self, make: OperationRunners.init)
+        .runner(for: derived.path, as: Value.self)
     }
   }
 

@@ -43,7 +43,7 @@ extension Shared {
 
     enum Source: Sendable {
       case shared(Shared, policy: BufferingPolicy)
-      case derived(@Sendable () -> DerivedIterator<Value>)
+      case derived(@Sendable () -> AnyDerivedIterator<Value>)
     }
 
     let source: Source
@@ -52,7 +52,7 @@ extension Shared {
       self.source = source
     }
 
-    init(makeDerived: @escaping @Sendable () -> DerivedIterator<Value>) {
+    init(makeDerived: @escaping @Sendable () -> AnyDerivedIterator<Value>) {
       self.source = .derived(makeDerived)
     }
 
@@ -66,7 +66,7 @@ extension Shared {
         case .root(let root):
           return Iterator(root: root.box.values(buffering: policy).makeAsyncIterator(), owner: root, derived: nil)
         case .derived(let derived):
-          return Iterator(root: nil, owner: nil, derived: derived.projection.makeIterator(policy: policy))
+          return Iterator(root: nil, owner: nil, derived: derived.makeIterator(policy: policy))
         }
       case .derived(let makeIterator):
         return Iterator(root: nil, owner: nil, derived: makeIterator())
@@ -78,7 +78,7 @@ extension Shared {
       var root: ReactiveBox<Value>.Values.Iterator?
       /// Keeps the shared value alive while this iterator exists.
       let owner: SharedRoot<Value>?
-      let derived: DerivedIterator<Value>?
+      let derived: AnyDerivedIterator<Value>?
 
       /// The next value, or `nil` when the iteration has ended.
       public mutating func next() async -> Value? {

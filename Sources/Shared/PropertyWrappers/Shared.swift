@@ -61,7 +61,7 @@ public import Reactive
 public struct Shared<Value: Sendable>: Sendable {
   @usableFromInline
   let reference: Reference
-  /// The box to read and write directly when nothing else must happen on a write (no projection, no saving):
+  /// The box to read and write directly when nothing else must happen on a write (not derived, no saving):
   /// one load on the hot path instead of following the reference.
   @usableFromInline
   let directBox: ReactiveBox<Value>?
@@ -72,8 +72,8 @@ public struct Shared<Value: Sendable>: Sendable {
     case box(ReactiveBox<Value>)
     /// A keyed value with a store, or one that leaves its registry when its last holder goes.
     case root(SharedRoot<Value>)
-    /// A value inside another shared value.
-    case derived(Projection<Value>)
+    /// A value derived from another shared value: one of its members, or its unwrapped optional.
+    case derived(DerivedBox<Value>)
   }
 
   @usableFromInline
@@ -160,7 +160,7 @@ public struct Shared<Value: Sendable>: Sendable {
     switch reference {
     case .box(let box): return box.value
     case .root(let root): return root.box.value
-    case .derived(let derived): return derived.projection.value
+    case .derived(let derived): return derived.value
     }
   }
 
@@ -198,7 +198,7 @@ public struct Shared<Value: Sendable>: Sendable {
       if root.savesChanges { return try root.withLockSaving(body) }
       return try root.box.withLock(body)
     case .derived(let derived):
-      return try derived.projection.withLock(body)
+      return try derived.withLock(body)
     }
   }
 
@@ -221,7 +221,7 @@ public struct Shared<Value: Sendable>: Sendable {
     case .root(let root):
       return root.box.observe(retaining: root, observer)
     case .derived(let derived):
-      return derived.projection.observe(observer)
+      return derived.observe(observer)
     }
   }
 
@@ -311,17 +311,17 @@ public struct Shared<Value: Sendable>: Sendable {
   /// The key paths from the root to this value: empty for a root.
   @usableFromInline
   var coordinationPath: [any AnyKeyPath & Sendable] {
-    if case .derived(let derived) = reference { return derived.projection.path }
+    if case .derived(let derived) = reference { return derived.path }
     return []
   }
 
-  /// The root this value reads and writes, directly or through projections.
+  /// The root this value reads and writes, directly or through the values it is derived from.
   @usableFromInline
   var root: any SharedRootProtocol {
     switch reference {
     case .box(let box): return box
     case .root(let root): return root
-    case .derived(let derived): return derived.projection.root
+    case .derived(let derived): return derived.root
     }
   }
 }

@@ -98,14 +98,22 @@ public struct SharedReader<Value: Sendable>: Sendable {
     source.observe(observer)
   }
 
-  /// A reader of one member of this value, reached through any key path.
+  /// A reader derived from this one: its member at `keyPath`, reached through any key path.
+  ///
+  /// ```swift
+  /// func showCount(of todos: SharedReader<[Todo]>) {
+  ///   let count: SharedReader<Int> = todos.count   // a computed property is a member too
+  /// }
+  /// ```
+  ///
+  /// Its listeners hear about changes of the member; when the member is `Equatable`, other changes are skipped.
   ///
   /// - Parameter keyPath: The member.
-  /// - Returns: A reader of the member.
+  /// - Returns: A reader, derived from this one, of the member.
   public subscript<Member: Sendable>(dynamicMember keyPath: any KeyPath<Value, Member> & Sendable) -> SharedReader<
     Member
   > {
-    SharedReader<Member>(source: ReadOnlyProjection(parent: source, keyPath: keyPath))
+    SharedReader<Member>(source: DerivedReader(parent: source, keyPath: keyPath))
   }
 
   /// The error of the last load of the key's store, or `nil` once a load succeeds; see ``Shared/loadError``.
@@ -182,35 +190,4 @@ protocol SharedReadable<Value>: Sendable {
 
 extension Shared: SharedReadable {
   var value: Value { wrappedValue }
-}
-
-/// A member of a readable parent, reached through a read-only key path.
-struct ReadOnlyProjection<Parent: Sendable, Value: Sendable>: SharedReadable {
-  let parent: any SharedReadable<Parent>
-  let keyPath: any KeyPath<Parent, Value> & Sendable
-
-  var value: Value {
-    parent.value[keyPath: keyPath]
-  }
-
-  func values(buffering policy: BufferingPolicy) -> Shared<Value>.Values {
-    let parent = self.parent
-    let keyPath = self.keyPath
-    return Shared<Value>.Values(
-      makeDerived: {
-        MappedIterator(
-          parent: parent.values(buffering: policy).makeAsyncIterator(),
-          transform: { $0[keyPath: keyPath] },
-          isEqual: equality(for: Value.self))
-      })
-  }
-
-  func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken {
-    let keyPath = self.keyPath
-    return parent.observe(mappedObserver({ $0[keyPath: keyPath] }, initial: value, observer))
-  }
-
-  var root: any SharedRootProtocol {
-    parent.root
-  }
 }

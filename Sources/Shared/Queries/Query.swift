@@ -16,23 +16,23 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
   /// How the query caches, refetches and retries.
   public let options: QueryOptions
   let fetch: @Sendable (QueryYield<State>) async throws -> State.Success
-  /// Where the fetcher was written, to tell two fetchers for one key apart.
-  let source: String
-  /// What else the query brings (the paginator of a paginated query).
-  let behavior: (any AnyObject & Sendable)?
+  /// Where the fetcher is written, to tell two fetchers for one key apart.
+  let fetcherLocation: CodeLocation
+  /// A single or a paginated query, with what a paginated one needs to fetch its pages.
+  let kind: QueryKind<State>
 
   init(
     key: QueryKey,
     options: QueryOptions,
     fetch: @escaping @Sendable (QueryYield<State>) async throws -> State.Success,
-    source: String,
-    behavior: (any AnyObject & Sendable)? = nil
+    fetcherLocation: CodeLocation,
+    kind: QueryKind<State> = .single
   ) {
     self.key = key
     self.options = options
     self.fetch = fetch
-    self.source = source
-    self.behavior = behavior
+    self.fetcherLocation = fetcherLocation
+    self.kind = kind
   }
 
   /// The registry identity: the query key.
@@ -95,7 +95,9 @@ extension SharedReaderKey {
     line: Int = #line,
     _ fetch: @escaping @Sendable () async throws -> State.Success
   ) -> Self where Self == Query<State> {
-    Query(key: key, options: options, fetch: { _ in try await fetch() }, source: "\(fileID):\(line)")
+    Query(
+      key: key, options: options, fetch: { _ in try await fetch() },
+      fetcherLocation: CodeLocation(fileID: fileID, line: line))
   }
 
   /// A query named `key` whose fetcher can show intermediate values before its final one.
@@ -114,6 +116,6 @@ extension SharedReaderKey {
     line: Int = #line,
     yielding fetch: @escaping @Sendable (QueryYield<State>) async throws -> State.Success
   ) -> Self where Self == Query<State> {
-    Query(key: key, options: options, fetch: fetch, source: "\(fileID):\(line)")
+    Query(key: key, options: options, fetch: fetch, fetcherLocation: CodeLocation(fileID: fileID, line: line))
   }
 }

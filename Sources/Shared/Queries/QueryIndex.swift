@@ -6,19 +6,19 @@ final class QueryIndexNode {
   var record: (any QueryRecordProtocol)?
 
   /// The node at `parts`, if it exists.
-  func node(at parts: [QueryKeyPart]) -> QueryIndexNode? {
+  func node(at parts: [any Hashable & Sendable]) -> QueryIndexNode? {
     var node = self
     for part in parts {
-      guard let child = node.children[part] else { return nil }
+      guard let child = node.children[QueryKeyPart(part)] else { return nil }
       node = child
     }
     return node
   }
 
   /// The node at `parts`, made if needed.
-  func makeNode(at parts: [QueryKeyPart]) -> QueryIndexNode {
+  func makeNode(at parts: [any Hashable & Sendable]) -> QueryIndexNode {
     var node = self
-    for part in parts {
+    for part in parts.lazy.map(QueryKeyPart.init) {
       if let child = node.children[part] {
         node = child
       } else {
@@ -37,9 +37,9 @@ final class QueryIndexNode {
   }
 
   /// Removes the empty nodes along `parts`.
-  func prune(_ parts: [QueryKeyPart]) {
-    guard let first = parts.first, let child = children[first] else { return }
-    child.prune(Array(parts.dropFirst()))
+  func prune(_ parts: ArraySlice<any Hashable & Sendable>) {
+    guard let first = parts.first.map(QueryKeyPart.init), let child = children[first] else { return }
+    child.prune(parts.dropFirst())
     if child.record == nil && child.children.isEmpty { children[first] = nil }
   }
 }

@@ -1,91 +1,106 @@
 /// The name of a query: a path of hashable parts, from general to specific.
 ///
+/// Write a key as an array literal. Its parts are any hashable, sendable values: literals, and just as well the
+/// values your code has at run time.
+///
 /// ```swift
-/// let post: QueryKey = ["posts", 42]
-/// let comments: QueryKey = ["posts", 42, "comments"]
-/// post.hasPrefix(["posts"])   // true
+/// let id = 42
+/// let author = UUID()
+/// let post: QueryKey = ["posts", id]                 // a String and an Int
+/// let comments: QueryKey = ["posts", id, "comments"]
+/// let byAuthor: QueryKey = ["posts", "by", author]    // any Hashable & Sendable value
+/// post.hasPrefix(["posts"])                           // true
+/// comments.hasPrefix(post)                            // true
 /// ```
 ///
-/// Invalidating `["posts"]` reaches every key that starts with it.
+/// Invalidating `["posts"]` reaches every key that starts with it (see ``QueryStore/invalidate(matching:)``).
+///
+/// Two parts are equal when they have the same type and equal values: the part `1` (an `Int`) is not the part `"1"`
+/// (a `String`), nor the part `Int64(1)`. An optional part is its wrapped value, so `["posts", post.id]` with an
+/// `Int?` identifier names the same query as `["posts", 42]` (as `AnyHashable` treats optionals); a `nil` part is a
+/// part of its own, equal only to another `nil`.
+///
+/// A part's `hash(into:)` and `==` run under the query store's lock: keep them plain (no shared values, no locks).
 public struct QueryKey: Hashable, Sendable, ExpressibleByArrayLiteral, CustomStringConvertible {
-  /// The parts, from general to specific.
-  public let parts: [QueryKeyPart]
+  /// The parts, from general to specific; each is a hashable, sendable value (optionals are unwrapped).
+  public let parts: [any Hashable & Sendable]
 
   /// A key made of `parts`.
   ///
-  /// - Parameter parts: The parts, from general to specific.
-  public init(_ parts: [QueryKeyPart]) {
+  /// ```swift
+  /// let folders: [String] = ["posts", "drafts"]   // any array of hashable, sendable values
+  /// let key = QueryKey(folders)
+  /// ```
+  ///
+  /// - Parameter parts: The parts, from general to specific: strings, numbers, identifiers, any hashable, sendable
+  ///   values.
+  public init(_ parts: [any Hashable & Sendable]) {
+    var parts = parts
+    QueryKeyPart.unwrapOptionals(in: &parts)
     self.parts = parts
   }
 
-  /// A key written as an array literal: `["posts", 42]`.
+  /// A key written as an array literal, whose elements are literals or values: `["posts", id]`.
   ///
-  /// - Parameter elements: The parts.
-  public init(arrayLiteral elements: QueryKeyPart...) {
-    self.parts = elements
+  /// ```swift
+  /// let id = 42
+  /// let key: QueryKey = ["posts", id]
+  /// ```
+  ///
+  /// - Parameter elements: The parts, from general to specific. A string literal is a `String` part, an integer
+  ///   literal an `Int` part.
+  public init(arrayLiteral elements: any Hashable & Sendable...) {
+    self.init(elements)
   }
 
   /// Whether this key starts with every part of `prefix`, in order.
   ///
+  /// ```swift
+  /// let key: QueryKey = ["posts", 42, "comments"]
+  /// key.hasPrefix(["posts", 42])   // true
+  /// key.hasPrefix(["posts", "42"]) // false: a String is not an Int
+  /// ```
+  ///
   /// - Parameter prefix: The shorter key.
   /// - Returns: `true` when `prefix` is this key or one of its ancestors.
   public func hasPrefix(_ prefix: QueryKey) -> Bool {
-    parts.starts(with: prefix.parts)
+    prefix.parts.count <= parts.count && startsWithParts(of: prefix)
   }
 
-  /// The key as it reads in code: `["posts", 42]`.
-  public var description: String {
-    "[" + parts.map(\.description).joined(separator: ", ") + "]"
-  }
-}
-
-/// One part of a ``QueryKey``: any hashable, sendable value, equal only to parts of the same type and value.
-///
-/// A part's `hash(into:)` and `==` run under the query store's lock: keep them plain (no shared values, no locks).
-public struct QueryKeyPart: Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-  CustomStringConvertible
-{
-  /// The value.
-  public let value: any Hashable & Sendable
-
-  /// A part holding `value`.
+  /// Whether both keys have the same parts, in the same order.
   ///
-  /// - Parameter value: Any hashable, sendable value: a string, a number, an identifier.
-  public init(_ value: some Hashable & Sendable) {
-    self.value = value
+  /// - Parameters:
+  ///   - lhs: A key.
+  ///   - rhs: Another key.
+  /// - Returns: `true` when every part of one equals the part of the other at the same place.
+  public static func == (lhs: QueryKey, rhs: QueryKey) -> Bool {
+    lhs.parts.count == rhs.parts.count && lhs.startsWithParts(of: rhs)
   }
 
-  /// A string part.
+  /// Hashes the parts, in order.
   ///
-  /// - Parameter value: The string.
-  public init(stringLiteral value: String) {
-    self.value = value
-  }
-
-  /// An integer part.
-  ///
-  /// - Parameter value: The integer.
-  public init(integerLiteral value: Int) {
-    self.value = value
-  }
-
-  /// Whether both hold equal values of the same type.
-  public static func == (lhs: QueryKeyPart, rhs: QueryKeyPart) -> Bool {
-    func isEqual<Part: Hashable>(_ part: Part, to other: any Hashable & Sendable) -> Bool {
-      guard let other = other as? Part else { return false }
-      return part == other
-    }
-    return isEqual(lhs.value, to: rhs.value)
-  }
-
-  /// Hashes the value.
+  /// - Parameter hasher: The hasher to feed.
   public func hash(into hasher: inout Hasher) {
-    value.hash(into: &hasher)
+    hasher.combine(parts.count)
+    // By index: a `for` loop would copy each part out of the array first.
+    for index in parts.indices { parts[index].hash(into: &hasher) }
   }
 
-  /// The value, quoted when it is a string.
+  /// Whether the first parts of this key are the parts of `prefix`, which is not longer than this key.
+  private func startsWithParts(of prefix: QueryKey) -> Bool {
+    // Copies of one key share their parts: equal without comparing them, as arrays are.
+    let isShared = parts.withUnsafeBufferPointer { parts in
+      prefix.parts.withUnsafeBufferPointer { $0.baseAddress == parts.baseAddress }
+    }
+    if isShared { return true }
+    for index in prefix.parts.indices where !QueryKeyPart.isEqual(parts[index], prefix.parts[index]) {
+      return false
+    }
+    return true
+  }
+
+  /// The key as it reads in code: `["posts", 42]`, strings quoted.
   public var description: String {
-    if let string = value as? String { return "\"\(string)\"" }
-    return String(describing: value)
+    "[" + parts.map(QueryKeyPart.describe).joined(separator: ", ") + "]"
   }
 }

@@ -6,11 +6,18 @@ import Synchronization
 /// ```swift
 /// let store = SharedRegistry.current.queries
 /// store.invalidate(matching: ["posts"])            // every key that starts with ["posts"]
-/// store.setValue(for: ["posts", 42]) { (post: inout Post?) in post?.title = "Edited" }
+/// store.update(["posts", 42], as: OperationState<Post>.self) { $0.value?.title = "Edited" }
+/// store.refetch(["posts", 42])                     // fetch again now, joining a fetch under way
+/// let subscription = store.refetchStale(on: reconnections, matching: ["posts"])
 /// ```
 ///
 /// Keys are kept in a tree by their parts, so invalidating a prefix visits only the keys under it, however many
 /// other keys there are.
+///
+/// To refetch is to fetch again now, joining a fetch of the same query that is under way (a paginated query
+/// fetches again every loaded page): ``refetch(_:)`` here, ``Shared/refetch()`` on a value, and
+/// ``Shared/refetchAll()`` on a paginated value all mean that. ``refetchStale(on:matching:)`` refetches only the
+/// queries that are held and stale, each time a trigger fires.
 public final class QueryStore: Sendable {
   private let state = Lock(State())
 
@@ -58,7 +65,16 @@ public final class QueryStore: Sendable {
     return marked
   }
 
-  /// Refetches the query named `key` now, if the store keeps it.
+  /// Fetches the query named `key` again now, if the store keeps it; joins a refetch of it that is under way or
+  /// asked for.
+  ///
+  /// ```swift
+  /// SharedRegistry.current.queries.refetch(["posts", 42])
+  /// ```
+  ///
+  /// The same as ``Shared/refetch()`` on a holder of the query: a paginated query fetches every loaded page again.
+  /// A page fetch under way finishes first. A refetch that an invalidation overtook is not joined: another one
+  /// follows it, so the value ends fetched after the invalidation.
   ///
   /// - Parameter key: The query's name.
   /// - Returns: Whether there was such a query.
@@ -75,16 +91,18 @@ public final class QueryStore: Sendable {
   /// becoming active, a timer.
   ///
   /// ```swift
-  /// let subscription = store.refetch(on: network.reconnections, matching: ["posts"])
+  /// let subscription = store.refetchStale(on: network.reconnections, matching: ["posts"])
   /// ```
   ///
-  /// Fresh queries, and queries nobody holds, are left alone (the latter refetch on their next holder).
+  /// Fresh queries (fetched less than ``QueryOptions/staleTime`` ago), and queries nobody holds, are left alone
+  /// (the latter refetch on their next holder). A query that is refetched joins a fetch under way, as
+  /// ``refetch(_:)`` does.
   ///
   /// - Parameters:
   ///   - trigger: Any sequence; each element is one trigger. Iteration stops when it ends or fails.
   ///   - prefix: Which queries; all of them by default.
   /// - Returns: A subscription that stops listening to `trigger` when cancelled or freed.
-  public func refetch<Trigger: AsyncSequence & Sendable>(
+  public func refetchStale<Trigger: AsyncSequence & Sendable>(
     on trigger: Trigger,
     matching prefix: QueryKey = []
   ) -> SharedSubscription {
@@ -127,13 +145,25 @@ public final class QueryStore: Sendable {
 
   // MARK: Writing
 
-  /// Changes the state of the query named `key`, as every holder's `withLock` would.
+  /// Changes the state of the query named `key`, as every holder's `withLock` would: an optimistic edit, a value
+  /// your app learned another way, a status.
+  ///
+  /// ```swift
+  /// store.update(["posts", 42], as: OperationState<Post>.self) { post in
+  ///   post.value?.title = "Edited"
+  /// }
+  /// ```
+  ///
+  /// Works for any query state: an ``OperationState``, a ``PaginatedState``, a state type of your own. Every
+  /// holder's listeners hear about the change once; the value it replaces is released after the lock. The write
+  /// counts as a use, so the query is not collected for another ``QueryOptions/gcTime``. It does not stop or
+  /// start a fetch: a fetch under way still writes its value when it ends.
   ///
   /// - Parameters:
   ///   - key: The query's name.
   ///   - type: The query's state type.
   ///   - body: Changes the state.
-  /// - Returns: Whether there was such a query with that state type.
+  /// - Returns: Whether there was such a query with that state type; otherwise nothing was changed.
   @discardableResult
   public func update<State: OperationTrackable>(
     _ key: QueryKey,
@@ -150,21 +180,6 @@ public final class QueryStore: Sendable {
     return true
   }
 
-  /// Changes the value of the query named `key`, whose state is an ``OperationState`` (an optimistic edit, say).
-  ///
-  /// ```swift
-  /// store.setValue(for: ["posts", 42]) { (post: inout Post?) in post?.title = "Edited" }
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - key: The query's name.
-  ///   - body: Changes the value; `nil` while nothing was fetched.
-  /// - Returns: Whether there was such a query with that value type.
-  @discardableResult
-  public func setValue<Value: Sendable>(for key: QueryKey, _ body: (inout Value?) -> Void) -> Bool {
-    update(key, as: OperationState<Value>.self) { body(&$0.value) }
-  }
-
   // MARK: Holders
 
   /// Registers a holder of `query` and fetches if the value is missing, stale or invalidated.
@@ -172,14 +187,15 @@ public final class QueryStore: Sendable {
     guard case .root(let root) = holder.reference else { return }  // A type mismatch got a value of its own.
     // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
     // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
-    let link = root.attachment(QueryLink.self, make: QueryLink.init)
+    let link = root.attachment(QueryLink<State>.self, make: QueryLink.init)
     let epoch = link.epoch(in: self) ?? Stopwatch(query.options.clock)
     let now = epoch.elapsed()
     let (effect, conflict, created, replaced) = state.withLock {
-      state -> (QueryRecordEffect, String?, Bool, (any QueryRecordProtocol)?) in
+      state -> (QueryRecordEffect, CodeLocation?, Bool, (any QueryRecordProtocol)?) in
       let node = state.root.makeNode(at: query.key.parts)
       if let record = node.record as? QueryRecord<State> {
-        let conflict = record.query.source == query.source ? nil : record.query.source
+        let first = record.query.fetcherLocation
+        let conflict = first == query.fetcherLocation ? nil : first
         // A record made between the two locks started its own time: this holder's reading is of another clock.
         let now = record.epoch.isSame(as: epoch) ? now : .zero
         return (record.holderAppeared(now: now, store: self), conflict, false, nil)
@@ -196,10 +212,11 @@ public final class QueryStore: Sendable {
     if let conflict {
       registry.report(
         SharedDiagnostic(
-          kind: .conflictingFetchers(first: conflict, second: query.source), key: String(describing: query)))
+          kind: .conflictingFetchers(first: conflict.description, second: query.fetcherLocation.description),
+          key: String(describing: query)))
     }
     if created {
-      link.link(to: self, key: query.key, behavior: query.behavior, epoch: epoch)
+      link.link(to: self, key: query.key, kind: query.kind, epoch: epoch)
       startCollecting(query, epoch: epoch)
     }
     effect()
@@ -403,7 +420,7 @@ public final class QueryStore: Sendable {
       guard record.gcTick(now: now) == .collect else { return (false, nil) }
       node.record = nil
       state.count -= 1
-      state.root.prune(key.parts)
+      state.root.prune(key.parts[...])
       return (true, record)
     }
     withExtendedLifetime(removed) {}  // The value is released after the lock.

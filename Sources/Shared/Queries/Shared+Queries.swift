@@ -18,50 +18,22 @@ extension Shared where Value: OperationTrackable {
     registry.queries.demand(query, holder: self, in: registry)
   }
 
-  /// Fetches this query again now, joining a fetch already under way.
+  /// Fetches this query again now, joining a refetch of it that is under way or asked for.
   ///
   /// ```swift
   /// $post.refetch()
   /// ```
   ///
+  /// The same as ``QueryStore/refetch(_:)`` with the query's key. A paginated query fetches every loaded page again,
+  /// as ``Shared/refetchAll()`` does (which also hands back a task to wait for). A page fetch under way finishes
+  /// first; a refetch that an invalidation overtook is not joined, another one follows it.
+  ///
   /// - Returns: Whether this value is a query (other values are left alone).
   @discardableResult
   public func refetch() -> Bool {
-    guard let (store, key) = root.attachment(QueryLink.self, make: QueryLink.init).target else { return false }
-    return store.refetch(key)
-  }
-}
-
-/// Which query a value belongs to, kept with the value so that ``Shared/refetch()`` can find it.
-final class QueryLink: Sendable {
-  private struct Target {
-    /// Weak: the store holds the value, so the value must not hold the store.
-    weak var store: QueryStore?
-    let key: QueryKey
-    let behavior: (any AnyObject & Sendable)?
-    /// The time of the query's record, so that a new holder reads its clock without asking the store.
-    let epoch: Stopwatch
-  }
-
-  private let state = Lock<Target?>(nil)
-
-  init() {}
-
-  var target: (store: QueryStore, key: QueryKey)? {
-    state.withLock { target in
-      guard let target, let store = target.store else { return nil }
-      return (store, target.key)
+    guard let (store, key, _) = root.attachment(QueryLink<Value>.self, make: QueryLink.init).target else {
+      return false
     }
-  }
-
-  var behavior: (any AnyObject & Sendable)? { state.withLock { $0?.behavior } }
-
-  /// The time of the record this value belongs to in `store`, if it is linked to one.
-  func epoch(in store: QueryStore) -> Stopwatch? {
-    state.withLock { target in target?.store === store ? target?.epoch : nil }
-  }
-
-  func link(to store: QueryStore, key: QueryKey, behavior: (any AnyObject & Sendable)?, epoch: Stopwatch) {
-    state.withLock { $0 = Target(store: store, key: key, behavior: behavior, epoch: epoch) }
+    return store.refetch(key)
   }
 }

@@ -99,6 +99,44 @@ final class Paginator<PageID: Hashable & Sendable, Page: Sendable>: Sendable {
     self.fetch = fetch
   }
 
+  /// Does one unit of page work from `current`, the state when its turn came.
+  func fetch(
+    _ work: QueryRecordMachine.Work,
+    from current: PaginatedState<PageID, Page>
+  ) async throws -> PageUpdate<PageID, Page> {
+    switch work {
+    case .refresh: try await refetchAll(current)
+    case .nextPage: try await fetchNextPage(after: current)
+    case .previousPage: try await fetchPreviousPage(before: current)
+    }
+  }
+
+  /// Fetches the page after the last loaded one (all pages when none is loaded).
+  private func fetchNextPage(after state: PaginatedState<PageID, Page>) async throws -> PageUpdate<PageID, Page> {
+    guard let last = state.pages.last, let lastID = state.pageIDs.last else {
+      return try await refetchAll(state)
+    }
+    // A cursor that leads back to a loaded page ends the pages.
+    guard let id = nextPage(last, lastID), !state.pageIDs.contains(id) else { return .none }
+    let page = try await fetch(id)
+    let next = nextPage(page, id)
+    return .next(id: id, page: page, hasNext: next.map { $0 != id && !state.pageIDs.contains($0) } ?? false)
+  }
+
+  /// Fetches the page before the first loaded one (all pages when none is loaded).
+  private func fetchPreviousPage(
+    before state: PaginatedState<PageID, Page>
+  ) async throws -> PageUpdate<PageID, Page> {
+    guard let first = state.pages.first, let firstID = state.pageIDs.first else {
+      return try await refetchAll(state)
+    }
+    guard let id = previousPage(first, firstID), !state.pageIDs.contains(id) else { return .none }
+    let page = try await fetch(id)
+    let previous = previousPage(page, id)
+    return .previous(
+      id: id, page: page, hasPrevious: previous.map { $0 != id && !state.pageIDs.contains($0) } ?? false)
+  }
+
   /// Fetches the loaded pages again: from the first, following ``nextPage``, until it returns `nil` or as many pages
   /// as are loaded were fetched (just the initial page when none is loaded).
   func refetchAll(_ current: PaginatedState<PageID, Page>) async throws -> PageUpdate<PageID, Page> {
@@ -148,7 +186,8 @@ extension SharedReaderKey {
     return Query(
       key: key, options: options,
       fetch: { partial in try await paginator.refetchAll(partial.shared.wrappedValue) },
-      source: "\(fileID):\(line)", behavior: paginator)
+      fetcherLocation: CodeLocation(fileID: fileID, line: line),
+      kind: .paginated { work, shared in try await paginator.fetch(work, from: shared.wrappedValue) })
   }
 }
 
@@ -172,17 +211,7 @@ extension Shared {
   public func fetchNextPage<PageID: Hashable & Sendable, Page: Sendable>()
     -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page>
   {
-    requestPages(.nextPage) { paginator, shared in
-      let state = shared.wrappedValue
-      guard let last = state.pages.last, let lastID = state.pageIDs.last else {
-        return try await paginator.refetchAll(state)
-      }
-      // A cursor that leads back to a loaded page ends the pages.
-      guard let id = paginator.nextPage(last, lastID), !state.pageIDs.contains(id) else { return .none }
-      let page = try await paginator.fetch(id)
-      let next = paginator.nextPage(page, id)
-      return .next(id: id, page: page, hasNext: next.map { $0 != id && !state.pageIDs.contains($0) } ?? false)
-    }
+    requestPages(.nextPage)
   }
 
   /// Fetches the page before the first loaded one, after the fetch already under way.
@@ -195,22 +224,19 @@ extension Shared {
   public func fetchPreviousPage<PageID: Hashable & Sendable, Page: Sendable>()
     -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page>
   {
-    requestPages(.previousPage) { paginator, shared in
-      let state = shared.wrappedValue
-      guard let first = state.pages.first, let firstID = state.pageIDs.first else {
-        return try await paginator.refetchAll(state)
-      }
-      guard let id = paginator.previousPage(first, firstID), !state.pageIDs.contains(id) else { return .none }
-      let page = try await paginator.fetch(id)
-      let previous = paginator.previousPage(page, id)
-      return .previous(
-        id: id, page: page, hasPrevious: previous.map { $0 != id && !state.pageIDs.contains($0) } ?? false)
-    }
+    requestPages(.previousPage)
   }
 
-  /// Fetches the loaded pages again, after the fetch already under way: from the first page, following `nextPage`
-  /// until it returns `nil` or as many pages as are loaded were fetched. The result replaces every page, so a page
-  /// the server dropped goes, and new cursors replace old ones. Joins a refetch that is asked for or under way.
+  /// Fetches the loaded pages again now, joining a refetch that is under way or asked for: from the first page,
+  /// following `nextPage` until it returns `nil` or as many pages as are loaded were fetched. The result replaces
+  /// every page, so a page the server dropped goes, and new cursors replace old ones.
+  ///
+  /// ```swift
+  /// _ = try await $feed.refetchAll()?.value
+  /// ```
+  ///
+  /// The refetch that ``Shared/refetch()`` and ``QueryStore/refetch(_:)`` start for a paginated query, with a task
+  /// to wait for. A page fetch under way finishes first.
   ///
   /// Cancelling the task stops this caller's wait at once. The refetch itself is cancelled (or withdrawn, while
   /// it waits for its turn) only if nobody else needs it: not when another caller joined it, nor when an
@@ -221,19 +247,15 @@ extension Shared {
   public func refetchAll<PageID: Hashable & Sendable, Page: Sendable>()
     -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page>
   {
-    requestPages(.refresh) { paginator, shared in
-      try await paginator.refetchAll(shared.wrappedValue)
-    }
+    requestPages(.refresh)
   }
 
+  /// Asks the query for one unit of page work, after the work under way.
   private func requestPages<PageID: Hashable & Sendable, Page: Sendable>(
-    _ work: QueryRecordMachine.Work,
-    _ body: @escaping @Sendable (Paginator<PageID, Page>, Self) async throws -> PageUpdate<PageID, Page>
+    _ work: QueryRecordMachine.Work
   ) -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page> {
-    let link = root.attachment(QueryLink.self, make: QueryLink.init)
-    guard let paginator = link.behavior as? Paginator<PageID, Page>, let (store, key) = link.target else {
-      return nil
-    }
-    return store.request(work, key: key, as: Value.self) { shared in try await body(paginator, shared) }
+    let link = root.attachment(QueryLink<Value>.self, make: QueryLink.init)
+    guard let (store, key, kind) = link.target, case .paginated(let fetchPages) = kind else { return nil }
+    return store.request(work, key: key, as: Value.self) { shared in try await fetchPages(work, shared) }
   }
 }

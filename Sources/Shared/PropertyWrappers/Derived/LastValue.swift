@@ -14,7 +14,11 @@ final class LastValue<Value: Sendable>: Sendable {
   /// Stores `value` and returns `true`, unless it equals the stored one.
   func replace(with value: Value, unlessEqual isEqual: (Value, Value) -> Bool) -> Bool {
     if let previous = storage.withLock({ $0 }), isEqual(previous, value) { return false }
-    storage.withLock { $0 = value }
+    let replaced = storage.withLock { stored in
+      defer { stored = value }
+      return stored
+    }
+    withExtendedLifetime(replaced) {}  // Released after the lock: it is the app's value.
     return true
   }
 }

@@ -1,0 +1,38 @@
+import Synchronization
+
+/// Which query a value belongs to, kept with the value so that ``Shared/refetch()`` and the page fetches can find it.
+final class QueryLink<State: OperationTrackable>: Sendable {
+  private struct Target {
+    /// Weak: the store holds the value, so the value must not hold the store.
+    weak var store: QueryStore?
+    let key: QueryKey
+    let kind: QueryKind<State>
+    /// The time of the query's record, so that a new holder reads its clock without asking the store.
+    let epoch: Stopwatch
+  }
+
+  private let state = Lock<Target?>(nil)
+
+  init() {}
+
+  /// The store and the query, while the store exists.
+  var target: (store: QueryStore, key: QueryKey, kind: QueryKind<State>)? {
+    state.withLock { target in
+      guard let target, let store = target.store else { return nil }
+      return (store, target.key, target.kind)
+    }
+  }
+
+  /// The time of the record this value belongs to in `store`, if it is linked to one.
+  func epoch(in store: QueryStore) -> Stopwatch? {
+    state.withLock { target in target?.store === store ? target?.epoch : nil }
+  }
+
+  func link(to store: QueryStore, key: QueryKey, kind: QueryKind<State>, epoch: Stopwatch) {
+    let replaced = state.withLock { target in
+      defer { target = Target(store: store, key: key, kind: kind, epoch: epoch) }
+      return target
+    }
+    withExtendedLifetime(replaced) {}  // Its fetcher's captures are released after the lock.
+  }
+}
