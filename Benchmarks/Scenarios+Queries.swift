@@ -29,7 +29,7 @@ func queryFetchTo100Holders() async -> Double {
       for _ in 0..<100 {
         let holder = Shared(wrappedValue: OperationState<Int>(), query)
         group.addTask {
-          for await state in holder.values where state.isSuccess { break }
+          for await state in holder.values where state.status.isSuccess { break }
         }
       }
     }
@@ -51,7 +51,7 @@ func invalidate100Of10k() async -> Double {
       }
     }
     for holder in holders {
-      for await state in holder.values where state.isSuccess { break }
+      for await state in holder.values where state.status.isSuccess { break }
     }
     holders.removeAll()
     let rounds = 200

@@ -78,7 +78,7 @@ import Testing
     let post = Shared(value: OperationState<Int>())
     let started = Collector<OperationTask<Int>>()
     let token = post.observe { state in
-      if state.value == 1 && state.isSuccess && started.elements.isEmpty {
+      if state.value == 1 && state.status.isSuccess && started.elements.isEmpty {
         started.append(post.run(isolation: nil) { 2 })
       }
     }

@@ -20,7 +20,7 @@ private func operationTour(api: @escaping @Sendable (Int) async throws -> Post) 
     print("settled")  // always last
   }
   _ = try await task.value  // or task.cancel()
-  if post.isSuccess, let loaded = post.value { print(loaded.title) }
+  if post.status.isSuccess, let loaded = post.value { print(loaded.title) }
 
   let again = try await $post.perform(policy: .dedupe, retry: .exponential(retries: 3)) { try await api(1) }
   $post.reset()  // clears the error, status back to idle

@@ -400,8 +400,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
 /// A value whose `applySuccess` accumulates: every applied success is kept, in order.
 private struct Log: OperationTrackable {
   var items: [Int] = []
-  var operationStatus = OperationStatus.idle
-  var error: (any Error)?
+  var operation = OperationTracking()
 
   mutating func applySuccess(_ item: Int) { items.append(item) }
 }
@@ -426,11 +425,11 @@ private struct Log: OperationTrackable {
     olderGate.open()
     #expect(try await older.value == 1)
     #expect(log.wrappedValue.items == [])
-    #expect(log.wrappedValue.operationStatus == .pending)
+    #expect(log.wrappedValue.operation.status == .pending)
     newerGate.open()
     #expect(try await newer.value == 2)
     #expect(log.wrappedValue.items == [1, 2])
-    #expect(log.wrappedValue.operationStatus == .success)
+    #expect(log.wrappedValue.operation.status == .success)
   }
 
   @Test func anOlderSuccessHeldBackIsAppliedBeforeItWhenTheNewerRunIsCancelled() async throws {
@@ -461,7 +460,7 @@ private struct Log: OperationTrackable {
     gate.open()
     _ = await newest.result
     #expect(log.wrappedValue.items == [1, 2, 3])
-    #expect(log.wrappedValue.operationStatus == .success)
+    #expect(log.wrappedValue.operation.status == .success)
   }
 
   @Test func anOlderSuccessEndingAfterANewerOneWasShownIsDropped() async throws {

@@ -414,30 +414,17 @@ import Testing
     #expect(first != other)
   }
 
-  @Test func loadingStateFollowsTheOperation() {
+  @Test func theStateReadsAndWritesItsTrackingThroughItsOwnMembers() {
     var state = OperationState<Int>()
-    #expect(LoadingState(state).isIdle)
     state.status = .pending
-    #expect(LoadingState(state).isLoading)
-    state.status = .success
-    state.value = 3
-    #expect(LoadingState(state).data == 3)
-    #expect(LoadingState(state).isLoaded)
-    state.status = .error
-    state.error = TestFailure()
-    let failed = LoadingState(state)
-    #expect(failed.hasError)
-    #expect(failed.error == state.storedError)
-    #expect(failed.data == nil)
-    #expect(LoadingState<Int>.loaded(1) == .loaded(1))
-  }
-
-  @Test func statusAccessors() {
-    var state = OperationState<Int>()
-    #expect(state.isIdle && !state.isLoading && !state.isError && !state.isSuccess)
-    state.status = .pending
-    #expect(state.isLoading)
-    #expect(OperationStatus.allCases == [.idle, .pending, .success, .error])
-    #expect(OperationStatus(rawValue: "error") == .error)
+    state.attempt = 2
+    state.error = TestFailure(code: 4)
+    #expect(state.operation.status == .pending)
+    #expect(state.operation.attempt == 2)
+    #expect((state.operation.error as? TestFailure)?.code == 4)
+    state.operation.status = .error
+    #expect(state.status == .error)
+    #expect(OperationState(value: 1).status == .success)
+    #expect(OperationState<Int>().status == .idle)
   }
 }

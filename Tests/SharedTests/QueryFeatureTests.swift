@@ -46,7 +46,7 @@ import Testing
         fetches.increment()
       })
     var values = held.values.makeAsyncIterator()
-    while let state = await values.next(), !state.isSuccess {}
+    while let state = await values.next(), !state.status.isSuccess {}
     let subscription = registry.queries.refetch(on: triggers)
     #expect(registry.queries.refetchStale(matching: []) == 0)  // Fresh: nothing to do.
     clock.advance(by: .seconds(10))
@@ -70,7 +70,7 @@ import Testing
         fetches.increment()
       })
     var values = todos.values.makeAsyncIterator()
-    while let state = await values.next(), !state.isSuccess {}
+    while let state = await values.next(), !state.status.isSuccess {}
     @Shared(.inMemory("add")) var add = MutationState<String, Int>(historyLimit: 2)
     let other = Shared(wrappedValue: MutationState<String, Int>(historyLimit: 2), .inMemory("add"))
     let events = Collector<String>()
@@ -110,7 +110,7 @@ import Testing
     }
     let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
     var values = feed.values.makeAsyncIterator()
-    while let state = await values.next(), !state.isSuccess {}
+    while let state = await values.next(), !state.status.isSuccess {}
     #expect(feed.wrappedValue.pageIDs == [1])
     #expect(feed.wrappedValue.hasNextPage && feed.wrappedValue.hasPreviousPage)
     let second = feed.fetchNextPage()
@@ -145,7 +145,7 @@ import Testing
     }
     let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
     var values = feed.values.makeAsyncIterator()
-    while let state = await values.next(), !state.isSuccess {}
+    while let state = await values.next(), !state.status.isSuccess {}
     let held = Gate()
     gate.withLock { $0 = held }
     let refetch = feed.refetchAll()
@@ -158,7 +158,7 @@ import Testing
     #expect(throws: CancellationError.self) { try result?.get() }
     #expect(fetched.elements == [0, 0])
     #expect(feed.wrappedValue.pageIDs == [0])
-    #expect(feed.wrappedValue.isSuccess)
+    #expect(feed.wrappedValue.status.isSuccess)
   }
 
   @Test func pageFunctionsAreOnlyForPaginatedQueries() {

@@ -7,7 +7,7 @@ import Testing
 
 private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) async {
   var values = shared.values.makeAsyncIterator()
-  while let state = await values.next(), !state.isSuccess {}
+  while let state = await values.next(), !state.operation.status.isSuccess {}
 }
 
 @Suite(.freshRegistry) struct QueryRegressionTests {
@@ -34,7 +34,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     registry.queries.invalidate(matching: ["versioned"])
     gate.withLock { $0 = nil }
     held.open()
-    await waitUntil { first.wrappedValue.value == "v2" && first.wrappedValue.isSuccess }
+    await waitUntil { first.wrappedValue.value == "v2" && first.wrappedValue.status.isSuccess }
     #expect(fetches.count == 3)
     let later = Shared(wrappedValue: OperationState<String>(), query)  // Fresh now: no fetch.
     #expect(later.wrappedValue.value == "v2")
@@ -96,7 +96,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     _ = try await feed.fetchNextPage()?.value
     server.change(pageCount: 2)
     registry.queries.invalidate(matching: ["shrinks"])
-    await waitUntil { feed.wrappedValue.isSuccess && feed.wrappedValue.pages.first?.version == 2 }
+    await waitUntil { feed.wrappedValue.status.isSuccess && feed.wrappedValue.pages.first?.version == 2 }
     #expect(feed.wrappedValue.pageIDs == [0, 1])
     #expect(feed.wrappedValue.pages.map(\.version) == [2, 2])
   }
@@ -173,7 +173,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     held.open()
     _ = try await next?.value
     #expect(feed.wrappedValue.pages == [[0], [1]])
-    #expect(feed.wrappedValue.isSuccess)
+    #expect(feed.wrappedValue.status.isSuccess)
     #expect(firstPageFetches.count == 2)
   }
 
@@ -205,7 +205,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     gate.withLock { $0 = nil }
     held.open()
     _ = try await next?.value
-    await waitUntil { feed.wrappedValue.isSuccess && feed.wrappedValue.pages.allSatisfy { $0.version == 2 } }
+    await waitUntil { feed.wrappedValue.status.isSuccess && feed.wrappedValue.pages.allSatisfy { $0.version == 2 } }
     #expect(feed.wrappedValue.pages.map(\.version) == [2, 2])
   }
 
@@ -234,7 +234,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
       await waitUntil { fetches.count == round + 1 }
       // The value fetched before the invalidation shows while the next fetch runs.
       #expect(held.wrappedValue.value == "v\(round)")
-      #expect(held.wrappedValue.operationStatus == .pending)
+      #expect(held.wrappedValue.status == .pending)
     }
     gate.withLock { $0 }.open()
     await waitForSuccess(held)
@@ -302,7 +302,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let held = Gate()
     gate.withLock { $0 = held }
     let statuses = Collector<OperationStatus>()
-    let token = feed.observe { statuses.append($0.operationStatus) }
+    let token = feed.observe { statuses.append($0.status) }
     let first = feed.fetchNextPage()
     await waitUntil { fetches.count == 2 }
     let second = feed.fetchNextPage()
@@ -351,24 +351,24 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let held = Shared(wrappedValue: OperationState<String>(), query)
     for attempt in 1...2 {
       await waitUntil { attempts.count == attempt && clock.sleeperCount == 2 }  // The gc check and the retry wait.
-      #expect(held.wrappedValue.operationAttempt == attempt)
-      #expect(held.wrappedValue.operationStatus == .pending)
+      #expect(held.wrappedValue.attempt == attempt)
+      #expect(held.wrappedValue.status == .pending)
       clock.advance(by: .seconds(4))
     }
     await waitForSuccess(held)
     #expect(held.wrappedValue.value == "ok")
-    #expect(held.wrappedValue.operationAttempt == 3)
+    #expect(held.wrappedValue.attempt == 3)
     let cancels = Counter()
     let cancelling: Query<OperationState<String>> = .query(["cancelling"], options: options) {
       cancels.increment()
       throw CancellationError()
     }
     let other = Shared(wrappedValue: OperationState<String>(), cancelling)
-    await waitUntil { cancels.count == 1 && other.wrappedValue.operationStatus != .pending }
+    await waitUntil { cancels.count == 1 && other.wrappedValue.status != .pending }
     #expect(clock.sleeperCount == 2)  // Two gc checks; no retry wait.
     #expect(cancels.count == 1)
     // Not cancelled by anyone: a failure like any other error, as for operation runs.
-    #expect(other.wrappedValue.operationStatus == .error)
+    #expect(other.wrappedValue.status == .error)
     #expect(other.wrappedValue.error is CancellationError)
   }
 

@@ -40,7 +40,7 @@ private final class ReadTarget<State: Sendable>: Sendable {
 
 private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) async {
   var values = shared.values.makeAsyncIterator()
-  while let state = await values.next(), !state.isSuccess {}
+  while let state = await values.next(), !state.operation.status.isSuccess {}
 }
 
 private func options() -> QueryOptions {
@@ -70,7 +70,7 @@ private func options() -> QueryOptions {
     await waitUntil { held.wrappedValue.value?.name == "second" }
     #expect(target.reads.count == 1)
     gates[2].open()
-    await waitUntil { held.wrappedValue.isSuccess }
+    await waitUntil { held.wrappedValue.status.isSuccess }
     #expect(held.wrappedValue.value?.name == "final")
     #expect(target.reads.count == 2)
   }
@@ -83,9 +83,9 @@ private func options() -> QueryOptions {
     }
     let held = Shared(wrappedValue: OperationState<ReadsOnRelease>(), query)
     target.set(held)
-    await waitUntil { held.wrappedValue.isSuccess }
+    await waitUntil { held.wrappedValue.status.isSuccess }
     held.refetch()
-    await waitUntil { held.wrappedValue.value?.name == "fetch 2" && held.wrappedValue.isSuccess }
+    await waitUntil { held.wrappedValue.value?.name == "fetch 2" && held.wrappedValue.status.isSuccess }
     #expect(target.reads.count == 1)
   }
 

@@ -45,10 +45,10 @@ private func options(
         .query(["posts", 1], options: options(clock)) { try await api.post(1) })
     }
     await waitUntil { api.fetches.count == 1 }
-    #expect(holders.allSatisfy { $0.wrappedValue.isLoading })
+    #expect(holders.allSatisfy { $0.wrappedValue.status.isPending })
     gate.open()
     var values = holders[99].values.makeAsyncIterator()
-    while let state = await values.next(), !state.isSuccess {}
+    while let state = await values.next(), !state.status.isSuccess {}
     #expect(api.fetches.count == 1)
     #expect(holders.allSatisfy { $0.wrappedValue.value == "post 1 #1" })
   }
@@ -68,7 +68,7 @@ private func options(
     api.gate.withLock { $0 = gate }
     let late = Shared(wrappedValue: OperationState<String>(), query)  // Stale: shown, and refetched.
     #expect(late.wrappedValue.value == "post 2 #1")
-    #expect(late.wrappedValue.isLoading)
+    #expect(late.wrappedValue.status.isPending)
     gate.open()
     try await waitForSuccess(late)
     #expect(late.wrappedValue.value == "post 2 #2")
@@ -182,7 +182,7 @@ private func options(
     api.failuresLeft.withLock { $0 = 1 }
     #expect(held.refetch())
     var values = held.values.makeAsyncIterator()
-    while let state = await values.next(), !state.isError {}
+    while let state = await values.next(), !state.status.isError {}
     #expect(held.wrappedValue.value == "post 1 #1")
     #expect(held.wrappedValue.error is TestFailure)
   }
@@ -204,7 +204,7 @@ private func options(
     gate.open()
     while let state = await values.next() {
       if seen.last != state.value { seen.append(state.value) }
-      if state.isSuccess { break }
+      if state.status.isSuccess { break }
     }
     #expect(seen.suffix(3) == ["cached", "live, first page", "live"])
     #expect(held.wrappedValue.status == .success)
@@ -259,5 +259,5 @@ private func options(
 /// Waits until `shared` has succeeded.
 private func waitForSuccess(_ shared: Shared<OperationState<String>>) async throws {
   var values = shared.values.makeAsyncIterator()
-  while let state = await values.next(), !state.isSuccess {}
+  while let state = await values.next(), !state.status.isSuccess {}
 }

@@ -52,8 +52,7 @@ struct Attempts<Value: OperationTrackable>: Sendable {
       guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { return }
       shared.withLock { value in
         guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { return }
-        value.operationAttempt = attempt
-        value.operationUpdatedAt = Date()
+        value.operation.retry(attempt)
       }
     } _: {
       try await runAttempt()

@@ -1,5 +1,3 @@
-public import Foundation
-
 extension Shared where Value: OperationTrackable {
   /// Starts an operation whose progress, result and error every holder of this value sees, and returns at once.
   ///
@@ -320,10 +318,7 @@ extension Shared where Value: OperationTrackable {
   public func reset() {
     let runner = self.runner
     _ = withLockReleasingReplaced { value -> [ParallelStateMachine<Value.Success>.Ending] in
-      value.operationStatus = .idle
-      value.error = nil
-      value.operationAttempt = 0
-      value.operationUpdatedAt = Date()
+      value.operation.reset()
       return runner.coordinate { $0.parallel.reset() }
     }
   }
@@ -362,7 +357,7 @@ extension Shared where Value: OperationTrackable {
     deciding decide: (inout OperationRunner<Value>.Coordination, OperationStatus) -> (UInt64?, Extra)
   ) -> (UInt64?, Extra) {
     func start(_ value: inout Value) -> (UInt64?, Extra) {
-      let status = value.operationStatus
+      let status = value.operation.status
       let decision = runner.coordinate { decide(&$0, status) }
       guard decision.0 != nil else { return decision }
       Self.showPending(in: &value)
@@ -427,7 +422,7 @@ extension Shared where Value: OperationTrackable {
   ) -> After {
     let (after, released) = withLockReleasingReplaced {
       value -> (After, [ParallelStateMachine<Value.Success>.Ending]) in
-      let status = value.operationStatus
+      let status = value.operation.status
       let (settlement, ending, extra) = runner.coordinate { decide(&$0, status) }
       if case .success = outcome, ending == .withOutcome {} else { optimistic?.rollback(&value) }
       let released = Self.write(settlement, of: outcome, in: &value)
@@ -455,8 +450,7 @@ extension Shared where Value: OperationTrackable {
       show(RunOutcome(held), in: &value)
       return earlier + [held]
     case .restore(let status):
-      value.operationStatus = status
-      value.operationUpdatedAt = Date()
+      value.operation.restore(status)
       return []
     case .nothing:
       return []
@@ -473,9 +467,7 @@ extension Shared where Value: OperationTrackable {
   /// Shows a run that starts: pending, at its first attempt.
   @inlinable
   static func showPending(in value: inout Value) {
-    value.operationStatus = .pending
-    value.operationAttempt = 1
-    value.operationUpdatedAt = Date()
+    value.operation.begin()
   }
 
   /// Writes a run's result into the value: a success stores its value and clears the error; a failure stores the
@@ -484,16 +476,13 @@ extension Shared where Value: OperationTrackable {
   static func show(_ outcome: RunOutcome<Value.Success>, in value: inout Value) {
     switch outcome {
     case .success(let success):
-      value.operationStatus = .success
       value.applySuccess(success)
-      value.error = nil
+      value.operation.succeed()
     case .failure(let error):
-      value.operationStatus = .error
-      value.error = error
+      value.operation.fail(error)
     case .cancelled:
       preconditionFailure("a cancelled run has no result to show")
     }
-    value.operationUpdatedAt = Date()
   }
 
   /// Calls the callbacks for `outcome` in order and returns its value or throws its error.

@@ -174,7 +174,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
         nil,
         QueryRecordEffect { [weak store] in
           shared.withLock { state in
-            if state.operationStatus == .pending { state.operationStatus = .success }
+            if state.operation.status == .pending { state.operation.status = .success }
           }
           store?.settled(id, key: key, as: State.self)
         }

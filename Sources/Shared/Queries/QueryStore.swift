@@ -333,8 +333,7 @@ public final class QueryStore: Sendable {
   ) async -> (Result<State.Success, any Error>, QueryRecordMachine.Outcome) {
     let outcome = await RetryLoop.run(retry: query.options.retry, clock: query.options.clock) { attempt in
       shared.withLock { value in
-        value.operationAttempt = attempt
-        value.operationUpdatedAt = Date()
+        value.operation.retry(attempt)
       }
     } _: {
       try await body(shared)
@@ -353,7 +352,7 @@ public final class QueryStore: Sendable {
       return (.success(value), .applied(at: now))
     case .cancelled:
       shared.withLockReleasingReplaced { state in
-        if state.operationStatus == .pending { state.operationStatus = before }
+        if state.operation.status == .pending { state.operation.restore(before) }
       }
       return (.failure(CancellationError()), .cancelled)
     case .failure(let error):
@@ -368,7 +367,7 @@ public final class QueryStore: Sendable {
   /// pending by the work ahead, which wrote its value and handed over, counts as success).
   static func markPending<State: OperationTrackable>(_ shared: Shared<State>) -> OperationStatus {
     shared.withLock { value in
-      let before = value.operationStatus == .pending ? .success : value.operationStatus
+      let before = value.operation.status == .pending ? .success : value.operation.status
       Shared<State>.showPending(in: &value)
       return before
     }

@@ -10,15 +10,10 @@ public import Foundation
 /// }
 /// addTodo.history.last?.status   // .pending, then .success
 /// ```
+@dynamicMemberLookup
 public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTrackable {
-  /// Where the latest run stands.
-  public var operationStatus: OperationStatus = .idle
-  /// The error of the last failure, kept until the next success or a reset.
-  public var error: (any Error)?
-  /// The attempt of the running mutation, from 1.
-  public var operationAttempt = 0
-  /// When a run last changed this state.
-  public var operationUpdatedAt: Date?
+  /// How the latest run went: status, error (by identity), attempt and time.
+  public var operation = OperationTracking()
   /// The result of the last successful run.
   public var value: Result?
   /// Recent runs, oldest first; at most ``historyLimit`` of them.
@@ -33,6 +28,21 @@ public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTra
   public init(historyLimit: Int = 10) {
     precondition(historyLimit >= 1, "A mutation keeps at least one run in its history, not \(historyLimit)")
     self.historyLimit = historyLimit
+  }
+
+  /// A member of ``operation``, read and written through the state: `addTodo.status`, `addTodo.error`,
+  /// `addTodo.attempt`, `addTodo.updatedAt`.
+  ///
+  /// ```swift
+  /// if addTodo.status.isPending { showSpinner() }
+  /// ```
+  ///
+  /// - Parameter keyPath: The member of ``OperationTracking``.
+  /// - Returns: Its value.
+  @inlinable
+  public subscript<Member>(dynamicMember keyPath: WritableKeyPath<OperationTracking, Member>) -> Member {
+    get { operation[keyPath: keyPath] }
+    set { operation[keyPath: keyPath] = newValue }
   }
 
   /// Stores the result of a successful run.
@@ -157,3 +167,6 @@ extension Shared {
       })
   }
 }
+
+extension MutationRecord: Equatable where Arguments: Equatable, Result: Equatable {}
+extension MutationState: Equatable where Arguments: Equatable, Result: Equatable {}

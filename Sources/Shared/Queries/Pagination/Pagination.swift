@@ -1,5 +1,3 @@
-public import Foundation
-
 /// The shared state of a paginated query: the pages loaded so far, in order, and whether there are more.
 ///
 /// ```swift
@@ -13,6 +11,7 @@ public import Foundation
 /// feed.pages          // [[Post]], one element per page
 /// feed.hasNextPage
 /// ```
+@dynamicMemberLookup
 public struct PaginatedState<PageID: Hashable & Sendable, Page: Sendable>: OperationTrackable {
   /// The loaded pages, in order.
   public internal(set) var pages: [Page] = []
@@ -22,17 +21,26 @@ public struct PaginatedState<PageID: Hashable & Sendable, Page: Sendable>: Opera
   public internal(set) var hasNextPage = false
   /// Whether a page comes before the first loaded one.
   public internal(set) var hasPreviousPage = false
-  /// Where the latest fetch stands.
-  public var operationStatus: OperationStatus = .idle
-  /// The error of the last failed fetch, kept until the next success or a reset.
-  public var error: (any Error)?
-  /// The attempt of the running fetch, from 1.
-  public var operationAttempt = 0
-  /// When a fetch last changed this state.
-  public var operationUpdatedAt: Date?
+  /// How the latest fetch went: status, error (by identity), attempt and time.
+  public var operation = OperationTracking()
 
   /// No pages yet.
   public init() {}
+
+  /// A member of ``operation``, read and written through the state: `feed.status`, `feed.error`, `feed.attempt`,
+  /// `feed.updatedAt`.
+  ///
+  /// ```swift
+  /// if feed.status.isPending { showSpinner() }
+  /// ```
+  ///
+  /// - Parameter keyPath: The member of ``OperationTracking``.
+  /// - Returns: Its value.
+  @inlinable
+  public subscript<Member>(dynamicMember keyPath: WritableKeyPath<OperationTracking, Member>) -> Member {
+    get { operation[keyPath: keyPath] }
+    set { operation[keyPath: keyPath] = newValue }
+  }
 
   /// Puts a fetched page (or a full refetch) into the state.
   ///
@@ -237,3 +245,6 @@ extension Shared {
     return store.request(work, key: key, as: Value.self) { shared in try await body(paginator, shared) }
   }
 }
+
+extension PageUpdate: Equatable where Page: Equatable {}
+extension PaginatedState: Equatable where Page: Equatable {}
