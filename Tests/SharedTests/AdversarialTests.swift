@@ -94,7 +94,7 @@ import Testing
     let post = Shared(value: OperationState<Int>())
     let calls = Counter()
     let events = Collector<String>()
-    let task = post.run(retry: .constant(retries: 5, delay: .seconds(1)), clock: clock) {
+    let task = post.run(.retry(.constant(retries: 5, delay: .seconds(1))).clock(clock)) {
       calls.increment()
       throw TestFailure()
     } onError: { _ in

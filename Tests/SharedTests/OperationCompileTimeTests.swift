@@ -22,7 +22,7 @@ private func operationTour(api: @escaping @Sendable (Int) async throws -> Post) 
   _ = try await task.value  // or task.cancel()
   if post.status.isSuccess, let loaded = post.value { print(loaded.title) }
 
-  let again = try await $post.perform(policy: .dedupe, retry: .exponential(retries: 3)) { try await api(1) }
+  let again = try await $post.perform(.retry(.exponential(retries: 3)), policy: .dedupe) { try await api(1) }
   $post.reset()  // clears the error, status back to idle
   _ = again
 }

@@ -73,7 +73,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     let post = Shared(value: OperationState<Int>())
     let runs = Counter()
     let calls = Collector<String>()
-    let result = await post.run(retry: .constant(retries: 3, delay: .zero)) {
+    let result = await post.run(.retry(.constant(retries: 3, delay: .zero))) {
       runs.increment()
       throw CancellationError()
     } onSuccess: { _ in
@@ -95,7 +95,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     let runs = Counter()
     let calls = Collector<String>()
     let gate = Gate()
-    let task = post.run(retry: .constant(retries: 3, delay: .zero)) {
+    let task = post.run(.retry(.constant(retries: 3, delay: .zero))) {
       runs.increment()
       await gate.wait()
       throw CancellationError()
@@ -204,7 +204,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     let search = Shared(value: OperationState<String>())
     let slow = Gate()
     let started = Counter()
-    let ab = search.run(policy: .debounce(.milliseconds(300)), clock: clock) {
+    let ab = search.run(.clock(clock), policy: .debounce(.milliseconds(300))) {
       started.increment()
       await slow.wait()
       return "results for ab"
@@ -212,7 +212,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     await clock.waitForSleepers()
     clock.advance(by: .milliseconds(300))
     await waitUntil { started.count == 1 }
-    let abc = search.run(policy: .debounce(.milliseconds(300)), clock: clock) { "results for abc" }
+    let abc = search.run(.clock(clock), policy: .debounce(.milliseconds(300))) { "results for abc" }
     await clock.waitForSleepers()
     clock.advance(by: .milliseconds(300))
     #expect(try await abc.value == "results for abc")
@@ -371,7 +371,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     let olderGate = Gate()
     let newerGate = Gate()
     let attempts = Counter()
-    let older = post.run(retry: .constant(retries: 1, delay: .zero)) {
+    let older = post.run(.retry(.constant(retries: 1, delay: .zero))) {
       attempts.increment()
       if attempts.count == 1 {
         await olderGate.wait()

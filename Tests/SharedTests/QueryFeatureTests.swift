@@ -14,7 +14,7 @@ import Testing
     var tasks: [OperationTask<String>] = []
     for query in ["s", "sw", "swi"] {
       tasks.append(
-        search.run(policy: .debounce(.milliseconds(300)), clock: clock) {
+        search.run(.clock(clock), policy: .debounce(.milliseconds(300))) {
           runs.append(query)
           return "results for \(query)"
         } onSettled: { result in
@@ -39,7 +39,8 @@ import Testing
     let fetches = Counter()
     let (triggers, trigger) = AsyncStream<Void>.makeStream()
     let registry = SharedRegistry.current
-    let options = QueryOptions(staleTime: .seconds(10), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(10), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let held = Shared(
       wrappedValue: OperationState<Int>(),
       .query(["reconnect"], options: options) {
@@ -63,7 +64,8 @@ import Testing
     let clock = ManualClock()
     let fetches = Counter()
     let registry = SharedRegistry.current
-    let options = QueryOptions(staleTime: .seconds(60), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(60), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let todos = Shared(
       wrappedValue: OperationState<Int>(),
       .query(["todos"], options: options) {
@@ -99,7 +101,7 @@ import Testing
   @Test func pagesLoadForwardAndBackInOrderAndEnd() async throws {
     let clock = ManualClock()
     let fetched = Collector<Int>()
-    let options = QueryOptions(gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 3 ? id + 1 : nil }
     let previousPage: @Sendable ([Int], Int) -> Int? = { _, id in id > 0 ? id - 1 : nil }
     let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
@@ -134,7 +136,8 @@ import Testing
     let clock = ManualClock()
     let gate = Lock<Gate?>(nil)
     let fetched = Collector<Int>()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 3 ? id + 1 : nil }
     let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
       ["cancelled"], initialPage: 0, nextPage: nextPage, options: options

@@ -16,7 +16,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let serverVersion = Lock(1)
     let gate = Lock<Gate?>(nil)
     let fetches = Counter()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let registry = SharedRegistry.current
     let query: Query<OperationState<String>> = .query(["versioned"], options: options) {
       let version = serverVersion.withLock { $0 }
@@ -46,7 +47,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let serverVersion = Lock(1)
     let gate = Lock<Gate?>(nil)
     let fetches = Counter()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let registry = SharedRegistry.current
     let query: Query<OperationState<String>> = .query(["thrice"], options: options) {
       let version = serverVersion.withLock { $0 }
@@ -103,7 +105,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
 
   @Test func refetchingAllPagesFollowsNewCursors() async throws {
     let epoch = Lock(1)
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let nextPage: @Sendable (CursorPage, String) -> String? = { page, _ in page.next }
     let query: Query<PaginatedState<String, CursorPage>> = .paginatedQuery(
       ["cursors"], initialPage: "start", nextPage: nextPage, options: options
@@ -125,7 +128,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
 
   @Test func aUseBetweenGarbageChecksStartsAWholeGCTimeAgain() async {
     let clock = ManualClock()
-    let options = QueryOptions(staleTime: .seconds(10_000), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(10_000), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let registry = SharedRegistry.current
     let query: Query<OperationState<String>> = .query(["brief"], options: options) { "x" }
     do {
@@ -150,7 +154,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let clock = ManualClock()
     let gate = Lock<Gate?>(nil)
     let firstPageFetches = Counter()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let registry = SharedRegistry.current
     let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 5 ? id + 1 : nil }
     let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
@@ -182,7 +187,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let gate = Lock<Gate?>(nil)
     let fetches = Counter()
     let registry = SharedRegistry.current
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let nextPage: @Sendable (VersionedPage, Int) -> Int? = { _, id in id < 1 ? id + 1 : nil }
     let query: Query<PaginatedState<Int, VersionedPage>> = .paginatedQuery(
       ["joined"], initialPage: 0, nextPage: nextPage, options: options
@@ -214,7 +220,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let gate = Lock(Gate())
     let fetches = Counter()
     let registry = SharedRegistry.current
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let query: Query<OperationState<String>> = .query(["restless"], options: options) {
       let read = version.withLock { $0 }
       fetches.increment()
@@ -245,7 +252,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
   @Test func aCancelledQueuedPageFetchSettlesWithoutWaitingForTheFetchAhead() async throws {
     let gate = Lock<Gate?>(nil)
     let fetches = Counter()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 5 ? id + 1 : nil }
     let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
       ["queued"], initialPage: 0, nextPage: nextPage, options: options
@@ -288,7 +296,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
   @Test func theStatusStaysPendingFromOneQueuedFetchToTheNext() async throws {
     let gate = Lock<Gate?>(nil)
     let fetches = Counter()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 5 ? id + 1 : nil }
     let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
       ["steady"], initialPage: 0, nextPage: nextPage, options: options
@@ -320,7 +329,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
   }
 
   @Test func aCursorThatComesBackToALoadedPageEndsThePages() async throws {
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let nextPage: @Sendable (String, String) -> String? = { _, id in id == "a" ? "b" : "a" }  // b leads back to a.
     let query: Query<PaginatedState<String, String>> = .paginatedQuery(
       ["cycle"], initialPage: "a", nextPage: nextPage, options: options
@@ -343,7 +353,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let clock = ManualClock()
     let attempts = Counter()
     let retry = RetryPolicy.exponential(retries: 2, initial: .seconds(1), multiplier: 2, maxDelay: .seconds(4))
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: retry, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: retry, clock: clock))
     let query: Query<OperationState<String>> = .query(["retried"], options: options) {
       if attempts.increment() < 3 { throw TestFailure() }
       return "ok"
@@ -381,7 +392,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
       weakRegistry = registry
       await SharedRegistry.$current.withValue(registry) {
         weakStore = registry.queries
-        let options = QueryOptions(gcTime: .seconds(60), retry: .none, clock: clock)
+        let options = QueryOptions(gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
         let holder = Shared(wrappedValue: OperationState<String>(), .query(["scoped"], options: options) { "x" })
         await waitForSuccess(holder)
       }
@@ -416,7 +427,8 @@ private final class FeedServer: Sendable {
   }
 
   func query(_ key: QueryKey) -> Query<PaginatedState<Int, Page>> {
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let nextPage: @Sendable (Page, Int) -> Int? = { page, id in page.isLast ? nil : id + 1 }
     return .paginatedQuery(key, initialPage: 0, nextPage: nextPage, options: options) { (id: Int) -> Page in
       self.page(id)

@@ -44,7 +44,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
 }
 
 private func options() -> QueryOptions {
-  QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+  QueryOptions(
+    staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
 }
 
 /// Each test would stop the program with "Recursive call to lock Mutex" if the library released a value it

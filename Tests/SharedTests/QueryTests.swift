@@ -30,7 +30,7 @@ private func options(
   staleTime: Duration = .zero,
   retry: RetryPolicy = .none
 ) -> QueryOptions {
-  QueryOptions(staleTime: staleTime, gcTime: .seconds(60), retry: retry, clock: clock)
+  QueryOptions(staleTime: staleTime, gcTime: .seconds(60), operation: OperationOptions(retry: retry, clock: clock))
 }
 
 @Suite(.freshRegistry) struct QueryTests {
@@ -150,9 +150,10 @@ private func options(
   }
 
   @Test func queriesRetryThreeTimesByDefault() async throws {
-    #expect(QueryOptions().retry.retries == 3)
-    let policy = QueryOptions.defaultRetry
-    #expect(policy.delay(beforeRetry: 10, random: 0) == .seconds(30))
+    #expect(QueryOptions().operation.retry.retries == 3)
+    let policy = QueryOptions.defaultOperation.retry
+    #expect(policy.backoff(1) == .seconds(1))
+    #expect(policy.backoff(10) == .seconds(30))
     let api = FakeAPI()
     api.failuresLeft.withLock { $0 = 2 }
     let clock = ManualClock()

@@ -42,7 +42,7 @@ extension Shared where Value == SyncedCollection<Todo> {
     let backend = DemoEnvironment.current.content
     let pending = wrappedValue.items.filter { wrappedValue.pendingIDs.contains($0.id) }
     return run(
-      policy: .serial, retry: .constant(retries: 2, delay: .zero), isolation: isolation,
+      .retry(.constant(retries: 2, delay: .zero)), policy: .serial, isolation: isolation,
       { try await backend.push(pending) }, onSuccess: onSuccess, onError: onError)
   }
 }

@@ -7,8 +7,7 @@ func runQueriesScenario() async -> String {
   let console = environment.console
   let backend = environment.content
   console.heading("Queries: one shared fetch, an invalidation, retries")
-  let options = QueryOptions(
-    staleTime: .seconds(30), retry: .constant(retries: 2, delay: .zero), clock: ContinuousClock())
+  let options = QueryOptions(staleTime: .seconds(30), operation: .retry(.constant(retries: 2, delay: .zero)))
   let postQuery: Query<OperationState<Post>> = .query(["posts", 1], options: options) { try await backend.post(1) }
 
   @Shared(postQuery) var detail = OperationState<Post>()
@@ -63,10 +62,10 @@ func runQueriesScenario() async -> String {
   await backend.failNextPostFetches(2)
   let attempts = $detail.observe { state in
     if state.status.isPending && state.attempt > 1 {
-      console.line("detail: Retrying… (attempt \(state.attempt) of \(options.retry.retries + 1))")
+      console.line("detail: Retrying… (attempt \(state.attempt) of \(options.operation.retry.retries + 1))")
     }
   }
-  _ = await $detail.run(retry: options.retry) {
+  _ = await $detail.run(options.operation) {
     try await backend.post(1)
   } onError: { error in
     console.line("detail: gave up: \(error)", .failure)

@@ -1,28 +1,19 @@
-import Foundation
-import Synchronization
-
-/// Runs the attempts of one operation: retries with backoff, per-attempt timeout, the attempt number in the state.
+/// Runs the attempts of one operation run: retries with backoff, per-attempt timeout, the attempt number in the state.
 @usableFromInline
 struct Attempts<Value: OperationTrackable>: Sendable {
   @usableFromInline let shared: Shared<Value>
   @usableFromInline let operation: @Sendable () async throws -> Value.Success
-  @usableFromInline let retry: RetryPolicy
-  @usableFromInline let timeout: Duration?
-  @usableFromInline let clock: any Clock<Duration>
+  @usableFromInline let options: OperationOptions
 
   @inlinable
   init(
     shared: Shared<Value>,
     operation: @escaping @Sendable () async throws -> Value.Success,
-    retry: RetryPolicy,
-    timeout: Duration?,
-    clock: any Clock<Duration>
+    options: OperationOptions
   ) {
     self.shared = shared
     self.operation = operation
-    self.retry = retry
-    self.timeout = timeout
-    self.clock = clock
+    self.options = options
   }
 
   /// Runs the attempts of run `run`; a retry shows its attempt number only while the state follows this run.
@@ -32,7 +23,7 @@ struct Attempts<Value: OperationTrackable>: Sendable {
   @inlinable
   func run(_ run: UInt64, runner: OperationRunner<Value>) async -> RunOutcome<Value.Success> {
     // The common case, one attempt with no timeout, stays small enough to specialize in the caller.
-    if retry.retries == 0 && timeout == nil {
+    if options.retry.retries == 0 && options.timeout == nil {
       if Task.isCancelled { return .cancelled }
       do {
         let value = try await operation()
@@ -47,39 +38,15 @@ struct Attempts<Value: OperationTrackable>: Sendable {
 
   @usableFromInline
   func runWithRetries(run: UInt64, runner: OperationRunner<Value>) async -> RunOutcome<Value.Success> {
-    await RetryLoop.run(retry: retry, clock: clock) { attempt in
-      // A retry of a run the state does not follow writes nothing: it takes no value lock.
-      guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { return }
-      shared.withLock { value in
+    await AttemptLoop.run(
+      options: options,
+      onRetry: { attempt in
+        // A retry of a run the state does not follow writes nothing: it takes no value lock.
         guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { return }
-        value.operation.retry(attempt)
-      }
-    } _: {
-      try await runAttempt()
-    }
-  }
-
-  private func runAttempt() async throws -> Value.Success {
-    guard let timeout else { return try await operation() }
-    let race = AttemptRace<Value.Success>()
-    let operation = self.operation
-    let clock = self.clock
-    return try await withTaskCancellationHandler {
-      try await withUnsafeThrowingContinuation { continuation in
-        race.start(
-          continuation,
-          operation: Task {
-            do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
-          },
-          timer: Task {
-            do {
-              try await clock.sleep(for: timeout)
-              race.finish(.failure(OperationTimeoutError(timeout: timeout)))
-            } catch {}
-          })
-      }
-    } onCancel: {
-      race.finish(.failure(CancellationError()))
-    }
+        shared.withLock { value in
+          guard runner.coordinate({ $0.parallel.retry(run) }) == .showAttempt else { return }
+          value.operation.retry(attempt)
+        }
+      }, operation)
   }
 }

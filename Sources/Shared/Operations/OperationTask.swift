@@ -1,4 +1,4 @@
-/// A running operation started by ``Shared/run(policy:retry:timeout:clock:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``.
+/// A running operation started by ``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``.
 ///
 /// ```swift
 /// let task = $post.run { try await api.post(1) }

@@ -43,10 +43,8 @@ extension Shared where Value: OperationTrackable {
   /// it is cancellation when the run was cancelled, and otherwise a failure like any other.
   ///
   /// - Parameters:
+  ///   - options: Retries, the timeout of each attempt, and the clock they wait on; see ``OperationOptions``.
   ///   - policy: What to do when another run is under way on this value; see ``OperationPolicy``.
-  ///   - retry: How often to try again after a failure, and how long to wait first.
-  ///   - timeout: How long each attempt may take before it fails with ``OperationTimeoutError``.
-  ///   - clock: The clock for retry waits and timeouts; pass a ``ManualClock`` in tests.
   ///   - optimistic: A change applied when the run starts and rolled back if it does not succeed.
   ///   - isolation: Where the callbacks run; the caller's isolation by default.
   ///   - operation: The work.
@@ -58,10 +56,8 @@ extension Shared where Value: OperationTrackable {
   @inlinable
   @discardableResult
   public func run(
+    _ options: OperationOptions = OperationOptions(),
     policy: OperationPolicy = .parallel,
-    retry: RetryPolicy = .none,
-    timeout: Duration? = nil,
-    clock: any Clock<Duration> = ContinuousClock(),
     optimistic: OptimisticUpdate<Value>? = nil,
     isolation: isolated (any Actor)? = #isolation,
     _ operation: @escaping @Sendable () async throws -> Value.Success,
@@ -70,9 +66,8 @@ extension Shared where Value: OperationTrackable {
     onError: ((any Error) -> Void)? = nil,
     onSettled: ((Result<Value.Success, any Error>) -> Void)? = nil
   ) -> OperationTask<Value.Success> {
-    precondition(timeout.map { $0 > .zero } ?? true, "An operation timeout must be positive, not \(timeout!)")
     onAttempt?()
-    let attempts = Attempts(shared: self, operation: operation, retry: retry, timeout: timeout, clock: clock)
+    let attempts = Attempts(shared: self, operation: operation, options: options)
     switch policy {
     case .parallel:
       let runner = self.runner
@@ -168,7 +163,7 @@ extension Shared where Value: OperationTrackable {
         coordination.debounce.trigger(trigger)
         return trigger
       }
-      let clock = attempts.clock
+      let clock = attempts.options.clock
       let task = Task {
         _ = isolation
         var started: UInt64?
@@ -271,7 +266,7 @@ extension Shared where Value: OperationTrackable {
     }
   }
 
-  /// Runs an operation, like ``run(policy:retry:timeout:clock:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``,
+  /// Runs an operation, like ``run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``,
   /// and waits for it: returns its value or throws its error.
   ///
   /// ```swift
@@ -281,10 +276,8 @@ extension Shared where Value: OperationTrackable {
   /// Cancelling the calling task cancels the operation.
   ///
   /// - Parameters:
+  ///   - options: Retries, the timeout of each attempt, and the clock they wait on.
   ///   - policy: What to do when another run is under way on this value.
-  ///   - retry: How often to try again after a failure.
-  ///   - timeout: How long each attempt may take.
-  ///   - clock: The clock for retry waits and timeouts.
   ///   - optimistic: A change applied when the run starts and rolled back if it does not succeed.
   ///   - isolation: The caller's isolation.
   ///   - operation: The work.
@@ -292,17 +285,13 @@ extension Shared where Value: OperationTrackable {
   /// - Throws: The operation's error, ``OperationTimeoutError``, or `CancellationError`.
   @discardableResult
   public func perform(
+    _ options: OperationOptions = OperationOptions(),
     policy: OperationPolicy = .parallel,
-    retry: RetryPolicy = .none,
-    timeout: Duration? = nil,
-    clock: any Clock<Duration> = ContinuousClock(),
     optimistic: OptimisticUpdate<Value>? = nil,
     isolation: isolated (any Actor)? = #isolation,
     _ operation: @escaping @Sendable () async throws -> Value.Success
   ) async throws -> Value.Success {
-    let task = run(
-      policy: policy, retry: retry, timeout: timeout, clock: clock, optimistic: optimistic, isolation: isolation,
-      operation)
+    let task = run(options, policy: policy, optimistic: optimistic, isolation: isolation, operation)
     return try await withTaskCancellationHandler {
       try await task.value
     } onCancel: {

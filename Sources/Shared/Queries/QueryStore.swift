@@ -173,7 +173,7 @@ public final class QueryStore: Sendable {
     // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
     // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
     let link = root.attachment(QueryLink.self, make: QueryLink.init)
-    let epoch = link.epoch(in: self) ?? Stopwatch(query.options.clock)
+    let epoch = link.epoch(in: self) ?? Stopwatch(query.options.operation.clock)
     let now = epoch.elapsed()
     let (effect, conflict, created, replaced) = state.withLock {
       state -> (QueryRecordEffect, String?, Bool, (any QueryRecordProtocol)?) in
@@ -293,7 +293,7 @@ public final class QueryStore: Sendable {
     _ id: QueryRecordMachine.WorkID,
     of query: Query<State>,
     epoch: Stopwatch,
-    body: QueryRecord<State>.Body,
+    body: @escaping QueryRecord<State>.Body,
     work: QueryWork<State.Success>,
     before: OperationStatus?,
     store: WeakQueryStore
@@ -327,11 +327,11 @@ public final class QueryStore: Sendable {
     into shared: Shared<State>,
     query: Query<State>,
     epoch: Stopwatch,
-    body: QueryRecord<State>.Body,
+    body: @escaping QueryRecord<State>.Body,
     before: OperationStatus,
     store: WeakQueryStore
   ) async -> (Result<State.Success, any Error>, QueryRecordMachine.Outcome) {
-    let outcome = await RetryLoop.run(retry: query.options.retry, clock: query.options.clock) { attempt in
+    let outcome = await AttemptLoop.run(options: query.options.operation) { attempt in
       shared.withLock { value in
         value.operation.retry(attempt)
       }
@@ -378,7 +378,7 @@ public final class QueryStore: Sendable {
   /// Checks the query a few times per `gcTime` and removes it once it has gone unused for a whole `gcTime`.
   private func startCollecting<State: OperationTrackable>(_ query: Query<State>, epoch: Stopwatch) {
     let key = query.key
-    let clock = query.options.clock
+    let clock = query.options.operation.clock
     let interval = query.options.gcTime / Self.checksPerGCTime
     // Weak, and detached so it does not inherit (and keep alive) the task-local registry: a store whose registry is
     // gone stops collecting and is freed with its queries.

@@ -112,14 +112,14 @@ extension Shared {
   /// }
   /// ```
   ///
-  /// The run follows ``run(policy:retry:timeout:clock:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``:
+  /// The run follows ``run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``:
   /// the same policies, retries, callbacks and their order. The history entry is complete before `onSuccess`,
   /// `onError` or `onSettled` run.
   ///
   /// - Parameters:
   ///   - arguments: What to run the mutation with; kept in the history.
+  ///   - options: Retries, the timeout of each attempt, and the clock they wait on.
   ///   - policy: What to do when another run is under way.
-  ///   - retry: How often to try again after a failure.
   ///   - invalidates: Key prefixes of the queries a success makes stale.
   ///   - isolation: Where the callbacks run; the caller's isolation by default.
   ///   - perform: The mutation.
@@ -131,8 +131,8 @@ extension Shared {
   @discardableResult
   public func mutate<Arguments: Sendable, Result: Sendable>(
     _ arguments: Arguments,
+    _ options: OperationOptions = OperationOptions(),
     policy: OperationPolicy = .parallel,
-    retry: RetryPolicy = .none,
     invalidates: [QueryKey] = [],
     isolation: isolated (any Actor)? = #isolation,
     _ perform: @escaping @Sendable (Arguments) async throws -> Result,
@@ -145,7 +145,7 @@ extension Shared {
     let queries = SharedRegistry.current.queries
     let shared = self
     return run(
-      policy: policy, retry: retry, isolation: isolation,
+      options, policy: policy, isolation: isolation,
       { try await perform(arguments) },
       onAttempt: onAttempt,
       onSuccess: { result in
