@@ -54,11 +54,11 @@ private func options() -> QueryOptions {
   @Test func aYieldedValueIsReleasedAfterTheLock() async {
     let target = ReadTarget<OperationState<ReadsOnRelease>>()
     let gates = [Gate(), Gate(), Gate()]
-    let query: Query<OperationState<ReadsOnRelease>> = .query(["yields"], options: options()) { partial in
+    let query: Query<OperationState<ReadsOnRelease>> = .query(["yields"], options: options()) { context in
       await gates[0].wait()
-      partial.yield(target.value("first"))
+      context.yield(target.value("first"))
       await gates[1].wait()
-      partial.yield(target.value("second"))
+      context.yield(target.value("second"))
       await gates[2].wait()
       return target.value("final")
     }

@@ -193,10 +193,10 @@ private func options(
     let gate = Gate()
     let held = Shared(
       wrappedValue: OperationState<String>(),
-      .query(["feed"], options: options(clock)) { partial in
-        partial.yield("cached")
+      .query(["feed"], options: options(clock)) { context in
+        context.yield("cached")
         await gate.wait()
-        partial.yield("live, first page")
+        context.yield("live, first page")
         return "live"
       })
     var values = held.values(buffering: .all).makeAsyncIterator()

@@ -1,7 +1,8 @@
-/// How an operation runs: its retries, the time each attempt may take, the clock it waits on.
+/// How an operation runs: its retries, the time each attempt may take, the clock it waits on, and the modifiers
+/// wrapped around each attempt.
 ///
-/// One value for ``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``,
-/// ``Shared/perform(_:policy:optimistic:isolation:_:)``, ``Shared/mutate(_:_:policy:invalidates:isolation:_:onAttempt:onSuccess:onError:onSettled:)``
+/// One value for ``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``,
+/// ``Shared/perform(_:policy:optimistic:isolation:_:)-(_,_,_,_,()->Value.Success)``, ``Shared/mutate(_:_:policy:invalidates:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,(Arguments)->Result,_,_,_,_)``
 /// and a query's fetches (``QueryOptions/operation``). Build it with the initializer, or with builders that chain
 /// from a leading dot:
 ///
@@ -13,7 +14,8 @@
 /// let options = OperationOptions(retry: .constant(retries: 2, delay: .seconds(1)), clock: clock)
 /// ```
 ///
-/// Retry wraps every attempt, and the timeout bounds each attempt on its own.
+/// Retry wraps every attempt; the timeout bounds each attempt on its own, modifiers included; the modifiers wrap the
+/// operation in the order they were added (see ``OperationModifier`` for the whole order).
 public struct OperationOptions: Sendable {
   /// How often a failed attempt is tried again, and how long to wait first. None by default.
   public var retry: RetryPolicy
@@ -21,8 +23,11 @@ public struct OperationOptions: Sendable {
   public var timeout: Duration? {
     didSet { Self.checkTimeout(timeout) }
   }
-  /// The clock the retry waits and timeouts are measured on: a ``ManualClock`` in tests.
+  /// The clock the retry waits and timeouts are measured on, handed to the operation and its modifiers in their
+  /// ``OperationContext``: a ``ManualClock`` in tests.
   public var clock: any Clock<Duration>
+  /// Behaviour wrapped around every attempt, in order: the first is the outermost. None by default.
+  public var modifiers: [any OperationModifier]
 
   /// Options; every argument has a default, so pass only what differs.
   ///
@@ -34,15 +39,18 @@ public struct OperationOptions: Sendable {
   ///   - retry: How often to try again after a failure; never by default.
   ///   - timeout: How long each attempt may take; positive, or `nil` for no limit.
   ///   - clock: The clock for retry waits and timeouts.
+  ///   - modifiers: Behaviour wrapped around every attempt; the first is the outermost.
   public init(
     retry: RetryPolicy = .none,
     timeout: Duration? = nil,
-    clock: any Clock<Duration> = ContinuousClock()
+    clock: any Clock<Duration> = ContinuousClock(),
+    modifiers: [any OperationModifier] = []
   ) {
     Self.checkTimeout(timeout)
     self.retry = retry
     self.timeout = timeout
     self.clock = clock
+    self.modifiers = modifiers
   }
 
   private static func checkTimeout(_ timeout: Duration?) {
@@ -127,6 +135,33 @@ public struct OperationOptions: Sendable {
   public func clock(_ clock: any Clock<Duration>) -> OperationOptions {
     var options = self
     options.clock = clock
+    return options
+  }
+
+  /// Options that wrap every attempt in `modifier`.
+  ///
+  /// ```swift
+  /// $post.run(.modifier(LoggingModifier())) { try await api.post(1) }
+  /// ```
+  ///
+  /// - Parameter modifier: Behaviour of your own; see ``OperationModifier``.
+  /// - Returns: Default options with that one modifier.
+  public static func modifier(_ modifier: some OperationModifier) -> OperationOptions {
+    OperationOptions(modifiers: [modifier])
+  }
+
+  /// These options, with `modifier` wrapped around every attempt inside the modifiers already added (the first added
+  /// stays the outermost).
+  ///
+  /// ```swift
+  /// $post.run(.modifier(LoggingModifier()).modifier(RefreshingAuth(session: session))) { try await api.post(1) }
+  /// ```
+  ///
+  /// - Parameter modifier: Behaviour of your own; see ``OperationModifier``.
+  /// - Returns: A copy with `modifier` added last.
+  public func modifier(_ modifier: some OperationModifier) -> OperationOptions {
+    var options = self
+    options.modifiers.append(modifier)
     return options
   }
 }

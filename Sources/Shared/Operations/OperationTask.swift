@@ -1,4 +1,4 @@
-/// A running operation started by ``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``.
+/// A running operation started by ``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``.
 ///
 /// ```swift
 /// let task = $post.run { try await api.post(1) }

@@ -19,8 +19,8 @@
 /// }
 /// ```
 ///
-/// Every ``Shared`` of such a value gets ``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``,
-/// ``Shared/perform(_:policy:optimistic:isolation:_:)`` and ``Shared/reset()``. The library reads and writes only
+/// Every ``Shared`` of such a value gets ``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``,
+/// ``Shared/perform(_:policy:optimistic:isolation:_:)-(_,_,_,_,()->Value.Success)`` and ``Shared/reset()``. The library reads and writes only
 /// ``operation`` and calls ``applySuccess(_:)``; the type adds no status helpers of its own (the case checks live
 /// on ``OperationStatus``).
 public protocol OperationTrackable: Sendable {

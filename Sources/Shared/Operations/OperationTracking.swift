@@ -76,6 +76,12 @@ public struct OperationTracking: Sendable, Hashable {
     updatedAt = Date()
   }
 
+  /// The running operation showed an intermediate value; it stays pending.
+  @inlinable
+  mutating func noteChange() {
+    updatedAt = Date()
+  }
+
   /// The run succeeded: the error goes.
   @inlinable
   mutating func succeed() {

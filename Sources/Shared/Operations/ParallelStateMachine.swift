@@ -93,10 +93,12 @@ struct ParallelStateMachine<Success> {
     case restore(OperationStatus)
   }
 
-  /// What the caller writes when an attempt of a run begins.
+  /// What the caller writes when a run makes progress: begins another attempt, or yields a value.
   @usableFromInline
-  enum RetryAction: Equatable, Sendable {
-    case showAttempt
+  enum ProgressAction: Equatable, Sendable {
+    /// The state follows this run: write the attempt number, or apply the yielded value.
+    case show
+    /// The state follows a newer run (or this one ended): write nothing.
     case ignore
   }
 
@@ -139,11 +141,12 @@ struct ParallelStateMachine<Success> {
     return lastRun
   }
 
-  /// Run `run` begins another attempt.
+  /// Run `run` makes progress: it begins another attempt, or yields an intermediate value. The state shows it only
+  /// while it follows this run: the run is the newest live one and no newer run was shown.
   @inlinable
-  func retry(_ run: UInt64) -> RetryAction {
+  func progress(_ run: UInt64) -> ProgressAction {
     guard case .running(let running) = state else { return .ignore }
-    return running.live.last == run && run > shown ? .showAttempt : .ignore
+    return running.live.last == run && run > shown ? .show : .ignore
   }
 
   /// Run `run` ended with `ending`.

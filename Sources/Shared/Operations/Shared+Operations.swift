@@ -66,8 +66,70 @@ extension Shared where Value: OperationTrackable {
     onError: ((any Error) -> Void)? = nil,
     onSettled: ((Result<Value.Success, any Error>) -> Void)? = nil
   ) -> OperationTask<Value.Success> {
+    start(
+      .plain(operation), options: options, policy: policy, optimistic: optimistic, isolation: isolation,
+      onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+  }
+
+  /// Starts an operation that receives its attempt's context, like the operation of
+  /// ``run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``;
+  /// returns at once.
+  ///
+  /// ```swift
+  /// $feed.run { context in
+  ///   if let cached = cache.feed { context.yield(cached) }  // shown at once; the run stays pending
+  ///   return try await api.feed()
+  /// }
+  /// ```
+  ///
+  /// The context gives the attempt number (from 1), the options' clock, and ``OperationContext/yield(_:)``, which
+  /// shows an intermediate value while the state follows this run. Everything else (the status, the callbacks and
+  /// their order, policies, retries, cancellation) is as for an operation without a context.
+  ///
+  /// - Parameters:
+  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
+  ///   - policy: What to do when another run is under way on this value; see ``OperationPolicy``.
+  ///   - optimistic: A change applied when the run starts and rolled back if it does not succeed.
+  ///   - isolation: Where the callbacks run; the caller's isolation by default.
+  ///   - operation: The work, given its attempt's context.
+  ///   - onAttempt: Called when the run starts, before `run` returns.
+  ///   - onSuccess: Called with the value when the run succeeds.
+  ///   - onError: Called with the error when the run fails.
+  ///   - onSettled: Called last, with the result.
+  /// - Returns: A handle to cancel the run or await its value.
+  @inlinable
+  @discardableResult
+  public func run(
+    _ options: OperationOptions = OperationOptions(),
+    policy: OperationPolicy = .parallel,
+    optimistic: OptimisticUpdate<Value>? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    _ operation: @escaping @Sendable (OperationContext<Value.Success>) async throws -> Value.Success,
+    onAttempt: (() -> Void)? = nil,
+    onSuccess: ((Value.Success) -> Void)? = nil,
+    onError: ((any Error) -> Void)? = nil,
+    onSettled: ((Result<Value.Success, any Error>) -> Void)? = nil
+  ) -> OperationTask<Value.Success> {
+    start(
+      .contextual(operation), options: options, policy: policy, optimistic: optimistic, isolation: isolation,
+      onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+  }
+
+  /// Starts a run of `body`; see ``run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``.
+  @inlinable
+  func start(
+    _ body: OperationBody<Value.Success>,
+    options: OperationOptions,
+    policy: OperationPolicy,
+    optimistic: OptimisticUpdate<Value>?,
+    isolation: isolated (any Actor)?,
+    onAttempt: (() -> Void)?,
+    onSuccess: ((Value.Success) -> Void)?,
+    onError: ((any Error) -> Void)?,
+    onSettled: ((Result<Value.Success, any Error>) -> Void)?
+  ) -> OperationTask<Value.Success> {
     onAttempt?()
-    let attempts = Attempts(shared: self, operation: operation, options: options)
+    let attempts = Attempts(shared: self, body: body, options: options)
     switch policy {
     case .parallel:
       let runner = self.runner
@@ -266,7 +328,7 @@ extension Shared where Value: OperationTrackable {
     }
   }
 
-  /// Runs an operation, like ``run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``,
+  /// Runs an operation, like ``run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``,
   /// and waits for it: returns its value or throws its error.
   ///
   /// ```swift
@@ -276,7 +338,7 @@ extension Shared where Value: OperationTrackable {
   /// Cancelling the calling task cancels the operation.
   ///
   /// - Parameters:
-  ///   - options: Retries, the timeout of each attempt, and the clock they wait on.
+  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
   ///   - policy: What to do when another run is under way on this value.
   ///   - optimistic: A change applied when the run starts and rolled back if it does not succeed.
   ///   - isolation: The caller's isolation.
@@ -291,7 +353,51 @@ extension Shared where Value: OperationTrackable {
     isolation: isolated (any Actor)? = #isolation,
     _ operation: @escaping @Sendable () async throws -> Value.Success
   ) async throws -> Value.Success {
-    let task = run(options, policy: policy, optimistic: optimistic, isolation: isolation, operation)
+    try await perform(.plain(operation), options: options, policy: policy, optimistic: optimistic, isolation: isolation)
+  }
+
+  /// Runs an operation that receives its attempt's context and waits for it: returns its value or throws its error.
+  ///
+  /// ```swift
+  /// let feed = try await $feed.perform { context in
+  ///   if let cached = cache.feed { context.yield(cached) }
+  ///   return try await api.feed()
+  /// }
+  /// ```
+  ///
+  /// Cancelling the calling task cancels the operation.
+  ///
+  /// - Parameters:
+  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
+  ///   - policy: What to do when another run is under way on this value.
+  ///   - optimistic: A change applied when the run starts and rolled back if it does not succeed.
+  ///   - isolation: The caller's isolation.
+  ///   - operation: The work, given its attempt's context.
+  /// - Returns: The operation's value.
+  /// - Throws: The operation's error, ``OperationTimeoutError``, or `CancellationError`.
+  @discardableResult
+  public func perform(
+    _ options: OperationOptions = OperationOptions(),
+    policy: OperationPolicy = .parallel,
+    optimistic: OptimisticUpdate<Value>? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    _ operation: @escaping @Sendable (OperationContext<Value.Success>) async throws -> Value.Success
+  ) async throws -> Value.Success {
+    try await perform(
+      .contextual(operation), options: options, policy: policy, optimistic: optimistic, isolation: isolation)
+  }
+
+  /// Starts a run of `body` with no callbacks and waits for it; cancelling the calling task cancels the run.
+  func perform(
+    _ body: OperationBody<Value.Success>,
+    options: OperationOptions,
+    policy: OperationPolicy,
+    optimistic: OptimisticUpdate<Value>?,
+    isolation: isolated (any Actor)?
+  ) async throws -> Value.Success {
+    let task = start(
+      body, options: options, policy: policy, optimistic: optimistic, isolation: isolation,
+      onAttempt: nil, onSuccess: nil, onError: nil, onSettled: nil)
     return try await withTaskCancellationHandler {
       try await task.value
     } onCancel: {

@@ -331,20 +331,34 @@ public final class QueryStore: Sendable {
     before: OperationStatus,
     store: WeakQueryStore
   ) async -> (Result<State.Success, any Error>, QueryRecordMachine.Outcome) {
-    let outcome = await AttemptLoop.run(options: query.options.operation) { attempt in
-      shared.withLock { value in
-        value.operation.retry(attempt)
-      }
-    } _: {
-      try await body(shared)
-    }
+    // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the fetch's
+    // own result is written, so no yielded value lands after it.
+    let gate = YieldGate()
+    let outcome = await AttemptLoop.run(
+      .contextual { context in try await body(shared, context) },
+      options: query.options.operation,
+      yield: { value in
+        guard gate.isOpen else { return }
+        shared.withLockReleasingReplaced { state in
+          guard gate.isOpen else { return }
+          state.applySuccess(value)
+          state.operation.noteChange()
+        }
+      },
+      onRetry: { attempt in
+        shared.withLock { value in value.operation.retry(attempt) }
+      })
     switch outcome {
     case .success(let value):
       // Fresh from this moment: read before the value shows, so no reader sees it stale.
       let now = epoch.elapsed()
       let action = store.store?.fetchReturned(id, key: query.key, as: State.self) ?? .discard
-      guard case .apply(let keepPending) = action else { return (.success(value), .cancelled) }
+      guard case .apply(let keepPending) = action else {
+        gate.close()
+        return (.success(value), .cancelled)
+      }
       shared.withLockReleasingReplaced { state in
+        gate.close()
         Shared<State>.show(outcome, in: &state)
         // With work following at once, the status stays pending: no success shows between the two.
         if keepPending { Shared<State>.showPending(in: &state) }
@@ -352,11 +366,13 @@ public final class QueryStore: Sendable {
       return (.success(value), .applied(at: now))
     case .cancelled:
       shared.withLockReleasingReplaced { state in
+        gate.close()
         if state.operation.status == .pending { state.operation.restore(before) }
       }
       return (.failure(CancellationError()), .cancelled)
     case .failure(let error):
       shared.withLockReleasingReplaced { state in
+        gate.close()
         Shared<State>.show(outcome, in: &state)
       }
       return (.failure(error), .failed)

@@ -155,7 +155,7 @@ extension SharedKey {
       initialPage: initialPage, nextPage: nextPage, previousPage: previousPage, fetch: fetch)
     return Query(
       key: key, options: options,
-      fetch: { partial in try await paginator.refetchAll(partial.shared.wrappedValue) },
+      fetch: { shared, _ in try await paginator.refetchAll(shared.wrappedValue) },
       source: "\(fileID):\(line)", behavior: paginator)
   }
 }
@@ -242,7 +242,7 @@ extension Shared {
     guard let paginator = link.behavior as? Paginator<PageID, Page>, let (store, key) = link.target else {
       return nil
     }
-    return store.request(work, key: key, as: Value.self) { shared in try await body(paginator, shared) }
+    return store.request(work, key: key, as: Value.self) { shared, _ in try await body(paginator, shared) }
   }
 }
 
