@@ -28,7 +28,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
 }
 
 /// Runs on different elements of a collection are coordinated separately.
-@Suite(.freshRegistry) struct OperationRunnerIdentityTests {
+@Suite(.freshRegistry) struct RunCoordinatorIdentityTests {
   @Test func cancelPreviousRunsOnTwoElementsOfAnArrayDoNotCancelEachOther() async throws {
     let list = Shared(value: [OperationState<Int>(), OperationState<Int>()])
     let first = list[dynamicMember: \.[0]]
@@ -302,9 +302,9 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
   }
 }
 
-/// The table of runners for members of a root keeps only the runners of runs under way.
-@Suite(.freshRegistry) struct OperationRunnerTableTests {
-  @Test func runsOnAThousandElementsLeaveNoRunnerBehindOnceSettled() async throws {
+/// The table of coordinators for members of a root keeps only the coordinators of runs under way.
+@Suite(.freshRegistry) struct RunCoordinatorTableTests {
+  @Test func runsOnAThousandElementsLeaveNoCoordinatorBehindOnceSettled() async throws {
     let list = Shared(value: Array(repeating: OperationState<Int>(), count: 1_000))
     var tasks: [OperationTask<Int>] = []
     for index in 0..<1_000 {
@@ -312,9 +312,9 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     }
     for task in tasks { _ = try await task.value }
     tasks = []
-    let runners = list.root.attachment(OperationRunners.self, make: OperationRunners.init)
-    await waitUntil { runners.count == 0 }
-    #expect(runners.count == 0)
+    let coordinators = list.root.attachment(RunCoordinatorTable.self, make: RunCoordinatorTable.init)
+    await waitUntil { coordinators.count == 0 }
+    #expect(coordinators.count == 0)
     #expect(list.wrappedValue[999].value == 999)
   }
 }

@@ -61,7 +61,7 @@ enum AttemptLoop {
       return try await modified(body, by: modifiers, from: 0, in: context)
     }
     let clock = options.clock
-    let race = AttemptRace<Success>()
+    let race = TimeoutRace<Success>()
     return try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { continuation in
         race.start(

@@ -1,7 +1,7 @@
 /// Runs the attempts of one operation run: the attempt loop, with the attempt number and the yielded values written
 /// into the state only while the state follows the run.
 @usableFromInline
-struct Attempts<Value: OperationTrackable>: Sendable {
+struct RunAttempts<Value: OperationTrackable>: Sendable {
   @usableFromInline let shared: Shared<Value>
   @usableFromInline let body: OperationBody<Value.Success>
   @usableFromInline let options: OperationOptions
@@ -19,7 +19,7 @@ struct Attempts<Value: OperationTrackable>: Sendable {
   /// A `CancellationError` thrown by the operation is never retried: it is cancellation when this run's task is
   /// cancelled, and otherwise a failure like any other error (`onError`, the stored error).
   @inlinable
-  func run(_ run: UInt64, runner: OperationRunner<Value>) async -> RunOutcome<Value.Success> {
+  func run(_ run: UInt64, coordinator: RunCoordinator<Value>) async -> RunOutcome<Value.Success> {
     // The common case, one attempt of an operation that takes no context, with no timeout and no modifiers, stays
     // small enough to specialize in the caller and builds no context.
     if case .plain(let operation) = body, options.retry.retries == 0, options.timeout == nil,
@@ -34,20 +34,20 @@ struct Attempts<Value: OperationTrackable>: Sendable {
         return Task.isCancelled ? .cancelled : .failure(error)
       }
     }
-    return await runAttempts(run: run, runner: runner)
+    return await runAttempts(run: run, coordinator: coordinator)
   }
 
   @usableFromInline
-  func runAttempts(run: UInt64, runner: OperationRunner<Value>) async -> RunOutcome<Value.Success> {
+  func runAttempts(run: UInt64, coordinator: RunCoordinator<Value>) async -> RunOutcome<Value.Success> {
     let shared = self.shared
     // Only work that can see a context (the operation's own, or a modifier's) can yield.
     var yield: (@Sendable (Value.Success) -> Void)?
     if body.takesContext || !options.modifiers.isEmpty {
       yield = { value in
         // A value of a run the state does not follow is dropped without taking the value's lock.
-        guard runner.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+        guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
         shared.withLockReleasingReplaced { state in
-          guard runner.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+          guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
           state.applySuccess(value)
           state.operation.noteChange()
         }
@@ -55,9 +55,9 @@ struct Attempts<Value: OperationTrackable>: Sendable {
     }
     return await AttemptLoop.run(body, options: options, yield: yield) { attempt in
       // A retry of a run the state does not follow writes nothing: it takes no value lock.
-      guard runner.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+      guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
       shared.withLock { state in
-        guard runner.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+        guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
         state.operation.retry(attempt)
       }
     }

@@ -194,7 +194,7 @@ struct ParallelStateMachine<Success> {
   }
 
   /// Ends run `run` (with `ending`, or cancelled if `nil`) only if that writes nothing to the state: its result is
-  /// held back or dropped, or a newer run still decides the state. Needs only the runner's lock, so a run with
+  /// held back or dropped, or a newer run still decides the state. Needs only the coordinator's lock, so a run with
   /// nothing to write takes no value lock and notifies nobody.
   @inlinable
   mutating func endUnseen(_ run: UInt64, with ending: Ending?) -> UnseenEndAction {
@@ -266,3 +266,25 @@ extension ParallelStateMachine.Running: Sendable where Success: Sendable {}
 extension ParallelStateMachine.FinishAction: Sendable where Success: Sendable {}
 extension ParallelStateMachine.CancelAction: Sendable where Success: Sendable {}
 extension ParallelStateMachine.UnseenEndAction: Sendable {}
+
+extension Shared where Value: OperationTrackable {
+  /// Runs with ``OperationPolicy/parallel``: the run starts at once, pending before `run` returns, and ends through
+  /// ``ParallelStateMachine`` alone.
+  @inlinable
+  func runParallel(
+    _ attempts: RunAttempts<Value>,
+    optimistic: OptimisticUpdate<Value>?,
+    isolation: isolated (any Actor)?,
+    callbacks: RunCallbacks<Value.Success>
+  ) -> OperationTask<Value.Success> {
+    let coordinator = self.coordinator
+    let run = begin(optimistic, coordinator: coordinator)
+    let task = Task {
+      _ = isolation
+      let outcome = await attempts.run(run, coordinator: coordinator)
+      settle(outcome, run: run, optimistic: optimistic, coordinator: coordinator)
+      return try callbacks.deliver(outcome)
+    }
+    return OperationTask(task: task)
+  }
+}
