@@ -19,49 +19,23 @@ private struct Logging: OperationModifier {
   }
 }
 
-/// Waits before every attempt, on the attempt's clock, as a preview would.
-private struct ArtificialDelay: OperationModifier {
-  let delay: Duration
+private typealias Article = RunningOperationsArticle
 
-  func run<Success: Sendable>(
-    context: OperationContext<Success>,
-    next: (OperationContext<Success>) async throws -> Success
-  ) async throws -> Success {
-    try await context.clock.sleep(for: delay)
-    return try await next(context)
-  }
-}
-
-private struct Unauthorized: Error, Equatable {}
-
-/// The session's token: expired until refreshed.
-private final class TokenStore: Sendable {
+/// The session's token: expired until refreshed to `fresh`.
+private final class TokenStore: Article.TokenRefreshing {
   private let token = Mutex("expired")
+  let fresh: String
   let refreshes = Counter()
+
+  init(refreshingTo fresh: String) {
+    self.fresh = fresh
+  }
 
   var current: String { token.withLock { $0 } }
 
-  func refresh(to fresh: String) async {
+  func refreshToken() async throws {
     refreshes.increment()
     token.withLock { $0 = fresh }
-  }
-}
-
-/// Refreshes the token and tries once more when an attempt fails with `Unauthorized`.
-private struct RefreshingAuth: OperationModifier {
-  let tokens: TokenStore
-  let fresh: String
-
-  func run<Success: Sendable>(
-    context: OperationContext<Success>,
-    next: (OperationContext<Success>) async throws -> Success
-  ) async throws -> Success {
-    do {
-      return try await next(context)
-    } catch is Unauthorized {
-      await tokens.refresh(to: fresh)
-      return try await next(context)
-    }
   }
 }
 
@@ -96,12 +70,12 @@ private struct RefreshingAuth: OperationModifier {
   }
 
   @Test func anAuthModifierRefreshesTheTokenAndTriesOnceMore() async throws {
-    let tokens = TokenStore()
+    let tokens = TokenStore(refreshingTo: "fresh")
     let profile = Shared(value: OperationState<String>())
     let calls = Counter()
-    let task = profile.run(.modifier(RefreshingAuth(tokens: tokens, fresh: "fresh"))) {
+    let task = profile.run(.modifier(Article.RefreshingAuthModifier(session: tokens))) {
       calls.increment()
-      guard tokens.current == "fresh" else { throw Unauthorized() }
+      guard tokens.current == "fresh" else { throw Article.APIError.unauthorized }
       return "ada"
     }
     #expect(try await task.value == "ada")
@@ -112,24 +86,48 @@ private struct RefreshingAuth: OperationModifier {
   }
 
   @Test func anAuthModifierTriesOnlyOnceMore() async {
-    let tokens = TokenStore()
+    let tokens = TokenStore(refreshingTo: "still expired")
     let profile = Shared(value: OperationState<String>())
     let calls = Counter()
-    let task = profile.run(.modifier(RefreshingAuth(tokens: tokens, fresh: "still expired"))) {
+    let task = profile.run(.modifier(Article.RefreshingAuthModifier(session: tokens))) {
       calls.increment()
-      throw Unauthorized()
+      throw Article.APIError.unauthorized
     }
-    await #expect(throws: Unauthorized()) { try await task.value }
+    await #expect(throws: Article.APIError.unauthorized) { try await task.value }
     #expect(calls.count == 2)
     #expect(tokens.refreshes.count == 1)
-    #expect(profile.wrappedValue.error is Unauthorized)
+    #expect(profile.wrappedValue.error as? Article.APIError == .unauthorized)
+  }
+
+  @Test func anAuthModifierLeavesOtherErrorsAlone() async {
+    let tokens = TokenStore(refreshingTo: "fresh")
+    let profile = Shared(value: OperationState<String>())
+    let task = profile.run(.modifier(Article.RefreshingAuthModifier(session: tokens))) { throw TestFailure() }
+    await #expect(throws: TestFailure.self) { try await task.value }
+    #expect(tokens.refreshes.count == 0)
+  }
+
+  @Test func theArticlesLoggerLogsEachAttemptAndHowItEnded() async throws {
+    let log = Collector<String>()
+    let post = Shared(value: OperationState<Int>())
+    let options = OperationOptions.modifier(Article.LoggingModifier(log: { log.append($0) }))
+      .retry(.constant(retries: 1, delay: .zero))
+    let task = post.run(options) { context in
+      if context.attempt == 1 { throw TestFailure(code: 5) }
+      return 1
+    }
+    #expect(try await task.value == 1)
+    #expect(
+      log.elements == [
+        "attempt 1 started", "attempt 1 failed: TestFailure(code: 5)", "attempt 2 started", "attempt 2 succeeded",
+      ])
   }
 
   @Test func anArtificialDelayWaitsOnTheRunsClock() async throws {
     let clock = ManualClock()
     let post = Shared(value: OperationState<Int>())
     let calls = Counter()
-    let task = post.run(.modifier(ArtificialDelay(delay: .seconds(2))).clock(clock)) {
+    let task = post.run(.modifier(Article.PreviewDelayModifier(delay: .seconds(2))).clock(clock)) {
       calls.increment()
       return 1
     }
@@ -146,7 +144,8 @@ private struct RefreshingAuth: OperationModifier {
     let clock = ManualClock()
     let post = Shared(value: OperationState<Int>())
     let calls = Counter()
-    let task = post.run(.modifier(ArtificialDelay(delay: .seconds(10))).timeout(.seconds(5)).clock(clock)) {
+    let task = post.run(.modifier(Article.PreviewDelayModifier(delay: .seconds(10))).timeout(.seconds(5)).clock(clock))
+    {
       calls.increment()
       return 1
     }
