@@ -20,14 +20,24 @@ extension Shared where Value: OperationTrackable {
   /// starts: before `run` returns for ``OperationPolicy/parallel`` and ``OperationPolicy/cancelPrevious``, for a
   /// ``OperationPolicy/serial`` run whose turn is at once, and for the ``OperationPolicy/dedupe`` caller that starts
   /// the execution; a queued serial run starts when the run ahead of it ends, a debounced run once its quiet time
-  /// passed, and a dedupe caller that joins never writes the state itself. A retry raises the attempt; a success stores the value (``OperationTrackable/applySuccess(_:)``)
-  /// and clears the error; a failure stores the error and keeps the last value. When runs overlap, the state follows
+  /// passed, and a dedupe caller that joins never writes the state itself. A retry raises the attempt; a success
+  /// stores the value (``OperationTrackable/applySuccess(_:)``) and clears the error; a failure stores the error and keeps the last value. When runs overlap, the state follows
   /// the most recently started run that was not cancelled: an older run's result is not shown while a newer run is
   /// pending, nor after a newer one was shown; an older success held back while a newer run was pending is applied
   /// just before the newer run's result (see ``OperationTrackable/applySuccess(_:)``). Whatever the library replaces
   /// in the value is released after its lock.
   ///
   /// Callbacks run on the caller's isolation: called from the main actor, they run on the main actor.
+  ///
+  /// `options` says how each attempt runs: retries around everything, a timeout per attempt, and modifiers of your
+  /// own around the operation (see ``OperationModifier`` for the order):
+  ///
+  /// ```swift
+  /// $post.run(.retry(.exponential(retries: 3)).timeout(.seconds(10))) { try await api.post(1) }
+  /// ```
+  ///
+  /// An operation that needs its attempt number, the clock, or to show a value before its final one takes an
+  /// ``OperationContext``: see ``run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,(OperationContext<Value.Success>)->Value.Success,_,_,_,_)``.
   ///
   /// > Important: `onAttempt` runs synchronously, before `run` returns. Then exactly one of `onSuccess` and
   /// > `onError` runs, or neither if the run was cancelled. `onSettled` always runs last, with the result;
@@ -43,7 +53,7 @@ extension Shared where Value: OperationTrackable {
   /// it is cancellation when the run was cancelled, and otherwise a failure like any other.
   ///
   /// - Parameters:
-  ///   - options: Retries, the timeout of each attempt, and the clock they wait on; see ``OperationOptions``.
+  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
   ///   - policy: What to do when another run is under way on this value; see ``OperationPolicy``.
   ///   - optimistic: A change applied when the run starts and rolled back if it does not succeed.
   ///   - isolation: Where the callbacks run; the caller's isolation by default.
