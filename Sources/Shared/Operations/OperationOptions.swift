@@ -40,6 +40,7 @@ public struct OperationOptions: Sendable {
   ///   - timeout: How long each attempt may take; positive, or `nil` for no limit.
   ///   - clock: The clock for retry waits and timeouts.
   ///   - modifiers: Behaviour wrapped around every attempt; the first is the outermost.
+  @inlinable
   public init(
     retry: RetryPolicy = .none,
     timeout: Duration? = nil,
@@ -53,7 +54,8 @@ public struct OperationOptions: Sendable {
     self.modifiers = modifiers
   }
 
-  private static func checkTimeout(_ timeout: Duration?) {
+  @usableFromInline
+  static func checkTimeout(_ timeout: Duration?) {
     precondition(timeout.map { $0 > .zero } ?? true, "An operation timeout must be positive, not \(timeout!)")
   }
 

@@ -44,6 +44,7 @@ public struct RetryPolicy: Sendable {
   ///   - backoff: The wait before retry number `retry` (from 1); no wait by default.
   ///   - shouldRetry: Whether an error, the run's `failureCount`-th failure, is worth retrying; every error by
   ///     default.
+  @inlinable
   public init(
     retries: Int,
     backoff: @escaping @Sendable (_ retry: Int) -> Duration = { _ in .zero },
@@ -60,6 +61,7 @@ public struct RetryPolicy: Sendable {
   /// ```swift
   /// $post.run(.retry(.none)) { try await api.post(1) }
   /// ```
+  @inlinable
   public static var none: RetryPolicy { RetryPolicy(retries: 0) }
 
   /// Retries `retries` times, waiting `delay` before each.
