@@ -49,10 +49,13 @@ public struct OperationContext<Success: Sendable>: Sendable {
   /// Shows `value` now, as an intermediate result, while the operation goes on.
   ///
   /// ```swift
-  /// @Shared(.query(["feed"]) { context in
-  ///   if let cached = cache.feed { context.yield(cached) }
-  ///   return try await api.feed()
-  /// }) var feed = OperationState<[Item]>()
+  /// func loadFeed(api: API, cache: FeedCache) {
+  ///   @Shared(.inMemory("feed")) var feed = OperationState<[Item]>()
+  ///   $feed.run { context in
+  ///     if let cached = cache.feed { context.yield(cached) }
+  ///     return try await api.feed()
+  ///   }
+  /// }
   /// ```
   ///
   /// The value goes into the shared state through ``OperationTrackable/applySuccess(_:)`` and the status stays

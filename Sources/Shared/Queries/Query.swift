@@ -65,7 +65,10 @@ extension SharedKey {
   /// A query named `key` whose value `fetch` produces.
   ///
   /// ```swift
-  /// @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+  /// func showPost(api: API) {
+  ///   @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+  ///   render(post)
+  /// }
   /// ```
   ///
   /// Fetches run as ``QueryOptions/operation`` says: retries, a timeout for each attempt, modifiers.
@@ -91,10 +94,14 @@ extension SharedKey {
   /// show values before its final one.
   ///
   /// ```swift
-  /// @Shared(.query(["feed"]) { context in
-  ///   if let cached = cache.feed { context.yield(cached) }  // shown at once; the status stays pending
-  ///   return try await api.feed()
-  /// }) var feed = OperationState<[Item]>()
+  /// func showFeed(api: API, cache: Cache) {
+  ///   @Shared(
+  ///     .query(["feed"]) { context in
+  ///       if let cached = cache.feed { context.yield(cached) }  // shown at once; the status stays pending
+  ///       return try await api.feed()
+  ///     }) var feed = OperationState<[Item]>()
+  ///   render(feed)
+  /// }
   /// ```
   ///
   /// A yielded value is stored at once (``OperationTrackable/applySuccess(_:)``) while the fetch runs; the fetcher's

@@ -4,11 +4,13 @@ import Foundation
 /// runs that every holder sees.
 ///
 /// ```swift
-/// @Shared(.inMemory("add-todo")) var addTodo = MutationState<String, Todo>()
-/// $addTodo.mutate("Water the plants", invalidates: [["todos"]]) { title in
-///   try await api.addTodo(title)
+/// func addTodo(api: API) {
+///   @Shared(.inMemory("add-todo")) var addTodo = MutationState<String, Todo>()
+///   $addTodo.mutate("Water the plants", invalidates: [["todos"]]) { title in
+///     try await api.addTodo(title)
+///   }
+///   print(addTodo.history.last?.status ?? .idle)  // .pending, then .success
 /// }
-/// addTodo.history.last?.status   // .pending, then .success
 /// ```
 @dynamicMemberLookup
 public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTrackable {

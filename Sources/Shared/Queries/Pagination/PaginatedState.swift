@@ -1,15 +1,14 @@
 /// The shared state of a paginated query: the pages loaded so far, in order, and whether there are more.
 ///
 /// ```swift
-/// @Shared(
-///   .paginatedQuery(["feed"], initialPage: 0, nextPage: { page, id in page.isEmpty ? nil : id + 1 }) { id in
-///     try await api.feed(page: id)
-///   }
-/// ) var feed = PaginatedState<Int, [Post]>()
+/// func showFeed(api: API) {
+///   let nextPage: @Sendable ([Post], Int) -> Int? = { page, id in page.isEmpty ? nil : id + 1 }
+///   @Shared(.paginatedQuery(["feed"], initialPage: 0, nextPage: nextPage) { id in try await api.feed(page: id) })
+///   var feed = PaginatedState<Int, [Post]>()
 ///
-/// $feed.fetchNextPage()
-/// feed.pages          // [[Post]], one element per page
-/// feed.hasNextPage
+///   $feed.fetchNextPage()
+///   print(feed.pages, feed.hasNextPage)  // [[Post]], one element per page
+/// }
 /// ```
 @dynamicMemberLookup
 public struct PaginatedState<PageID: Hashable & Sendable, Page: Sendable>: OperationTrackable {

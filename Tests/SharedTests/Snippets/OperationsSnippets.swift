@@ -1,9 +1,9 @@
-// The code of the DocC article "Operations" (RunningOperations.md) and of OperationState's page, as written there, so
-// that it compiles; the article's modifiers also run in `OperationModifierTests`. Stand-ins for the app's own types
-// come first.
+// The snippets about operations, as the DocC article "Operations" (RunningOperations.md) and OperationState's page
+// show them, so that they compile; the article's modifiers also run in `OperationModifierTests`. Stand-ins for the
+// app's own types come first.
 import SharedState
 
-enum RunningOperationsArticle {
+struct RunningOperationsArticle {
   // MARK: Stand-ins for an app's types
 
   struct Post: Sendable, Equatable {
@@ -45,7 +45,7 @@ enum RunningOperationsArticle {
 
   // MARK: Overview
 
-  static func openPost(api: API, analytics: Analytics) {
+  func openPost(api: API, analytics: Analytics) {
     @Shared(.inMemory("post")) var post = OperationState<Post>()
 
     $post.run {
@@ -57,7 +57,7 @@ enum RunningOperationsArticle {
 
   // MARK: The state every holder sees
 
-  static func render(_ post: OperationState<Post>) -> String {
+  func render(_ post: OperationState<Post>) -> String {
     switch post.status {
     case .idle: return "Not loaded"
     case .pending: return post.attempt > 1 ? "Retrying (attempt \(post.attempt))" : "Loading"
@@ -75,19 +75,19 @@ enum RunningOperationsArticle {
 
   // MARK: Options
 
-  static func loadPost(api: API) {
+  func loadPost(api: API) {
     @Shared(.inMemory("post")) var post = OperationState<Post>()
     $post.run(.retry(.exponential(retries: 3)).timeout(.seconds(10))) {
       try await api.post(1)
     }
   }
 
-  static let policy = RetryPolicy(
+  let policy = RetryPolicy(
     retries: 5,
     backoff: { retry in .seconds(retry) },
     shouldRetry: { error, failureCount in !(error is ValidationError) && failureCount < 4 })
 
-  static func retryOnAManualClock(api: API) async {
+  func retryOnAManualClock(api: API) async {
     @Shared(.inMemory("post")) var post = OperationState<Post>()
     let clock = ManualClock()
     $post.run(.retry(.constant(retries: 2, delay: .seconds(1))).clock(clock)) { try await api.post(1) }
@@ -97,7 +97,7 @@ enum RunningOperationsArticle {
 
   // MARK: The context
 
-  static func loadFeed(api: API, cache: FeedCache) {
+  func loadFeed(api: API, cache: FeedCache) {
     @Shared(.inMemory("feed")) var feed = OperationState<[Item]>()
     $feed.run(.retry(.exponential(retries: 2))) { context in
       if context.attempt == 1, let cached = cache.feed { context.yield(cached) }  // shown now; still pending
@@ -162,11 +162,9 @@ enum RunningOperationsArticle {
     }
   }
 
-  static func loadProfile(api: ProfileAPI, session: any TokenRefreshing) {
+  func loadProfile(api: ProfileAPI, session: any TokenRefreshing) {
     @Shared(.inMemory("profile")) var profile = OperationState<Profile>()
-    let options =
-      OperationOptions
-      .modifier(LoggingModifier())
+    let options = OperationOptions.modifier(LoggingModifier())
       .modifier(RefreshingAuthModifier(session: session))
       .retry(.exponential(retries: 2))
       .timeout(.seconds(15))
@@ -175,11 +173,72 @@ enum RunningOperationsArticle {
 
   // MARK: OperationState's page (Extensions/OperationState.md)
 
-  static func showSpinner() {}
+  func showSpinner() {}
 
-  static func showPost(api: API) {
+  func showPost(api: API) {
     @Shared(.inMemory("post")) var post = OperationState<Post>()
     $post.run(.retry(.exponential(retries: 3))) { try await api.post(1) }
     if post.status.isPending { showSpinner() }
+  }
+}
+
+/// The documentation comments' snippets of the operation types (OperationState, OperationTrackable, OperationContext),
+/// with their own stand-ins.
+struct OperationDocumentationSnippets {
+  struct Post: Sendable, Equatable {
+    var id: Int
+  }
+
+  struct User: Sendable, Equatable {
+    var name: String
+  }
+
+  struct Item: Sendable, Equatable {
+    var id: Int
+  }
+
+  struct API: Sendable {
+    var post: @Sendable (Int) async throws -> Post
+    var signIn: @Sendable () async throws -> User
+    var feed: @Sendable () async throws -> [Item]
+  }
+
+  struct FeedCache: Sendable {
+    var feed: [Item]?
+  }
+
+  func showSpinner() {}
+  func show(_ error: any Error) {}
+
+  // OperationState
+  func loadPost(api: API) {
+    @Shared(.inMemory("post")) var post = OperationState<Post>()
+
+    $post.run { try await api.post(1) }
+    if post.status.isPending { showSpinner() }
+    if let error = post.error { show(error) }
+  }
+
+  // OperationTrackable
+  struct AuthSession: OperationTrackable, Equatable {
+    var user: User?
+    var operation = OperationTracking()
+
+    mutating func applySuccess(_ user: User) { self.user = user }
+  }
+
+  func signIn(api: API) {
+    @Shared(.inMemory("auth")) var auth = AuthSession()
+    $auth.run { try await api.signIn() }
+    if auth.operation.status.isPending { showSpinner() }
+  }
+
+  // OperationContext.yield(_:)
+  func loadFeed(api: API, cache: FeedCache) {
+    @Shared(.inMemory("feed")) var feed = OperationState<[Item]>()
+    $feed.run { context in
+      if let cached = cache.feed { context.yield(cached) }
+      return try await api.feed()
+    }
   }
 }
