@@ -4,7 +4,7 @@ import SharedState
 func newQueryKey(_ count: Int) async -> Double {
   let registry = SharedRegistry()
   let keys = (0..<count).map { QueryKey(["items", $0]) }
-  let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), retry: .none)
+  let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), operation: .retry(.none))
   return SharedRegistry.$current.withValue(registry) {
     var holders: [Shared<OperationState<Int>>] = []
     holders.reserveCapacity(count)
@@ -22,14 +22,14 @@ func newQueryKey(_ count: Int) async -> Double {
 func queryFetchTo100Holders() async -> Double {
   let registry = SharedRegistry()
   return await SharedRegistry.$current.withValue(registry) {
-    let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), retry: .none)
+    let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), operation: .retry(.none))
     let query: Query<OperationState<Int>> = .query(["constant"], options: options) { 42 }
     let start = now()
     await withTaskGroup(of: Void.self) { group in
       for _ in 0..<100 {
         let holder = Shared(wrappedValue: OperationState<Int>(), query)
         group.addTask {
-          for await state in holder.values where state.isSuccess { break }
+          for await state in holder.values where state.status.isSuccess { break }
         }
       }
     }
@@ -41,7 +41,7 @@ func queryFetchTo100Holders() async -> Double {
 /// marking them; held queries would also start their refetches).
 func invalidate100Of10k() async -> Double {
   let registry = SharedRegistry()
-  let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), retry: .none)
+  let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), operation: .retry(.none))
   return await SharedRegistry.$current.withValue(registry) {
     var holders: [Shared<OperationState<Int>>] = []
     for group in 0..<100 {
@@ -51,7 +51,7 @@ func invalidate100Of10k() async -> Double {
       }
     }
     for holder in holders {
-      for await state in holder.values where state.isSuccess { break }
+      for await state in holder.values where state.status.isSuccess { break }
     }
     holders.removeAll()
     let rounds = 200

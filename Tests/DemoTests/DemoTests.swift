@@ -21,9 +21,9 @@ private func runDemo(_ arguments: [String]) async -> (code: Int32, lines: [Strin
   @Test func auth() async {
     let (code, lines) = await runDemo(["auth"])
     #expect(code == 0)
-    #expect(lines.contains("profile badge: while the login screen signs in, isLoading = true"))
+    #expect(lines.contains("profile badge: while the login screen signs in, status = pending"))
     #expect(lines.contains { $0.hasPrefix("profile badge: Guest") })
-    #expect(lines.contains("profile badge: isError = true"))
+    #expect(lines.contains("profile badge: status = error"))
     #expect(lines.contains("profile badge: ada, authenticated: true"))
     #expect(lines.contains("- auth: signed in as guest and with a code, then out; both screens agreed at every step"))
     #expect(lines.contains("profile badge: signed out; the login screen sees it too"))
@@ -33,7 +33,7 @@ private func runDemo(_ arguments: [String]) async -> (code: Int32, lines: [Strin
     let (code, lines) = await runDemo(["topics"])
     #expect(code == 0)
     #expect(lines.contains("feed: before the server answers it already shows 👍, confirmed: false"))
-    #expect(lines.contains("feed: latest event 🚀 (confirmed: true), publishStatus success"))
+    #expect(lines.contains("feed: latest event 🚀 (confirmed: true), publish status success"))
     #expect(lines.contains("- topics: 3 confirmed, 0 rolled back"))
   }
 

@@ -78,7 +78,7 @@ import Testing
     let post = Shared(value: OperationState<Int>())
     let started = Collector<OperationTask<Int>>()
     let token = post.observe { state in
-      if state.value == 1 && state.isSuccess && started.elements.isEmpty {
+      if state.value == 1 && state.status.isSuccess && started.elements.isEmpty {
         started.append(post.run(isolation: nil) { 2 })
       }
     }
@@ -94,7 +94,7 @@ import Testing
     let post = Shared(value: OperationState<Int>())
     let calls = Counter()
     let events = Collector<String>()
-    let task = post.run(retry: .constant(retries: 5, delay: .seconds(1)), clock: clock) {
+    let task = post.run(.retry(.constant(retries: 5, delay: .seconds(1))).clock(clock)) {
       calls.increment()
       throw TestFailure()
     } onError: { _ in

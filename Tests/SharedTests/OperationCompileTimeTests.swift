@@ -6,6 +6,16 @@ private struct Post: Sendable, Equatable {
   var title: String
 }
 
+private struct Logging: OperationModifier {  // your own behaviour around every attempt
+  func run<Success: Sendable>(
+    context: OperationContext<Success>,
+    next: (OperationContext<Success>) async throws -> Success
+  ) async throws -> Success {
+    print("attempt", context.attempt)
+    return try await next(context)
+  }
+}
+
 private func operationTour(api: @escaping @Sendable (Int) async throws -> Post) async throws {
   @Shared(.inMemory("post")) var post = OperationState<Post>()
   let task = $post.run {  // returns at once; the status is already .pending
@@ -20,9 +30,13 @@ private func operationTour(api: @escaping @Sendable (Int) async throws -> Post) 
     print("settled")  // always last
   }
   _ = try await task.value  // or task.cancel()
-  if post.isSuccess, let loaded = post.value { print(loaded.title) }
+  if post.status.isSuccess, let loaded = post.value { print(loaded.title) }
 
-  let again = try await $post.perform(policy: .dedupe, retry: .exponential(retries: 3)) { try await api(1) }
+  let again = try await $post.perform(.retry(.exponential(retries: 3)), policy: .dedupe) { try await api(1) }
+  $post.run(.modifier(Logging()).timeout(.seconds(10))) { context in
+    if let cached = post.value { context.yield(cached) }  // shown now; the run stays pending
+    return try await api(context.attempt)
+  }
   $post.reset()  // clears the error, status back to idle
   _ = again
 }

@@ -28,7 +28,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
 }
 
 /// Runs on different elements of a collection are coordinated separately.
-@Suite(.freshRegistry) struct OperationRunnerIdentityTests {
+@Suite(.freshRegistry) struct RunCoordinatorIdentityTests {
   @Test func cancelPreviousRunsOnTwoElementsOfAnArrayDoNotCancelEachOther() async throws {
     let list = Shared(value: [OperationState<Int>(), OperationState<Int>()])
     let first = list[dynamicMember: \.[0]]
@@ -73,7 +73,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     let post = Shared(value: OperationState<Int>())
     let runs = Counter()
     let calls = Collector<String>()
-    let result = await post.run(retry: .constant(retries: 3, delay: .zero)) {
+    let result = await post.run(.retry(.constant(retries: 3, delay: .zero))) {
       runs.increment()
       throw CancellationError()
     } onSuccess: { _ in
@@ -95,7 +95,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     let runs = Counter()
     let calls = Collector<String>()
     let gate = Gate()
-    let task = post.run(retry: .constant(retries: 3, delay: .zero)) {
+    let task = post.run(.retry(.constant(retries: 3, delay: .zero))) {
       runs.increment()
       await gate.wait()
       throw CancellationError()
@@ -204,7 +204,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     let search = Shared(value: OperationState<String>())
     let slow = Gate()
     let started = Counter()
-    let ab = search.run(policy: .debounce(.milliseconds(300)), clock: clock) {
+    let ab = search.run(.clock(clock), policy: .debounce(.milliseconds(300))) {
       started.increment()
       await slow.wait()
       return "results for ab"
@@ -212,7 +212,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     await clock.waitForSleepers()
     clock.advance(by: .milliseconds(300))
     await waitUntil { started.count == 1 }
-    let abc = search.run(policy: .debounce(.milliseconds(300)), clock: clock) { "results for abc" }
+    let abc = search.run(.clock(clock), policy: .debounce(.milliseconds(300))) { "results for abc" }
     await clock.waitForSleepers()
     clock.advance(by: .milliseconds(300))
     #expect(try await abc.value == "results for abc")
@@ -302,9 +302,9 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
   }
 }
 
-/// The table of runners for members of a root keeps only the runners of runs under way.
-@Suite(.freshRegistry) struct OperationRunnerTableTests {
-  @Test func runsOnAThousandElementsLeaveNoRunnerBehindOnceSettled() async throws {
+/// The table of coordinators for members of a root keeps only the coordinators of runs under way.
+@Suite(.freshRegistry) struct RunCoordinatorTableTests {
+  @Test func runsOnAThousandElementsLeaveNoCoordinatorBehindOnceSettled() async throws {
     let list = Shared(value: Array(repeating: OperationState<Int>(), count: 1_000))
     var tasks: [OperationTask<Int>] = []
     for index in 0..<1_000 {
@@ -312,9 +312,9 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     }
     for task in tasks { _ = try await task.value }
     tasks = []
-    let runners = list.root.attachment(OperationRunners.self, make: OperationRunners.init)
-    await waitUntil { runners.count == 0 }
-    #expect(runners.count == 0)
+    let coordinators = list.root.attachment(RunCoordinatorTable.self, make: RunCoordinatorTable.init)
+    await waitUntil { coordinators.count == 0 }
+    #expect(coordinators.count == 0)
     #expect(list.wrappedValue[999].value == 999)
   }
 }
@@ -371,7 +371,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
     let olderGate = Gate()
     let newerGate = Gate()
     let attempts = Counter()
-    let older = post.run(retry: .constant(retries: 1, delay: .zero)) {
+    let older = post.run(.retry(.constant(retries: 1, delay: .zero))) {
       attempts.increment()
       if attempts.count == 1 {
         await olderGate.wait()
@@ -400,8 +400,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
 /// A value whose `applySuccess` accumulates: every applied success is kept, in order.
 private struct Log: OperationTrackable {
   var items: [Int] = []
-  var operationStatus = OperationStatus.idle
-  var error: (any Error)?
+  var operation = OperationTracking()
 
   mutating func applySuccess(_ item: Int) { items.append(item) }
 }
@@ -426,11 +425,11 @@ private struct Log: OperationTrackable {
     olderGate.open()
     #expect(try await older.value == 1)
     #expect(log.wrappedValue.items == [])
-    #expect(log.wrappedValue.operationStatus == .pending)
+    #expect(log.wrappedValue.operation.status == .pending)
     newerGate.open()
     #expect(try await newer.value == 2)
     #expect(log.wrappedValue.items == [1, 2])
-    #expect(log.wrappedValue.operationStatus == .success)
+    #expect(log.wrappedValue.operation.status == .success)
   }
 
   @Test func anOlderSuccessHeldBackIsAppliedBeforeItWhenTheNewerRunIsCancelled() async throws {
@@ -461,7 +460,7 @@ private struct Log: OperationTrackable {
     gate.open()
     _ = await newest.result
     #expect(log.wrappedValue.items == [1, 2, 3])
-    #expect(log.wrappedValue.operationStatus == .success)
+    #expect(log.wrappedValue.operation.status == .success)
   }
 
   @Test func anOlderSuccessEndingAfterANewerOneWasShownIsDropped() async throws {

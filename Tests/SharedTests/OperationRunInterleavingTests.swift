@@ -47,7 +47,7 @@ import Testing
           let gate = gates[index]
           let failsNow = fails[index]
           let began = operating[index]
-          tasks[index] = post.run(policy: policy, clock: clock) {
+          tasks[index] = post.run(.clock(clock), policy: policy) {
             began.increment()
             await gate.wait()
             if failsNow { throw TestFailure() }

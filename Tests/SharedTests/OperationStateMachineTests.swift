@@ -187,9 +187,11 @@ private struct ParallelModel {
   /// What the reference says the state shows now, against what the actions wrote.
   func mismatch() -> String? {
     for run in live {
-      let expected: ParallelStateMachine<Int>.RetryAction = run == followed ? .showAttempt : .ignore
-      if machine.retry(run) != expected { return "a retry of run \(run) answered \(machine.retry(run))" }
+      let expected: ParallelStateMachine<Int>.ProgressAction = run == followed ? .show : .ignore
+      if machine.progress(run) != expected { return "progress of run \(run) answered \(machine.progress(run))" }
     }
+    // A run that ended shows no more progress (a yield from a context that outlived its run).
+    for run in endings.keys where machine.progress(run) != .ignore { return "run \(run) ended, yet shows progress" }
     if live.isEmpty {
       if status == .pending { return "no run is left, yet the state is pending" }
       if !machine.isQuiet { return "no run is left, yet the machine is not quiet" }

@@ -265,7 +265,7 @@ import Testing
     let attempts = Collector<Int>()
     let token = post.observe { attempts.append($0.attempt) }
     let events = Collector<String>()
-    let task = post.run(retry: .constant(retries: 3, delay: .seconds(1)), clock: clock) {
+    let task = post.run(.retry(.constant(retries: 3, delay: .seconds(1))).clock(clock)) {
       if calls.increment() < 3 { throw TestFailure() }
       return 3
     } onSuccess: { _ in
@@ -292,7 +292,7 @@ import Testing
     let post = Shared(value: OperationState<Int>())
     let calls = Counter()
     let errors = Counter()
-    let task = post.run(retry: .constant(retries: 2, delay: .zero), clock: clock) {
+    let task = post.run(.retry(.constant(retries: 2, delay: .zero)).clock(clock)) {
       calls.increment()
       throw TestFailure()
     } onError: { _ in
@@ -305,26 +305,11 @@ import Testing
     #expect(post.wrappedValue.status == .error)
   }
 
-  @Test func exponentialBackoffDoublesUpToTheCap() {
-    let policy = RetryPolicy.exponential(
-      retries: 6, initial: .milliseconds(100), multiplier: 2, maxDelay: .milliseconds(500))
-    let delays = (1...5).map { policy.delay(beforeRetry: $0, random: 0.5) }
-    #expect(
-      delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(500), .milliseconds(500)])
-  }
-
-  @Test func jitterRemovesAtMostItsFraction() {
-    let policy = RetryPolicy.exponential(retries: 3, initial: .seconds(1), jitter: 0.5)
-    #expect(policy.delay(beforeRetry: 1, random: 0) == .seconds(1))
-    #expect(policy.delay(beforeRetry: 1, random: 0.999) > .milliseconds(500))
-    #expect(policy.delay(beforeRetry: 1, random: 0.5) == .milliseconds(750))
-  }
-
   @Test func theRetryWaitUsesTheInjectedClock() async throws {
     let clock = ManualClock()
     let post = Shared(value: OperationState<Int>())
     let calls = Counter()
-    let task = post.run(retry: .exponential(retries: 2, initial: .seconds(2)), clock: clock) {
+    let task = post.run(.retry(.exponential(retries: 2, initial: .seconds(2))).clock(clock)) {
       if calls.increment() == 1 { throw TestFailure() }
       return 1
     }
@@ -339,7 +324,7 @@ import Testing
     let clock = ManualClock()
     let post = Shared(value: OperationState<Int>())
     let gate = Gate()
-    let task = post.run(timeout: .seconds(5), clock: clock) {
+    let task = post.run(.timeout(.seconds(5)).clock(clock)) {
       await gate.wait()
       return 1
     }
@@ -414,30 +399,17 @@ import Testing
     #expect(first != other)
   }
 
-  @Test func loadingStateFollowsTheOperation() {
+  @Test func theStateReadsAndWritesItsTrackingThroughItsOwnMembers() {
     var state = OperationState<Int>()
-    #expect(LoadingState(state).isIdle)
     state.status = .pending
-    #expect(LoadingState(state).isLoading)
-    state.status = .success
-    state.value = 3
-    #expect(LoadingState(state).data == 3)
-    #expect(LoadingState(state).isLoaded)
-    state.status = .error
-    state.error = TestFailure()
-    let failed = LoadingState(state)
-    #expect(failed.hasError)
-    #expect(failed.error == state.storedError)
-    #expect(failed.data == nil)
-    #expect(LoadingState<Int>.loaded(1) == .loaded(1))
-  }
-
-  @Test func statusAccessors() {
-    var state = OperationState<Int>()
-    #expect(state.isIdle && !state.isLoading && !state.isError && !state.isSuccess)
-    state.status = .pending
-    #expect(state.isLoading)
-    #expect(OperationStatus.allCases == [.idle, .pending, .success, .error])
-    #expect(OperationStatus(rawValue: "error") == .error)
+    state.attempt = 2
+    state.error = TestFailure(code: 4)
+    #expect(state.operation.status == .pending)
+    #expect(state.operation.attempt == 2)
+    #expect((state.operation.error as? TestFailure)?.code == 4)
+    state.operation.status = .error
+    #expect(state.status == .error)
+    #expect(OperationState(value: 1).status == .success)
+    #expect(OperationState<Int>().status == .idle)
   }
 }

@@ -14,7 +14,7 @@ import Testing
     var tasks: [OperationTask<String>] = []
     for query in ["s", "sw", "swi"] {
       tasks.append(
-        search.run(policy: .debounce(.milliseconds(300)), clock: clock) {
+        search.run(.clock(clock), policy: .debounce(.milliseconds(300))) {
           runs.append(query)
           return "results for \(query)"
         } onSettled: { result in
@@ -39,14 +39,15 @@ import Testing
     let fetches = Counter()
     let (triggers, trigger) = AsyncStream<Void>.makeStream()
     let registry = SharedRegistry.current
-    let options = QueryOptions(staleTime: .seconds(10), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(10), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let held = Shared(
       wrappedValue: OperationState<Int>(),
       .query(["reconnect"], options: options) {
         fetches.increment()
       })
     var values = held.values.makeAsyncIterator()
-    while let state = await values.next(), !state.isSuccess {}
+    while let state = await values.next(), !state.status.isSuccess {}
     let subscription = registry.queries.refetchStale(on: triggers)
     #expect(registry.queries.refetchStale(matching: []) == 0)  // Fresh: nothing to do.
     clock.advance(by: .seconds(10))
@@ -63,14 +64,15 @@ import Testing
     let clock = ManualClock()
     let fetches = Counter()
     let registry = SharedRegistry.current
-    let options = QueryOptions(staleTime: .seconds(60), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(60), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let todos = Shared(
       wrappedValue: OperationState<Int>(),
       .query(["todos"], options: options) {
         fetches.increment()
       })
     var values = todos.values.makeAsyncIterator()
-    while let state = await values.next(), !state.isSuccess {}
+    while let state = await values.next(), !state.status.isSuccess {}
     @Shared(.inMemory("add")) var add = MutationState<String, Int>(historyLimit: 2)
     let other = Shared(wrappedValue: MutationState<String, Int>(historyLimit: 2), .inMemory("add"))
     let events = Collector<String>()
@@ -99,7 +101,7 @@ import Testing
   @Test func pagesLoadForwardAndBackInOrderAndEnd() async throws {
     let clock = ManualClock()
     let fetched = Collector<Int>()
-    let options = QueryOptions(gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 3 ? id + 1 : nil }
     let previousPage: @Sendable ([Int], Int) -> Int? = { _, id in id > 0 ? id - 1 : nil }
     let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
@@ -110,7 +112,7 @@ import Testing
     }
     let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
     var values = feed.values.makeAsyncIterator()
-    while let state = await values.next(), !state.isSuccess {}
+    while let state = await values.next(), !state.status.isSuccess {}
     #expect(feed.wrappedValue.pageIDs == [1])
     #expect(feed.wrappedValue.hasNextPage && feed.wrappedValue.hasPreviousPage)
     let second = feed.fetchNextPage()
@@ -134,7 +136,8 @@ import Testing
     let clock = ManualClock()
     let gate = Lock<Gate?>(nil)
     let fetched = Collector<Int>()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 3 ? id + 1 : nil }
     let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
       ["cancelled"], initialPage: 0, nextPage: nextPage, options: options
@@ -145,7 +148,7 @@ import Testing
     }
     let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
     var values = feed.values.makeAsyncIterator()
-    while let state = await values.next(), !state.isSuccess {}
+    while let state = await values.next(), !state.status.isSuccess {}
     let held = Gate()
     gate.withLock { $0 = held }
     let refetch = feed.refetchAll()
@@ -158,7 +161,7 @@ import Testing
     #expect(throws: CancellationError.self) { try result?.get() }
     #expect(fetched.elements == [0, 0])
     #expect(feed.wrappedValue.pageIDs == [0])
-    #expect(feed.wrappedValue.isSuccess)
+    #expect(feed.wrappedValue.status.isSuccess)
   }
 
   @Test func pageFunctionsAreOnlyForPaginatedQueries() {

@@ -26,7 +26,7 @@ private final class Cat: Animal, @unchecked Sendable {}
 
 /// Options for tests: a manual clock, values fresh for a minute, no retries.
 private func options(_ clock: ManualClock) -> QueryOptions {
-  QueryOptions(staleTime: .seconds(60), gcTime: .seconds(60), retry: .none, clock: clock)
+  QueryOptions(staleTime: .seconds(60), gcTime: .seconds(60), operation: .retry(.none).clock(clock))
 }
 
 /// Waits until `shared` shows a fetched value.

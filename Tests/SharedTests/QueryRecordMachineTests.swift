@@ -152,7 +152,7 @@ private struct Harness {
       guard let (id, progress, _) = running else { return }
       if case .returned = progress { return }  // Fetched already: writing cannot fail.
       if machine.running?.work == .refresh { lastRefreshFailed = true }
-      state.operationStatus = .error
+      state.status = .error
       end(id, outcome: .failed)
     case .cancel:
       guard let id = callers.popLast() else { return }
@@ -166,7 +166,7 @@ private struct Harness {
         }
         if case .returned = progress { fail("cancelled \(id) while it writes its value") }
         if callers.contains(id) { fail("cancelled \(id), which another caller waits for") }
-        if state.operationStatus == .pending { state.operationStatus = before }
+        if state.status == .pending { state.status = before }
         end(id, outcome: .cancelled)
       case .withdraw(let withdrawn):
         if waiting.remove(withdrawn) == nil || withdrawn != id { fail("withdrew \(withdrawn), which does not wait") }
@@ -196,7 +196,7 @@ private struct Harness {
   /// The running work ends: it settles its callers, and the record starts what follows.
   mutating func end(_ id: QueryRecordMachine.WorkID, outcome: QueryRecordMachine.Outcome) {
     running = nil
-    if case .cancelled = outcome {} else { lastEndedStatus = state.operationStatus == .error ? .error : .success }
+    if case .cancelled = outcome {} else { lastEndedStatus = state.status == .error ? .error : .success }
     callers.removeAll { $0 == id }
     handle(machine.finished(id, outcome: outcome, isHeld: isHeld))
   }
@@ -247,7 +247,7 @@ private struct Harness {
       running = (id, .returned(update, fetchedVersion: nil, keepPending: keepPending), before)
     case .returned(let update, let fetchedVersion, let keepPending):
       state.applySuccess(update)
-      state.operationStatus = keepPending ? .pending : .success
+      state.status = keepPending ? .pending : .success
       handedOver = keepPending
       applied = true
       if let fetchedVersion { appliedRefreshVersion = fetchedVersion }
@@ -281,7 +281,7 @@ private struct Harness {
       if byCaller { callers.append(id) }
     case .settleStatus(let id):
       if !wasHandedOver { fail("asked to settle a status that \(id) did not leave pending") }
-      if state.operationStatus == .pending { state.operationStatus = .success }
+      if state.status == .pending { state.status = .success }
       handle(machine.settled(id))
     case .start(let id, let work):
       // At most one fetch in flight per record.
@@ -290,11 +290,11 @@ private struct Harness {
       waiting.remove(id)
       fetchSuperseded = false
       // From a work that handed over to the work that follows, the status stays pending.
-      if wasApplied && wasHandedOver && state.operationStatus != .pending {
-        fail("\(state.operationStatus) shows between a written value and work \(id)")
+      if wasApplied && wasHandedOver && state.status != .pending {
+        fail("\(state.status) shows between a written value and work \(id)")
       }
-      let before = state.operationStatus == .pending ? .success : state.operationStatus
-      state.operationStatus = .pending
+      let before = state.status == .pending ? .success : state.status
+      state.status = .pending
       let progress: Progress
       switch work {
       case .refresh:
@@ -323,8 +323,8 @@ private struct Harness {
       fail("the machine runs \(String(describing: machine.running))")
     }
     // Pending exactly while work runs (or hands over); success only if the last work wrote its value.
-    if running == nil && state.operationStatus == .pending { fail("quiet, yet pending") }
-    if running != nil && state.operationStatus != .pending { fail("running, yet \(state.operationStatus)") }
+    if running == nil && state.status == .pending { fail("quiet, yet pending") }
+    if running != nil && state.status != .pending { fail("running, yet \(state.status)") }
   }
 
   // MARK: Quiet
@@ -353,8 +353,8 @@ private struct Harness {
   mutating func checkFresh() {
     guard !collected else { return }
     // The status is the last work's: success only if it wrote its value, error if it failed.
-    if state.operationStatus != lastEndedStatus {
-      fail("held and quiet, \(state.operationStatus), after a work that left \(lastEndedStatus)")
+    if state.status != lastEndedStatus {
+      fail("held and quiet, \(state.status), after a work that left \(lastEndedStatus)")
     }
     if lastRefreshFailed { return }  // Stale until a refresh succeeds: its next holder or trigger refetches.
     if appliedRefreshVersion != serverVersion {

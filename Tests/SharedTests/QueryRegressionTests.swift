@@ -7,7 +7,7 @@ import Testing
 
 private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) async {
   var values = shared.values.makeAsyncIterator()
-  while let state = await values.next(), !state.isSuccess {}
+  while let state = await values.next(), !state.operation.status.isSuccess {}
 }
 
 @Suite(.freshRegistry) struct QueryRegressionTests {
@@ -16,7 +16,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let serverVersion = Lock(1)
     let gate = Lock<Gate?>(nil)
     let fetches = Counter()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let registry = SharedRegistry.current
     let query: Query<OperationState<String>> = .query(["versioned"], options: options) {
       let version = serverVersion.withLock { $0 }
@@ -34,7 +35,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     registry.queries.invalidate(matching: ["versioned"])
     gate.withLock { $0 = nil }
     held.open()
-    await waitUntil { first.wrappedValue.value == "v2" && first.wrappedValue.isSuccess }
+    await waitUntil { first.wrappedValue.value == "v2" && first.wrappedValue.status.isSuccess }
     #expect(fetches.count == 3)
     let later = Shared(wrappedValue: OperationState<String>(), query)  // Fresh now: no fetch.
     #expect(later.wrappedValue.value == "v2")
@@ -46,7 +47,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let serverVersion = Lock(1)
     let gate = Lock<Gate?>(nil)
     let fetches = Counter()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let registry = SharedRegistry.current
     let query: Query<OperationState<String>> = .query(["thrice"], options: options) {
       let version = serverVersion.withLock { $0 }
@@ -96,14 +98,15 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     _ = try await feed.fetchNextPage()?.value
     server.change(pageCount: 2)
     registry.queries.invalidate(matching: ["shrinks"])
-    await waitUntil { feed.wrappedValue.isSuccess && feed.wrappedValue.pages.first?.version == 2 }
+    await waitUntil { feed.wrappedValue.status.isSuccess && feed.wrappedValue.pages.first?.version == 2 }
     #expect(feed.wrappedValue.pageIDs == [0, 1])
     #expect(feed.wrappedValue.pages.map(\.version) == [2, 2])
   }
 
   @Test func refetchingAllPagesFollowsNewCursors() async throws {
     let epoch = Lock(1)
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let nextPage: @Sendable (CursorPage, String) -> String? = { page, _ in page.next }
     let query: Query<PaginatedState<String, CursorPage>> = .paginatedQuery(
       ["cursors"], initialPage: "start", nextPage: nextPage, options: options
@@ -125,7 +128,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
 
   @Test func aUseBetweenGarbageChecksStartsAWholeGCTimeAgain() async {
     let clock = ManualClock()
-    let options = QueryOptions(staleTime: .seconds(10_000), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(10_000), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let registry = SharedRegistry.current
     let query: Query<OperationState<String>> = .query(["brief"], options: options) { "x" }
     do {
@@ -150,7 +154,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let clock = ManualClock()
     let gate = Lock<Gate?>(nil)
     let firstPageFetches = Counter()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
     let registry = SharedRegistry.current
     let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 5 ? id + 1 : nil }
     let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
@@ -173,7 +178,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     held.open()
     _ = try await next?.value
     #expect(feed.wrappedValue.pages == [[0], [1]])
-    #expect(feed.wrappedValue.isSuccess)
+    #expect(feed.wrappedValue.status.isSuccess)
     #expect(firstPageFetches.count == 2)
   }
 
@@ -182,7 +187,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let gate = Lock<Gate?>(nil)
     let fetches = Counter()
     let registry = SharedRegistry.current
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let nextPage: @Sendable (VersionedPage, Int) -> Int? = { _, id in id < 1 ? id + 1 : nil }
     let query: Query<PaginatedState<Int, VersionedPage>> = .paginatedQuery(
       ["joined"], initialPage: 0, nextPage: nextPage, options: options
@@ -205,7 +211,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     gate.withLock { $0 = nil }
     held.open()
     _ = try await next?.value
-    await waitUntil { feed.wrappedValue.isSuccess && feed.wrappedValue.pages.allSatisfy { $0.version == 2 } }
+    await waitUntil { feed.wrappedValue.status.isSuccess && feed.wrappedValue.pages.allSatisfy { $0.version == 2 } }
     #expect(feed.wrappedValue.pages.map(\.version) == [2, 2])
   }
 
@@ -214,7 +220,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let gate = Lock(Gate())
     let fetches = Counter()
     let registry = SharedRegistry.current
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let query: Query<OperationState<String>> = .query(["restless"], options: options) {
       let read = version.withLock { $0 }
       fetches.increment()
@@ -234,7 +241,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
       await waitUntil { fetches.count == round + 1 }
       // The value fetched before the invalidation shows while the next fetch runs.
       #expect(held.wrappedValue.value == "v\(round)")
-      #expect(held.wrappedValue.operationStatus == .pending)
+      #expect(held.wrappedValue.status == .pending)
     }
     gate.withLock { $0 }.open()
     await waitForSuccess(held)
@@ -245,7 +252,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
   @Test func aCancelledQueuedPageFetchSettlesWithoutWaitingForTheFetchAhead() async throws {
     let gate = Lock<Gate?>(nil)
     let fetches = Counter()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 5 ? id + 1 : nil }
     let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
       ["queued"], initialPage: 0, nextPage: nextPage, options: options
@@ -288,7 +296,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
   @Test func theStatusStaysPendingFromOneQueuedFetchToTheNext() async throws {
     let gate = Lock<Gate?>(nil)
     let fetches = Counter()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 5 ? id + 1 : nil }
     let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
       ["steady"], initialPage: 0, nextPage: nextPage, options: options
@@ -302,7 +311,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let held = Gate()
     gate.withLock { $0 = held }
     let statuses = Collector<OperationStatus>()
-    let token = feed.observe { statuses.append($0.operationStatus) }
+    let token = feed.observe { statuses.append($0.status) }
     let first = feed.fetchNextPage()
     await waitUntil { fetches.count == 2 }
     let second = feed.fetchNextPage()
@@ -320,7 +329,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
   }
 
   @Test func aCursorThatComesBackToALoadedPageEndsThePages() async throws {
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let nextPage: @Sendable (String, String) -> String? = { _, id in id == "a" ? "b" : "a" }  // b leads back to a.
     let query: Query<PaginatedState<String, String>> = .paginatedQuery(
       ["cycle"], initialPage: "a", nextPage: nextPage, options: options
@@ -343,7 +353,8 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let clock = ManualClock()
     let attempts = Counter()
     let retry = RetryPolicy.exponential(retries: 2, initial: .seconds(1), multiplier: 2, maxDelay: .seconds(4))
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: retry, clock: clock)
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: retry, clock: clock))
     let query: Query<OperationState<String>> = .query(["retried"], options: options) {
       if attempts.increment() < 3 { throw TestFailure() }
       return "ok"
@@ -351,24 +362,24 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let held = Shared(wrappedValue: OperationState<String>(), query)
     for attempt in 1...2 {
       await waitUntil { attempts.count == attempt && clock.sleeperCount == 2 }  // The gc check and the retry wait.
-      #expect(held.wrappedValue.operationAttempt == attempt)
-      #expect(held.wrappedValue.operationStatus == .pending)
+      #expect(held.wrappedValue.attempt == attempt)
+      #expect(held.wrappedValue.status == .pending)
       clock.advance(by: .seconds(4))
     }
     await waitForSuccess(held)
     #expect(held.wrappedValue.value == "ok")
-    #expect(held.wrappedValue.operationAttempt == 3)
+    #expect(held.wrappedValue.attempt == 3)
     let cancels = Counter()
     let cancelling: Query<OperationState<String>> = .query(["cancelling"], options: options) {
       cancels.increment()
       throw CancellationError()
     }
     let other = Shared(wrappedValue: OperationState<String>(), cancelling)
-    await waitUntil { cancels.count == 1 && other.wrappedValue.operationStatus != .pending }
+    await waitUntil { cancels.count == 1 && other.wrappedValue.status != .pending }
     #expect(clock.sleeperCount == 2)  // Two gc checks; no retry wait.
     #expect(cancels.count == 1)
     // Not cancelled by anyone: a failure like any other error, as for operation runs.
-    #expect(other.wrappedValue.operationStatus == .error)
+    #expect(other.wrappedValue.status == .error)
     #expect(other.wrappedValue.error is CancellationError)
   }
 
@@ -381,7 +392,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
       weakRegistry = registry
       await SharedRegistry.$current.withValue(registry) {
         weakStore = registry.queries
-        let options = QueryOptions(gcTime: .seconds(60), retry: .none, clock: clock)
+        let options = QueryOptions(gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
         let holder = Shared(wrappedValue: OperationState<String>(), .query(["scoped"], options: options) { "x" })
         await waitForSuccess(holder)
       }
@@ -416,7 +427,8 @@ private final class FeedServer: Sendable {
   }
 
   func query(_ key: QueryKey) -> Query<PaginatedState<Int, Page>> {
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let nextPage: @Sendable (Page, Int) -> Int? = { page, id in page.isLast ? nil : id + 1 }
     return .paginatedQuery(key, initialPage: 0, nextPage: nextPage, options: options) { (id: Int) -> Page in
       self.page(id)

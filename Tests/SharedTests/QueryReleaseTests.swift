@@ -40,11 +40,12 @@ private final class ReadTarget<State: Sendable>: Sendable {
 
 private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) async {
   var values = shared.values.makeAsyncIterator()
-  while let state = await values.next(), !state.isSuccess {}
+  while let state = await values.next(), !state.operation.status.isSuccess {}
 }
 
 private func options() -> QueryOptions {
-  QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), retry: .none, clock: ManualClock())
+  QueryOptions(
+    staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
 }
 
 /// Each test would stop the program with "Recursive call to lock Mutex" if the library released a value it
@@ -53,11 +54,11 @@ private func options() -> QueryOptions {
   @Test func aYieldedValueIsReleasedAfterTheLock() async {
     let target = ReadTarget<OperationState<ReadsOnRelease>>()
     let gates = [Gate(), Gate(), Gate()]
-    let query: Query<OperationState<ReadsOnRelease>> = .query(["yields"], options: options()) { partial in
+    let query: Query<OperationState<ReadsOnRelease>> = .query(["yields"], options: options()) { context in
       await gates[0].wait()
-      partial.yield(target.value("first"))
+      context.yield(target.value("first"))
       await gates[1].wait()
-      partial.yield(target.value("second"))
+      context.yield(target.value("second"))
       await gates[2].wait()
       return target.value("final")
     }
@@ -70,7 +71,7 @@ private func options() -> QueryOptions {
     await waitUntil { held.wrappedValue.value?.name == "second" }
     #expect(target.reads.count == 1)
     gates[2].open()
-    await waitUntil { held.wrappedValue.isSuccess }
+    await waitUntil { held.wrappedValue.status.isSuccess }
     #expect(held.wrappedValue.value?.name == "final")
     #expect(target.reads.count == 2)
   }
@@ -83,9 +84,9 @@ private func options() -> QueryOptions {
     }
     let held = Shared(wrappedValue: OperationState<ReadsOnRelease>(), query)
     target.set(held)
-    await waitUntil { held.wrappedValue.isSuccess }
+    await waitUntil { held.wrappedValue.status.isSuccess }
     held.refetch()
-    await waitUntil { held.wrappedValue.value?.name == "fetch 2" && held.wrappedValue.isSuccess }
+    await waitUntil { held.wrappedValue.value?.name == "fetch 2" && held.wrappedValue.status.isSuccess }
     #expect(target.reads.count == 1)
   }
 

@@ -7,7 +7,7 @@ import Testing
 
 /// Options for tests: a manual clock, a one-minute gcTime, no retries.
 private func options(_ clock: ManualClock, staleTime: Duration = .seconds(600)) -> QueryOptions {
-  QueryOptions(staleTime: staleTime, gcTime: .seconds(60), retry: .none, clock: clock)
+  QueryOptions(staleTime: staleTime, gcTime: .seconds(60), operation: .retry(.none).clock(clock))
 }
 
 /// A fetcher that counts its fetches and can be held at a gate.

@@ -30,7 +30,7 @@ private func options(
   staleTime: Duration = .zero,
   retry: RetryPolicy = .none
 ) -> QueryOptions {
-  QueryOptions(staleTime: staleTime, gcTime: .seconds(60), retry: retry, clock: clock)
+  QueryOptions(staleTime: staleTime, gcTime: .seconds(60), operation: OperationOptions(retry: retry, clock: clock))
 }
 
 @Suite(.freshRegistry) struct QueryTests {
@@ -45,10 +45,10 @@ private func options(
         .query(["posts", 1], options: options(clock)) { try await api.post(1) })
     }
     await waitUntil { api.fetches.count == 1 }
-    #expect(holders.allSatisfy { $0.wrappedValue.isLoading })
+    #expect(holders.allSatisfy { $0.wrappedValue.status.isPending })
     gate.open()
     var values = holders[99].values.makeAsyncIterator()
-    while let state = await values.next(), !state.isSuccess {}
+    while let state = await values.next(), !state.status.isSuccess {}
     #expect(api.fetches.count == 1)
     #expect(holders.allSatisfy { $0.wrappedValue.value == "post 1 #1" })
   }
@@ -68,7 +68,7 @@ private func options(
     api.gate.withLock { $0 = gate }
     let late = Shared(wrappedValue: OperationState<String>(), query)  // Stale: shown, and refetched.
     #expect(late.wrappedValue.value == "post 2 #1")
-    #expect(late.wrappedValue.isLoading)
+    #expect(late.wrappedValue.status.isPending)
     gate.open()
     try await waitForSuccess(late)
     #expect(late.wrappedValue.value == "post 2 #2")
@@ -150,9 +150,10 @@ private func options(
   }
 
   @Test func queriesRetryThreeTimesByDefault() async throws {
-    #expect(QueryOptions().retry.retries == 3)
-    let policy = QueryOptions.defaultRetry
-    #expect(policy.delay(beforeRetry: 10, random: 0) == .seconds(30))
+    #expect(QueryOptions().operation.retry.retries == 3)
+    let policy = QueryOptions.defaultOperation.retry
+    #expect(policy.backoff(1) == .seconds(1))
+    #expect(policy.backoff(10) == .seconds(30))
     let api = FakeAPI()
     api.failuresLeft.withLock { $0 = 2 }
     let clock = ManualClock()
@@ -182,7 +183,7 @@ private func options(
     api.failuresLeft.withLock { $0 = 1 }
     #expect(held.refetch())
     var values = held.values.makeAsyncIterator()
-    while let state = await values.next(), !state.isError {}
+    while let state = await values.next(), !state.status.isError {}
     #expect(held.wrappedValue.value == "post 1 #1")
     #expect(held.wrappedValue.error is TestFailure)
   }
@@ -192,10 +193,10 @@ private func options(
     let gate = Gate()
     let held = Shared(
       wrappedValue: OperationState<String>(),
-      .query(["feed"], options: options(clock)) { partial in
-        partial.yield("cached")
+      .query(["feed"], options: options(clock)) { context in
+        context.yield("cached")
         await gate.wait()
-        partial.yield("live, first page")
+        context.yield("live, first page")
         return "live"
       })
     var values = held.values(buffering: .all).makeAsyncIterator()
@@ -204,7 +205,7 @@ private func options(
     gate.open()
     while let state = await values.next() {
       if seen.last != state.value { seen.append(state.value) }
-      if state.isSuccess { break }
+      if state.status.isSuccess { break }
     }
     #expect(seen.suffix(3) == ["cached", "live, first page", "live"])
     #expect(held.wrappedValue.status == .success)
@@ -249,5 +250,5 @@ private func options(
 /// Waits until `shared` has succeeded.
 private func waitForSuccess(_ shared: Shared<OperationState<String>>) async throws {
   var values = shared.values.makeAsyncIterator()
-  while let state = await values.next(), !state.isSuccess {}
+  while let state = await values.next(), !state.status.isSuccess {}
 }

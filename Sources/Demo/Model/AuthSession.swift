@@ -26,23 +26,12 @@ enum AuthChange: Sendable, Equatable {
 
 /// The session every screen shares: who is signed in, and how the latest sign-in operation went.
 ///
-/// There is no loading or error flag in any screen: they read `isLoading` and `error` here.
+/// There is no loading or error flag in any screen: they read `operation.status` and `operation.error` here.
 struct AuthSession: OperationTrackable, Equatable {
   var state = AuthState.unauthenticated
-  var operationStatus = OperationStatus.idle
-  var storedError: HashableError?
+  var operation = OperationTracking()
   /// The code sent by the latest `sendMagicCode`, as a mail client would show it.
   var lastSentCode: String?
-
-  var error: (any Error)? {
-    get { storedError?.error }
-    set { storedError = newValue.map(HashableError.init) }
-  }
-
-  var isLoading: Bool { operationStatus == .pending }
-  var isError: Bool { error != nil }
-  var isSuccess: Bool { operationStatus == .success }
-  var isIdle: Bool { operationStatus == .idle }
 
   var user: User? {
     switch state {

@@ -13,17 +13,10 @@ struct SyncedCollection<T: Sendable & Equatable & Identifiable>: OperationTracka
   var items: [T] = []
   /// Items changed here and not pushed yet.
   var pendingIDs: Set<T.ID> = []
-  var operationStatus = OperationStatus.idle
-  var storedError: HashableError?
+  var operation = OperationTracking()
   var lastSyncedAt: Date?
 
-  var error: (any Error)? {
-    get { storedError?.error }
-    set { storedError = newValue.map(HashableError.init) }
-  }
-
-  var isLoading: Bool { operationStatus == .pending && lastSyncedAt == nil }
-  var isSyncing: Bool { !pendingIDs.isEmpty || operationStatus == .pending }
+  var isSyncing: Bool { !pendingIDs.isEmpty || operation.status.isPending }
 
   /// Adds or replaces an item locally; it stays pending until the next sync.
   mutating func upsert(_ item: T) {
@@ -49,7 +42,7 @@ extension Shared where Value == SyncedCollection<Todo> {
     let backend = DemoEnvironment.current.content
     let pending = wrappedValue.items.filter { wrappedValue.pendingIDs.contains($0.id) }
     return run(
-      policy: .serial, retry: .constant(retries: 2, delay: .zero), isolation: isolation,
+      .retry(.constant(retries: 2, delay: .zero)), policy: .serial, isolation: isolation,
       { try await backend.push(pending) }, onSuccess: onSuccess, onError: onError)
   }
 }

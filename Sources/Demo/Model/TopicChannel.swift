@@ -13,21 +13,9 @@ struct TopicEvent<T: Sendable & Equatable>: Sendable, Equatable {
 struct TopicChannel<T: Sendable & Equatable>: OperationTrackable, Equatable {
   var latestEvent: TopicEvent<T>?
   var isConnected = false
-  var publishStatus = OperationStatus.idle
-  var storedError: HashableError?
+  /// How the latest publish went.
+  var operation = OperationTracking()
 
-  var operationStatus: OperationStatus {
-    get { publishStatus }
-    set { publishStatus = newValue }
-  }
-
-  var error: (any Error)? {
-    get { storedError?.error }
-    set { storedError = newValue.map(HashableError.init) }
-  }
-
-  var isPublishing: Bool { publishStatus == .pending }
-  var isError: Bool { error != nil }
   var hasEvent: Bool { latestEvent != nil }
 
   mutating func applySuccess(_ event: TopicEvent<T>) {

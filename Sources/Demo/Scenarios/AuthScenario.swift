@@ -14,7 +14,7 @@ func runAuthScenario() async -> String {
   func check() { agreed = agreed && login.wrappedValue == badge.wrappedValue }
 
   let pending = $loginScreen.signInAsGuest()
-  console.line("profile badge: while the login screen signs in, isLoading = \(profileBadge.isLoading)")
+  console.line("profile badge: while the login screen signs in, status = \(profileBadge.operation.status.rawValue)")
   check()
   _ = await pending.result
   check()
@@ -55,7 +55,7 @@ func runAuthScenario() async -> String {
     }
   ).result
   check()
-  console.line("profile badge: isError = \(profileBadge.isError)")
+  console.line("profile badge: status = \(profileBadge.operation.status.rawValue)")
   var signedInWithCode = false
   if let code {
     let result = await $loginScreen.verifyMagicCode(

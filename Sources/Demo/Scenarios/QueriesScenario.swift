@@ -7,8 +7,7 @@ func runQueriesScenario() async -> String {
   let console = environment.console
   let backend = environment.content
   console.heading("Queries: one shared fetch, an invalidation, retries")
-  let options = QueryOptions(
-    staleTime: .seconds(30), retry: .constant(retries: 2, delay: .zero), clock: ContinuousClock())
+  let options = QueryOptions(staleTime: .seconds(30), operation: .retry(.constant(retries: 2, delay: .zero)))
   let postQuery: Query<OperationState<Post>> = .query(["posts", 1], options: options) { try await backend.post(1) }
 
   @Shared(postQuery) var detail = OperationState<Post>()
@@ -19,14 +18,14 @@ func runQueriesScenario() async -> String {
       var seen = 0
       for await state in $detail.values(buffering: .all) {
         seen += 1
-        if state.isSuccess && state.value?.title.hasPrefix("Renamed") == true { break }
+        if state.status.isSuccess && state.value?.title.hasPrefix("Renamed") == true { break }
       }
       return "consumer \(index + 1) saw \(seen == 1 ? "1 state" : "\(seen) states")"
     }
   }
   let first = await settled($detail)
   let firstFetches = await backend.postFetches
-  if first.isSuccess {
+  if first.status.isSuccess {
     console.line(
       "detail and sidebar: \"\(sidebar.value?.title ?? "")\" (\(fetches(firstFetches)) for both)", .success)
   } else {
@@ -45,7 +44,7 @@ func runQueriesScenario() async -> String {
   switch renamed {
   case .success:
     let after = await refetchSettled(&sidebarStates)
-    refetched = after.isSuccess && after.value?.title.hasPrefix("Renamed") == true
+    refetched = after.status.isSuccess && after.value?.title.hasPrefix("Renamed") == true
     if refetched {
       console.line("after the rename: the sidebar refetched \"\(sidebar.value?.title ?? "")\"", .success)
     } else {
@@ -62,20 +61,20 @@ func runQueriesScenario() async -> String {
 
   await backend.failNextPostFetches(2)
   let attempts = $detail.observe { state in
-    if state.isLoading && state.attempt > 1 {
-      console.line("detail: Retrying… (attempt \(state.attempt) of \(options.retry.retries + 1))")
+    if state.status.isPending && state.attempt > 1 {
+      console.line("detail: Retrying… (attempt \(state.attempt) of \(options.operation.retry.retries + 1))")
     }
   }
-  _ = await $detail.run(retry: options.retry) {
+  _ = await $detail.run(options.operation) {
     try await backend.post(1)
   } onError: { error in
     console.line("detail: gave up: \(error)", .failure)
   }.result
   attempts.cancel()
   console.line(
-    "detail: \(detail.status.rawValue) after \(detail.attempt) attempts", detail.isSuccess ? .success : .failure)
+    "detail: \(detail.status.rawValue) after \(detail.attempt) attempts", detail.status.isSuccess ? .success : .failure)
 
-  let fetched = first.isSuccess ? "\(fetches(firstFetches)) shared by both screens" : "the shared fetch failed"
+  let fetched = first.status.isSuccess ? "\(fetches(firstFetches)) shared by both screens" : "the shared fetch failed"
   let afterRename: String
   switch (renamed, refetched) {
   case (.success, true): afterRename = "refetched after a rename"
@@ -83,7 +82,7 @@ func runQueriesScenario() async -> String {
   case (.failure, _): afterRename = "the rename failed"
   }
   let retried =
-    detail.isSuccess ? "recovered after \(detail.attempt) attempts" : "gave up after \(detail.attempt) attempts"
+    detail.status.isSuccess ? "recovered after \(detail.attempt) attempts" : "gave up after \(detail.attempt) attempts"
   return "queries: \(fetched), \(afterRename), \(retried)"
 }
 
@@ -100,7 +99,7 @@ func describe(_ error: (any Error)?) -> String {
 /// Waits until the shared operation state settles, on success or on error, and returns it.
 @MainActor
 func settled<Value: Sendable>(_ shared: Shared<OperationState<Value>>) async -> OperationState<Value> {
-  for await state in shared.values where state.isSuccess || state.isError { return state }
+  for await state in shared.values where state.status.isSuccess || state.status.isError { return state }
   return shared.wrappedValue
 }
 
@@ -114,9 +113,9 @@ private func refetchSettled(
   var last = OperationState<Post>()
   while let state = await states.next(isolation: #isolation) {
     last = state
-    if state.isLoading { sawFetch = true }
-    if state.isSuccess && state.value?.title.hasPrefix("Renamed") == true { return state }
-    if sawFetch && state.isError { return state }
+    if state.status.isPending { sawFetch = true }
+    if state.status.isSuccess && state.value?.title.hasPrefix("Renamed") == true { return state }
+    if sawFetch && state.status.isError { return state }
   }
   return last
 }

@@ -25,6 +25,6 @@ func runTopicsScenario() async -> String {
     _ = await task.result
   }
   let last = feed.latestEvent.map { "\($0.payload) (confirmed: \($0.isConfirmed))" } ?? "nothing"
-  console.line("feed: latest event \(last), publishStatus \(feed.publishStatus.rawValue)")
+  console.line("feed: latest event \(last), publish status \(feed.operation.status.rawValue)")
   return "topics: \(confirmed) confirmed, \(rolledBack) rolled back"
 }

@@ -18,7 +18,8 @@ public enum OperationPolicy: Sendable, Hashable {
   case parallel
   /// A run started while another runs joins it: the operation runs once, and both callers' callbacks get its one
   /// result. A joiner that cancels only leaves; the operation stops when every caller has cancelled. A joiner's own
-  /// `retry`, `timeout`, `clock` and `optimistic` arguments are not used: the run that started applies its own.
+  /// options (retries, timeout, clock, modifiers) and optimistic update are not used: the run that started applies
+  /// its own.
   case dedupe
   /// A new run cancels the one before it: the latest wins. A superseded run never writes the state; its
   /// `onSettled` gets `CancellationError`.

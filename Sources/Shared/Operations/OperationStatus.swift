@@ -1,5 +1,8 @@
 /// Where an asynchronous operation stands.
 ///
+/// Every operation state shows one (``OperationTracking/status``), and the case checks live here, so that they mean
+/// the same thing on every type that carries one:
+///
 /// ```swift
 /// switch post.status {
 /// case .idle: Text("Not loaded")
@@ -7,8 +10,10 @@
 /// case .success: PostView(post.value!)
 /// case .error: ErrorView(post.error!)
 /// }
+///
+/// if post.status.isPending { showSpinner() }
 /// ```
-public enum OperationStatus: String, Sendable, Equatable, CaseIterable {
+public enum OperationStatus: String, Sendable, Hashable, CaseIterable {
   /// No operation has run yet, or the state was reset.
   case idle
   /// An operation is running.
@@ -17,4 +22,34 @@ public enum OperationStatus: String, Sendable, Equatable, CaseIterable {
   case success
   /// The last operation failed.
   case error
+
+  // MARK: Case checking
+
+  /// Whether no operation has run since the start or the last reset.
+  ///
+  /// ```swift
+  /// if auth.status.isIdle { showSignInButton() }
+  /// ```
+  public var isIdle: Bool { self == .idle }
+
+  /// Whether an operation is running.
+  ///
+  /// ```swift
+  /// if post.status.isPending { showSpinner() }
+  /// ```
+  public var isPending: Bool { self == .pending }
+
+  /// Whether the last operation succeeded.
+  ///
+  /// ```swift
+  /// if post.status.isSuccess, let loaded = post.value { show(loaded) }
+  /// ```
+  public var isSuccess: Bool { self == .success }
+
+  /// Whether the last operation failed; its error is in ``OperationTracking/error``.
+  ///
+  /// ```swift
+  /// if post.status.isError { showRetryButton() }
+  /// ```
+  public var isError: Bool { self == .error }
 }

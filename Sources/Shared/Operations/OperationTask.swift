@@ -1,4 +1,4 @@
-/// A running operation started by ``Shared/run(policy:retry:timeout:clock:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``.
+/// A running operation started by ``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``.
 ///
 /// ```swift
 /// let task = $post.run { try await api.post(1) }
@@ -39,23 +39,5 @@ public struct OperationTask<Success: Sendable>: Sendable {
   /// Waits for the operation and returns its result.
   public var result: Result<Success, any Error> {
     get async { await task.result }
-  }
-}
-
-/// The error of an operation attempt that ran longer than its timeout.
-public struct OperationTimeoutError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The time the attempt was allowed.
-  public let timeout: Duration
-
-  /// An error for an attempt that exceeded `timeout`.
-  ///
-  /// - Parameter timeout: The time the attempt was allowed.
-  public init(timeout: Duration) {
-    self.timeout = timeout
-  }
-
-  /// A sentence naming the timeout.
-  public var description: String {
-    "The operation did not finish within \(timeout)."
   }
 }

@@ -1,37 +1,34 @@
-public import Foundation
-
-/// A value that carries the state of its own operations: a status and an error, next to its domain data.
+/// A value that carries the state of its own operations next to its domain data.
 ///
 /// ``OperationState`` is one; a domain type can be another, so that one shared value holds both what it is and
-/// what is happening to it:
+/// what is happening to it. It embeds an ``OperationTracking`` (the status, the error by identity, the attempt and
+/// the time) and says how a success changes it:
 ///
 /// ```swift
-/// struct AuthSession: OperationTrackable {
+/// struct AuthSession: OperationTrackable, Equatable {
 ///   var user: User?
-///   var operationStatus = OperationStatus.idle
-///   var error: (any Error)?
+///   var operation = OperationTracking()
 ///
 ///   mutating func applySuccess(_ user: User) { self.user = user }
 /// }
 ///
-/// @Shared(.inMemory("auth")) var auth = AuthSession()
-/// $auth.run { try await api.signIn() }
+/// func signIn(api: API) {
+///   @Shared(.inMemory("auth")) var auth = AuthSession()
+///   $auth.run { try await api.signIn() }
+///   if auth.operation.status.isPending { showSpinner() }
+/// }
 /// ```
 ///
-/// Every ``Shared`` of such a value gets ``Shared/run(policy:retry:timeout:clock:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``,
-/// ``Shared/perform(policy:retry:timeout:clock:optimistic:isolation:_:)`` and ``Shared/reset()``.
+/// Every ``Shared`` of such a value gets ``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``,
+/// ``Shared/perform(_:policy:optimistic:isolation:_:)-(_,_,_,_,()->Value.Success)`` and ``Shared/reset()``. The library reads and writes only
+/// ``operation`` and calls ``applySuccess(_:)``; the type adds no status helpers of its own (the case checks live
+/// on ``OperationStatus``).
 public protocol OperationTrackable: Sendable {
   /// What a successful operation returns.
   associatedtype Success: Sendable
 
-  /// Where the value's operation stands.
-  var operationStatus: OperationStatus { get set }
-  /// The error of the last failure, kept until the next success or a reset.
-  var error: (any Error)? { get set }
-  /// The current attempt of a running operation, from 1. The default keeps no attempt count.
-  var operationAttempt: Int { get set }
-  /// When an operation last changed the value. The default keeps no time.
-  var operationUpdatedAt: Date? { get set }
+  /// How the value's operations went: status, error, attempt and time. The library writes it.
+  var operation: OperationTracking { get set }
 
   /// Puts the result of a successful operation into the value.
   ///
@@ -44,27 +41,4 @@ public protocol OperationTrackable: Sendable {
   ///
   /// - Parameter success: What the operation returned.
   mutating func applySuccess(_ success: Success)
-}
-
-extension OperationTrackable {
-  /// No attempt count is kept.
-  public var operationAttempt: Int {
-    get { 0 }
-    set {}
-  }
-
-  /// No time is kept.
-  public var operationUpdatedAt: Date? {
-    get { nil }
-    set {}
-  }
-
-  /// Whether an operation is running.
-  public var isLoading: Bool { operationStatus == .pending }
-  /// Whether the last operation failed.
-  public var isError: Bool { operationStatus == .error }
-  /// Whether the last operation succeeded.
-  public var isSuccess: Bool { operationStatus == .success }
-  /// Whether no operation has run since the start or the last reset.
-  public var isIdle: Bool { operationStatus == .idle }
 }

@@ -1,34 +1,54 @@
-/// How often a failed operation is tried again, and how long to wait before each retry.
+/// How often a failed attempt is tried again, how long to wait before each retry, and which failures are worth it.
 ///
 /// ```swift
-/// $post.run(retry: .exponential(retries: 3, initial: .milliseconds(200), maxDelay: .seconds(5))) {
+/// $post.run(.retry(.exponential(retries: 3, initial: .milliseconds(200), maxDelay: .seconds(5)))) {
 ///   try await api.post(1)
 /// }
 /// ```
 ///
+/// Three ready-made policies cover most needs (``none``, ``constant(retries:delay:)``,
+/// ``exponential(retries:initial:multiplier:maxDelay:jitter:)``); ``init(retries:backoff:shouldRetry:)`` takes any
+/// wait and any decision:
+///
+/// ```swift
+/// let policy = RetryPolicy(
+///   retries: 5,
+///   backoff: { retry in .seconds(retry * retry) },                        // 1 s, 4 s, 9 s, ...
+///   shouldRetry: { error, failureCount in error is URLError && failureCount < 3 })
+/// ```
+///
 /// Cancellation is never retried, and neither is a `CancellationError` the operation throws: when the run was
 /// cancelled it settles as cancelled; otherwise (the operation cancelled some inner work of its own) it is a failure
-/// like any other, with `onError` and the error stored. Waits are measured on the clock passed to `run`, so tests use a
-/// ``ManualClock`` and never sleep.
+/// like any other, with `onError` and the error stored. Waits are measured on the options' clock
+/// (``OperationOptions/clock``), so tests use a ``ManualClock`` and never sleep.
 public struct RetryPolicy: Sendable {
-  /// How many times a failed operation is tried again; the operation runs at most `retries + 1` times.
+  /// How many times a failed attempt is tried again at most; the operation runs at most `retries + 1` times.
   public let retries: Int
-  /// How long to wait before each retry.
-  public let backoff: Backoff
-  /// Which errors are worth retrying. The default retries every error; a `CancellationError` is never retried,
-  /// whatever this says.
-  public let shouldRetry: @Sendable (any Error) -> Bool
+  /// The wait before retry number `retry` (1 for the first retry).
+  public let backoff: @Sendable (_ retry: Int) -> Duration
+  /// Whether to retry after `error`, the `failureCount`-th failure of the run (1 for the first). Asked only while
+  /// retries remain; a `CancellationError` is never retried, whatever this says.
+  public let shouldRetry: @Sendable (_ error: any Error, _ failureCount: Int) -> Bool
 
-  /// A policy.
+  /// A policy with a wait and a decision of your own.
+  ///
+  /// ```swift
+  /// let policy = RetryPolicy(
+  ///   retries: 2,
+  ///   backoff: { retry in .milliseconds(100 * retry) },
+  ///   shouldRetry: { error, _ in (error as? APIError)?.isTransient ?? false })
+  /// ```
   ///
   /// - Parameters:
-  ///   - retries: How many times to try again; at least 0.
-  ///   - backoff: The wait before each retry.
-  ///   - shouldRetry: Which errors to retry.
+  ///   - retries: How many times to try again at most; 0 or more.
+  ///   - backoff: The wait before retry number `retry` (from 1); no wait by default.
+  ///   - shouldRetry: Whether an error, the run's `failureCount`-th failure, is worth retrying; every error by
+  ///     default.
+  @inlinable
   public init(
     retries: Int,
-    backoff: Backoff = .constant(.zero),
-    shouldRetry: @escaping @Sendable (any Error) -> Bool = { _ in true }
+    backoff: @escaping @Sendable (_ retry: Int) -> Duration = { _ in .zero },
+    shouldRetry: @escaping @Sendable (_ error: any Error, _ failureCount: Int) -> Bool = { _, _ in true }
   ) {
     precondition(retries >= 0, "RetryPolicy needs 0 or more retries, not \(retries)")
     self.retries = retries
@@ -36,21 +56,34 @@ public struct RetryPolicy: Sendable {
     self.shouldRetry = shouldRetry
   }
 
-  /// Never retries.
+  /// Never retries: one attempt.
+  ///
+  /// ```swift
+  /// $post.run(.retry(.none)) { try await api.post(1) }
+  /// ```
+  @inlinable
   public static var none: RetryPolicy { RetryPolicy(retries: 0) }
 
   /// Retries `retries` times, waiting `delay` before each.
+  ///
+  /// ```swift
+  /// $post.run(.retry(.constant(retries: 2, delay: .seconds(1)))) { try await api.post(1) }
+  /// ```
   ///
   /// - Parameters:
   ///   - retries: How many times to try again.
   ///   - delay: The wait before each retry.
   /// - Returns: The policy.
   public static func constant(retries: Int, delay: Duration) -> RetryPolicy {
-    RetryPolicy(retries: retries, backoff: .constant(delay))
+    RetryPolicy(retries: retries, backoff: { _ in delay })
   }
 
-  /// Retries `retries` times, doubling the wait from `initial` up to `maxDelay`, with up to `jitter` of each wait
-  /// taken off at random.
+  /// Retries `retries` times, the wait growing from `initial` by `multiplier` per retry up to `maxDelay`, with up to
+  /// `jitter` of each wait taken off at random so that many clients do not retry in step.
+  ///
+  /// ```swift
+  /// $post.run(.retry(.exponential(retries: 3))) { try await api.post(1) }  // waits 200 ms, 400 ms, 800 ms
+  /// ```
   ///
   /// - Parameters:
   ///   - retries: How many times to try again.
@@ -66,53 +99,50 @@ public struct RetryPolicy: Sendable {
     maxDelay: Duration = .seconds(30),
     jitter: Double = 0
   ) -> RetryPolicy {
+    exponential(
+      retries: retries, initial: initial, multiplier: multiplier, maxDelay: maxDelay, jitter: jitter,
+      random: { Double.random(in: 0..<1) })
+  }
+
+  /// ``exponential(retries:initial:multiplier:maxDelay:jitter:)`` with the jitter's random numbers (in `0..<1`)
+  /// from `random`, so tests can pin them.
+  static func exponential(
+    retries: Int,
+    initial: Duration,
+    multiplier: Double,
+    maxDelay: Duration,
+    jitter: Double,
+    random: @escaping @Sendable () -> Double
+  ) -> RetryPolicy {
     RetryPolicy(
       retries: retries,
-      backoff: .exponential(initial: initial, multiplier: multiplier, maxDelay: maxDelay, jitter: jitter))
+      backoff: { retry in
+        exponentialDelay(
+          beforeRetry: retry, initial: initial, multiplier: multiplier, maxDelay: maxDelay, jitter: jitter,
+          random: jitter > 0 ? random() : 0)
+      })
   }
 
-  /// The wait before retry number `retry` (from 1), given a random number in `0..<1` for the jitter.
-  ///
-  /// - Parameters:
-  ///   - retry: Which retry, from 1.
-  ///   - random: A number in `0..<1`.
-  /// - Returns: The wait.
-  public func delay(beforeRetry retry: Int, random: Double) -> Duration {
-    backoff.delay(beforeRetry: retry, random: random)
-  }
-}
-
-/// The wait before a retry.
-public enum Backoff: Sendable, Equatable {
-  /// The same wait before every retry.
-  case constant(Duration)
-  /// A wait that starts at `initial` and grows by `multiplier` per retry up to `maxDelay`; up to `jitter` (a
-  /// fraction from 0 to 1) of each wait is removed at random, so many clients do not retry in step.
-  case exponential(initial: Duration, multiplier: Double, maxDelay: Duration, jitter: Double)
-
-  /// The wait before retry number `retry` (from 1), given a random number in `0..<1` for the jitter.
-  ///
-  /// - Parameters:
-  ///   - retry: Which retry, from 1.
-  ///   - random: A number in `0..<1`.
-  /// - Returns: The wait.
-  public func delay(beforeRetry retry: Int, random: Double) -> Duration {
-    switch self {
-    case .constant(let delay):
-      return delay
-    case .exponential(let initial, let multiplier, let maxDelay, let jitter):
-      let growth = pow(multiplier, Double(max(0, retry - 1)))
-      let full = min(initial * growth, maxDelay)
-      let removed = min(max(jitter, 0), 1) * min(max(random, 0), 1)
-      return full * (1 - removed)
-    }
+  /// The exponential wait before retry number `retry` (from 1), given a random number in `0..<1` for the jitter.
+  static func exponentialDelay(
+    beforeRetry retry: Int,
+    initial: Duration,
+    multiplier: Double,
+    maxDelay: Duration,
+    jitter: Double,
+    random: Double
+  ) -> Duration {
+    let growth = power(multiplier, max(0, retry - 1))
+    let full = min(initial * growth, maxDelay)
+    let removed = min(max(jitter, 0), 1) * min(max(random, 0), 1)
+    return full * (1 - removed)
   }
 }
 
-/// `base` raised to `exponent`, without Foundation.
-private func pow(_ base: Double, _ exponent: Double) -> Double {
+/// `base` raised to `exponent`, without Foundation; stops growing past 1e12 (every wait is capped far below).
+private func power(_ base: Double, _ exponent: Int) -> Double {
   var result = 1.0
-  var remaining = Int(exponent)
+  var remaining = exponent
   while remaining > 0 {
     result *= base
     remaining -= 1

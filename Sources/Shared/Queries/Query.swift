@@ -15,7 +15,8 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
   public let key: QueryKey
   /// How the query caches, refetches and retries.
   public let options: QueryOptions
-  let fetch: @Sendable (QueryYield<State>) async throws -> State.Success
+  /// Fetches the value: the query's own fetcher, given the value it fetches into and its attempt's context.
+  let fetch: QueryRecord<State>.Body
   /// Where the fetcher is written, to tell two fetchers for one key apart.
   let fetcherLocation: CodeLocation
   /// A single or a paginated query, with what a paginated one needs to fetch its pages.
@@ -24,7 +25,7 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
   init(
     key: QueryKey,
     options: QueryOptions,
-    fetch: @escaping @Sendable (QueryYield<State>) async throws -> State.Success,
+    fetch: @escaping QueryRecord<State>.Body,
     fetcherLocation: CodeLocation,
     kind: QueryKind<State> = .single
   ) {
@@ -51,39 +52,21 @@ extension Query: CustomStringConvertible {
   public var description: String { ".query(\(key))" }
 }
 
-/// Lets a fetcher show values before its final one, such as a cached value and then a live one.
-///
-/// ```swift
-/// @Shared(.query(["feed"]) { partial in
-///   if let cached = cache.feed { partial.yield(cached) }
-///   return try await api.feed()
-/// }) var feed = OperationState<[Item]>()
-/// ```
-///
-/// Each yielded value is stored at once (the status stays ``OperationStatus/pending``); the fetcher's return
-/// value is the final one.
-public struct QueryYield<State: OperationTrackable>: Sendable {
-  let shared: Shared<State>
-
-  /// Shows `value` now, while the fetch goes on.
-  ///
-  /// - Parameter value: An intermediate value.
-  public func yield(_ value: State.Success) {
-    // The value it replaces is released after the lock: its `deinit` may read this same value.
-    shared.withLockReleasingReplaced { $0.applySuccess(value) }
-  }
-}
-
 extension SharedReaderKey {
   /// A query named `key` whose value `fetch` produces.
   ///
   /// ```swift
-  /// @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+  /// func showPost(api: API) {
+  ///   @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+  ///   render(post)
+  /// }
   /// ```
+  ///
+  /// Fetches run as ``QueryOptions/operation`` says: retries, a timeout for each attempt, modifiers.
   ///
   /// - Parameters:
   ///   - key: The query's name.
-  ///   - options: Caching, refetching and retrying.
+  ///   - options: Caching, refetching, and how each fetch runs.
   ///   - fileID: Where the fetcher is written (filled in for you).
   ///   - line: The line of the fetcher (filled in for you).
   ///   - fetch: Produces the value.
@@ -96,26 +79,43 @@ extension SharedReaderKey {
     _ fetch: @escaping @Sendable () async throws -> State.Success
   ) -> Self where Self == Query<State> {
     Query(
-      key: key, options: options, fetch: { _ in try await fetch() },
+      key: key, options: options, fetch: { _, _ in try await fetch() },
       fetcherLocation: CodeLocation(fileID: fileID, line: line))
   }
 
-  /// A query named `key` whose fetcher can show intermediate values before its final one.
+  /// A query named `key` whose fetcher receives its attempt's context: the attempt number, the clock, and a way to
+  /// show values before its final one.
+  ///
+  /// ```swift
+  /// func showFeed(api: API, cache: Cache) {
+  ///   @Shared(
+  ///     .query(["feed"]) { context in
+  ///       if let cached = cache.feed { context.yield(cached) }  // shown at once; the status stays pending
+  ///       return try await api.feed()
+  ///     }) var feed = OperationState<[Item]>()
+  ///   render(feed)
+  /// }
+  /// ```
+  ///
+  /// A yielded value is stored at once (``OperationTrackable/applySuccess(_:)``) while the fetch runs; the fetcher's
+  /// return value is the final one. A value yielded after the fetch ended, or from a cancelled fetch, is dropped.
   ///
   /// - Parameters:
   ///   - key: The query's name.
-  ///   - options: Caching, refetching and retrying.
+  ///   - options: Caching, refetching, and how each fetch runs.
   ///   - fileID: Where the fetcher is written (filled in for you).
   ///   - line: The line of the fetcher (filled in for you).
-  ///   - fetch: Produces the value; may yield intermediate ones first.
+  ///   - fetch: Produces the value, given its attempt's context; may yield intermediate values first.
   /// - Returns: The query key.
   public static func query<State: OperationTrackable>(
     _ key: QueryKey,
     options: QueryOptions = QueryOptions(),
     fileID: String = #fileID,
     line: Int = #line,
-    yielding fetch: @escaping @Sendable (QueryYield<State>) async throws -> State.Success
+    _ fetch: @escaping @Sendable (OperationContext<State.Success>) async throws -> State.Success
   ) -> Self where Self == Query<State> {
-    Query(key: key, options: options, fetch: fetch, fetcherLocation: CodeLocation(fileID: fileID, line: line))
+    Query(
+      key: key, options: options, fetch: { _, context in try await fetch(context) },
+      fetcherLocation: CodeLocation(fileID: fileID, line: line))
   }
 }

@@ -1,4 +1,10 @@
-/// How a query caches, refetches, retries and forgets its value.
+/// How a query caches, refetches and forgets its value, and how its fetches run.
+///
+/// ```swift
+/// let options = QueryOptions(
+///   staleTime: .seconds(30),
+///   operation: .retry(.constant(retries: 2, delay: .seconds(1))).timeout(.seconds(10)))
+/// ```
 public struct QueryOptions: Sendable {
   /// How long a fetched value counts as fresh. A holder that appears while the value is fresh uses it without
   /// fetching; once it is stale, the next holder shows it and refetches in the background. The default, zero,
@@ -11,34 +17,43 @@ public struct QueryOptions: Sendable {
   /// How long a query with no holders, iterations or running fetch keeps its value before it is removed. The
   /// default is five minutes.
   public var gcTime: Duration
-  /// How failed fetches are retried. The default retries 3 times, waiting 1 s, 2 s, then 4 s (at most 30 s).
-  public var retry: RetryPolicy
-  /// The clock for staleness, garbage collection and retry waits; a ``ManualClock`` in tests.
-  public var clock: any Clock<Duration>
+  /// How each fetch runs, exactly as an operation run does: its retries, the timeout of each attempt, and the clock.
+  /// The default (``defaultOperation``) retries 3 times, waiting 1 s, 2 s, then 4 s; options built from scratch
+  /// (`.timeout(.seconds(5))`) retry only as they say, so start from ``defaultOperation`` to keep its retries.
+  ///
+  /// Its clock also measures staleness and garbage collection: pass a ``ManualClock`` in tests.
+  public var operation: OperationOptions
 
   /// Options.
+  ///
+  /// ```swift
+  /// let options = QueryOptions(staleTime: .seconds(30), operation: QueryOptions.defaultOperation.clock(clock))
+  /// ```
   ///
   /// - Parameters:
   ///   - staleTime: How long a fetched value counts as fresh.
   ///   - gcTime: How long an unused query keeps its value; must be positive.
-  ///   - retry: How failed fetches are retried.
-  ///   - clock: The clock for all of these.
+  ///   - operation: How each fetch runs: retries, timeout, and the clock for these and for staleness and garbage
+  ///     collection.
   public init(
     staleTime: Duration = .zero,
     gcTime: Duration = .seconds(300),
-    retry: RetryPolicy = QueryOptions.defaultRetry,
-    clock: any Clock<Duration> = ContinuousClock()
+    operation: OperationOptions = QueryOptions.defaultOperation
   ) {
     precondition(staleTime >= .zero, "A query's staleTime cannot be negative: \(staleTime)")
     precondition(gcTime > .zero, "A query's gcTime must be positive: \(gcTime)")
     self.staleTime = staleTime
     self.gcTime = gcTime
-    self.retry = retry
-    self.clock = clock
+    self.operation = operation
   }
 
-  /// Three retries with exponential backoff from 1 s, capped at 30 s.
-  public static var defaultRetry: RetryPolicy {
-    .exponential(retries: 3, initial: .seconds(1), multiplier: 2, maxDelay: .seconds(30))
+  /// How a query's fetches run unless told otherwise: three retries with exponential backoff from 1 s, capped at
+  /// 30 s, no timeout, on the continuous clock.
+  ///
+  /// ```swift
+  /// let options = QueryOptions(operation: QueryOptions.defaultOperation.timeout(.seconds(10)))
+  /// ```
+  public static var defaultOperation: OperationOptions {
+    OperationOptions(retry: .exponential(retries: 3, initial: .seconds(1), multiplier: 2, maxDelay: .seconds(30)))
   }
 }

@@ -33,8 +33,8 @@ struct QueryRecordEffect {
 ///
 /// Only touched under the ``QueryStore``'s lock.
 final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
-  /// Fetches something for the query from its value (the query's fetcher, or one page).
-  typealias Body = @Sendable (Shared<State>) async throws -> State.Success
+  /// Fetches something for the query from its value (the query's fetcher, or one page), in an attempt's context.
+  typealias Body = @Sendable (Shared<State>, OperationContext<State.Success>) async throws -> State.Success
 
   let query: Query<State>
   let epoch: Stopwatch
@@ -174,7 +174,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
         nil,
         QueryRecordEffect { [weak store] in
           shared.withLock { state in
-            if state.operationStatus == .pending { state.operationStatus = .success }
+            if state.operation.status == .pending { state.operation.status = .success }
           }
           store?.settled(id, key: key, as: State.self)
         }
@@ -193,7 +193,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     works[id] = work
     let query = self.query
     let epoch = self.epoch
-    let body = body ?? { shared in try await query.fetch(QueryYield(shared: shared)) }
+    let body = body ?? query.fetch
     let effect: QueryRecordEffect
     // The task holds the store weakly: a fetch that hangs keeps neither the store nor its queries alive.
     if waitsForTurn {

@@ -188,7 +188,7 @@ public final class QueryStore: Sendable {
     // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
     // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
     let link = root.attachment(QueryLink<State>.self, make: QueryLink.init)
-    let epoch = link.epoch(in: self) ?? Stopwatch(query.options.clock)
+    let epoch = link.epoch(in: self) ?? Stopwatch(query.options.operation.clock)
     let now = epoch.elapsed()
     let (effect, conflict, created, replaced) = state.withLock {
       state -> (QueryRecordEffect, CodeLocation?, Bool, (any QueryRecordProtocol)?) in
@@ -310,7 +310,7 @@ public final class QueryStore: Sendable {
     _ id: QueryRecordMachine.WorkID,
     of query: Query<State>,
     epoch: Stopwatch,
-    body: QueryRecord<State>.Body,
+    body: @escaping QueryRecord<State>.Body,
     work: QueryWork<State.Success>,
     before: OperationStatus?,
     store: WeakQueryStore
@@ -344,25 +344,38 @@ public final class QueryStore: Sendable {
     into shared: Shared<State>,
     query: Query<State>,
     epoch: Stopwatch,
-    body: QueryRecord<State>.Body,
+    body: @escaping QueryRecord<State>.Body,
     before: OperationStatus,
     store: WeakQueryStore
   ) async -> (Result<State.Success, any Error>, QueryRecordMachine.Outcome) {
-    let outcome = await RetryLoop.run(retry: query.options.retry, clock: query.options.clock) { attempt in
-      shared.withLock { value in
-        value.operationAttempt = attempt
-        value.operationUpdatedAt = Date()
-      }
-    } _: {
-      try await body(shared)
-    }
+    // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the fetch's
+    // own result is written, so no yielded value lands after it.
+    let gate = YieldGate()
+    let outcome = await AttemptLoop.run(
+      .contextual { context in try await body(shared, context) },
+      options: query.options.operation,
+      yield: { value in
+        guard gate.isOpen else { return }
+        shared.withLockReleasingReplaced { state in
+          guard gate.isOpen else { return }
+          state.applySuccess(value)
+          state.operation.noteChange()
+        }
+      },
+      onRetry: { attempt in
+        shared.withLock { value in value.operation.retry(attempt) }
+      })
     switch outcome {
     case .success(let value):
       // Fresh from this moment: read before the value shows, so no reader sees it stale.
       let now = epoch.elapsed()
       let action = store.store?.fetchReturned(id, key: query.key, as: State.self) ?? .discard
-      guard case .apply(let keepPending) = action else { return (.success(value), .cancelled) }
+      guard case .apply(let keepPending) = action else {
+        gate.close()
+        return (.success(value), .cancelled)
+      }
       shared.withLockReleasingReplaced { state in
+        gate.close()
         Shared<State>.show(outcome, in: &state)
         // With work following at once, the status stays pending: no success shows between the two.
         if keepPending { Shared<State>.showPending(in: &state) }
@@ -370,11 +383,13 @@ public final class QueryStore: Sendable {
       return (.success(value), .applied(at: now))
     case .cancelled:
       shared.withLockReleasingReplaced { state in
-        if state.operationStatus == .pending { state.operationStatus = before }
+        gate.close()
+        if state.operation.status == .pending { state.operation.restore(before) }
       }
       return (.failure(CancellationError()), .cancelled)
     case .failure(let error):
       shared.withLockReleasingReplaced { state in
+        gate.close()
         Shared<State>.show(outcome, in: &state)
       }
       return (.failure(error), .failed)
@@ -385,7 +400,7 @@ public final class QueryStore: Sendable {
   /// pending by the work ahead, which wrote its value and handed over, counts as success).
   static func markPending<State: OperationTrackable>(_ shared: Shared<State>) -> OperationStatus {
     shared.withLock { value in
-      let before = value.operationStatus == .pending ? .success : value.operationStatus
+      let before = value.operation.status == .pending ? .success : value.operation.status
       Shared<State>.showPending(in: &value)
       return before
     }
@@ -396,7 +411,7 @@ public final class QueryStore: Sendable {
   /// Checks the query a few times per `gcTime` and removes it once it has gone unused for a whole `gcTime`.
   private func startCollecting<State: OperationTrackable>(_ query: Query<State>, epoch: Stopwatch) {
     let key = query.key
-    let clock = query.options.clock
+    let clock = query.options.operation.clock
     let interval = query.options.gcTime / Self.checksPerGCTime
     // Weak, and detached so it does not inherit (and keep alive) the task-local registry: a store whose registry is
     // gone stops collecting and is freed with its queries.

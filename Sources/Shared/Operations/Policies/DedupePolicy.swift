@@ -1,6 +1,6 @@
 /// The coordination of ``OperationPolicy/dedupe`` runs: callers that overlap share one execution and its result.
 ///
-/// A value type with one mutating method per event, each returning a named action; the caller holds the runner's
+/// A value type with one mutating method per event, each returning a named action; the caller holds the coordinator's
 /// lock around the call and resumes waiters or cancels work after releasing it. Callers join synchronously inside
 /// `run`, so none can miss a result that arrives before it waits; a caller that leaves before the result stops
 /// waiting at once, and the execution is cancelled when every caller has left. `Outcome` is a run's result,
@@ -132,3 +132,93 @@ struct DedupeStateMachine<Outcome, Waiter, Work> {
 extension DedupeStateMachine.WaitAction: Sendable where Outcome: Sendable {}
 extension DedupeStateMachine.LeaveAction: Sendable where Waiter: Sendable, Work: Sendable {}
 extension DedupeStateMachine.CompleteAction: Sendable where Waiter: Sendable {}
+
+extension RunCoordination {
+  /// What the caller does when a dedupe execution ends.
+  struct DedupeCompletion {
+    var settlement: Settlement
+    /// Whether every caller had left: the execution writes no result.
+    var isAbandoned: Bool
+    /// Callers waiting for the result, to resume after the lock.
+    var resuming: [ExecutionWaiter]
+  }
+
+  /// The dedupe execution started by `starter` as run `run` ended with `outcome`. It closes to new callers in the
+  /// same step that decides what it writes; if every caller left, it writes no result.
+  mutating func completeExecution(
+    _ starter: UInt64, run: UInt64, with outcome: RunOutcome<Success>
+  ) -> DedupeCompletion {
+    switch dedupe.complete(starter, with: outcome) {
+    case .resume(let waiters):
+      return DedupeCompletion(
+        settlement: end(run, with: outcome, as: .withOutcome), isAbandoned: false, resuming: waiters)
+    case .abandoned:
+      return DedupeCompletion(
+        settlement: end(run, with: outcome, as: .withoutResult), isAbandoned: true, resuming: [])
+    }
+  }
+}
+
+extension RunCoordination.DedupeCompletion: Sendable where ExecutionWaiter: Sendable {}
+
+extension Shared where Value: OperationTrackable {
+  /// Runs with ``OperationPolicy/dedupe``: a caller joins the execution under way, or starts one; every caller gets
+  /// the one result.
+  @usableFromInline
+  func runDeduplicated(
+    _ attempts: RunAttempts<Value>,
+    optimistic: OptimisticUpdate<Value>?,
+    isolation: isolated (any Actor)?,
+    callbacks: RunCallbacks<Value.Success>
+  ) -> OperationTask<Value.Success> {
+    let coordinator = self.coordinator
+    // A caller joins the execution under way without touching the value; the caller that starts one shows it
+    // pending right after (a caller that joins meanwhile shares it; if every caller leaves first, it is cancelled
+    // as soon as its task is attached).
+    let (caller, joined) = coordinator.coordinate { coordination in
+      let caller = coordination.nextCaller()
+      return (caller, coordination.dedupe.join(caller))
+    }
+    let started = joined == .start ? begin(optimistic, coordinator: coordinator) : nil
+    if let run = started {
+      let shared = self
+      let execution = Task {
+        let outcome = await attempts.run(run, coordinator: coordinator)
+        // Closed to joiners in the same step that shows the result, so nobody joins a finished run.
+        let waiters = shared.settle(outcome, optimistic: optimistic, coordinator: coordinator) { coordination, _ in
+          let completion = coordination.completeExecution(caller, run: run, with: outcome)
+          return (completion.settlement, completion.isAbandoned ? .withoutResult : .withOutcome, completion.resuming)
+        }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+      }
+      if coordinator.coordinate({ $0.dedupe.attach(caller, work: execution) }) == .cancel { execution.cancel() }
+    }
+    let task = Task {
+      _ = isolation
+      let outcome = await Self.waitForExecution(caller, coordinator: coordinator)
+      return try callbacks.deliver(outcome)
+    }
+    return OperationTask(task: task)
+  }
+
+  /// Waits for the result of the dedupe execution `caller` joined; leaves at once with `.cancelled` if the calling
+  /// task is cancelled first.
+  static func waitForExecution(
+    _ caller: UInt64, coordinator: RunCoordinator<Value>
+  ) async -> RunOutcome<Value.Success> {
+    await withTaskCancellationHandler {
+      await withUnsafeContinuation { continuation in
+        switch coordinator.coordinate({ $0.dedupe.wait(caller, waiter: continuation) }) {
+        case .resume(let outcome): continuation.resume(returning: outcome)
+        case .suspend: break
+        case .cancelled: continuation.resume(returning: .cancelled)
+        }
+      }
+    } onCancel: {
+      if case .leave(let waiter, let work) = coordinator.coordinate({ $0.dedupe.leave(caller) }) {
+        waiter?.resume(returning: .cancelled)
+        work?.cancel()
+      }
+    }
+  }
+}

@@ -8,26 +8,26 @@ import Synchronization
 /// it, never the other way round. Whatever the machines hand back (tasks to cancel, waiters to resume, results they
 /// stop holding) is acted on or released after the lock.
 @usableFromInline
-final class OperationRunner<Value: OperationTrackable>: Sendable {
+final class RunCoordinator<Value: OperationTrackable>: Sendable {
   /// The machines of every policy, with the handles a run hands them: tasks and continuations.
   @usableFromInline
-  typealias Coordination = OperationCoordination<
+  typealias Coordination = RunCoordination<
     Value.Success, Task<Value.Success, any Error>, Task<Void, Never>,
     UnsafeContinuation<RunOutcome<Value.Success>, Never>, UnsafeContinuation<UInt64?, Never>
   >
 
   @usableFromInline let coordination = Lock(Coordination())
-  /// The table this runner belongs to and its path there, for a runner of a member of a root.
-  let home: (table: OperationRunners, path: OperationRunners.Path)?
+  /// The table this coordinator belongs to and its path there, for a coordinator of a member of a root.
+  let home: (table: RunCoordinatorTable, path: RunCoordinatorTable.Path)?
 
-  /// A runner of a whole value, kept by the value's box.
+  /// A coordinator of a whole value, kept by the value's box.
   @usableFromInline
   init() {
     home = nil
   }
 
-  /// A runner of a member, kept weakly by `home`'s table.
-  init(home: (table: OperationRunners, path: OperationRunners.Path)) {
+  /// A coordinator of a member, kept weakly by `home`'s table.
+  init(home: (table: RunCoordinatorTable, path: RunCoordinatorTable.Path)) {
     self.home = home
   }
 

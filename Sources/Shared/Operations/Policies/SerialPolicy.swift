@@ -1,12 +1,12 @@
 /// The coordination of ``OperationPolicy/serial`` runs: one at a time, in the order `run` was called.
 ///
-/// A value type with one mutating method per event, each returning a named action; the caller holds the runner's
+/// A value type with one mutating method per event, each returning a named action; the caller holds the coordinator's
 /// lock around the call and resumes waiters after releasing it. A run takes its place in the queue (a ticket)
 /// synchronously inside `run`, so the queue order is the call order; it waits later, on a `Waiter` (a continuation;
 /// tests use any value). A queued run that is cancelled leaves the queue at once, and the ones behind it keep their
 /// order.
 ///
-/// A serial run starts, for the shared state, when its turn comes: `OperationCoordination.finishTurn` ends the run
+/// A serial run starts, for the shared state, when its turn comes: `RunCoordination.finishTurn` ends the run
 /// before it and starts it in ``ParallelStateMachine`` (``start(_:as:)``) in one step, so each run's result is shown
 /// before the next one begins and the state follows the run that runs.
 struct SerialStateMachine<Waiter> {
@@ -146,3 +146,112 @@ struct SerialStateMachine<Waiter> {
 extension SerialStateMachine.WaitAction: Sendable {}
 extension SerialStateMachine.StartAction: Sendable where Waiter: Sendable {}
 extension SerialStateMachine.LeaveAction: Sendable where Waiter: Sendable {}
+
+extension RunCoordination {
+  /// A serial run whose turn came at once inside `run` starts, showing `status` before it. Returns its run number.
+  mutating func startTurn(_ ticket: UInt64, from status: OperationStatus) -> UInt64 {
+    let run = parallel.start(from: status)
+    guard case .none = serial.start(ticket, as: run) else {
+      preconditionFailure("a serial run waited before its own run call returned")
+    }
+    return run
+  }
+
+  /// What the caller does when a serial run ends.
+  struct SerialFinish {
+    var settlement: Settlement
+    /// The next queued run, which starts in the same step: the caller shows it pending and resumes its waiter (if
+    /// it already waits) with its run number.
+    var next: (run: UInt64, resuming: TurnWaiter?)?
+  }
+
+  /// Serial run `ticket`, run `run`, ended with `outcome` while the state showed `status`. The next queued run
+  /// starts in the same step, so the state goes from this run's result straight to the next one's pending.
+  mutating func finishTurn(
+    _ ticket: UInt64, run: UInt64, with outcome: RunOutcome<Success>, from status: OperationStatus
+  ) -> SerialFinish {
+    let settlement = end(run, with: outcome, as: .withOutcome)
+    guard case .start(let nextTicket) = serial.finish(ticket) else {
+      return SerialFinish(settlement: settlement, next: nil)
+    }
+    let shown: OperationStatus
+    switch (settlement, outcome) {
+    case (.showResult, .success): shown = .success
+    case (.showResult, _): shown = .error
+    default: shown = Self.status(after: settlement, from: status)
+    }
+    let nextRun = parallel.start(from: shown)
+    switch serial.start(nextTicket, as: nextRun) {
+    case .resume(let waiter): return SerialFinish(settlement: settlement, next: (nextRun, waiter))
+    case .none: return SerialFinish(settlement: settlement, next: (nextRun, nil))
+    }
+  }
+}
+
+extension RunCoordination.SerialFinish: Sendable where TurnWaiter: Sendable {}
+
+extension Shared where Value: OperationTrackable {
+  /// Runs with ``OperationPolicy/serial``: queued in call order, one at a time; each run's result is shown before
+  /// the next one starts.
+  @usableFromInline
+  func runSerially(
+    _ attempts: RunAttempts<Value>,
+    optimistic: OptimisticUpdate<Value>?,
+    isolation: isolated (any Actor)?,
+    callbacks: RunCallbacks<Value.Success>
+  ) -> OperationTask<Value.Success> {
+    let coordinator = self.coordinator
+    // Queued in call order inside `run` without touching the value; a run whose turn is at once shows pending
+    // before `run` returns (otherwise it shows pending when the run ahead of it ends).
+    let (ticket, place) = coordinator.coordinate { coordination in
+      let ticket = coordination.nextCaller()
+      return (ticket, coordination.serial.enqueue(ticket))
+    }
+    var started: UInt64?
+    if place == .start {
+      started =
+        begin(nil, coordinator: coordinator) { coordination, status in
+          (coordination.startTurn(ticket, from: status), ())
+        }.0
+    }
+    let task = Task {
+      _ = isolation
+      var turn = started
+      if turn == nil { turn = await Self.waitForTurn(ticket, coordinator: coordinator) }
+      guard let run = turn else {
+        return try callbacks.deliver(.cancelled)
+      }
+      if let optimistic { withLockReleasingReplaced { optimistic.apply(&$0) } }
+      let outcome = await attempts.run(run, coordinator: coordinator)
+      // The next run starts, pending, in the same step that shows this run's result.
+      let next = settle(outcome, optimistic: optimistic, coordinator: coordinator) { coordination, status in
+        let finish = coordination.finishTurn(ticket, run: run, with: outcome, from: status)
+        return (finish.settlement, .withOutcome, finish.next)
+      } afterwards: { value, next in
+        if next != nil { Self.showPending(in: &value) }
+        return next
+      }
+      if let (nextRun, waiter) = next { waiter?.resume(returning: nextRun) }
+      return try callbacks.deliver(outcome)
+    }
+    return OperationTask(task: task)
+  }
+
+  /// Waits for the turn of serial run `ticket`; returns its run number, or `nil` if it left the queue, cancelled,
+  /// first.
+  static func waitForTurn(_ ticket: UInt64, coordinator: RunCoordinator<Value>) async -> UInt64? {
+    await withTaskCancellationHandler {
+      await withUnsafeContinuation { (continuation: UnsafeContinuation<UInt64?, Never>) in
+        switch coordinator.coordinate({ $0.serial.wait(ticket, waiter: continuation) }) {
+        case .proceed(let run): continuation.resume(returning: run)
+        case .suspend: break
+        case .cancelled: continuation.resume(returning: nil)
+        }
+      }
+    } onCancel: {
+      if case .resumeCancelled(let waiter) = coordinator.coordinate({ $0.serial.leave(ticket) }) {
+        waiter.resume(returning: nil)
+      }
+    }
+  }
+}

@@ -8,10 +8,10 @@ private struct RunFailure: Error {
   let run: UInt64
 }
 
-/// ``OperationCoordination`` driven as `Shared.run` drives it, with every policy on one value, beside the value its
+/// ``RunCoordination`` driven as `Shared.run` drives it, with every policy on one value, beside the value its
 /// actions write. Handles are plain numbers: a work or execution is its caller, a waiter is its caller.
 private struct CoordinationModel {
-  typealias Coordination = OperationCoordination<Int, UInt64, UInt64, UInt64, UInt64>
+  typealias Coordination = RunCoordination<Int, UInt64, UInt64, UInt64, UInt64>
 
   enum Policy: CaseIterable {
     case parallel, cancelPrevious, dedupe, serial, debounce
@@ -149,7 +149,7 @@ private struct CoordinationModel {
     let wasWriter = writers.removeValue(forKey: run) != nil
     switch callers[caller]!.policy {
     case .parallel, .debounce:
-      // As `settle(_:run:optimistic:runner:)`: a run with nothing to write ends under the runner's lock alone.
+      // As `settle(_:run:optimistic:coordinator:)`: a run with nothing to write ends under the coordinator's lock alone.
       let ending: ParallelStateMachine<Int>.Ending? =
         switch runOutcome {
         case .success(let value): .success(value)
@@ -413,11 +413,11 @@ private struct CoordinationModel {
   }
 }
 
-/// ``OperationCoordination`` with policies mixed on one value, in seeded-random orders of every event `run` feeds it.
+/// ``RunCoordination`` with policies mixed on one value, in seeded-random orders of every event `run` feeds it.
 // Searches of one value type on one thread: off the cooperative pool so that they hold none of its threads, and
 // skipped under ThreadSanitizer, which has nothing to find in them (plain `swift test` runs them in full).
 @Suite(.offTheCooperativePool, .disabled(if: isThreadSanitizerBuild, "single-threaded search"))
-struct OperationCoordinationInterleavingTests {
+struct RunCoordinationInterleavingTests {
   @Test func mixedPoliciesSettleEveryRunOnceAndTheStateFollowsTheNewestRun() {
     var walks = 0
     var steps = 0

@@ -93,10 +93,12 @@ struct ParallelStateMachine<Success> {
     case restore(OperationStatus)
   }
 
-  /// What the caller writes when an attempt of a run begins.
+  /// What the caller writes when a run makes progress: begins another attempt, or yields a value.
   @usableFromInline
-  enum RetryAction: Equatable, Sendable {
-    case showAttempt
+  enum ProgressAction: Equatable, Sendable {
+    /// The state follows this run: write the attempt number, or apply the yielded value.
+    case show
+    /// The state follows a newer run (or this one ended): write nothing.
     case ignore
   }
 
@@ -139,11 +141,12 @@ struct ParallelStateMachine<Success> {
     return lastRun
   }
 
-  /// Run `run` begins another attempt.
+  /// Run `run` makes progress: it begins another attempt, or yields an intermediate value. The state shows it only
+  /// while it follows this run: the run is the newest live one and no newer run was shown.
   @inlinable
-  func retry(_ run: UInt64) -> RetryAction {
+  func progress(_ run: UInt64) -> ProgressAction {
     guard case .running(let running) = state else { return .ignore }
-    return running.live.last == run && run > shown ? .showAttempt : .ignore
+    return running.live.last == run && run > shown ? .show : .ignore
   }
 
   /// Run `run` ended with `ending`.
@@ -191,7 +194,7 @@ struct ParallelStateMachine<Success> {
   }
 
   /// Ends run `run` (with `ending`, or cancelled if `nil`) only if that writes nothing to the state: its result is
-  /// held back or dropped, or a newer run still decides the state. Needs only the runner's lock, so a run with
+  /// held back or dropped, or a newer run still decides the state. Needs only the coordinator's lock, so a run with
   /// nothing to write takes no value lock and notifies nobody.
   @inlinable
   mutating func endUnseen(_ run: UInt64, with ending: Ending?) -> UnseenEndAction {
@@ -263,3 +266,25 @@ extension ParallelStateMachine.Running: Sendable where Success: Sendable {}
 extension ParallelStateMachine.FinishAction: Sendable where Success: Sendable {}
 extension ParallelStateMachine.CancelAction: Sendable where Success: Sendable {}
 extension ParallelStateMachine.UnseenEndAction: Sendable {}
+
+extension Shared where Value: OperationTrackable {
+  /// Runs with ``OperationPolicy/parallel``: the run starts at once, pending before `run` returns, and ends through
+  /// ``ParallelStateMachine`` alone.
+  @inlinable
+  func runParallel(
+    _ attempts: RunAttempts<Value>,
+    optimistic: OptimisticUpdate<Value>?,
+    isolation: isolated (any Actor)?,
+    callbacks: RunCallbacks<Value.Success>
+  ) -> OperationTask<Value.Success> {
+    let coordinator = self.coordinator
+    let run = begin(optimistic, coordinator: coordinator)
+    let task = Task {
+      _ = isolation
+      let outcome = await attempts.run(run, coordinator: coordinator)
+      settle(outcome, run: run, optimistic: optimistic, coordinator: coordinator)
+      return try callbacks.deliver(outcome)
+    }
+    return OperationTask(task: task)
+  }
+}

@@ -2,7 +2,7 @@ import Synchronization
 
 /// An attempt racing its timeout. The first to finish settles the attempt and cancels the other, without waiting
 /// for it: an operation that ignores cancellation cannot hold a timed-out attempt.
-final class AttemptRace<Success: Sendable>: Sendable {
+final class TimeoutRace<Success: Sendable>: Sendable {
   private let state = Lock<State>(State())
 
   private struct State {

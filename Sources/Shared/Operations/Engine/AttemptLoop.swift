@@ -1,0 +1,100 @@
+/// Runs the attempts of one operation run or query fetch: retries with their waits, each attempt within its
+/// timeout, the modifiers around the work, and a context for each attempt.
+///
+/// From the outside in: retry wraps the attempts; each attempt races its timeout (when there is one) on the options'
+/// clock; inside it the modifiers run in the order they were added (the first is the outermost); the work runs last.
+/// A `CancellationError` is never retried: it is cancellation when the task is cancelled, and otherwise a failure
+/// like any other error.
+///
+/// It holds no state and coordinates nothing: the caller decides what a retry and a yielded value show (a run writes
+/// them only while the state follows it; a query only while its fetch runs).
+enum AttemptLoop {
+  /// Runs `body` until it succeeds, fails in a way the retry policy does not retry, runs out of retries, or is
+  /// cancelled.
+  ///
+  /// - Parameters:
+  ///   - body: The work.
+  ///   - options: The retry policy, the timeout of each attempt, the clock for both, and the modifiers.
+  ///   - yield: Where the contexts send yielded values; `nil` when neither the work nor a modifier can yield.
+  ///   - onRetry: Called before each retry with its attempt number (2 for the first retry).
+  /// - Returns: The value, the error that ended the attempts, or cancellation.
+  static func run<Success: Sendable>(
+    _ body: OperationBody<Success>,
+    options: OperationOptions,
+    yield: (@Sendable (Success) -> Void)?,
+    onRetry: (Int) -> Void
+  ) async -> RunOutcome<Success> {
+    let retry = options.retry
+    var number = 1
+    while true {
+      if Task.isCancelled { return .cancelled }
+      do {
+        let context = OperationContext(attempt: number, clock: options.clock, onYield: yield)
+        let value = try await attempt(body, in: context, options: options)
+        // An attempt that finished although its task was cancelled counts as cancelled.
+        return Task.isCancelled ? .cancelled : .success(value)
+      } catch {
+        if Task.isCancelled { return .cancelled }
+        guard number <= retry.retries, !(error is CancellationError), retry.shouldRetry(error, number) else {
+          return .failure(error)
+        }
+        let delay = retry.backoff(number)
+        if delay > .zero {
+          do { try await options.clock.sleep(for: delay) } catch { return .cancelled }
+        }
+        if Task.isCancelled { return .cancelled }
+        number += 1
+        onRetry(number)
+      }
+    }
+  }
+
+  /// One attempt: the modifiers around the work, racing the timeout if there is one (and failing with
+  /// ``OperationTimeoutError`` if it loses).
+  private static func attempt<Success: Sendable>(
+    _ body: OperationBody<Success>,
+    in context: OperationContext<Success>,
+    options: OperationOptions
+  ) async throws -> Success {
+    let modifiers = options.modifiers
+    guard let timeout = options.timeout else {
+      return try await modified(body, by: modifiers, from: 0, in: context)
+    }
+    let clock = options.clock
+    let race = TimeoutRace<Success>()
+    return try await withTaskCancellationHandler {
+      try await withUnsafeThrowingContinuation { continuation in
+        race.start(
+          continuation,
+          operation: Task {
+            do {
+              race.finish(.success(try await modified(body, by: modifiers, from: 0, in: context)))
+            } catch {
+              race.finish(.failure(error))
+            }
+          },
+          timer: Task {
+            do {
+              try await clock.sleep(for: timeout)
+              race.finish(.failure(OperationTimeoutError(timeout: timeout)))
+            } catch {}
+          })
+      }
+    } onCancel: {
+      race.finish(.failure(CancellationError()))
+    }
+  }
+
+  /// The work wrapped in `modifiers[index...]`: the modifier at `index` outermost.
+  private static func modified<Success: Sendable>(
+    _ body: OperationBody<Success>,
+    by modifiers: [any OperationModifier],
+    from index: Int,
+    in context: OperationContext<Success>
+  ) async throws -> Success {
+    guard index < modifiers.endIndex else { return try await body(context) }
+    return try await modifiers[index].run(context: context) { context in
+      try await modified(body, by: modifiers, from: index + 1, in: context)
+    }
+  }
+}

@@ -1,0 +1,65 @@
+/// Runs the attempts of one operation run: the attempt loop, with the attempt number and the yielded values written
+/// into the state only while the state follows the run.
+@usableFromInline
+struct RunAttempts<Value: OperationTrackable>: Sendable {
+  @usableFromInline let shared: Shared<Value>
+  @usableFromInline let body: OperationBody<Value.Success>
+  @usableFromInline let options: OperationOptions
+
+  @inlinable
+  init(shared: Shared<Value>, body: OperationBody<Value.Success>, options: OperationOptions) {
+    self.shared = shared
+    self.body = body
+    self.options = options
+  }
+
+  /// Runs the attempts of run `run`; a retry shows its attempt number, and a yielded value shows, only while the
+  /// state follows this run.
+  ///
+  /// A `CancellationError` thrown by the operation is never retried: it is cancellation when this run's task is
+  /// cancelled, and otherwise a failure like any other error (`onError`, the stored error).
+  @inlinable
+  func run(_ run: UInt64, coordinator: RunCoordinator<Value>) async -> RunOutcome<Value.Success> {
+    // The common case, one attempt of an operation that takes no context, with no timeout and no modifiers, stays
+    // small enough to specialize in the caller and builds no context.
+    if case .plain(let operation) = body, options.retry.retries == 0, options.timeout == nil,
+      options.modifiers.isEmpty
+    {
+      if Task.isCancelled { return .cancelled }
+      do {
+        let value = try await operation()
+        // A run cancelled while its operation finished anyway counts as cancelled, as it would with a timeout.
+        return Task.isCancelled ? .cancelled : .success(value)
+      } catch {
+        return Task.isCancelled ? .cancelled : .failure(error)
+      }
+    }
+    return await runAttempts(run: run, coordinator: coordinator)
+  }
+
+  @usableFromInline
+  func runAttempts(run: UInt64, coordinator: RunCoordinator<Value>) async -> RunOutcome<Value.Success> {
+    let shared = self.shared
+    // Only work that can see a context (the operation's own, or a modifier's) can yield.
+    var yield: (@Sendable (Value.Success) -> Void)?
+    if body.takesContext || !options.modifiers.isEmpty {
+      yield = { value in
+        // A value of a run the state does not follow is dropped without taking the value's lock.
+        guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+        shared.withLockReleasingReplaced { state in
+          guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+          state.applySuccess(value)
+          state.operation.noteChange()
+        }
+      }
+    }
+    return await AttemptLoop.run(body, options: options, yield: yield) { attempt in
+      // A retry of a run the state does not follow writes nothing: it takes no value lock.
+      guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+      shared.withLock { state in
+        guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+        state.operation.retry(attempt)
+      }
+    }
+  }
+}

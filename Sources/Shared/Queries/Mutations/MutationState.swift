@@ -1,0 +1,80 @@
+import Foundation
+
+/// The shared state of a mutation: the status of its latest run, its last result, and a bounded history of recent
+/// runs that every holder sees.
+///
+/// ```swift
+/// func addTodo(api: API) {
+///   @Shared(.inMemory("add-todo")) var addTodo = MutationState<String, Todo>()
+///   $addTodo.mutate("Water the plants", invalidates: [["todos"]]) { title in
+///     try await api.addTodo(title)
+///   }
+///   print(addTodo.history.last?.status ?? .idle)  // .pending, then .success
+/// }
+/// ```
+@dynamicMemberLookup
+public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTrackable {
+  /// How the latest run went: status, error (by identity), attempt and time.
+  public var operation = OperationTracking()
+  /// The result of the last successful run.
+  public var value: Result?
+  /// Recent runs, oldest first; at most ``historyLimit`` of them.
+  public internal(set) var history: [MutationRecord<Arguments, Result>] = []
+  /// How many runs ``history`` keeps.
+  public let historyLimit: Int
+  var nextRecordID = 0
+
+  /// An idle mutation state.
+  ///
+  /// - Parameter historyLimit: How many recent runs to keep; at least 1.
+  public init(historyLimit: Int = 10) {
+    precondition(historyLimit >= 1, "A mutation keeps at least one run in its history, not \(historyLimit)")
+    self.historyLimit = historyLimit
+  }
+
+  /// A member of ``operation``, read and written through the state: `addTodo.status`, `addTodo.error`,
+  /// `addTodo.attempt`, `addTodo.updatedAt`.
+  ///
+  /// ```swift
+  /// if addTodo.status.isPending { showSpinner() }
+  /// ```
+  ///
+  /// - Parameter keyPath: The member of ``OperationTracking``.
+  /// - Returns: Its value.
+  @inlinable
+  public subscript<Member>(dynamicMember keyPath: WritableKeyPath<OperationTracking, Member>) -> Member {
+    get { operation[keyPath: keyPath] }
+    set { operation[keyPath: keyPath] = newValue }
+  }
+
+  /// Stores the result of a successful run.
+  ///
+  /// - Parameter success: The result.
+  public mutating func applySuccess(_ success: Result) {
+    value = success
+  }
+
+  mutating func record(_ arguments: Arguments) -> Int {
+    nextRecordID += 1
+    history.append(MutationRecord(id: nextRecordID, arguments: arguments, status: .pending, startedAt: Date()))
+    if history.count > historyLimit { history.removeFirst(history.count - historyLimit) }
+    return nextRecordID
+  }
+
+  mutating func finish(
+    _ id: Int,
+    status: OperationStatus,
+    result: Result?,
+    error: (any Error)?,
+    onlyIfPending: Bool = false
+  ) {
+    guard let index = history.firstIndex(where: { $0.id == id }) else { return }
+    if onlyIfPending && history[index].status != .pending { return }
+    history[index].status = status
+    history[index].result = result
+    history[index].error = error.map(HashableError.init)
+    history[index].endedAt = Date()
+  }
+}
+
+extension MutationState: Equatable where Arguments: Equatable, Result: Equatable {}

@@ -1,0 +1,125 @@
+extension Shared {
+  /// Runs the mutation with `arguments`, recording the run in the shared history; after a success, invalidates the
+  /// queries whose keys start with any of `invalidates`.
+  ///
+  /// ```swift
+  /// $addTodo.mutate("Water the plants", invalidates: [["todos"]]) { title in
+  ///   try await api.addTodo(title)
+  /// } onSuccess: { todo in
+  ///   toast("Added \(todo.title)")
+  /// }
+  /// ```
+  ///
+  /// The run follows ``run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``:
+  /// the same policies, retries, callbacks and their order. The history entry is complete before `onSuccess`,
+  /// `onError` or `onSettled` run.
+  ///
+  /// - Parameters:
+  ///   - arguments: What to run the mutation with; kept in the history.
+  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
+  ///   - policy: What to do when another run is under way.
+  ///   - invalidates: Key prefixes of the queries a success makes stale.
+  ///   - isolation: Where the callbacks run; the caller's isolation by default.
+  ///   - perform: The mutation.
+  ///   - onAttempt: Called when the run starts, before `mutate` returns.
+  ///   - onSuccess: Called with the result when the run succeeds.
+  ///   - onError: Called with the error when the run fails.
+  ///   - onSettled: Called last, with the result.
+  /// - Returns: A handle to cancel the run or await its result.
+  @discardableResult
+  public func mutate<Arguments: Sendable, Result: Sendable>(
+    _ arguments: Arguments,
+    _ options: OperationOptions = OperationOptions(),
+    policy: OperationPolicy = .parallel,
+    invalidates: [QueryKey] = [],
+    isolation: isolated (any Actor)? = #isolation,
+    _ perform: @escaping @Sendable (Arguments) async throws -> Result,
+    onAttempt: (() -> Void)? = nil,
+    onSuccess: ((Result) -> Void)? = nil,
+    onError: ((any Error) -> Void)? = nil,
+    onSettled: ((Swift.Result<Result, any Error>) -> Void)? = nil
+  ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
+    mutate(
+      arguments, .plain { try await perform(arguments) }, options: options, policy: policy, invalidates: invalidates,
+      isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+  }
+
+  /// Runs the mutation with `arguments`, its closure receiving the attempt's context as well; otherwise as
+  /// ``mutate(_:_:policy:invalidates:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,(Arguments)->Result,_,_,_,_)``.
+  ///
+  /// ```swift
+  /// $addTodo.mutate("Water the plants") { title, context in
+  ///   if context.attempt > 1 { log("retrying the upload") }
+  ///   return try await api.addTodo(title)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - arguments: What to run the mutation with; kept in the history.
+  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
+  ///   - policy: What to do when another run is under way.
+  ///   - invalidates: Key prefixes of the queries a success makes stale.
+  ///   - isolation: Where the callbacks run; the caller's isolation by default.
+  ///   - perform: The mutation, given its arguments and its attempt's context.
+  ///   - onAttempt: Called when the run starts, before `mutate` returns.
+  ///   - onSuccess: Called with the result when the run succeeds.
+  ///   - onError: Called with the error when the run fails.
+  ///   - onSettled: Called last, with the result.
+  /// - Returns: A handle to cancel the run or await its result.
+  @discardableResult
+  public func mutate<Arguments: Sendable, Result: Sendable>(
+    _ arguments: Arguments,
+    _ options: OperationOptions = OperationOptions(),
+    policy: OperationPolicy = .parallel,
+    invalidates: [QueryKey] = [],
+    isolation: isolated (any Actor)? = #isolation,
+    _ perform: @escaping @Sendable (Arguments, OperationContext<Result>) async throws -> Result,
+    onAttempt: (() -> Void)? = nil,
+    onSuccess: ((Result) -> Void)? = nil,
+    onError: ((any Error) -> Void)? = nil,
+    onSettled: ((Swift.Result<Result, any Error>) -> Void)? = nil
+  ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
+    mutate(
+      arguments, .contextual { context in try await perform(arguments, context) }, options: options, policy: policy,
+      invalidates: invalidates, isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess, onError: onError,
+      onSettled: onSettled)
+  }
+
+  /// Records a run of the mutation and starts `body`.
+  private func mutate<Arguments: Sendable, Result: Sendable>(
+    _ arguments: Arguments,
+    _ body: OperationBody<Result>,
+    options: OperationOptions,
+    policy: OperationPolicy,
+    invalidates: [QueryKey],
+    isolation: isolated (any Actor)?,
+    onAttempt: (() -> Void)?,
+    onSuccess: ((Result) -> Void)?,
+    onError: ((any Error) -> Void)?,
+    onSettled: ((Swift.Result<Result, any Error>) -> Void)?
+  ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
+    let id = withLockReleasingReplaced { $0.record(arguments) }
+    let queries = SharedRegistry.current.queries
+    let shared = self
+    return start(
+      body, options: options, policy: policy, optimistic: nil, isolation: isolation,
+      onAttempt: onAttempt,
+      onSuccess: { result in
+        shared.withLockReleasingReplaced { $0.finish(id, status: .success, result: result, error: nil) }
+        for prefix in invalidates { queries.invalidate(matching: prefix) }
+        onSuccess?(result)
+      },
+      onError: { error in
+        shared.withLockReleasingReplaced { $0.finish(id, status: .error, result: nil, error: error) }
+        onError?(error)
+      },
+      onSettled: { result in
+        if case .failure(let error) = result, error is CancellationError {
+          shared.withLockReleasingReplaced {
+            $0.finish(id, status: .idle, result: nil, error: nil, onlyIfPending: true)
+          }
+        }
+        onSettled?(result)
+      })
+  }
+}
