@@ -5,10 +5,10 @@
 ///
 /// ```swift
 /// switch post.status {
-/// case .idle: Text("Not loaded")
-/// case .pending: ProgressView()
-/// case .success: PostView(post.value!)
-/// case .error: ErrorView(post.error!)
+/// case .idle: print("Not loaded")
+/// case .pending: print("Loading…")
+/// case .success: print(post.value!.title)
+/// case .error: print("Failed:", post.error!)
 /// }
 ///
 /// if post.status.isPending { showSpinner() }
