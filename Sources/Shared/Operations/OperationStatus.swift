@@ -28,7 +28,7 @@ public enum OperationStatus: String, Sendable, Hashable, CaseIterable {
   /// Whether no operation has run since the start or the last reset.
   ///
   /// ```swift
-  /// if auth.status.isIdle { showSignInButton() }
+  /// if auth.operation.status.isIdle { showSignInButton() }
   /// ```
   public var isIdle: Bool { self == .idle }
 
