@@ -1,7 +1,9 @@
 /// A key for a value kept in memory, named by a string.
 ///
 /// ```swift
-/// @Shared(.inMemory("selectedTab")) var selectedTab = Tab.home
+/// struct TabBar {
+///   @Shared(.inMemory("selectedTab")) var selectedTab = Tab.home
+/// }
 /// ```
 ///
 /// Values of in-memory keys live as long as their ``SharedRegistry``: for the program's registry, the life of the
@@ -41,7 +43,9 @@ extension SharedReaderKey {
   /// A key for a value kept in memory and named by `name`.
   ///
   /// ```swift
-  /// @Shared(.inMemory("counter")) var counter = 0
+  /// struct CounterView {
+  ///   @Shared(.inMemory("counter")) var counter = 0
+  /// }
   /// ```
   ///
   /// - Parameter name: The name; every in-memory key with this name shares one value.

@@ -5,10 +5,10 @@
 ///
 /// ```swift
 /// switch post.status {
-/// case .idle: Text("Not loaded")
-/// case .pending: ProgressView()
-/// case .success: PostView(post.value!)
-/// case .error: ErrorView(post.error!)
+/// case .idle: print("Not loaded")
+/// case .pending: print("Loading…")
+/// case .success: print(post.value!.title)
+/// case .error: print("Failed:", post.error!)
 /// }
 ///
 /// if post.status.isPending { showSpinner() }
@@ -28,7 +28,7 @@ public enum OperationStatus: String, Sendable, Hashable, CaseIterable {
   /// Whether no operation has run since the start or the last reset.
   ///
   /// ```swift
-  /// if auth.status.isIdle { showSignInButton() }
+  /// if auth.operation.status.isIdle { showSignInButton() }
   /// ```
   public var isIdle: Bool { self == .idle }
 

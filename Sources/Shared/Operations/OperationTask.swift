@@ -3,7 +3,7 @@
 /// ```swift
 /// let task = $post.run { try await api.post(1) }
 /// task.cancel()                      // stops it; the state follows the other runs once it returns
-/// let post = try await task.value    // or waits for it
+/// let loaded = try await task.value  // or waits for it
 /// ```
 public struct OperationTask<Success: Sendable>: Sendable {
   @usableFromInline let task: Task<Success, any Error>

@@ -18,9 +18,9 @@ public import Foundation
 ///
 /// ```swift
 /// switch auth.operation.status {
-/// case .pending: ProgressView()
-/// case .error: ErrorView(auth.operation.error!)
-/// case .idle, .success: SignInForm()
+/// case .pending: print("Signing in…")
+/// case .error: print("Sign-in failed:", auth.operation.error!)
+/// case .idle, .success: render(auth)
 /// }
 /// ```
 ///

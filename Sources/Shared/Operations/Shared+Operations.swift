@@ -160,7 +160,7 @@ extension Shared where Value: OperationTrackable {
   /// and waits for it: returns its value or throws its error.
   ///
   /// ```swift
-  /// let post = try await $post.perform { try await api.post(1) }
+  /// let loaded = try await $post.perform { try await api.post(1) }
   /// ```
   ///
   /// Cancelling the calling task cancels the operation.
@@ -187,7 +187,7 @@ extension Shared where Value: OperationTrackable {
   /// Runs an operation that receives its attempt's context and waits for it: returns its value or throws its error.
   ///
   /// ```swift
-  /// let feed = try await $feed.perform { context in
+  /// let items = try await $feed.perform { context in
   ///   if let cached = cache.feed { context.yield(cached) }
   ///   return try await api.feed()
   /// }

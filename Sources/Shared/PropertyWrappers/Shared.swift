@@ -15,13 +15,15 @@ public import Reactive
 /// A value that every holder of one key shares: read it directly, change it with ``withLock(_:)``.
 ///
 /// ```swift
-/// @Shared(.inMemory("counter")) var counter = 0   // the default is used only if nobody holds the key yet
+/// func count() async {
+///   @Shared(.inMemory("counter")) var counter = 0   // the default is used only if nobody holds the key yet
 ///
-/// $counter.withLock { $0 += 1 }                   // the only way to write
-/// let now: Int = counter                          // a synchronous read
+///   $counter.withLock { $0 += 1 }                   // the only way to write
+///   print(counter)                                  // a synchronous read
 ///
-/// for await value in $counter.values {            // the current value, then changes
-///   print(value)
+///   for await value in $counter.values {            // the current value, then changes
+///     print(value)
+///   }
 /// }
 /// ```
 ///

@@ -11,6 +11,7 @@ public import Reactive
 /// func watch(_ shared: Shared<Model>) {
 ///   let reader = SharedReader(shared)                 // from a writable holder
 ///   let count: SharedReader<Int> = reader.items.count  // members through any key path
+///   print(count.wrappedValue)
 /// }
 /// ```
 ///
@@ -41,7 +42,7 @@ public struct SharedReader<Value: Sendable>: Sendable {
   /// ```swift
   /// struct Header {
   ///   @SharedReader(EnvironmentKey(name: "USER")) var user = "nobody"
-  ///   @SharedReader(.fileStorage(settingsURL)) var settings = Settings()
+  ///   @SharedReader(.fileStorage(URL(filePath: "/var/lib/app/settings.json"))) var settings = Settings()
   /// }
   /// ```
   ///
@@ -103,6 +104,7 @@ public struct SharedReader<Value: Sendable>: Sendable {
   /// ```swift
   /// func showCount(of todos: SharedReader<[Todo]>) {
   ///   let count: SharedReader<Int> = todos.count   // a computed property is a member too
+  ///   print(count.wrappedValue)
   /// }
   /// ```
   ///
@@ -156,8 +158,9 @@ extension SharedReader where Value: OperationTrackable {
   /// Reads the query named by `query`, fetching it if nobody holds it yet or its value is stale.
   ///
   /// ```swift
-  /// struct PostTitle {
+  /// func showTitle(api: API) {
   ///   @SharedReader(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+  ///   print(post.value?.title ?? "")
   /// }
   /// ```
   ///

@@ -1,7 +1,10 @@
 /// The key of a query: a ``QueryKey`` and the fetcher that produces its value.
 ///
 /// ```swift
-/// @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+/// func showPost(api: API) {
+///   @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+///   render(post)
+/// }
 /// ```
 ///
 /// Every holder of the same query key shares one ``OperationState``. The first holder fetches; a holder that appears

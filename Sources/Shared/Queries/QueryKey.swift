@@ -9,8 +9,9 @@
 /// let post: QueryKey = ["posts", id]                 // a String and an Int
 /// let comments: QueryKey = ["posts", id, "comments"]
 /// let byAuthor: QueryKey = ["posts", "by", author]    // any Hashable & Sendable value
-/// post.hasPrefix(["posts"])                           // true
-/// comments.hasPrefix(post)                            // true
+/// assert(post.hasPrefix(["posts"]))
+/// assert(comments.hasPrefix(post))
+/// assert(!byAuthor.hasPrefix(post))
 /// ```
 ///
 /// Invalidating `["posts"]` reaches every key that starts with it (see ``QueryStore/invalidate(matching:)``).
@@ -57,8 +58,8 @@ public struct QueryKey: Hashable, Sendable, ExpressibleByArrayLiteral, CustomStr
   ///
   /// ```swift
   /// let key: QueryKey = ["posts", 42, "comments"]
-  /// key.hasPrefix(["posts", 42])   // true
-  /// key.hasPrefix(["posts", "42"]) // false: a String is not an Int
+  /// assert(key.hasPrefix(["posts", 42]))
+  /// assert(!key.hasPrefix(["posts", "42"]))   // a String is not an Int
   /// ```
   ///
   /// - Parameter prefix: The shorter key.

@@ -4,7 +4,10 @@ extension Shared where Value: OperationTrackable {
   /// Holds the query named by `query`, fetching it if nobody holds it yet or its value is stale.
   ///
   /// ```swift
-  /// @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+  /// func showPost(api: API) {
+  ///   @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+  ///   render(post)
+  /// }
   /// ```
   ///
   /// A query's state lives in memory (fetching is its store), and every holder may write it.

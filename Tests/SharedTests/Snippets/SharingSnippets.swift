@@ -5,39 +5,6 @@ import Observation
 import SharedState
 import Testing
 
-/// README.md, "Sharing a value by key".
-enum ReadmeSharingSnippet {
-  struct User: Codable, Sendable {
-    var name: String
-    var age: Int
-  }
-  struct Settings: Codable, Sendable { var theme = "light" }
-
-  func sharingTour(settingsURL: URL) async throws {
-    @Shared(.inMemory("counter")) var counter = 0  // the default is used only if the key has no value yet
-    $counter.withLock { $0 += 1 }  // the only way to write
-    let now: Int = counter  // a synchronous read of the shared value
-    let handle: Shared<Int> = $counter  // Sendable, cheap to copy, the same value
-    let token = $counter.observe { value in print(value) }
-    token.cancel()
-
-    let local = Shared(value: 0)  // a value with no key, shared by its copies
-    @Shared(.inMemory("user")) var user = User(name: "Ada", age: 36)
-    let name: Shared<String> = $user.name  // a member, through a key path
-    name.withLock { $0 = "Grace" }  // writes the user; every holder sees it
-    let reader = SharedReader($counter)  // read-only
-    @Shared(.inMemory("profile")) var profile: User? = nil
-    let unwrapped: Shared<User>? = Shared($profile)  // nil while the value is nil
-
-    @Shared(.fileStorage(settingsURL)) var settings = Settings()  // JSON file, saved after changes
-    $settings.withLock { $0.theme = "dark" }
-    try await $settings.save()  // written now, not just scheduled
-    if let error = $settings.loadError { print("settings file unreadable:", error) }
-
-    _ = (now, handle, local, reader, unwrapped)
-  }
-}
-
 // README.md, GettingStartedWithShared.md and the `Shared` documentation: a view model.
 @Observable
 final class CounterModel {

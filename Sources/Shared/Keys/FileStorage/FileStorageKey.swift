@@ -3,9 +3,11 @@ public import Foundation
 /// A key for a `Codable` value kept in a JSON file.
 ///
 /// ```swift
-/// @Shared(.fileStorage(URL(filePath: "/var/lib/app/settings.json"))) var settings = Settings()
-/// $settings.withLock { $0.theme = .dark }   // saved shortly after
-/// try await $settings.save()                // or now
+/// func switchToDarkTheme() async throws {
+///   @Shared(.fileStorage(URL(filePath: "/var/lib/app/settings.json"))) var settings = Settings()
+///   $settings.withLock { $0.theme = .dark }   // saved shortly after
+///   try await $settings.save()                // or now
+/// }
 /// ```
 ///
 /// - **Loading:** the first holder reads the file. A missing or empty file means "no value": the default is used,
@@ -184,7 +186,10 @@ extension SharedReaderKey {
   /// A key for a `Codable` value kept in the JSON file at `url`.
   ///
   /// ```swift
-  /// @Shared(.fileStorage(settingsURL)) var settings = Settings()
+  /// func showSettings(settingsURL: URL) {
+  ///   @Shared(.fileStorage(settingsURL)) var settings = Settings()
+  ///   print(settings.theme)
+  /// }
   /// ```
   ///
   /// - Parameters:
