@@ -39,39 +39,6 @@ private func valuesTour() async {
   for await value in $counter.values(buffering: .all) { print(value) }
 }
 
-/// The testing article's example: a model that writes a keyed value, checked in a suite with a fresh registry.
-private struct Todo: Equatable, Sendable {
-  var title: String
-}
-
-private struct TodoModel {
-  @Shared(.inMemory("todos")) var todos: [Todo] = []
-
-  func add(_ title: String) {
-    $todos.withLock { $0.append(Todo(title: title)) }
-  }
-}
-
-@Suite(.freshRegistry) struct TodoTests {
-  @Test func addsATodo() {
-    let model = TodoModel()
-    model.add("Water the plants")
-    @Shared(.inMemory("todos")) var todos: [Todo] = []
-    #expect(todos.count == 1)
-  }
-}
-
-/// Each argument runs as its own test case; the trait gives every case a registry of its own, so each starts from
-/// the default whatever the others wrote.
-@Suite(.freshRegistry) struct FreshRegistryTraitTests {
-  @Test(arguments: 1...4) func everyTestCaseStartsFromTheDefault(write: Int) {
-    @Shared(.inMemory("trait-check")) var value = 0
-    #expect(value == 0)
-    $value.withLock { $0 = write }
-    #expect(SharedRegistry.current.count == 1)
-  }
-}
-
 // MARK: Keys: the README's custom key, and the key contract
 
 private struct Profile: Codable, Sendable { var name = "" }
