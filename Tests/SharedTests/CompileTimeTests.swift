@@ -1,76 +1,10 @@
-// Functions that only need to compile: they pin down that the README's tour of sharing is real code.
+// Functions that only need to compile: they pin down the key contract the README and the storing-values article
+// describe (the tours themselves are compiled as written in Snippets/).
 import Foundation
 import SharedState
 import Testing
 
-private struct TourUser: Codable, Sendable {
-  var name: String
-  var age: Int
-}
 private struct TourSettings: Codable, Sendable { var theme = "light" }
-
-private func sharingTour(settingsURL: URL) async throws {
-  @Shared(.inMemory("counter")) var counter = 0  // the default is used only if the key has no value yet
-  $counter.withLock { $0 += 1 }  // the only way to write
-  let now: Int = counter  // a synchronous read of the shared value
-  let handle: Shared<Int> = $counter  // Sendable, cheap to copy, the same value
-  let token = $counter.observe { value in print(value) }
-  token.cancel()
-
-  let local = Shared(value: 0)  // a value with no key, shared by its copies
-  @Shared(.inMemory("user")) var user = TourUser(name: "Ada", age: 36)
-  let name: Shared<String> = $user.name  // a member, through a key path
-  name.withLock { $0 = "Grace" }  // writes the user; every holder sees it
-  let reader = SharedReader($counter)  // read-only
-  @Shared(.inMemory("profile")) var profile: TourUser? = nil
-  let unwrapped: Shared<TourUser>? = Shared($profile)  // nil while the value is nil
-
-  @Shared(.fileStorage(settingsURL)) var settings = TourSettings()  // JSON file, saved after changes
-  $settings.withLock { $0.theme = "dark" }
-  try await $settings.save()  // written now, not just scheduled
-  if let error = $settings.loadError { print("settings file unreadable:", error) }
-
-  _ = (now, handle, local, reader, unwrapped)
-}
-
-private func valuesTour() async {
-  @Shared(.inMemory("counter")) var counter = 0
-  for await value in $counter.values { print(value) }  // current value first, then changes (latest policy)
-  for await value in $counter.values(buffering: .all) { print(value) }
-}
-
-/// The testing article's example: a model that writes a keyed value, checked in a suite with a fresh registry.
-private struct Todo: Equatable, Sendable {
-  var title: String
-}
-
-private struct TodoModel {
-  @Shared(.inMemory("todos")) var todos: [Todo] = []
-
-  func add(_ title: String) {
-    $todos.withLock { $0.append(Todo(title: title)) }
-  }
-}
-
-@Suite(.freshRegistry) struct TodoTests {
-  @Test func addsATodo() {
-    let model = TodoModel()
-    model.add("Water the plants")
-    @Shared(.inMemory("todos")) var todos: [Todo] = []
-    #expect(todos.count == 1)
-  }
-}
-
-/// Each argument runs as its own test case; the trait gives every case a registry of its own, so each starts from
-/// the default whatever the others wrote.
-@Suite(.freshRegistry) struct FreshRegistryTraitTests {
-  @Test(arguments: 1...4) func everyTestCaseStartsFromTheDefault(write: Int) {
-    @Shared(.inMemory("trait-check")) var value = 0
-    #expect(value == 0)
-    $value.withLock { $0 = write }
-    #expect(SharedRegistry.current.count == 1)
-  }
-}
 
 // MARK: Keys: the README's custom key, and the key contract
 

@@ -1,19 +1,3 @@
-/// A stable handle to an element of a ``SlotTable``.
-///
-/// The generation is unique to each insertion, so a handle to a removed element never names a newer element that
-/// reuses its slot.
-@usableFromInline
-struct SlotHandle: Sendable, Hashable {
-  @usableFromInline let index: Int32
-  @usableFromInline let generation: UInt64
-
-  @inlinable
-  init(index: Int32, generation: UInt64) {
-    self.index = index
-    self.generation = generation
-  }
-}
-
 /// An array of elements addressed by stable handles, with O(1) insertion, lookup and removal.
 ///
 /// Freed slots are reused, so the table never grows past the largest number of elements it held at once.
@@ -100,4 +84,5 @@ struct SlotTable<Element> {
 }
 
 extension SlotTable: Sendable where Element: Sendable {}
+
 extension SlotTable.Slot: Sendable where Element: Sendable {}

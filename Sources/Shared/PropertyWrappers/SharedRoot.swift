@@ -75,41 +75,6 @@ final class SharedRoot<Value: Sendable>: Sendable {
   }
 }
 
-/// Where a root is registered, so it can leave the registry when it goes.
-@usableFromInline
-struct Registration: Sendable {
-  /// Weak: a registry that is gone has nothing to leave, and a value must not keep its registry alive.
-  @usableFromInline weak var registry: SharedRegistry?
-  @usableFromInline let id: any Hashable & Sendable
-  @usableFromInline let generation: UInt64
-
-  @inlinable
-  init(registry: SharedRegistry, id: some Hashable & Sendable, generation: UInt64) {
-    self.registry = registry
-    self.id = id
-    self.generation = generation
-  }
-
-  func unregister() {
-    registry?.remove(id, generation: generation)
-  }
-}
-
-/// What a holder needs of its root without knowing the root's value type: the store's errors, loading and flushing.
-@usableFromInline
-protocol SharedRootProtocol: AnyObject, Sendable {
-  var loadError: (any Error)? { get }
-  var saveError: (any Error)? { get }
-  var isLoading: Bool { get }
-  func save() async throws
-  func load() async throws
-  /// Reads the value where Observation sees it, so a view that reads only `isLoading` or `loadError` is told
-  /// when they change (the box is written when a load begins and ends).
-  func trackValue()
-  /// The object of type `T` kept with this value, made on first use.
-  func attachment<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T
-}
-
 extension SharedRoot: SharedRootProtocol {
   @usableFromInline var loadError: (any Error)? { persistence?.loadError }
   @usableFromInline var saveError: (any Error)? { persistence?.saveError }
@@ -130,19 +95,4 @@ extension SharedRoot: SharedRootProtocol {
   @usableFromInline func attachment<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T {
     box.attachment(type, make: make)
   }
-}
-
-extension ReactiveBox: SharedRootProtocol {
-  /// A box has no store, so it has no load error.
-  @usableFromInline var loadError: (any Error)? { nil }
-  /// A box has no store, so it has no save error.
-  @usableFromInline var saveError: (any Error)? { nil }
-  /// A box has no store, so it never loads.
-  @usableFromInline var isLoading: Bool { false }
-  /// A box has no store: there is nothing to save.
-  @usableFromInline func save() async throws {}
-  /// A box has no store: there is nothing to load.
-  @usableFromInline func load() async throws {}
-  /// A box never loads: nothing to track.
-  @usableFromInline func trackValue() {}
 }

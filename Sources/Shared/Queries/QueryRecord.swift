@@ -18,16 +18,6 @@ protocol QueryRecordProtocol: AnyObject {
   func touch()
 }
 
-/// Work a record decided on under the store's lock, to perform after it.
-struct QueryRecordEffect {
-  static var none: Self { Self(perform: nil) }
-
-  let perform: (() -> Void)?
-
-  /// Performs the effect; call after the lock.
-  func callAsFunction() { perform?() }
-}
-
 /// One cached query: its value (held strongly, so it outlives its holders until collected), its state machine and
 /// the units of work under way.
 ///

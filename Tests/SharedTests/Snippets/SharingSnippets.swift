@@ -60,7 +60,7 @@ enum SharedStateLandingSnippet {
 }
 
 /// TestingWithShared.md, "Time without waiting": run as a test, so the article's example is known to work. (The
-/// article's trait is the one in Support.swift, and its suite is CompileTimeTests' `TodoTests`.)
+/// article's trait is the one in Support/Support.swift, and its suite is `TodoTests`.)
 @Suite(.freshRegistry) struct TimeWithoutWaitingSnippetTests {
   struct Settings: Codable, Sendable { var volume = 0 }
 

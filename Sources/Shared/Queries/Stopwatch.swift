@@ -1,0 +1,41 @@
+/// Time since a moment, on some clock.
+///
+/// One object per record (the clock and the start instant together), whose identity tells one start from another.
+struct Stopwatch: Sendable {
+  private let start: any StopwatchStart
+
+  init(_ clock: any Clock<Duration>) {
+    func start<C: Clock<Duration>>(_ clock: C) -> any StopwatchStart {
+      ClockStart(clock: clock, instant: clock.now)
+    }
+    self.start = start(clock)
+  }
+
+  /// The time since the start; reads the clock (the caller's code: outside any lock).
+  func elapsed() -> Duration {
+    start.elapsed()
+  }
+
+  /// Whether both measure from the same start.
+  func isSame(as other: Stopwatch) -> Bool {
+    start === other.start
+  }
+}
+
+private protocol StopwatchStart: AnyObject, Sendable {
+  func elapsed() -> Duration
+}
+
+private final class ClockStart<C: Clock<Duration>>: StopwatchStart {
+  let clock: C
+  let instant: C.Instant
+
+  init(clock: C, instant: C.Instant) {
+    self.clock = clock
+    self.instant = instant
+  }
+
+  func elapsed() -> Duration {
+    instant.duration(to: clock.now)
+  }
+}

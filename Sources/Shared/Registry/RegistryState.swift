@@ -1,0 +1,63 @@
+/// What a registry keeps under its lock: one table per key identity type, so lookups hash and compare the
+/// concrete identity, with no existential in the way.
+@usableFromInline
+struct RegistryState: ~Copyable {
+  @usableFromInline var tables: [ObjectIdentifier: AnyObject] = [:]
+  @usableFromInline var diagnostics: [SharedDiagnostic] = []
+  @usableFromInline var nextGeneration: UInt64 = 0
+
+  @usableFromInline
+  init() {}
+
+  @usableFromInline
+  enum Lookup<Value: Sendable> {
+    case found(Shared<Value>.Reference)
+    case missing(generation: UInt64)
+    /// The key holds a value of another type; `object` is that value, to be released after the lock.
+    case mismatch(existing: Any.Type, object: AnyObject)
+  }
+
+  @inlinable
+  func table<ID: Hashable>(for _: ID.Type) -> RegistryTable<ID>? {
+    guard let table = tables[ObjectIdentifier(ID.self)] else { return nil }
+    return unsafeDowncast(table, to: RegistryTable<ID>.self)
+  }
+
+  @inlinable
+  func lookup<ID: Hashable, Value: Sendable>(_ id: ID, as type: Value.Type) -> Lookup<Value> {
+    guard let entry = table(for: ID.self)?.entries[id], let object = entry.object else {
+      return .missing(generation: 0)
+    }
+    guard ObjectIdentifier(entry.valueType) == ObjectIdentifier(Value.self) else {
+      return .mismatch(existing: entry.valueType, object: object)
+    }
+    if entry.isBox { return .found(.box(unsafeDowncast(object, to: ReactiveBox<Value>.self))) }
+    return .found(.root(unsafeDowncast(object, to: SharedRoot<Value>.self)))
+  }
+
+  @inlinable
+  mutating func insert<ID: Hashable>(_ entry: RegistryEntry, for id: ID) {
+    if let table = table(for: ID.self) {
+      table.entries[id] = entry
+    } else {
+      let table = RegistryTable<ID>()
+      table.entries[id] = entry
+      tables[ObjectIdentifier(ID.self)] = table
+    }
+  }
+
+  @inlinable
+  mutating func takeGeneration() -> UInt64 {
+    nextGeneration += 1
+    return nextGeneration
+  }
+
+  mutating func remove<ID: Hashable>(_ id: ID, generation: UInt64) -> RegistryEntry? {
+    guard let table = table(for: ID.self), table.entries[id]?.generation == generation else { return nil }
+    return table.entries.removeValue(forKey: id)
+  }
+
+  func liveObjects() -> [AnyObject] {
+    tables.values.flatMap { ($0 as! any RegistryTableProtocol).liveObjects }
+  }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+@testable import Demo
+
+@MainActor
+@Suite struct DemoScenarioTests {
+  @Test func auth() async {
+    let (code, lines) = await runDemo(["auth"])
+    #expect(code == 0)
+    #expect(lines.contains("profile badge: while the login screen signs in, status = pending"))
+    #expect(lines.contains { $0.hasPrefix("profile badge: Guest") })
+    #expect(lines.contains("profile badge: status = error"))
+    #expect(lines.contains("profile badge: ada, authenticated: true"))
+    #expect(lines.contains("- auth: signed in as guest and with a code, then out; both screens agreed at every step"))
+    #expect(lines.contains("profile badge: signed out; the login screen sees it too"))
+  }
+
+  @Test func topics() async {
+    let (code, lines) = await runDemo(["topics"])
+    #expect(code == 0)
+    #expect(lines.contains("feed: before the server answers it already shows 👍, confirmed: false"))
+    #expect(lines.contains("feed: latest event 🚀 (confirmed: true), publish status success"))
+    #expect(lines.contains("- topics: 3 confirmed, 0 rolled back"))
+  }
+
+  @Test func topicsRollBackWhenTheNetworkDrops() async {
+    let (code, lines) = await runDemo(["topics", "--failure-rate", "1"])
+    #expect(code == 0)
+    #expect(lines.contains("- topics: 0 confirmed, 3 rolled back"))
+    #expect(lines.contains { $0.contains("rolls back to nothing") })
+  }
+
+  @Test func presence() async {
+    let (code, lines) = await runDemo(["presence"])
+    #expect(code == 0)
+    #expect(lines.contains("room: you are typing; the header shows isTyping = true"))
+    #expect(lines.contains { $0.hasPrefix("- presence: ") && $0.contains("in the room") })
+  }
+
+  @Test func sync() async {
+    let (code, lines) = await runDemo(["sync"])
+    #expect(code == 0)
+    #expect(lines.contains("list: 2 todos added; the counter sees 2 pending, isSyncing = true"))
+    #expect(lines.contains("counter: 2 todos, 1 done, pending 0"))
+    #expect(lines.contains("- sync: 2 todos synced, 0 pending"))
+  }
+
+  @Test func queries() async {
+    let (code, lines) = await runDemo(["queries"])
+    #expect(code == 0)
+    #expect(lines.contains("detail and sidebar: \"Shared state, simply\" (1 fetch for both)"))
+    #expect(lines.contains("after the rename: the sidebar refetched \"Renamed: shared state\""))
+    #expect(lines.contains("detail: Retrying… (attempt 2 of 3)"))
+    #expect(lines.contains("detail: success after 3 attempts"))
+    #expect(
+      lines.contains("- queries: 1 fetch shared by both screens, refetched after a rename, recovered after 3 attempts"))
+  }
+
+  @Test func everythingWithTheSettingsOfThePreviousRun() async {
+    let settings = FileManager.default.temporaryDirectory
+      .appendingPathComponent("demo-tests-\(UUID().uuidString)/settings.json")
+    defer { try? FileManager.default.removeItem(at: settings.deletingLastPathComponent()) }
+    var outputs: [[String]] = []
+    for _ in 0..<2 {
+      let console = Console(echoes: false, usesColor: false)
+      let code = await DemoCommand.run(["--latency", "0", "--settings", settings.path]) { _ in console }
+      #expect(code == 0)
+      outputs.append(console.lines)
+    }
+    #expect(outputs[0].contains("settings: the previous run was none"))
+    #expect(outputs[1].contains("settings: the previous run was number 1 (all)"))
+    #expect(outputs[1].contains("== Summary"))
+    #expect(outputs[1].filter { $0.hasPrefix("- ") }.count == 6)
+  }
+
+  @Test func watchRedrawsForItsDuration() async {
+    let (code, lines) = await runDemo(["watch", "--duration", "0.3"])
+    #expect(code == 0)
+    #expect(lines.last?.hasPrefix("watch: ") == true)
+  }
+}

@@ -1,0 +1,8 @@
+import TestSupport
+import Testing
+
+@Suite struct WithoutTheTraitTests {
+  @Test func aTestBodyRunsOnTheCooperativePool() {
+    #expect(!isOffTheCooperativePool)
+  }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import SharedState
+
+@Suite(.freshRegistry) struct PaginationTests {
+  /// Pages of three numbers; page 3 is the last, page 0 the first.
+  private static func page(_ id: Int) -> [Int] { (0..<3).map { id * 3 + $0 } }
+
+  @Test func pagesLoadForwardAndBackInOrderAndEnd() async throws {
+    let clock = ManualClock()
+    let fetched = Collector<Int>()
+    let options = QueryOptions(gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
+    let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 3 ? id + 1 : nil }
+    let previousPage: @Sendable ([Int], Int) -> Int? = { _, id in id > 0 ? id - 1 : nil }
+    let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
+      ["feed"], initialPage: 1, nextPage: nextPage, previousPage: previousPage, options: options
+    ) { (id: Int) -> [Int] in
+      fetched.append(id)
+      return Self.page(id)
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
+    var values = feed.values.makeAsyncIterator()
+    while let state = await values.next(), !state.status.isSuccess {}
+    #expect(feed.wrappedValue.pageIDs == [1])
+    #expect(feed.wrappedValue.hasNextPage && feed.wrappedValue.hasPreviousPage)
+    let second = feed.fetchNextPage()
+    let third = feed.fetchNextPage()
+    _ = try await second?.value
+    _ = try await third?.value
+    #expect(feed.wrappedValue.pageIDs == [1, 2, 3])
+    #expect(!feed.wrappedValue.hasNextPage)
+    _ = try await feed.fetchNextPage()?.value  // At the end: nothing is fetched.
+    _ = try await feed.fetchPreviousPage()?.value
+    #expect(feed.wrappedValue.pageIDs == [0, 1, 2, 3])
+    #expect(!feed.wrappedValue.hasPreviousPage)
+    #expect(feed.wrappedValue.pages.flatMap { $0 } == Array(0..<12))
+    let before = fetched.elements.count
+    _ = try await feed.refetchAll()?.value
+    #expect(Array(fetched.elements.dropFirst(before)) == [0, 1, 2, 3])
+    #expect(fetched.elements.prefix(4) == [1, 2, 3, 0])
+  }
+
+  @Test func aCancelledQueuedPageFetchFetchesNothing() async throws {
+    let clock = ManualClock()
+    let gate = Lock<Gate?>(nil)
+    let fetched = Collector<Int>()
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
+    let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 3 ? id + 1 : nil }
+    let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
+      ["cancelled"], initialPage: 0, nextPage: nextPage, options: options
+    ) { (id: Int) -> [Int] in
+      fetched.append(id)
+      if let gate = gate.withLock({ $0 }) { await gate.wait() }
+      return Self.page(id)
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
+    var values = feed.values.makeAsyncIterator()
+    while let state = await values.next(), !state.status.isSuccess {}
+    let held = Gate()
+    gate.withLock { $0 = held }
+    let refetch = feed.refetchAll()
+    await waitUntil { fetched.elements.count == 2 }
+    let next = feed.fetchNextPage()  // Queued behind the refetch.
+    next?.cancel()
+    held.open()
+    _ = try await refetch?.value
+    let result = await next?.result
+    #expect(throws: CancellationError.self) { try result?.get() }
+    #expect(fetched.elements == [0, 0])
+    #expect(feed.wrappedValue.pageIDs == [0])
+    #expect(feed.wrappedValue.status.isSuccess)
+  }
+
+  @Test func pageFunctionsAreOnlyForPaginatedQueries() {
+    let plain = Shared(value: PaginatedState<Int, [Int]>())
+    #expect(plain.fetchNextPage().map { _ in true } == nil)
+  }
+}

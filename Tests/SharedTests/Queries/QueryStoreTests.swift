@@ -1,0 +1,188 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import SharedState
+
+/// A fetcher that counts its fetches and can be held at a gate.
+private final class GatedFetcher: Sendable {
+  let fetches = Counter()
+  private let gate = Lock<Gate?>(nil)
+
+  /// Holds the fetches that start from now on until the returned gate opens.
+  func hold() -> Gate {
+    let held = Gate()
+    gate.withLock { $0 = held }
+    return held
+  }
+
+  func fetch() async -> String {
+    let number = fetches.increment()
+    if let gate = gate.withLock({ $0 }) { await gate.wait() }
+    return "fetch \(number)"
+  }
+}
+
+/// Waits until `shared` has settled on `value`.
+private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: String) async {
+  var values = shared.values.makeAsyncIterator()
+  while let state = await values.next(), state.status != .success || state.value != value {}
+}
+
+/// The store's public API: one way to write a query's state, "refetch" meaning one thing, and the trigger that
+/// refetches only held, stale queries.
+@Suite(.freshRegistry) struct QueryStoreTests {
+  @Test func updateChangesTheStateEveryHolderSeesOnce() async {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let store = SharedRegistry.current.queries
+    let query: Query<OperationState<String>> = .query(["post"], options: queryStoreOptions(clock)) {
+      await fetcher.fetch()
+    }
+    let first = Shared(wrappedValue: OperationState<String>(), query)
+    let second = Shared(wrappedValue: OperationState<String>(), query)
+    await waitForValue(first, "fetch 1")
+    let heard = Collector<String?>()
+    let token = second.observe { heard.append($0.value) }
+    #expect(store.update(["post"], as: OperationState<String>.self) { $0.value = "edited" })
+    #expect(first.wrappedValue.value == "edited")
+    #expect(second.wrappedValue.value == "edited")
+    await waitUntil { !heard.elements.isEmpty }
+    #expect(heard.elements == ["edited"])
+    #expect(fetcher.fetches.count == 1)  // A write fetches nothing.
+    token.cancel()
+  }
+
+  @Test func updateOfAMissingQueryOrAnotherStateTypeChangesNothing() async {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let store = SharedRegistry.current.queries
+    let held = Shared(
+      wrappedValue: OperationState<String>(),
+      .query(["post"], options: queryStoreOptions(clock)) { await fetcher.fetch() })
+    await waitForValue(held, "fetch 1")
+    #expect(!store.update(["missing"], as: OperationState<String>.self) { $0.value = "x" })
+    #expect(!store.update(["post"], as: OperationState<Int>.self) { $0.value = 1 })
+    #expect(!store.update(["post", 1], as: OperationState<String>.self) { $0.value = "x" })
+    #expect(held.wrappedValue.value == "fetch 1")
+    #expect(!store.contains(["missing"]))
+  }
+
+  @Test func updateCountsAsAUseSoTheQueryIsKeptAnotherGCTime() async {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let store = SharedRegistry.current.queries
+    do {
+      let held = Shared(
+        wrappedValue: OperationState<String>(),
+        .query(["kept"], options: queryStoreOptions(clock)) { await fetcher.fetch() })
+      await waitForValue(held, "fetch 1")
+    }
+    // Checks run every gcTime / 4 = 15 s; unused since the check at 15 s, it would go at 75 s.
+    for _ in 0..<3 {
+      await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(15))
+    }
+    await clock.waitForSleepers(1)  // The check at 45 s ran.
+    #expect(store.update(["kept"], as: OperationState<String>.self) { $0.value = "edited" })
+    /// Moves the clock on by one check and waits until it ran: it sleeps again, or collected the query.
+    func nextCheck() async {
+      clock.advance(by: .seconds(15))
+      await waitUntil { clock.sleeperCount == 1 || !store.contains(["kept"]) }
+    }
+    await nextCheck()  // 60 s: unused since now.
+    await nextCheck()  // 75 s.
+    #expect(store.contains(["kept"]))  // Kept: the write was a use.
+    await nextCheck()  // 90 s.
+    await nextCheck()  // 105 s.
+    #expect(store.contains(["kept"]))
+    await nextCheck()  // 120 s: a whole gcTime after the check at 60 s.
+    #expect(!store.contains(["kept"]))
+    #expect(store.count == 0)
+  }
+
+  @Test func everyRefetchJoinsTheRefetchUnderWay() async {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let store = SharedRegistry.current.queries
+    let post = Shared(
+      wrappedValue: OperationState<String>(),
+      .query(["post"], options: queryStoreOptions(clock)) { await fetcher.fetch() })
+    await waitForValue(post, "fetch 1")
+    let gate = fetcher.hold()
+    #expect(post.refetch())
+    await waitUntil { fetcher.fetches.count == 2 }
+    #expect(post.wrappedValue.status == .pending)
+    #expect(store.refetch(["post"]))  // Joins.
+    #expect(post.refetch())  // Joins.
+    gate.open()
+    await waitForValue(post, "fetch 2")
+    #expect(fetcher.fetches.count == 2)
+    #expect(store.refetch(["post"]))  // Nothing under way: fetches again.
+    await waitForValue(post, "fetch 3")
+    #expect(fetcher.fetches.count == 3)
+    #expect(!store.refetch(["missing"]))
+    #expect(!Shared(value: OperationState<String>()).refetch())  // Not a query.
+  }
+
+  @Test func aPaginatedRefetchIsTheSameRefetchAsRefetchAll() async throws {
+    let clock = ManualClock()
+    let fetched = Collector<Int>()
+    let gate = Lock<Gate?>(nil)
+    let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 2 ? id + 1 : nil }
+    let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
+      ["feed"], initialPage: 0, nextPage: nextPage, options: queryStoreOptions(clock)
+    ) { (id: Int) -> [Int] in
+      fetched.append(id)
+      if let gate = gate.withLock({ $0 }) { await gate.wait() }
+      return [id]
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
+    _ = try await feed.fetchNextPage()?.value  // After the first page, which the holder fetches.
+    #expect(feed.wrappedValue.pageIDs == [0, 1])
+    let held = Gate()
+    gate.withLock { $0 = held }
+    #expect(feed.refetch())
+    await waitUntil { fetched.elements.count == 3 }
+    let all = feed.refetchAll()  // Joins the refetch of every page.
+    #expect(SharedRegistry.current.queries.refetch(["feed"]))  // Joins too.
+    held.open()
+    _ = try await all?.value
+    #expect(fetched.elements == [0, 1, 0, 1])
+    #expect(feed.wrappedValue.pages == [[0], [1]])
+  }
+
+  @Test func refetchStaleRefetchesOnlyHeldStaleQueries() async {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let store = SharedRegistry.current.queries
+    let (triggers, trigger) = AsyncStream<Void>.makeStream()
+    func hold(_ key: QueryKey) -> Shared<OperationState<String>> {
+      Shared(
+        wrappedValue: OperationState<String>(),
+        .query(key, options: queryStoreOptions(clock, staleTime: .seconds(10))) { await fetcher.fetch() })
+    }
+    let held = hold(["posts", 1])
+    await waitForValue(held, "fetch 1")
+    do {
+      let dropped = hold(["posts", 2])
+      await waitForValue(dropped, "fetch 2")
+    }
+    let other = hold(["users", 1])
+    await waitForValue(other, "fetch 3")
+    #expect(store.refetchStale(matching: ["posts"]) == 0)  // Fresh: nothing to do.
+    clock.advance(by: .seconds(10))
+    #expect(store.refetchStale(matching: ["posts"]) == 1)  // ["posts", 1] only: ["posts", 2] is not held.
+    await waitForValue(held, "fetch 4")
+    #expect(other.wrappedValue.value == "fetch 3")  // Not under the prefix.
+    let subscription = store.refetchStale(on: triggers, matching: ["posts"])
+    clock.advance(by: .seconds(10))
+    trigger.yield()
+    await waitForValue(held, "fetch 5")
+    subscription.cancel()
+    trigger.finish()
+    #expect(fetcher.fetches.count == 5)
+    #expect(other.wrappedValue.value == "fetch 3")
+  }
+}
