@@ -14,6 +14,10 @@ public struct SharedDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// A query key was held with two different fetchers (named by where they are written). The first fetcher's
     /// value is shared; the second fetcher is not used.
     case conflictingFetchers(first: String, second: String)
+    /// A writable holder (`@Shared`) was made for a value that a read-only key (named here) made first, for
+    /// `@SharedReader`. That value cannot save, so the writer got a value of its own, shared with nobody and not
+    /// stored. Give the readers the writable key, or the writer a key of its own.
+    case readOnlyValue(reader: String)
   }
 
   /// What kind of problem it is.
@@ -27,6 +31,9 @@ public struct SharedDiagnostic: Sendable, Hashable, CustomStringConvertible {
     case .typeMismatch(let existing, let requested):
       return "Shared key \(key) already holds a value of type \(existing); a holder asked for \(requested) "
         + "and got its own value, shared with nobody and not stored."
+    case .readOnlyValue(let reader):
+      return "Shared key \(key) names a value that the read-only key \(reader) made; a writable holder of it got "
+        + "its own value, shared with nobody and not stored."
     case .conflictingFetchers(let first, let second):
       return "Query \(key) is fetched by the fetcher at \(first); the holder made at \(second) brought another "
         + "fetcher, which is not used. Give different fetchers different keys."

@@ -43,11 +43,30 @@ public final class SharedRegistry: Sendable {
 
   /// The shared value of `key`, which saves changes, created from the key's store or `defaultValue` if nobody holds
   /// it yet.
+  ///
+  /// A value that a read-only key made first (for `@SharedReader`) cannot save: the writer gets a value of its own
+  /// and a ``SharedDiagnostic/Kind/readOnlyValue(reader:)`` is recorded, so no change is silently left unsaved.
   @inlinable
   func reference<Key: SharedKey>(for key: Key, defaultValue: () -> Key.Value) -> Shared<Key.Value>.Reference {
-    reference(for: key, defaultValue: defaultValue) { value, registration in
+    let found = reference(for: key, defaultValue: defaultValue) { value, registration in
       .root(SharedRoot(writer: key, defaultValue: value, registration: registration))
     }
+    if case .root(let root) = found, !root.savesChanges, root.persistence != nil {
+      return unsaved(key: key, madeBy: root, defaultValue: defaultValue())
+    }
+    return found
+  }
+
+  /// Records and prints that a writer found a value only a reader key can load, and returns a value of its own.
+  @usableFromInline
+  func unsaved<Key: SharedKey>(
+    key: Key,
+    madeBy root: SharedRoot<Key.Value>,
+    defaultValue: Key.Value
+  ) -> Shared<Key.Value>.Reference {
+    let readerType = root.persistence.map { String(describing: type(of: $0.key)) } ?? "?"
+    report(SharedDiagnostic(kind: .readOnlyValue(reader: readerType), key: String(describing: key)))
+    return .box(ReactiveBox(defaultValue))
   }
 
   /// The shared value of an in-memory key: a bare box, nothing to load, save, watch or unregister.
