@@ -276,7 +276,11 @@ public struct Shared<Value: Sendable>: Sendable {
   /// Calls wait for a load that began after they were called: during a load, further calls share the one that
   /// follows it. Values with no store return at once.
   ///
-  /// - Throws: The error the key's load ended with (also kept in ``loadError``; a successful load clears it).
+  /// A caller that is cancelled stops waiting at once and throws `CancellationError`; the load goes on for
+  /// everyone else, so a store that never answers cannot hold a cancelled caller.
+  ///
+  /// - Throws: The error the key's load ended with (also kept in ``loadError``; a successful load clears it), or
+  ///   `CancellationError`.
   public func load() async throws {
     try await root.load()
   }
@@ -304,8 +308,10 @@ public struct Shared<Value: Sendable>: Sendable {
   /// If the last save failed and nothing changed since, the current value is saved again. Values whose key stores
   /// nothing return at once. Changes made while it waits do not keep it waiting.
   ///
+  /// A caller that is cancelled stops waiting at once and throws `CancellationError`; the saves go on.
+  ///
   /// - Throws: The error of the save that stored this call's changes (a later save's error is not this call's);
-  ///   the last error is also kept in ``saveError``.
+  ///   the last error is also kept in ``saveError``. `CancellationError` when the caller is cancelled.
   public func save() async throws {
     try await root.save()
   }

@@ -148,7 +148,9 @@ public struct SharedReader<Value: Sendable>: Sendable {
   /// try await $flags.load()
   /// ```
   ///
-  /// - Throws: The error the key's load ended with (also kept in ``loadError``).
+  /// A caller that is cancelled stops waiting at once and throws `CancellationError`; the load goes on.
+  ///
+  /// - Throws: The error the key's load ended with (also kept in ``loadError``), or `CancellationError`.
   public func load() async throws {
     try await source.root.load()
   }

@@ -12,8 +12,8 @@ import Synchronization
 @usableFromInline
 final class Persistence<Value: Sendable>: Sendable {
   /// A waiting `save()` or `load()`, resumed with the error of the save that stored its changes, or of the load it
-  /// waited for (`nil` when it succeeded).
-  typealias Waiter = UnsafeContinuation<(any Error)?, Never>
+  /// waited for (`nil` when it succeeded), or with `CancellationError` when its caller is cancelled.
+  typealias Waiter = PersistenceWaiter
   typealias Machine = PersistenceStateMachine<Value, Waiter>
 
   let key: any SharedReaderKey<Value>
@@ -88,8 +88,11 @@ final class Persistence<Value: Sendable>: Sendable {
   }
 
   /// Loads again and waits for a load that began after this call; throws that load's error.
+  ///
+  /// A cancelled caller stops waiting at once and throws `CancellationError`; the load goes on for the others.
   func reload() async throws {
-    let error = await withUnsafeContinuation { (waiter: Waiter) in
+    try Task.checkCancellation()
+    let error = await Waiter.wait { waiter in
       let now = sequence.load(ordering: .relaxed)
       if case .start = decide({ $0.loadRequested(waiter: waiter, sequenceNow: now) }) {
         callLoad(announce: true)
@@ -247,12 +250,14 @@ final class Persistence<Value: Sendable>: Sendable {
   /// the save that stored them (a later save's error is not this call's). Changes made meanwhile do not keep it
   /// waiting.
   ///
-  /// When the last save failed and nothing changed since, the current value is saved again.
+  /// When the last save failed and nothing changed since, the current value is saved again. A cancelled caller
+  /// stops waiting at once and throws `CancellationError`; the saves go on.
   func flush() async throws {
     guard savesChanges else { return }
+    try Task.checkCancellation()
     let target = sequence.load(ordering: .relaxed)
     let current = box.value
-    let error = await withUnsafeContinuation { (waiter: Waiter) in
+    let error = await Waiter.wait { waiter in
       // Decided and registered under one lock, so no save can finish between the check and the registration.
       let (action, sleeper, result, previous) = state.withLock {
         guarded -> (Machine.FlushAction, Task<Void, any Error>?, (any Error)?, Machine.Held) in
