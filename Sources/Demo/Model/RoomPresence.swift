@@ -13,15 +13,17 @@ struct Peer<T: Sendable & Equatable>: Sendable, Equatable, Identifiable {
 }
 
 /// The room every screen shares: you, the peers, and the connection. Changed with `withLock`.
+///
+/// It runs no operation, so it has no operation status: its flags say what they are about (connecting, the last
+/// presence error), and the error is kept by identity in a `HashableError`, so the room stays `Equatable`.
 struct RoomPresence<T: Sendable & Equatable>: Sendable, Equatable {
   var user: T
   var peers: [Peer<T>] = []
-  var isLoading = true
+  var isConnecting = true
   var isConnected = false
-  var storedError: HashableError?
+  /// The last error the presence server reported, or `nil`.
+  var lastPresenceError: HashableError?
 
-  var error: (any Error)? { storedError?.error }
-  var isError: Bool { error != nil }
   var totalCount: Int { 1 + peers.count }
   var hasPeers: Bool { !peers.isEmpty }
 }

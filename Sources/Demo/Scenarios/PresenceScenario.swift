@@ -10,7 +10,7 @@ func runPresenceScenario() async -> String {
   @Shared(.inMemory("room/lobby")) var header = RoomPresence(user: ChatPresence(name: "Ada"))
 
   $room.withLock { room in
-    room.isLoading = false
+    room.isConnecting = false
     room.isConnected = true
   }
   $room.withLock { $0.user.isTyping = true }
@@ -32,8 +32,9 @@ func runPresenceScenario() async -> String {
         console.line("room: \(name) left (\(header.totalCount) here)")
       }
     } catch {
-      $room.withLock { $0.storedError = HashableError(error) }
-      console.line("room: \(error); the header shows isError = \(header.isError)", .failure)
+      $room.withLock { $0.lastPresenceError = HashableError(error) }
+      console.line(
+        "room: \(error); the header shows the error too: \(header.lastPresenceError != nil)", .failure)
     }
   }
   $room.withLock { $0.user.isTyping = false }

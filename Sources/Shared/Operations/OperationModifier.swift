@@ -34,7 +34,12 @@
 /// 4. The operation.
 ///
 /// The policy (``OperationPolicy``, such as ``OperationPolicy/dedupe``) decides whether a run starts at all, before
-/// any of this.
+/// any of this. It is an argument of its own (`policy: .dedupe`) rather than a modifier because it coordinates the
+/// runs on one shared value with each other, where a modifier sees one attempt of one run: a dedupe joiner shares
+/// the run that started, options and all.
+///
+/// `next` is not escaping: a modifier runs the rest of the attempt within its own `run`, and cannot start it on
+/// other tasks.
 public protocol OperationModifier: Sendable {
   /// Runs one attempt through this modifier: call `next` to go on with the rest of the attempt.
   ///

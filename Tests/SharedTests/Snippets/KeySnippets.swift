@@ -143,14 +143,6 @@ enum StoredKeyCommentSnippets {
   }
 }
 
-/// InMemoryKeyID's documentation: run as a test, so that its "true" is known to hold.
-@Suite struct InMemoryKeyIDSnippetTests {
-  @Test func namesAreOneValueWhateverTheType() {
-    let sameValue = InMemoryKey<Int>("count").id == InMemoryKey<String>("count").id  // true
-    #expect(sameValue)
-  }
-}
-
 /// The documentation comments of SharedKey.
 enum SharedKeyCommentSnippets {
   struct Profile: Sendable {

@@ -59,30 +59,6 @@ enum SharedStateLandingSnippet {
   }
 }
 
-/// TestingWithShared.md, "Time without waiting": run as a test, so the article's example is known to work. (The
-/// article's trait is the one in Support/Support.swift, and its suite is `TodoTests`.)
-@Suite(.freshRegistry) struct TimeWithoutWaitingSnippetTests {
-  struct Settings: Codable, Sendable { var volume = 0 }
-
-  let url = FileManager.default.temporaryDirectory.appending(path: "snippet-\(UUID().uuidString).json")
-
-  @Test func savesAfterTheDelay() async throws {
-    let clock = ManualClock()
-    @Shared(.fileStorage(url, saveDelay: .seconds(1), clock: clock)) var settings = Settings()
-    $settings.withLock { $0.volume = 3 }
-    await clock.waitForSleepers(2)  // the file poll and the pending save
-    clock.advance(by: .seconds(1))  // the save runs
-    try await $settings.save()
-  }
-
-  @Test func theSavedFileHoldsTheChange() async throws {
-    try await savesAfterTheDelay()
-    let saved = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
-    try? FileManager.default.removeItem(at: url)
-    #expect(saved.volume == 3)
-  }
-}
-
 /// The documentation comments of the registry, its diagnostics, `values` and `ManualClock`.
 enum RegistryCommentSnippets {
   static func render(_ count: Int) {}
@@ -113,13 +89,5 @@ enum RegistryCommentSnippets {
     $settings.withLock { $0.volume = 3 }
     await clock.waitForSleepers(2)  // the file's poll, and the save waiting for its delay
     clock.advance(by: .seconds(1))  // now the save runs
-  }
-}
-
-@Suite struct DiagnosticsSnippetTests {
-  @Test func aRegistryUsedWithOneTypePerKeyHasNoDiagnostics() {
-    let registry = SharedRegistry()
-    // ... code that uses the registry ...
-    #expect(registry.diagnostics.isEmpty)
   }
 }
