@@ -60,8 +60,9 @@ public struct OperationContext<Success: Sendable>: Sendable {
   ///
   /// The value goes into the shared state through ``OperationTrackable/applySuccess(_:)`` and the status stays
   /// ``OperationStatus/pending``; the operation's return value is the final one. A value is shown only while the
-  /// state follows this run: never once a newer run is pending or was shown, never after this run ended, and never
-  /// from a cancelled task (a cancelled run, or an attempt that timed out).
+  /// state follows this run: never once a newer run is pending or was shown, never after this run ended, never
+  /// after this context's attempt ended (a failed or timed-out attempt's context, kept by a task it left behind,
+  /// shows nothing while a retry runs), and never from a cancelled task.
   ///
   /// - Parameter value: An intermediate value.
   public func yield(_ value: Success) {

@@ -354,10 +354,10 @@ public final class QueryStore: Sendable {
     let outcome = await AttemptLoop.run(
       .contextual { context in try await body(shared, context) },
       options: query.options.operation,
-      yield: { value in
-        guard gate.isOpen else { return }
+      yield: { value, attempt in
+        guard gate.isOpen, attempt.isOpen else { return }
         shared.withLockReleasingReplaced { state in
-          guard gate.isOpen else { return }
+          guard gate.isOpen, attempt.isOpen else { return }
           state.applySuccess(value)
           state.operation.noteChange()
         }

@@ -1,11 +1,11 @@
 import Synchronization
 
-/// Whether a query fetch still accepts yielded values: open while the fetch runs, closed for good once its own result
-/// (or failure, or cancellation) is written.
+/// Whether a query fetch, or one attempt of a run or fetch, still accepts yielded values: open while it runs, closed
+/// for good once it ended.
 ///
-/// The fetch closes it under the value's lock in the same step that writes its result, and a yield checks it under
-/// that lock before writing, so a value yielded late (from a context that outlived its fetch) never lands after the
-/// result.
+/// A query fetch closes its gate under the value's lock in the same step that writes its result, and the attempt
+/// loop closes each attempt's gate as the attempt ends; a yield checks both under that lock before writing, so a
+/// value yielded late (from a context that outlived its fetch or attempt) never lands after them.
 final class YieldGate: Sendable {
   private let closed = Atomic<Bool>(false)
 

@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -112,6 +113,29 @@ private struct ShowsCached: OperationModifier {
     let before = post.wrappedValue
     contexts.elements[0].yield(99)
     #expect(post.wrappedValue == before)
+  }
+
+  /// While the run goes on with a retry, a value yielded from the context of the attempt that failed (kept by a
+  /// task it left behind) is dropped: only the running attempt shows values.
+  @Test func aYieldFromTheContextOfAnEndedAttemptIsDroppedWhileTheRunRetries() async throws {
+    let post = Shared(value: OperationState<Int>())
+    let leftBehind = Collector<OperationContext<Int>>()
+    let retryGate = Gate()
+    let task = post.run(.retry(.constant(retries: 1, delay: .zero))) { context in
+      if context.attempt == 1 {
+        leftBehind.append(context)
+        throw URLError(.timedOut)
+      }
+      await retryGate.wait()
+      return 5
+    }
+    await waitUntil { post.wrappedValue.attempt == 2 }
+    leftBehind.elements[0].yield(99)  // from attempt 1, ended; the run follows attempt 2
+    #expect(post.wrappedValue.value == nil)
+    #expect(post.wrappedValue.status == .pending)
+    retryGate.open()
+    #expect(try await task.value == 5)
+    #expect(post.wrappedValue.value == 5)
   }
 
   @Test func aCancelledRunsYieldIsDropped() async {

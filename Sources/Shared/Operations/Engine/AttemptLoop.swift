@@ -15,13 +15,14 @@ enum AttemptLoop {
   /// - Parameters:
   ///   - body: The work.
   ///   - options: The retry policy, the timeout of each attempt, the clock for both, and the modifiers.
-  ///   - yield: Where the contexts send yielded values; `nil` when neither the work nor a modifier can yield.
+  ///   - yield: Where the contexts send yielded values, with their attempt's gate (closed once the attempt ended:
+  ///     check it under the value's lock); `nil` when neither the work nor a modifier can yield.
   ///   - onRetry: Called before each retry with its attempt number (2 for the first retry).
   /// - Returns: The value, the error that ended the attempts, or cancellation.
   static func run<Success: Sendable>(
     _ body: OperationBody<Success>,
     options: OperationOptions,
-    yield: (@Sendable (Success) -> Void)?,
+    yield: (@Sendable (Success, YieldGate) -> Void)?,
     onRetry: (Int) -> Void
   ) async -> RunOutcome<Success> {
     let retry = options.retry
@@ -29,7 +30,13 @@ enum AttemptLoop {
     while true {
       if Task.isCancelled { return .cancelled }
       do {
-        let context = OperationContext(attempt: number, clock: options.clock, onYield: yield)
+        // A value yielded once its attempt ended (from a task the attempt left behind, or after its timeout) is
+        // dropped: the caller checks the attempt's gate under the value's lock.
+        let gate = YieldGate()
+        defer { gate.close() }
+        var onYield: (@Sendable (Success) -> Void)?
+        if let yield { onYield = { value in yield(value, gate) } }
+        let context = OperationContext(attempt: number, clock: options.clock, onYield: onYield)
         let value = try await attempt(body, in: context, options: options)
         // An attempt that finished although its task was cancelled counts as cancelled.
         return Task.isCancelled ? .cancelled : .success(value)

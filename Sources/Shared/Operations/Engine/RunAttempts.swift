@@ -41,13 +41,14 @@ struct RunAttempts<Value: OperationTrackable>: Sendable {
   func runAttempts(run: UInt64, coordinator: RunCoordinator<Value>) async -> RunOutcome<Value.Success> {
     let shared = self.shared
     // Only work that can see a context (the operation's own, or a modifier's) can yield.
-    var yield: (@Sendable (Value.Success) -> Void)?
+    var yield: (@Sendable (Value.Success, YieldGate) -> Void)?
     if body.takesContext || !options.modifiers.isEmpty {
-      yield = { value in
-        // A value of a run the state does not follow is dropped without taking the value's lock.
-        guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+      yield = { value, attempt in
+        // A value of a run the state does not follow, or of an attempt that ended, is dropped without taking the
+        // value's lock.
+        guard attempt.isOpen, coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
         shared.withLockReleasingReplaced { state in
-          guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+          guard attempt.isOpen, coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
           state.applySuccess(value)
           state.operation.noteChange()
         }
