@@ -32,10 +32,10 @@ enum AttemptLoop {
       do {
         // A value yielded once its attempt ended (from a task the attempt left behind, or after its timeout) is
         // dropped: the caller checks the attempt's gate under the value's lock.
-        let gate = YieldGate()
-        defer { gate.close() }
         var onYield: (@Sendable (Success) -> Void)?
-        if let yield { onYield = { value in yield(value, gate) } }
+        let gate = yield.map { _ in YieldGate() }
+        defer { gate?.close() }
+        if let yield, let gate { onYield = { value in yield(value, gate) } }
         let context = OperationContext(attempt: number, clock: options.clock, onYield: onYield)
         let value = try await attempt(body, in: context, options: options)
         // An attempt that finished although its task was cancelled counts as cancelled.
