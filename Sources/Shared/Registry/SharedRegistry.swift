@@ -8,7 +8,8 @@ import Synchronization
 /// "Testing code that uses Shared"), so no state leaks between them:
 ///
 /// ```swift
-/// let isolated = SharedRegistry.$current.withValue(SharedRegistry()) {
+/// let registry = SharedRegistry()
+/// let isolated = SharedRegistry.$current.withValue(registry) {
 ///   Shared(wrappedValue: 0, .inMemory("count"))
 /// }
 /// ```

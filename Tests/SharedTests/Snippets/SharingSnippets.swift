@@ -75,7 +75,8 @@ enum RegistryCommentSnippets {
   }
 
   static func isolated() -> Shared<Int> {
-    let isolated = SharedRegistry.$current.withValue(SharedRegistry()) {
+    let registry = SharedRegistry()
+    let isolated = SharedRegistry.$current.withValue(registry) {
       Shared(wrappedValue: 0, .inMemory("count"))
     }
     return isolated
