@@ -6,43 +6,7 @@ import Testing
 
 private struct TourSettings: Codable, Sendable { var theme = "light" }
 
-// MARK: Keys: the README's custom key, and the key contract
-
-private struct Profile: Codable, Sendable { var name = "" }
-
-private protocol ProfileAPI: Sendable {
-  func profile(_ userID: Int) async throws -> Profile
-  func update(_ profile: Profile, for userID: Int) async throws
-}
-
-/// The README's remote key: it loads without blocking the first holder, and saves each change.
-private struct RemoteProfileKey: SharedKey {
-  let userID: Int
-  let api: any ProfileAPI
-  var id: Int { userID }
-
-  func load(context: SharedKeyContext<Profile>, continuation: SharedLoadContinuation<Profile>) {
-    Task {
-      do {
-        continuation.resume(returning: try await api.profile(userID))
-      } catch {
-        continuation.resume(throwing: error)
-      }
-    }
-  }
-
-  func save(_ value: Profile, context: SharedKeyContext<Profile>) async throws {
-    try await api.update(value, for: userID)
-  }
-}
-
-private func profileTour(api: any ProfileAPI) async throws {
-  @Shared(RemoteProfileKey(userID: 42, api: api)) var profile = Profile()
-  if $profile.isLoading { print("loading…") }  // the default until the server answers
-  try await $profile.load()  // load again, and wait for it
-  if let error = $profile.loadError { print("profile unavailable:", error) }
-  $profile.withLock { $0.name = "Ada" }  // saved through the key
-}
+// MARK: The key contract
 
 /// A key that only reads its store (the storing-values article's shape, answered at once).
 private struct HomeFolderKey: SharedReaderKey {
