@@ -116,3 +116,31 @@ enum ReadmeOperationTour {
     _ = again
   }
 }
+
+/// README.md, "Queries: keyed async data, fetched once, shared by all".
+enum ReadmeQueryTour {
+  struct Post: Sendable, Equatable {
+    var id: Int
+    var title: String
+  }
+
+  func queryTour(api: @escaping @Sendable (Int) async throws -> Post) async throws {
+    @Shared(.query(["posts", 42]) { try await api(42) }) var post = OperationState<Post>()
+    $post.refetch()  // fetch again now (joins a fetch under way)
+
+    let store = SharedRegistry.current.queries
+    store.invalidate(matching: ["posts"])  // every key that starts with ["posts"]
+    store.update(["posts", 42], as: OperationState<Post>.self) { $0.value?.title = "Edited" }
+
+    @Shared(.inMemory("rename")) var rename = MutationState<String, Post>(historyLimit: 5)
+    $rename.mutate("New title", invalidates: [["posts"]]) { title in try await api(1) }
+
+    let nextPage: @Sendable ([Post], Int) -> Int? = { page, id in page.isEmpty ? nil : id + 1 }
+    let feedQuery: Query<PaginatedState<Int, [Post]>> = .paginatedQuery(["feed"], initialPage: 0, nextPage: nextPage) {
+      (id: Int) -> [Post] in [try await api(id)]
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [Post]>(), feedQuery)
+    feed.fetchNextPage()
+    _ = feed.wrappedValue.hasNextPage
+  }
+}
