@@ -1,0 +1,69 @@
+import SharedState
+import TestSupport
+import Testing
+
+/// The clock tests hand to the framework: time moves only when the test moves it.
+@Suite struct ManualClockTests {
+  @Test func timeMovesOnlyWhenAdvanced() {
+    let clock = ManualClock()
+    let start = clock.now
+    #expect(clock.now == start)
+    clock.advance(by: .seconds(3))
+    #expect(start.duration(to: clock.now) == .seconds(3))
+    clock.advance(to: start)  // an instant that has passed: nothing moves
+    #expect(start.duration(to: clock.now) == .seconds(3))
+  }
+
+  @Test func aSleeperWakesWhenItsDeadlineComesAndNotBefore() async throws {
+    let clock = ManualClock()
+    let woke = Counter()
+    let sleeper = Task {
+      try await clock.sleep(for: .seconds(2))
+      _ = woke.increment()
+    }
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    #expect(clock.sleeperCount == 1)
+    #expect(woke.count == 0)
+    clock.advance(by: .seconds(1))
+    try await sleeper.value
+    #expect(woke.count == 1)
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test func oneAdvancePastSeveralDeadlinesWakesEverySleeperDue() async throws {
+    let clock = ManualClock()
+    let order = Collector<Int>()
+    let late = Task {
+      try await clock.sleep(for: .seconds(5))
+      order.append(5)
+    }
+    await clock.waitForSleepers(1)
+    let early = Task {
+      try await clock.sleep(for: .seconds(1))
+      order.append(1)
+    }
+    await clock.waitForSleepers(2)
+    clock.advance(by: .seconds(10))
+    try await early.value
+    try await late.value
+    #expect(Set(order.elements) == [1, 5])
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test func aCancelledSleeperThrowsAndLeavesTheClock() async {
+    let clock = ManualClock()
+    let sleeper = Task { try await clock.sleep(for: .seconds(1)) }
+    await clock.waitForSleepers(1)
+    sleeper.cancel()
+    await #expect(throws: CancellationError.self) { try await sleeper.value }
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test func aDeadlineThatHasPassedReturnsAtOnce() async throws {
+    let clock = ManualClock()
+    clock.advance(by: .seconds(5))
+    try await clock.sleep(until: clock.now.advanced(by: .seconds(-1)))
+    #expect(clock.sleeperCount == 0)
+  }
+}
