@@ -65,8 +65,9 @@ public final class SharedRegistry: Sendable {
     madeBy root: SharedRoot<Key.Value>,
     defaultValue: Key.Value
   ) -> Shared<Key.Value>.Reference {
-    let readerType = root.persistence.map { String(describing: type(of: $0.key)) } ?? "?"
-    report(SharedDiagnostic(kind: .readOnlyValue(reader: readerType), key: String(describing: key)))
+    // The caller checked that the root has a store: the reader key that made it.
+    let reader = root.persistence.map { String(describing: type(of: $0.key)) } ?? ""
+    report(SharedDiagnostic(kind: .readOnlyValue(reader: reader), key: String(describing: key)))
     return .box(ReactiveBox(defaultValue))
   }
 
