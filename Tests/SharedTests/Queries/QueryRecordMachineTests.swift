@@ -498,6 +498,46 @@ struct QueryRecordMachineTests {
     #expect(machine.request(.refresh, by: .caller) == .none)  // A collected record takes no more work.
   }
 
+  @Test func aRefreshAskedForAfterTheRunningOneWasCancelledWaitsForItAndRunsAfter() {
+    var machine = QueryRecordMachine()
+    guard case .awaitFetch(.start(let first, .refresh)) = machine.valueRequested(
+      now: .zero, staleTime: .seconds(10), accepting: .fresh)
+    else {
+      Issue.record("the first caller of an empty record starts a refresh")
+      return
+    }
+    #expect(machine.cancelRequested(first) == .cancelRunning(first))
+    // Its task is cancelled but has not ended: a new caller does not join it (it would get its cancellation).
+    guard case .awaitFetch(.wait(let second, .refresh)) = machine.valueRequested(
+      now: .zero, staleTime: .seconds(10), accepting: .fresh)
+    else {
+      Issue.record("a caller after the cancellation waits for a refresh of its own")
+      return
+    }
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .join(second))
+    #expect(machine.finished(first, outcome: .cancelled, isHeld: true) == .start(second, .refresh))
+  }
+
+  @Test func anAwaitingCallerIsServedAFreshValueAndWaitsForAStaleOne() {
+    var machine = QueryRecordMachine()
+    let staleTime = Duration.seconds(10)
+    guard case .awaitFetch(.start(let first, .refresh)) = machine.valueRequested(
+      now: .zero, staleTime: staleTime, accepting: .staleWhileRefetching)
+    else {
+      Issue.record("nothing cached: even a caller that takes a stale value waits")
+      return
+    }
+    #expect(machine.fetchReturned(first) == .apply(keepPending: false))
+    #expect(machine.finished(first, outcome: .applied(at: .seconds(1)), isHeld: false) == .none)
+    #expect(machine.valueRequested(now: .seconds(10), staleTime: staleTime, accepting: .fresh) == .serveCached)
+    #expect(machine.valueRequested(now: .seconds(11), staleTime: staleTime, accepting: .anyAge) == .serveCached)
+    #expect(
+      machine.valueRequested(now: .seconds(11), staleTime: staleTime, accepting: .staleWhileRefetching)
+        == .serveCachedAndRefetch(.start(2, .refresh)))
+    #expect(machine.valueRequested(now: .seconds(11), staleTime: staleTime, accepting: .fresh) == .awaitFetch(.join(2)))
+    #expect(machine.cancelRequested(2) == .leave)  // The background refetch is the library's.
+  }
+
   @Test func aRefetchOfAllPagesEndsWhereNextPageReturnsNil() {
     var walk = RefetchAllWalk(from: 0, limit: 3)
     #expect(walk.step == .fetch(0))
