@@ -69,4 +69,3 @@ extension Shared {
       named: key, epoch: epoch, query: nil, accepting: servingStale ? .staleWhileRefetching : .fresh)
   }
 }
-
