@@ -3,6 +3,7 @@ extension QueryStore {
   ///
   /// ```swift
   /// let post = try await SharedRegistry.current.queries.fetch(.query(["posts", 42]) { try await api.post(42) })
+  /// return post
   /// ```
   ///
   /// No holder is needed: the store keeps the query while the fetch runs and for ``QueryOptions/gcTime`` after, and
