@@ -60,3 +60,22 @@ func invalidate100Of10k() async -> Double {
     return Double(now() - start) / Double(rounds)
   }
 }
+
+/// Awaiting the value of a query that is cached and fresh (`QueryStore.fetch`): nanoseconds per call.
+func awaitFreshCachedQuery(_ count: Int) async -> Double {
+  let registry = SharedRegistry()
+  let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), operation: .retry(.none))
+  let query: Query<OperationState<Int>> = .query(["cached"], options: options) { 42 }
+  let store = registry.queries
+  do {
+    _ = try await store.fetch(query)
+    var sum = 0
+    let start = now()
+    for _ in 0..<count { sum &+= try await store.fetch(query) }
+    let elapsed = Double(now() - start) / Double(count)
+    blackHole(sum)
+    return elapsed
+  } catch {
+    fatalError("a constant query failed: \(error)")
+  }
+}

@@ -124,6 +124,11 @@ await scenario("new query key") {
     baselineName: "Task { } + await", baseline: await asyncPlan.measureAsync { await bareTask(2_000) },
     budget: .none)
 }
+await scenario("await a fresh cached query") {
+  Row(
+    scenario: $0, measurement: await asyncPlan.measureAsync { await awaitFreshCachedQuery(100_000) },
+    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .ratio(20))
+}
 await scenario("constant query fetched, per holder of 100") {
   Row(
     scenario: $0, measurement: await asyncPlan.measureAsync { await queryFetchTo100Holders() },

@@ -93,6 +93,56 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     return (id, served, effect)
   }
 
+  /// What answers a caller awaiting the query's value.
+  enum ValueAnswer {
+    /// The cached value serves: read it from `shared` after the lock, then perform `effect` (a background refetch,
+    /// or nothing).
+    case cached(Shared<State>, effect: QueryRecordEffect)
+    /// Wait for the unit of work `id` (the object `work`), after performing `effect`.
+    case awaitWork(id: QueryRecordMachine.WorkID, work: QueryWork<State.Success>, effect: QueryRecordEffect)
+    /// The record was collected: find or make it again.
+    case gone
+  }
+
+  /// A caller awaits the query's value, taking a cached one as `acceptance` allows at `now`.
+  func valueRequested(
+    now: Duration,
+    accepting acceptance: QueryRecordMachine.Acceptance,
+    store: QueryStore
+  ) -> ValueAnswer {
+    switch machine.valueRequested(now: now, staleTime: query.options.staleTime, accepting: acceptance) {
+    case .serveCached:
+      return .cached(shared, effect: .none)
+    case .serveCachedAndRefetch(let action):
+      return .cached(shared, effect: plan(action, store: store, body: nil).effect)
+    case .awaitFetch(let action):
+      return answer(awaiting: action, store: store)
+    }
+  }
+
+  /// A caller awaits a value fetched now: the cached one is gone (the app reset it).
+  func refreshRequested(store: QueryStore) -> ValueAnswer {
+    machine.touched()
+    return answer(awaiting: machine.request(.refresh, by: .caller), store: store)
+  }
+
+  private func answer(awaiting action: QueryRecordMachine.RequestAction, store: QueryStore) -> ValueAnswer {
+    let id: QueryRecordMachine.WorkID
+    switch action {
+    case .start(let started, _), .join(let started), .wait(let started, _): id = started
+    case .settleStatus, .none: return .gone
+    }
+    let (served, effect) = plan(action, store: store, body: nil)
+    guard let served else { return .gone }
+    return .awaitWork(id: id, work: served, effect: effect)
+  }
+
+  /// Someone asks for the value ahead of need: a refresh if it is missing, invalidated or stale at `now`.
+  func prefetch(now: Duration, store: QueryStore) -> QueryRecordEffect {
+    machine.touched()
+    return plan(machine.refreshIfStale(now: now, staleTime: query.options.staleTime), store: store, body: nil).effect
+  }
+
   /// A caller of the unit of work `id` (the object `work`) cancelled its task: returns what to do after the lock,
   /// and a withdrawn unit of work to release after it.
   func cancelRequested(

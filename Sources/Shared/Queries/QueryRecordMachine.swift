@@ -107,6 +107,8 @@ struct QueryRecordMachine: Sendable {
     var phase: Phase
     var demand: Demand
     var queue: [Queued]
+    /// Whether its task was cancelled because nobody needed it: it ends as cancelled, so nobody may join it.
+    var isCancelled = false
   }
 
   /// A unit of work waiting for its turn.
@@ -147,6 +149,28 @@ struct QueryRecordMachine: Sendable {
     case settleStatus(WorkID)
     /// Nothing to do.
     case none
+  }
+
+  /// How old a cached value an awaiting caller takes.
+  enum Acceptance: Equatable, Sendable {
+    /// Only a value fetched less than `staleTime` ago, with no invalidation since; otherwise it waits for a fetch.
+    case fresh
+    /// Any fetched value at once; a stale one is refetched in the background.
+    case staleWhileRefetching
+    /// Any fetched value, whatever its age; it waits for a fetch only when nothing was fetched yet.
+    case anyAge
+  }
+
+  /// What the caller does when a caller awaits the query's value.
+  enum ValueAction: Equatable, Sendable {
+    /// The cached value serves: read it.
+    case serveCached
+    /// The cached value serves, and this refresh (asked for by the library, so the caller's cancellation does not
+    /// stop it) brings a newer one.
+    case serveCachedAndRefetch(RequestAction)
+    /// The caller waits for the refresh this action names (asked for by the caller: the caller may cancel it).
+    /// `.none` when the record was collected: find or make the record again.
+    case awaitFetch(RequestAction)
   }
 
   /// What the caller does when a fetch returned a value.
@@ -252,6 +276,27 @@ struct QueryRecordMachine: Sendable {
     }
   }
 
+  /// A caller awaits the query's value, taking a cached one as `acceptance` allows at `now`.
+  ///
+  /// A value fetched less than `staleTime` ago with no invalidation since always serves. Otherwise the caller
+  /// waits for a refresh it asked for (joining one under way), unless `acceptance` takes an older value: then the
+  /// cached value serves, refetched in the background for ``Acceptance/staleWhileRefetching``. A record with
+  /// nothing fetched yet always fetches. The request counts as a use for garbage collection.
+  mutating func valueRequested(now: Duration, staleTime: Duration, accepting acceptance: Acceptance) -> ValueAction {
+    guard activity != .collected else { return .awaitFetch(.none) }
+    use = .inUse
+    switch (freshness, acceptance) {
+    case (.fetched(let at), _) where now - at < staleTime:
+      return .serveCached
+    case (.empty, _), (_, .fresh):
+      return .awaitFetch(request(.refresh, by: .caller))
+    case (_, .anyAge):
+      return .serveCached
+    case (_, .staleWhileRefetching):
+      return .serveCachedAndRefetch(request(.refresh, by: .library))
+    }
+  }
+
   /// Keys under a prefix were invalidated: the value is stale. A running refresh fetches again after it; an idle
   /// held record refreshes now; running page work is followed by a refresh; an unheld record refreshes on its next
   /// holder.
@@ -289,6 +334,8 @@ struct QueryRecordMachine: Sendable {
       busy.demand.callers = max(0, busy.demand.callers - 1)
       activity = .busy(busy)
       guard busy.demand.isAbandoned, case .fetching = busy.phase else { return .leave }
+      busy.isCancelled = true
+      activity = .busy(busy)
       return .cancelRunning(id)
     }
     guard let index = busy.queue.firstIndex(where: { $0.id == id }) else { return .leave }
@@ -343,6 +390,7 @@ struct QueryRecordMachine: Sendable {
       busy.running = .refresh(superseded: false)
       busy.phase = .fetching
       busy.demand = Demand(callers: 0, isNeeded: true)
+      busy.isCancelled = false
       activity = .busy(busy)
       return .start(next, .refresh)
     }
@@ -406,6 +454,7 @@ struct QueryRecordMachine: Sendable {
     busy.running = Running(next.work)
     busy.phase = .fetching
     busy.demand = next.demand
+    busy.isCancelled = false
     activity = .busy(busy)
     return .start(next.id, next.work)
   }
@@ -418,9 +467,10 @@ struct QueryRecordMachine: Sendable {
 
 extension QueryRecordMachine.Busy {
   /// Whether a refresh asked for now can be served by this running refresh: its value is yet to come, or came
-  /// with no invalidation since.
+  /// with no invalidation since, and its task was not cancelled (a refresh asked for after that waits for it to
+  /// end, then fetches).
   var joinable: Bool {
-    running == .refresh(superseded: false) && phase != .settling
+    running == .refresh(superseded: false) && phase != .settling && !isCancelled
   }
 }
 

@@ -21,12 +21,25 @@ import Synchronization
 public final class QueryStore: Sendable {
   private let state = Lock(State())
 
+  /// The lock's contents, by a name that generic methods whose parameter is called `State` can still use.
+  private typealias Contents = State
+
   private struct State: ~Copyable {
     let root = QueryIndexNode()
     var count = 0
   }
 
-  init() {}
+  /// The registry whose queries these are; a query made without a holder gets its value there, so a later holder
+  /// of its key shares it.
+  private let owner: WeakRegistry
+
+  private struct WeakRegistry: Sendable {
+    weak var registry: SharedRegistry?
+  }
+
+  init(registry: SharedRegistry? = nil) {
+    owner = WeakRegistry(registry: registry)
+  }
 
   /// The number of queries the store keeps.
   public var count: Int {
@@ -184,6 +197,17 @@ public final class QueryStore: Sendable {
 
   /// Registers a holder of `query` and fetches if the value is missing, stale or invalidated.
   func demand<State: OperationTrackable>(_ query: Query<State>, holder: Shared<State>, in registry: SharedRegistry) {
+    attach(query, holder: holder, in: registry, asHolder: true)
+  }
+
+  /// Makes the record of `query` with the value of `holder` if the store keeps none; `asHolder`: `holder` is a new
+  /// holder, which fetches if the value is missing, stale or invalidated.
+  private func attach<State: OperationTrackable>(
+    _ query: Query<State>,
+    holder: Shared<State>,
+    in registry: SharedRegistry,
+    asHolder: Bool
+  ) {
     guard case .root(let root) = holder.reference else { return }  // A type mismatch got a value of its own.
     // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
     // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
@@ -198,7 +222,7 @@ public final class QueryStore: Sendable {
         let conflict = first == query.fetcherLocation ? nil : first
         // A record made between the two locks started its own time: this holder's reading is of another clock.
         let now = record.epoch.isSame(as: epoch) ? now : .zero
-        return (record.holderAppeared(now: now, store: self), conflict, false, nil)
+        return (asHolder ? record.holderAppeared(now: now, store: self) : .none, conflict, false, nil)
       }
       // A record of another state type is not expected here (its value keeps the registry's entry, so a holder of
       // another type gets a value of its own); if one is, it and its value are released after the lock.
@@ -206,7 +230,7 @@ public final class QueryStore: Sendable {
       let record = QueryRecord(query: query, root: root, epoch: epoch)
       if replaced == nil { state.count += 1 }
       node.record = record
-      return (record.holderAppeared(now: now, store: self), nil, true, replaced)
+      return (asHolder ? record.holderAppeared(now: now, store: self) : .none, nil, true, replaced)
     }
     withExtendedLifetime(replaced) {}
     if let conflict {
@@ -220,6 +244,112 @@ public final class QueryStore: Sendable {
       startCollecting(query, epoch: epoch)
     }
     effect()
+  }
+
+  // MARK: Awaiting values
+
+  /// The time of the record of `query`, made with no holder (and nothing fetched) if the store keeps none; `nil`
+  /// when the store keeps a query of another state type under its key.
+  func recordEpoch<Value: Sendable>(of query: Query<OperationState<Value>>) -> Stopwatch? {
+    typealias State = OperationState<Value>
+    let found = state.withLock { state -> Stopwatch?? in
+      guard let record = state.root.node(at: query.key.parts)?.record else { return .none }
+      return .some((record as? QueryRecord<State>)?.epoch)
+    }
+    if let found { return found }
+    // Made through the registry, so that a holder that appears later shares this value.
+    let registry = owner.registry ?? SharedRegistry()
+    let value = Shared<State>(reference: registry.reference(memoryOnly: query, defaultValue: { State() }))
+    attach(query, holder: value, in: registry, asHolder: false)
+    // The value is released here: the record keeps it.
+    return state.withLock { ($0.root.node(at: query.key.parts)?.record as? QueryRecord<State>)?.epoch }
+  }
+
+  /// The record named `key` of state type `State` measuring from `epoch`, if the store keeps it; call under the
+  /// lock.
+  private static func record<State: OperationTrackable>(
+    in state: borrowing Contents,
+    named key: QueryKey,
+    epoch: Stopwatch?,
+    as _: State.Type
+  ) -> QueryRecord<State>? {
+    guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
+    if let epoch, !record.epoch.isSame(as: epoch) { return nil }
+    return record
+  }
+
+  /// Asks the record named `key` (measuring from `epoch`) for a refresh if its value is missing, stale or
+  /// invalidated at `now`.
+  func prefetch<State: OperationTrackable>(_ key: QueryKey, epoch: Stopwatch, now: Duration, as type: State.Type) {
+    let effect = state.withLock { state in
+      Self.record(in: state, named: key, epoch: epoch, as: type)?.prefetch(now: now, store: self) ?? .none
+    }
+    effect()
+  }
+
+  /// The value of the query named `key`, if the store keeps it with state type `State`.
+  func cachedShared<State: OperationTrackable>(_ key: QueryKey, as type: State.Type) -> Shared<State>? {
+    state.withLock { state in Self.record(in: state, named: key, epoch: nil, as: type)?.shared }
+  }
+
+  /// The values of state type `State` whose keys start with `prefix`.
+  func cachedShareds<State: OperationTrackable>(
+    matching prefix: QueryKey,
+    as _: State.Type
+  ) -> [(key: QueryKey, value: Shared<State>)] {
+    state.withLock { state in
+      var values: [(key: QueryKey, value: Shared<State>)] = []
+      state.root.node(at: prefix.parts)?.visitRecords { record in
+        if let record = record as? QueryRecord<State> { values.append((record.key, record.shared)) }
+      }
+      return values
+    }
+  }
+
+  /// The value of the query named `key` (whose record measures from `epoch`), cached as `acceptance` allows, or
+  /// fetched; `nil` if the store keeps another query under its key. A cancelled caller stops waiting with a
+  /// `CancellationError`; the fetch goes on if anyone else needs it.
+  ///
+  /// A record collected meanwhile is made again from `query`; with no `query` (a holder's call, whose record is
+  /// never collected), the answer is `nil`.
+  func value<Value: Sendable>(
+    named key: QueryKey,
+    epoch: Stopwatch,
+    query: Query<OperationState<Value>>?,
+    accepting acceptance: QueryRecordMachine.Acceptance
+  ) async throws -> Value? {
+    typealias State = OperationState<Value>
+    var epoch = epoch
+    var refetches = false
+    while true {
+      // The clock is the caller's code: read outside the lock.
+      let now = refetches ? .zero : epoch.elapsed()
+      let answer = state.withLock { state -> QueryRecord<State>.ValueAnswer in
+        guard let record = Self.record(in: state, named: key, epoch: epoch, as: State.self) else { return .gone }
+        return refetches
+          ? record.refreshRequested(store: self)
+          : record.valueRequested(now: now, accepting: acceptance, store: self)
+      }
+      switch answer {
+      case .cached(let shared, let effect):
+        effect()
+        if let value = shared.wrappedValue.value { return value }
+        refetches = true  // Reset by the app since it was fetched: fetch it again.
+      case .awaitWork(let id, let work, let effect):
+        effect()
+        let result = await withTaskCancellationHandler {
+          await work.result()
+        } onCancel: {
+          self.cancelRequest(id, of: work, key: key, as: State.self)
+        }
+        return try result.get()
+      case .gone:
+        // Collected between two locks: the query is made again.
+        guard let query, let made = recordEpoch(of: query) else { return nil }
+        epoch = made
+        refetches = false
+      }
+    }
   }
 
   /// Asks the query named `key` for `work`, done by `body`, after the work already under way; returns its task.
@@ -250,7 +380,7 @@ public final class QueryStore: Sendable {
   }
 
   /// A caller of the unit of work `id` cancelled its task.
-  private func cancelRequest<State: OperationTrackable>(
+  func cancelRequest<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     of work: QueryWork<State.Success>,
     key: QueryKey,

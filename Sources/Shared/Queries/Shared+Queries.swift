@@ -40,3 +40,32 @@ extension Shared where Value: OperationTrackable {
     return store.refetch(key)
   }
 }
+
+extension Shared {
+  /// The value of this query: the cached one at once when it is fresh, otherwise the one a fetch brings.
+  ///
+  /// ```swift
+  /// func showPost(api: API) async throws {
+  ///   @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+  ///   if let fresh = try await $post.fetchValue() { render(fresh) }
+  /// }
+  /// ```
+  ///
+  /// The same as ``QueryStore/fetch(_:servingStale:)`` with this holder's query, instead of a loop over
+  /// ``Shared/values`` that waits for a success: a fresh value returns without a suspension; a stale, invalidated
+  /// or missing one joins the fetch under way or starts one. A failed fetch throws its error, after its retries; a
+  /// cancelled caller stops waiting at once with a `CancellationError`, and the fetch goes on (the holder still
+  /// needs it).
+  ///
+  /// - Parameter servingStale: Whether a stale cached value returns at once while a refetch runs in the
+  ///   background.
+  /// - Returns: The query's value, or `nil` when this value is not a query's.
+  /// - Throws: The fetch's error, or `CancellationError` when the caller is cancelled.
+  public func fetchValue<Success: Sendable>(servingStale: Bool = false) async throws -> Success?
+  where Value == OperationState<Success> {
+    let link = root.attachment(QueryLink<Value>.self, make: QueryLink.init)
+    guard let (store, key, _) = link.target, let epoch = link.epoch(in: store) else { return nil }
+    return try await store.value(
+      named: key, epoch: epoch, query: nil, accepting: servingStale ? .staleWhileRefetching : .fresh)
+  }
+}

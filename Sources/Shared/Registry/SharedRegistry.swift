@@ -184,7 +184,7 @@ public final class SharedRegistry: Sendable {
   public var queries: QueryStore {
     queryStore.withLock { store in
       if let store { return store }
-      let made = QueryStore()
+      let made = QueryStore(registry: self)
       store = made
       return made
     }

@@ -36,6 +36,14 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case secondHolder
   /// The app writes into the query's value (`QueryStore.update`): a use for garbage collection.
   case touch
+  /// `QueryStore.fetch` (or `fetchValue()`) by a caller with a task, holder or not: a fresh value, or a fetch.
+  case awaitValue
+  /// `fetch(_:servingStale: true)`: any fetched value at once, a stale one refetched in the background.
+  case awaitStale
+  /// `ensureValue`: any fetched value, whatever its age.
+  case ensure
+  /// `prefetch`: a refresh if the value is missing, stale or invalidated, with no task.
+  case prefetch
 
   var description: String {
     switch self {
@@ -51,6 +59,10 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .trigger: "trigger"
     case .secondHolder: "secondHolder"
     case .touch: "touch"
+    case .awaitValue: "awaitValue"
+    case .awaitStale: "awaitStale"
+    case .ensure: "ensure"
+    case .prefetch: "prefetch"
     }
   }
 }
@@ -146,6 +158,15 @@ private struct Harness {
       handle(machine.holderAppeared(now: now, staleTime: Self.staleTime))
     case .touch:
       machine.touched()
+    case .awaitValue:
+      awaitValue(accepting: .fresh)
+    case .awaitStale:
+      awaitValue(accepting: .staleWhileRefetching)
+    case .ensure:
+      awaitValue(accepting: .anyAge)
+    case .prefetch:
+      machine.touched()
+      handle(machine.refreshIfStale(now: now, staleTime: Self.staleTime))
     case .step:
       step()
     case .fail:
@@ -187,10 +208,34 @@ private struct Harness {
         if isReferenced { fail("collected while referenced") }
         if let leftAt, now - leftAt < Self.gcTime { fail("collected \(now - leftAt) after the holder left") }
         if !waiting.isEmpty { fail("collected with work waiting") }
+        if !callers.isEmpty { fail("collected while callers \(callers) await it") }
         collected = true
       }
     }
     checkAlways()
+  }
+
+  /// A caller awaits the value (with or without a holder), taking a cached one as `acceptance` allows: it is served
+  /// a value only when one was fetched, fresh unless it takes an older one; otherwise it waits for a refresh.
+  mutating func awaitValue(accepting acceptance: QueryRecordMachine.Acceptance) {
+    let isFresh: Bool
+    switch machine.freshness {
+    case .fetched(let at): isFresh = now - at < Self.staleTime
+    case .empty, .invalidated: isFresh = false
+    }
+    switch machine.valueRequested(now: now, staleTime: Self.staleTime, accepting: acceptance) {
+    case .serveCached:
+      if machine.freshness == .empty { fail("served a value never fetched") }
+      if acceptance != .anyAge && !isFresh { fail("served a stale value to a caller that takes \(acceptance)") }
+    case .serveCachedAndRefetch(let action):
+      if machine.freshness == .empty || isFresh { fail("refetched \(machine.freshness) behind a served value") }
+      if case .none = action, running == nil { fail("served a stale value and refetched nothing") }
+      handle(action)
+    case .awaitFetch(let action):
+      if isFresh { fail("made a caller wait for a fresh value") }
+      if case .none = action { fail("a caller of a kept record waits for nothing") }
+      handle(action, byCaller: true)
+    }
   }
 
   /// The running work ends: it settles its callers, and the record starts what follows.
@@ -450,6 +495,20 @@ struct QueryRecordMachineTests {
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 
+  @Test func everyOrderingOfSixEventsWithAwaitingCallersKeepsTheRecordsInvariants() {
+    let events: [Event] = [.awaitValue, .invalidate, .step, .cancel, .toggleHolder, .gcTick]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithStaleServingEnsuringAndPrefetchingKeepsTheRecordsInvariants() {
+    let events: [Event] = [.awaitStale, .ensure, .prefetch, .awaitValue, .step, .fail, .toggleHolder, .gcTick]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
   @Test func everyOrderingOfEightRefreshEventsKeepsAHeldQueryFresh() {
     let (sequences, failures) = explore([.invalidate, .refetch, .step], depth: 8)
     #expect(sequences == 6_561)
@@ -496,6 +555,49 @@ struct QueryRecordMachineTests {
     #expect(machine.gcTick(now: .seconds(149), gcTime: gcTime, isHeld: false) == .keep)
     #expect(machine.gcTick(now: .seconds(150), gcTime: gcTime, isHeld: false) == .collect)
     #expect(machine.request(.refresh, by: .caller) == .none)  // A collected record takes no more work.
+  }
+
+  @Test func aRefreshAskedForAfterTheRunningOneWasCancelledWaitsForItAndRunsAfter() {
+    var machine = QueryRecordMachine()
+    guard
+      case .awaitFetch(.start(let first, .refresh)) = machine.valueRequested(
+        now: .zero, staleTime: .seconds(10), accepting: .fresh)
+    else {
+      Issue.record("the first caller of an empty record starts a refresh")
+      return
+    }
+    #expect(machine.cancelRequested(first) == .cancelRunning(first))
+    // Its task is cancelled but has not ended: a new caller does not join it (it would get its cancellation).
+    guard
+      case .awaitFetch(.wait(let second, .refresh)) = machine.valueRequested(
+        now: .zero, staleTime: .seconds(10), accepting: .fresh)
+    else {
+      Issue.record("a caller after the cancellation waits for a refresh of its own")
+      return
+    }
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .join(second))
+    #expect(machine.finished(first, outcome: .cancelled, isHeld: true) == .start(second, .refresh))
+  }
+
+  @Test func anAwaitingCallerIsServedAFreshValueAndWaitsForAStaleOne() {
+    var machine = QueryRecordMachine()
+    let staleTime = Duration.seconds(10)
+    guard
+      case .awaitFetch(.start(let first, .refresh)) = machine.valueRequested(
+        now: .zero, staleTime: staleTime, accepting: .staleWhileRefetching)
+    else {
+      Issue.record("nothing cached: even a caller that takes a stale value waits")
+      return
+    }
+    #expect(machine.fetchReturned(first) == .apply(keepPending: false))
+    #expect(machine.finished(first, outcome: .applied(at: .seconds(1)), isHeld: false) == .none)
+    #expect(machine.valueRequested(now: .seconds(10), staleTime: staleTime, accepting: .fresh) == .serveCached)
+    #expect(machine.valueRequested(now: .seconds(11), staleTime: staleTime, accepting: .anyAge) == .serveCached)
+    #expect(
+      machine.valueRequested(now: .seconds(11), staleTime: staleTime, accepting: .staleWhileRefetching)
+        == .serveCachedAndRefetch(.start(2, .refresh)))
+    #expect(machine.valueRequested(now: .seconds(11), staleTime: staleTime, accepting: .fresh) == .awaitFetch(.join(2)))
+    #expect(machine.cancelRequested(2) == .leave)  // The background refetch is the library's.
   }
 
   @Test func aRefetchOfAllPagesEndsWhereNextPageReturnsNil() {

@@ -131,6 +131,8 @@ enum ReadmeQueryTour {
     let store = SharedRegistry.current.queries
     store.invalidate(matching: ["posts"])  // every key that starts with ["posts"]
     store.update(["posts", 42], as: OperationState<Post>.self) { $0.value?.title = "Edited" }
+    let seven = try await store.fetch(.query(["posts", 7]) { try await api(7) })  // fresh and cached: at once
+    _ = seven.title
 
     @Shared(.inMemory("rename")) var rename = MutationState<String, Post>(historyLimit: 5)
     $rename.mutate("New title", invalidates: [["posts"]]) { title in try await api(1) }

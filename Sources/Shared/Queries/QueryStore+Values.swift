@@ -1,0 +1,115 @@
+extension QueryStore {
+  /// The value of `query`: the cached one at once when it is fresh, otherwise the one a fetch brings.
+  ///
+  /// ```swift
+  /// let post = try await SharedRegistry.current.queries.fetch(.query(["posts", 42]) { try await api.post(42) })
+  /// return post
+  /// ```
+  ///
+  /// No holder is needed: the store keeps the query while the fetch runs and for ``QueryOptions/gcTime`` after, and
+  /// a holder that appears meanwhile shares its value. A value fetched less than ``QueryOptions/staleTime`` ago,
+  /// with no invalidation since, returns without a fetch or a suspension; otherwise the caller joins the fetch under
+  /// way, or starts one, so any number of concurrent callers of one key cause one fetch. With `servingStale`, a
+  /// stale cached value returns at once and is refetched in the background; only a query with no value waits.
+  ///
+  /// A failed fetch throws its error, after the retries of ``QueryOptions/operation``. A cancelled caller stops
+  /// waiting at once with a `CancellationError`; the fetch itself is cancelled only when nobody else needs it (no
+  /// other caller, holder or invalidation).
+  ///
+  /// - Parameters:
+  ///   - query: The query; its fetcher is used if the store does not keep the query yet.
+  ///   - servingStale: Whether a stale cached value returns at once while a refetch runs in the background.
+  /// - Returns: The query's value.
+  /// - Throws: The fetch's error, or `CancellationError` when the caller is cancelled, or when the store keeps a
+  ///   query of another state type under the same key.
+  public func fetch<Value: Sendable>(
+    _ query: Query<OperationState<Value>>,
+    servingStale: Bool = false
+  ) async throws -> Value {
+    try await value(of: query, accepting: servingStale ? .staleWhileRefetching : .fresh)
+  }
+
+  /// The cached value of `query` whatever its age, or, when it has none yet, the one a fetch brings.
+  ///
+  /// ```swift
+  /// let user = try await store.ensureValue(.query(["users", id]) { try await api.user(id) })
+  /// ```
+  ///
+  /// For data that does not go stale in practice (a user's profile for one request): no refetch is started for a
+  /// stale or invalidated value. Awaiting, errors and cancellation are as for ``fetch(_:servingStale:)``.
+  ///
+  /// - Parameter query: The query.
+  /// - Returns: The query's value.
+  /// - Throws: The fetch's error, or `CancellationError` when the caller is cancelled, or when the store keeps a
+  ///   query of another state type under the same key.
+  public func ensureValue<Value: Sendable>(_ query: Query<OperationState<Value>>) async throws -> Value {
+    try await value(of: query, accepting: .anyAge)
+  }
+
+  /// Starts fetching `query` if its value is missing, stale or invalidated, and returns at once.
+  ///
+  /// ```swift
+  /// store.prefetch(.query(["posts", 43]) { try await api.post(43) })  // the next page a user will open
+  /// ```
+  ///
+  /// A fetch under way is joined, and a fresh value is left alone. The store keeps the query while the fetch runs
+  /// and for ``QueryOptions/gcTime`` after, so the first holder or ``fetch(_:servingStale:)`` finds it cached. The
+  /// fetch is the library's: no caller's cancellation stops it.
+  ///
+  /// - Parameter query: The query.
+  public func prefetch<Value: Sendable>(_ query: Query<OperationState<Value>>) {
+    guard let epoch = recordEpoch(of: query) else { return }
+    // The clock is the caller's code: read outside the lock.
+    prefetch(query.key, epoch: epoch, now: epoch.elapsed(), as: OperationState<Value>.self)
+  }
+
+  /// The cached value of the query named `key`, whatever its age, without fetching.
+  ///
+  /// ```swift
+  /// if let post = store.cachedValue(for: ["posts", 42], as: Post.self) { show(post) }
+  /// ```
+  ///
+  /// Reading does not count as a use: it does not keep the query from being collected.
+  ///
+  /// - Parameters:
+  ///   - key: The query's name.
+  ///   - type: The type of the query's value (`Post` for a query of `OperationState<Post>`).
+  /// - Returns: The value, or `nil` when the store keeps no such query, it has no value yet, or its value is of
+  ///   another type.
+  public func cachedValue<Value: Sendable>(for key: QueryKey, as type: Value.Type) -> Value? {
+    cachedShared(key, as: OperationState<Value>.self)?.wrappedValue.value
+  }
+
+  /// The cached values of every query whose key starts with `prefix`, without fetching.
+  ///
+  /// ```swift
+  /// for (key, post) in store.cachedValues(matching: ["posts"], as: Post.self) { print(key, post.title) }
+  /// ```
+  ///
+  /// Queries with no value yet, or with a value of another type, are left out. Only the keys under `prefix` are
+  /// visited, however many other queries the store keeps.
+  ///
+  /// - Parameters:
+  ///   - prefix: The key prefix; `["posts"]` reaches `["posts", 42]`; `[]` reaches every query.
+  ///   - type: The type of the queries' values.
+  /// - Returns: Each matching key with its value.
+  public func cachedValues<Value: Sendable>(
+    matching prefix: QueryKey,
+    as type: Value.Type
+  ) -> [(key: QueryKey, value: Value)] {
+    let values = cachedShareds(matching: prefix, as: OperationState<Value>.self)
+    // Values are read, and the borrowed ones released, after the store's lock.
+    return values.compactMap { key, shared in shared.wrappedValue.value.map { (key, $0) } }
+  }
+
+  /// The value of `query` as `acceptance` allows.
+  private func value<Value: Sendable>(
+    of query: Query<OperationState<Value>>,
+    accepting acceptance: QueryRecordMachine.Acceptance
+  ) async throws -> Value {
+    guard let epoch = recordEpoch(of: query),
+      let value = try await value(named: query.key, epoch: epoch, query: query, accepting: acceptance)
+    else { throw CancellationError() }
+    return value
+  }
+}
