@@ -63,6 +63,8 @@ extension Shared {
   ) -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page> {
     let link = root.attachment(QueryLink<Value>.self, make: QueryLink.init)
     guard let (store, key, kind) = link.target, case .paginated(let fetchPages) = kind else { return nil }
-    return store.request(work, key: key, as: Value.self) { shared, _ in try await fetchPages(work, shared) }
+    return store.request(work, key: key, as: Value.self) { shared, context in
+      try await fetchPages(work, shared, context)
+    }
   }
 }

@@ -1,0 +1,32 @@
+// The snippets about page limits, page fetches asked for twice, mutations per entity and retrying a mutation, as
+// the documentation comments, the DocC article "Queries" (UsingQueries.md) and the README show them, so that they
+// compile.
+import Foundation
+import SharedState
+
+struct PagesAndMutationsSnippets {
+  struct Post: Sendable, Equatable {
+    var id: Int
+    var title: String
+  }
+
+  struct API: Sendable {
+    var feedPage: @Sendable (Int) async throws -> [Post]
+    var renamePost: @Sendable (Int, String) async throws -> Post
+    func feed(page: Int) async throws -> [Post] { try await feedPage(page) }
+    func rename(_ id: Int, to title: String) async throws -> Post { try await renamePost(id, title) }
+  }
+
+  // SharedReaderKey.paginatedQuery(_:initialPage:nextPage:previousPage:maxPages:options:fileID:line:_:)
+  func showFeed(api: API) {
+    @Shared(
+      .paginatedQuery(
+        ["feed"], initialPage: 0,
+        nextPage: { (page: [Post], id: Int) in page.isEmpty ? nil : id + 1 },
+        previousPage: { _, id in id > 0 ? id - 1 : nil },
+        maxPages: 3
+      ) { id in try await api.feed(page: id) })
+    var feed = PaginatedState<Int, [Post]>()
+    $feed.fetchNextPage()
+  }
+}
