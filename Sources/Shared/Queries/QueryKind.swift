@@ -6,6 +6,7 @@ enum QueryKind<State: OperationTrackable>: Sendable {
   /// every loaded page) from the state it reads at the start, in an attempt's context (a retry of a refetch of
   /// every page goes on from the page that failed).
   case paginated(
-    fetchPages: @Sendable (QueryRecordMachine.Work, Shared<State>, OperationContext<State.Success>) async throws
+    fetchPages:
+      @Sendable (QueryRecordMachine.Work, Shared<State>, OperationContext<State.Success>) async throws
       -> State.Success)
 }

@@ -19,13 +19,12 @@ struct PagesAndMutationsSnippets {
 
   // SharedReaderKey.paginatedQuery(_:initialPage:nextPage:previousPage:maxPages:options:fileID:line:_:)
   func showFeed(api: API) {
+    let nextPage: @Sendable ([Post], Int) -> Int? = { page, id in page.isEmpty ? nil : id + 1 }
+    let previousPage: @Sendable ([Post], Int) -> Int? = { _, id in id > 0 ? id - 1 : nil }
     @Shared(
-      .paginatedQuery(
-        ["feed"], initialPage: 0,
-        nextPage: { (page: [Post], id: Int) in page.isEmpty ? nil : id + 1 },
-        previousPage: { _, id in id > 0 ? id - 1 : nil },
-        maxPages: 3
-      ) { id in try await api.feed(page: id) })
+      .paginatedQuery(["feed"], initialPage: 0, nextPage: nextPage, previousPage: previousPage, maxPages: 3) { id in
+        try await api.feed(page: id)
+      })
     var feed = PaginatedState<Int, [Post]>()
     $feed.fetchNextPage()
   }

@@ -4,13 +4,12 @@ extension SharedReaderKey {
   ///
   /// ```swift
   /// func showFeed(api: API) {
+  ///   let nextPage: @Sendable ([Post], Int) -> Int? = { page, id in page.isEmpty ? nil : id + 1 }
+  ///   let previousPage: @Sendable ([Post], Int) -> Int? = { _, id in id > 0 ? id - 1 : nil }
   ///   @Shared(
-  ///     .paginatedQuery(
-  ///       ["feed"], initialPage: 0,
-  ///       nextPage: { (page: [Post], id: Int) in page.isEmpty ? nil : id + 1 },
-  ///       previousPage: { _, id in id > 0 ? id - 1 : nil },
-  ///       maxPages: 3
-  ///     ) { id in try await api.feed(page: id) })
+  ///     .paginatedQuery(["feed"], initialPage: 0, nextPage: nextPage, previousPage: previousPage, maxPages: 3) { id in
+  ///       try await api.feed(page: id)
+  ///     })
   ///   var feed = PaginatedState<Int, [Post]>()
   ///   $feed.fetchNextPage()
   /// }
@@ -54,6 +53,8 @@ extension SharedReaderKey {
       key: key, options: options,
       fetch: { shared, context in try await paginator.fetch(.refresh, in: shared, attempt: context.attempt) },
       fetcherLocation: CodeLocation(fileID: fileID, line: line),
-      kind: .paginated { work, shared, context in try await paginator.fetch(work, in: shared, attempt: context.attempt) })
+      kind: .paginated { work, shared, context in
+        try await paginator.fetch(work, in: shared, attempt: context.attempt)
+      })
   }
 }

@@ -16,8 +16,9 @@ import Testing
     let options = QueryOptions(
       staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
     let previousPage: @Sendable ([Int], Int) -> Int? = { _, id in previous && id > 0 ? id - 1 : nil }
+    let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 5 ? id + 1 : nil }
     let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
-      ["limited"], initialPage: 0, nextPage: { _, id in id < 5 ? id + 1 : nil }, previousPage: previousPage,
+      ["limited"], initialPage: 0, nextPage: nextPage, previousPage: previousPage,
       maxPages: maxPages, options: options
     ) { id in
       fetched.append(id)

@@ -28,8 +28,10 @@ import Testing
       let options = QueryOptions(
         staleTime: .seconds(600), gcTime: .seconds(60),
         operation: OperationOptions(retry: .constant(retries: retries, delay: .seconds(1)), clock: clock))
-      return .paginatedQuery(["retried"], initialPage: 0, nextPage: { _, id in id < 2 ? id + 1 : nil }, options: options)
-      { id in try self.fetch(id) }
+      let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 2 ? id + 1 : nil }
+      return .paginatedQuery(["retried"], initialPage: 0, nextPage: nextPage, options: options) { id in
+        try self.fetch(id)
+      }
     }
   }
 
