@@ -28,4 +28,12 @@ struct PagesAndMutationsSnippets {
     var feed = PaginatedState<Int, [Post]>()
     $feed.fetchNextPage()
   }
+
+  // Shared.fetchNextPage() and Shared.fetchPreviousPage(); UsingQueries.md, "Pages"
+  func loadTwoMorePages() async throws {
+    @Shared(.inMemory("feed")) var feed = PaginatedState<Int, [Post]>()
+    _ = try await $feed.fetchNextPage()?.value
+    _ = try await $feed.fetchNextPage()?.value
+    _ = try await $feed.fetchPreviousPage()?.value
+  }
 }
