@@ -36,4 +36,35 @@ struct PagesAndMutationsSnippets {
     _ = try await $feed.fetchNextPage()?.value
     _ = try await $feed.fetchPreviousPage()?.value
   }
+
+  // MutationKey, SharedReaderKey.mutation(_:) and Shared.init(wrappedValue:_:); UsingQueries.md, "Mutations"
+  func renameButton(post: Post, api: API) {
+    @Shared(.mutation("rename-\(post.id)")) var rename = MutationState<String, Post>()
+    $rename.mutate("New title") { title in try await api.rename(post.id, to: title) }
+  }
+
+  // MutationKey
+  struct PostRow {
+    let post: Post
+    @Shared var rename: MutationState<String, Post>
+
+    init(post: Post) {
+      self.post = post
+      _rename = Shared(wrappedValue: MutationState(), .mutation("rename-\(post.id)"))
+    }
+  }
+
+  // MutationKey.init(_:) and MutationKeyID
+  func keys() -> Bool {
+    let key = MutationKey<String, Post>("rename-42")
+    let same = MutationKey<String, Int>("rename-42").id == MutationKey<Int, Int>("rename-42").id  // true
+    return same && key.name == "rename-42"
+  }
+
+  // Shared.retryLatest(isolation:onAttempt:onSuccess:onError:onSettled:)
+  func retryRename(_ rename: Shared<MutationState<String, Post>>) async throws {
+    guard let task = rename.retryLatest() else { return }  // Nothing ran yet.
+    let post = try await task.value
+    print(post.title)
+  }
 }
