@@ -20,7 +20,7 @@ extension Shared {
   /// first; see ``QueryOptions/staleTime``. A cursor that leads back to a loaded page ends the pages.
   ///
   /// Cancelling the task stops this caller's wait at once, with a `CancellationError`; the page fetch is withdrawn
-  /// if it still waits for its turn, or cancelled if it runs.
+  /// if it still waits for its turn, or cancelled if it runs, unless another caller joined it.
   ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult
@@ -40,7 +40,7 @@ extension Shared {
   /// ``fetchNextPage()`` does; wait for it before asking for the page before that one.
   ///
   /// Cancelling the task stops this caller's wait at once; the page fetch is withdrawn if it still waits for its
-  /// turn, or cancelled if it runs.
+  /// turn, or cancelled if it runs, unless another caller joined it.
   ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult

@@ -110,6 +110,36 @@ import Testing
     #expect(feed.wrappedValue.pageIDs == [0, 1, 2, 3])
   }
 
+  @Test func cancellingOneOfTwoCallersOfAPageLeavesItsFetchToTheOther() async throws {
+    let gate = Lock<Gate?>(nil)
+    let fetched = Collector<Int>()
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
+    let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 3 ? id + 1 : nil }
+    let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
+      ["joined"], initialPage: 0, nextPage: nextPage, options: options
+    ) { (id: Int) -> [Int] in
+      fetched.append(id)
+      if let gate = gate.withLock({ $0 }) { await gate.wait() }
+      return Self.page(id)
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
+    var values = feed.values.makeAsyncIterator()
+    while let state = await values.next(), !state.status.isSuccess {}
+    let held = Gate()
+    gate.withLock { $0 = held }
+    let first = feed.fetchNextPage()
+    await waitUntil { fetched.elements.count == 2 }
+    let second = feed.fetchNextPage()  // Joins the fetch of page 1.
+    first?.cancel()
+    let cancelled = await first?.result
+    #expect(throws: CancellationError.self) { try cancelled?.get() }
+    held.open()
+    #expect(try await second?.value == .next(id: 1, page: Self.page(1), hasNext: true))
+    #expect(fetched.elements == [0, 1])
+    #expect(feed.wrappedValue.pageIDs == [0, 1])
+  }
+
   @Test func pageFunctionsAreOnlyForPaginatedQueries() {
     let plain = Shared(value: PaginatedState<Int, [Int]>())
     #expect(plain.fetchNextPage().map { _ in true } == nil)
