@@ -7,6 +7,7 @@
 ///
 /// Rules it keeps:
 /// - At most one fetch (a refresh or a page fetch) runs per record; the others wait in order.
+/// - A page asked for while the same page work is queued, or runs and has not written its page, joins it.
 /// - Every fetched value is written; a refresh that an invalidation superseded is followed by another, so a held
 ///   query always ends on a value fetched after its last invalidation.
 /// - Work that a caller cancels is cancelled only when nobody else needs it (another caller, a holder, an
@@ -245,8 +246,9 @@ struct QueryRecordMachine: Sendable {
 
   /// A refresh or a page was asked for.
   ///
-  /// A refresh joins a queued refresh, or the running one if no invalidation superseded it; page work always
-  /// queues, in the order asked for.
+  /// A refresh joins a queued refresh, or the running one if no invalidation superseded it. A page joins the same
+  /// page work when it is queued, or running and not yet written (the page the caller asks for is the one being
+  /// fetched); otherwise it queues, in the order asked for.
   mutating func request(_ work: Work, by requester: Requester) -> RequestAction {
     let demand = Demand(callers: requester == .caller ? 1 : 0, isNeeded: requester == .library)
     switch activity {
@@ -268,6 +270,9 @@ struct QueryRecordMachine: Sendable {
           activity = .busy(busy)
           return .join(busy.id)
         }
+      } else if let joined = busy.joinPage(work, demand) {
+        activity = .busy(busy)
+        return .join(joined)
       }
       let id = makeID()
       busy.queue.append(Queued(id: id, work: work, demand: demand))
@@ -471,6 +476,24 @@ extension QueryRecordMachine.Busy {
   /// end, then fetches).
   var joinable: Bool {
     running == .refresh(superseded: false) && phase != .settling && !isCancelled
+  }
+}
+
+extension QueryRecordMachine.Busy {
+  /// Adds `demand` to the page work of kind `work` that a new request for it joins, and returns its identifier: the
+  /// queued one, or the running one while it fetches (its page is not written yet, and its task was not cancelled).
+  /// `nil` when the page asked for is not being fetched: it is the page after the ones fetched.
+  mutating func joinPage(
+    _ work: QueryRecordMachine.Work,
+    _ demand: QueryRecordMachine.Demand
+  ) -> QueryRecordMachine.WorkID? {
+    if let index = queue.lastIndex(where: { $0.work == work }) {
+      queue[index].demand.join(demand)
+      return queue[index].id
+    }
+    guard running.work == work, phase == .fetching, !isCancelled else { return nil }
+    self.demand.join(demand)
+    return id
   }
 }
 

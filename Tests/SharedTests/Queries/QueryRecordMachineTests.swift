@@ -94,6 +94,10 @@ private struct Harness {
   var serverPageCount = 3
   var running: (id: QueryRecordMachine.WorkID, progress: Progress, before: OperationStatus)?
   var waiting: Set<QueryRecordMachine.WorkID> = []
+  /// What each queued work fetches.
+  var queuedWork: [QueryRecordMachine.WorkID: QueryRecordMachine.Work] = [:]
+  /// What the running work fetches.
+  var runningWork: QueryRecordMachine.Work?
   /// The work each caller still waits for, oldest first.
   var callers: [QueryRecordMachine.WorkID] = []
   /// The server version the last written refresh started fetching at.
@@ -143,13 +147,13 @@ private struct Harness {
       handle(machine.invalidated(isHeld: isReferenced))
     case .requestNextPage:
       guard isHeld else { return }  // Only a holder can ask.
-      handle(machine.request(.nextPage, by: .caller), byCaller: true)
+      requestPage(.nextPage)
     case .refetch:
       guard isHeld else { return }
       handle(machine.request(.refresh, by: .caller), byCaller: true)
     case .requestPreviousPage:
       guard isHeld else { return }
-      handle(machine.request(.previousPage, by: .caller), byCaller: true)
+      requestPage(.previousPage)
     case .trigger:
       guard isHeld else { return }  // The store asks only held records.
       handle(machine.refreshIfStale(now: now, staleTime: Self.staleTime))
@@ -191,6 +195,7 @@ private struct Harness {
         end(id, outcome: .cancelled)
       case .withdraw(let withdrawn):
         if waiting.remove(withdrawn) == nil || withdrawn != id { fail("withdrew \(withdrawn), which does not wait") }
+        queuedWork[withdrawn] = nil
         if callers.contains(id) { fail("withdrew \(id), which another caller waits for") }
       }
     case .toggleHolder:
@@ -213,6 +218,27 @@ private struct Harness {
       }
     }
     checkAlways()
+  }
+
+  /// A caller asks for a page: while the same page work is queued, or runs and has not written its page, the request
+  /// joins it (the page the caller means is the one being fetched); otherwise it asks for the page after.
+  mutating func requestPage(_ work: QueryRecordMachine.Work) {
+    let serving: QueryRecordMachine.WorkID?
+    if let queued = queuedWork.first(where: { $0.value == work })?.key {
+      serving = queued
+    } else if let running, runningWork == work, !running.progress.hasReturned {
+      serving = running.id
+    } else {
+      serving = nil
+    }
+    let action = machine.request(work, by: .caller)
+    switch action {
+    case .join(let id):
+      if id != serving { fail("a \(work) request joined \(id), not \(String(describing: serving))") }
+    default:
+      if let serving { fail("a \(work) request did not join \(serving), which fetches that page: \(action)") }
+    }
+    handle(action, byCaller: true)
   }
 
   /// A caller awaits the value (with or without a holder), taking a cached one as `acceptance` allows: it is served
@@ -241,6 +267,7 @@ private struct Harness {
   /// The running work ends: it settles its callers, and the record starts what follows.
   mutating func end(_ id: QueryRecordMachine.WorkID, outcome: QueryRecordMachine.Outcome) {
     running = nil
+    runningWork = nil
     if case .cancelled = outcome {} else { lastEndedStatus = state.status == .error ? .error : .success }
     callers.removeAll { $0 == id }
     handle(machine.finished(id, outcome: outcome, isHeld: isHeld))
@@ -321,8 +348,9 @@ private struct Harness {
     case .join(let id):
       if running?.id != id && !waiting.contains(id) { fail("joined work \(id), which is neither running nor queued") }
       if byCaller { callers.append(id) }
-    case .wait(let id, _):
+    case .wait(let id, let work):
       waiting.insert(id)
+      queuedWork[id] = work
       if byCaller { callers.append(id) }
     case .settleStatus(let id):
       if !wasHandedOver { fail("asked to settle a status that \(id) did not leave pending") }
@@ -333,6 +361,8 @@ private struct Harness {
       if let running { fail("work \(id) started while work \(running.id) runs") }
       if byCaller { callers.append(id) }
       waiting.remove(id)
+      queuedWork[id] = nil
+      runningWork = work
       fetchSuperseded = false
       // From a work that handed over to the work that follows, the status stays pending.
       if wasApplied && wasHandedOver && state.status != .pending {
@@ -430,6 +460,14 @@ private struct Harness {
   static var checksUntilCollected: Int { 5 }
 }
 
+extension Harness.Progress {
+  /// Whether the work fetched what it fetches, and only writes it now.
+  var hasReturned: Bool {
+    if case .returned = self { return true }
+    return false
+  }
+}
+
 /// Every ordering of a query record's events up to a small depth, each checked against the record's invariants:
 /// a held query ends fresh after an invalidation; at most one fetch runs per record; no stale page survives a
 /// completed refetch of all pages; an unheld record is collected after gcTime and not before.
@@ -506,6 +544,13 @@ struct QueryRecordMachineTests {
     let events: [Event] = [.awaitStale, .ensure, .prefetch, .awaitValue, .step, .fail, .toggleHolder, .gcTick]
     let (sequences, failures) = explore(events, depth: 5)
     #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfSixEventsWithPagesAskedForTwiceJoinsThePageBeingFetched() {
+    let events: [Event] = [.requestNextPage, .requestPreviousPage, .refetch, .invalidate, .step, .cancel]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 
@@ -598,6 +643,26 @@ struct QueryRecordMachineTests {
         == .serveCachedAndRefetch(.start(2, .refresh)))
     #expect(machine.valueRequested(now: .seconds(11), staleTime: staleTime, accepting: .fresh) == .awaitFetch(.join(2)))
     #expect(machine.cancelRequested(2) == .leave)  // The background refetch is the library's.
+  }
+
+  @Test func aPageAskedForWhileItIsFetchedOrQueuedJoinsIt() {
+    var machine = QueryRecordMachine()
+    #expect(machine.request(.nextPage, by: .caller) == .start(1, .nextPage))
+    #expect(machine.request(.nextPage, by: .caller) == .join(1))  // The page being fetched.
+    #expect(machine.request(.previousPage, by: .caller) == .wait(2, .previousPage))
+    #expect(machine.request(.previousPage, by: .caller) == .join(2))  // The page queued.
+    #expect(machine.request(.refresh, by: .caller) == .wait(3, .refresh))
+    #expect(machine.request(.nextPage, by: .caller) == .join(1))  // Still the page being fetched.
+    // One of three callers cancels: the others still wait for the page.
+    #expect(machine.cancelRequested(1) == .leave)
+    #expect(machine.fetchReturned(1) == .apply(keepPending: true))
+    // Written: the next page asked for now is the one after it.
+    #expect(machine.request(.nextPage, by: .caller) == .wait(4, .nextPage))
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: true) == .start(2, .previousPage))
+    #expect(machine.cancelRequested(2) == .leave)
+    #expect(machine.cancelRequested(2) == .cancelRunning(2))
+    // Its task was cancelled: a caller asking for that page again does not get the cancellation.
+    #expect(machine.request(.previousPage, by: .caller) == .wait(5, .previousPage))
   }
 
   @Test func aRefetchOfAllPagesEndsWhereNextPageReturnsNil() {

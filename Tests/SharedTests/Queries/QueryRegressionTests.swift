@@ -268,7 +268,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     gate.withLock { $0 = held }
     let running = feed.fetchNextPage()
     await waitUntil { fetches.count == 2 }
-    let queued = feed.fetchNextPage()
+    let queued = feed.fetchPreviousPage()  // A next page would join the running one.
     let refetch = feed.refetchAll()
     let joined = feed.refetchAll()  // Joins `refetch`.
     let settled = Counter()
@@ -314,12 +314,13 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     let token = feed.observe { statuses.append($0.status) }
     let first = feed.fetchNextPage()
     await waitUntil { fetches.count == 2 }
-    let second = feed.fetchNextPage()
+    let second = feed.refetchAll()  // Queued behind the page (another next page would join it).
     gate.withLock { $0 = nil }
     held.open()
     _ = try await first?.value
     _ = try await second?.value
-    #expect(feed.wrappedValue.pageIDs == [0, 1, 2])
+    #expect(feed.wrappedValue.pageIDs == [0, 1])
+    #expect(fetches.count == 4)
     // Pending from the first fetch to the end of the second, then success once.
     let changes = statuses.elements.reduce(into: [OperationStatus]()) { changes, status in
       if changes.last != status { changes.append(status) }

@@ -57,7 +57,7 @@ struct UsingQueriesArticle {
   // MARK: Mutations
 
   func rename(api: API) {
-    @Shared(.inMemory("rename-post")) var rename = MutationState<String, Post>(historyLimit: 5)
+    @Shared(.mutation("rename-42")) var rename = MutationState<String, Post>(historyLimit: 5)
     $rename.mutate("New title", .retry(.constant(retries: 2, delay: .seconds(1))), invalidates: [["posts"]]) {
       title, context in
       if context.attempt > 1 { print("retrying the rename") }

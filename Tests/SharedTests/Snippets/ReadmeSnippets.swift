@@ -134,7 +134,7 @@ enum ReadmeQueryTour {
     let seven = try await store.fetch(.query(["posts", 7]) { try await api(7) })  // fresh and cached: at once
     _ = seven.title
 
-    @Shared(.inMemory("rename")) var rename = MutationState<String, Post>(historyLimit: 5)
+    @Shared(.mutation("rename-42")) var rename = MutationState<String, Post>(historyLimit: 5)
     $rename.mutate("New title", invalidates: [["posts"]]) { title in try await api(1) }
 
     let nextPage: @Sendable ([Post], Int) -> Int? = { page, id in page.isEmpty ? nil : id + 1 }

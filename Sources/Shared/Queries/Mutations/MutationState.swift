@@ -23,6 +23,8 @@ public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTra
   /// How many runs ``history`` keeps.
   public let historyLimit: Int
   var nextRecordID = 0
+  /// How the latest run was started, to start it again.
+  var latestRun: MutationReplay<Arguments, Result>?
 
   /// An idle mutation state.
   ///
@@ -59,6 +61,20 @@ public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTra
     history.append(MutationRecord(id: nextRecordID, arguments: arguments, status: .pending, startedAt: Date()))
     if history.count > historyLimit { history.removeFirst(history.count - historyLimit) }
     return nextRecordID
+  }
+
+  /// Records a run started with `arguments`, and keeps how it was started for a retry.
+  mutating func record(
+    _ arguments: Arguments,
+    _ body: OperationBody<Result>,
+    options: OperationOptions,
+    policy: OperationPolicy,
+    invalidates: [QueryKey]
+  ) -> Int {
+    let id = record(arguments)
+    latestRun = MutationReplay(
+      id: id, arguments: arguments, body: body, options: options, policy: policy, invalidates: invalidates)
+    return id
   }
 
   mutating func finish(

@@ -86,7 +86,7 @@ extension Shared {
   }
 
   /// Records a run of the mutation and starts `body`.
-  private func mutate<Arguments: Sendable, Result: Sendable>(
+  func mutate<Arguments: Sendable, Result: Sendable>(
     _ arguments: Arguments,
     _ body: OperationBody<Result>,
     options: OperationOptions,
@@ -98,7 +98,9 @@ extension Shared {
     onError: ((any Error) -> Void)?,
     onSettled: ((Swift.Result<Result, any Error>) -> Void)?
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
-    let id = withLockReleasingReplaced { $0.record(arguments) }
+    let id = withLockReleasingReplaced {
+      $0.record(arguments, body, options: options, policy: policy, invalidates: invalidates)
+    }
     let queries = SharedRegistry.current.queries
     let shared = self
     return start(

@@ -1,75 +1,119 @@
 /// How a paginated query finds and fetches its pages.
 final class Paginator<PageID: Hashable & Sendable, Page: Sendable>: Sendable {
+  typealias State = PaginatedState<PageID, Page>
+
   let initialPage: PageID
   let nextPage: @Sendable (Page, PageID) -> PageID?
   let previousPage: @Sendable (Page, PageID) -> PageID?
+  /// The most pages kept, or `nil` for no limit.
+  let maxPages: Int?
   let fetch: @Sendable (PageID) async throws -> Page
 
   init(
     initialPage: PageID,
     nextPage: @escaping @Sendable (Page, PageID) -> PageID?,
     previousPage: @escaping @Sendable (Page, PageID) -> PageID?,
+    maxPages: Int?,
     fetch: @escaping @Sendable (PageID) async throws -> Page
   ) {
     self.initialPage = initialPage
     self.nextPage = nextPage
     self.previousPage = previousPage
+    self.maxPages = maxPages
     self.fetch = fetch
   }
 
-  /// Does one unit of page work from `current`, the state when its turn came.
+  /// Does one attempt (numbered `attempt`) of one unit of page work into `shared`, from its state when the attempt
+  /// began.
+  ///
+  /// A retry of a refetch of every page goes on from the page that failed: the pages fetched before it are kept.
   func fetch(
     _ work: QueryRecordMachine.Work,
-    from current: PaginatedState<PageID, Page>
+    in shared: Shared<State>,
+    attempt: Int
   ) async throws -> PageUpdate<PageID, Page> {
+    let progress = shared.root.attachment(RefetchAllProgress<PageID, Page>.self, make: RefetchAllProgress.init)
+    let (ticket, resumed) = progress.begin(attempt: attempt)
+    let current = shared.wrappedValue
+    let refetch = { try await self.refetchAll(current, resuming: resumed, progress: progress, ticket: ticket) }
     switch work {
-    case .refresh: try await refetchAll(current)
-    case .nextPage: try await fetchNextPage(after: current)
-    case .previousPage: try await fetchPreviousPage(before: current)
+    case .refresh: return try await refetch()
+    case .nextPage: return try await fetchNextPage(after: current, orAll: refetch)
+    case .previousPage: return try await fetchPreviousPage(before: current, orAll: refetch)
     }
   }
 
-  /// Fetches the page after the last loaded one (all pages when none is loaded).
-  private func fetchNextPage(after state: PaginatedState<PageID, Page>) async throws -> PageUpdate<PageID, Page> {
-    guard let last = state.pages.last, let lastID = state.pageIDs.last else {
-      return try await refetchAll(state)
-    }
+  /// Fetches the page after the last loaded one (all pages, through `refetchAll`, when none is loaded).
+  private func fetchNextPage(
+    after state: State,
+    orAll refetchAll: () async throws -> PageUpdate<PageID, Page>
+  ) async throws -> PageUpdate<PageID, Page> {
+    guard let last = state.pages.last, let lastID = state.pageIDs.last else { return try await refetchAll() }
     // A cursor that leads back to a loaded page ends the pages.
     guard let id = nextPage(last, lastID), !state.pageIDs.contains(id) else { return .none }
     let page = try await fetch(id)
-    let next = nextPage(page, id)
-    return .next(id: id, page: page, hasNext: next.map { $0 != id && !state.pageIDs.contains($0) } ?? false)
+    let hasNext = nextPage(page, id).map { $0 != id && !state.pageIDs.contains($0) } ?? false
+    guard let maxPages, state.pages.count >= maxPages else { return .next(id: id, page: page, hasNext: hasNext) }
+    // Past the limit, the first pages go; the new first page says whether one comes before it.
+    let dropped = state.pages.count + 1 - maxPages
+    let ids = Array(state.pageIDs.dropFirst(dropped)) + [id]
+    let pages = Array(state.pages.dropFirst(dropped)) + [page]
+    let hasPrevious = previousPage(pages[0], ids[0]) != nil
+    return .all(ids: ids, pages: pages, hasNext: hasNext, hasPrevious: hasPrevious)
   }
 
-  /// Fetches the page before the first loaded one (all pages when none is loaded).
+  /// Fetches the page before the first loaded one (all pages, through `refetchAll`, when none is loaded).
   private func fetchPreviousPage(
-    before state: PaginatedState<PageID, Page>
+    before state: State,
+    orAll refetchAll: () async throws -> PageUpdate<PageID, Page>
   ) async throws -> PageUpdate<PageID, Page> {
-    guard let first = state.pages.first, let firstID = state.pageIDs.first else {
-      return try await refetchAll(state)
-    }
+    guard let first = state.pages.first, let firstID = state.pageIDs.first else { return try await refetchAll() }
     guard let id = previousPage(first, firstID), !state.pageIDs.contains(id) else { return .none }
     let page = try await fetch(id)
-    let previous = previousPage(page, id)
-    return .previous(
-      id: id, page: page, hasPrevious: previous.map { $0 != id && !state.pageIDs.contains($0) } ?? false)
+    let hasPrevious = previousPage(page, id).map { $0 != id && !state.pageIDs.contains($0) } ?? false
+    guard let maxPages, state.pages.count >= maxPages else {
+      return .previous(id: id, page: page, hasPrevious: hasPrevious)
+    }
+    // Past the limit, the last pages go; the new last page says whether one comes after it.
+    let kept = maxPages - 1
+    let ids = [id] + Array(state.pageIDs.prefix(kept))
+    let pages = [page] + Array(state.pages.prefix(kept))
+    let hasNext = nextPage(pages[pages.count - 1], ids[ids.count - 1]) != nil
+    return .all(ids: ids, pages: pages, hasNext: hasNext, hasPrevious: hasPrevious)
   }
 
   /// Fetches the loaded pages again: from the first, following ``nextPage``, until it returns `nil` or as many pages
-  /// as are loaded were fetched (just the initial page when none is loaded).
-  func refetchAll(_ current: PaginatedState<PageID, Page>) async throws -> PageUpdate<PageID, Page> {
-    var walk = RefetchAllWalk(from: current.pageIDs.first ?? initialPage, limit: current.pageIDs.count)
-    var pages: [Page] = []
+  /// as are loaded were fetched (just the initial page when none is loaded; never more than ``maxPages``).
+  ///
+  /// A walk that a failed page stopped is saved in `progress` under `ticket`; a retry passes it as `resumed`, and
+  /// fetches that page again and goes on, keeping the pages fetched before it.
+  private func refetchAll(
+    _ current: State,
+    resuming resumed: RefetchAllProgress<PageID, Page>.Saved?,
+    progress: RefetchAllProgress<PageID, Page>,
+    ticket: UInt64
+  ) async throws -> PageUpdate<PageID, Page> {
+    let limit = min(current.pageIDs.count, maxPages ?? .max)
+    var run =
+      resumed
+      ?? RefetchAllProgress.Saved(
+        walk: RefetchAllWalk(from: current.pageIDs.first ?? initialPage, limit: limit), pages: [])
     while true {
-      switch walk.step {
+      switch run.walk.step {
       case .fetch(let id):
-        let page = try await fetch(id)
-        pages.append(page)
-        walk.fetched(next: nextPage(page, id))
+        let page: Page
+        do {
+          page = try await fetch(id)
+        } catch {
+          progress.save(run, ticket: ticket)
+          throw error
+        }
+        run.pages.append(page)
+        run.walk.fetched(next: nextPage(page, id))
       case .finished(let next):
         // A walk fetches at least its first page before it finishes.
-        let hasPrevious = previousPage(pages[0], walk.ids[0]) != nil
-        return .all(ids: walk.ids, pages: pages, hasNext: next != nil, hasPrevious: hasPrevious)
+        let hasPrevious = previousPage(run.pages[0], run.walk.ids[0]) != nil
+        return .all(ids: run.walk.ids, pages: run.pages, hasNext: next != nil, hasPrevious: hasPrevious)
       }
     }
   }

@@ -7,11 +7,20 @@ extension Shared {
   /// _ = try await task?.value
   /// ```
   ///
+  /// Asked for while the next page is being fetched (or waits for its turn), it joins that fetch: the page after
+  /// the loaded ones is the one being fetched, so it is fetched once, and this task gets its result. To load two
+  /// more pages, wait for the first before asking for the second:
+  ///
+  /// ```swift
+  /// _ = try await $feed.fetchNextPage()?.value
+  /// _ = try await $feed.fetchNextPage()?.value
+  /// ```
+  ///
   /// A refetch of all pages under way (a new holder of a stale query, an invalidation) fetches every loaded page
   /// first; see ``QueryOptions/staleTime``. A cursor that leads back to a loaded page ends the pages.
   ///
   /// Cancelling the task stops this caller's wait at once, with a `CancellationError`; the page fetch is withdrawn
-  /// if it still waits for its turn, or cancelled if it runs.
+  /// if it still waits for its turn, or cancelled if it runs, unless another caller joined it.
   ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult
@@ -23,8 +32,15 @@ extension Shared {
 
   /// Fetches the page before the first loaded one, after the fetch already under way.
   ///
+  /// ```swift
+  /// _ = try await $feed.fetchPreviousPage()?.value
+  /// ```
+  ///
+  /// Asked for while the previous page is being fetched (or waits for its turn), it joins that fetch, as
+  /// ``fetchNextPage()`` does; wait for it before asking for the page before that one.
+  ///
   /// Cancelling the task stops this caller's wait at once; the page fetch is withdrawn if it still waits for its
-  /// turn, or cancelled if it runs.
+  /// turn, or cancelled if it runs, unless another caller joined it.
   ///
   /// - Returns: The fetch, or `nil` when this is not a paginated query.
   @discardableResult
@@ -63,6 +79,8 @@ extension Shared {
   ) -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page> {
     let link = root.attachment(QueryLink<Value>.self, make: QueryLink.init)
     guard let (store, key, kind) = link.target, case .paginated(let fetchPages) = kind else { return nil }
-    return store.request(work, key: key, as: Value.self) { shared, _ in try await fetchPages(work, shared) }
+    return store.request(work, key: key, as: Value.self) { shared, context in
+      try await fetchPages(work, shared, context)
+    }
   }
 }

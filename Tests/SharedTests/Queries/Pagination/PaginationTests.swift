@@ -26,10 +26,8 @@ import Testing
     while let state = await values.next(), !state.status.isSuccess {}
     #expect(feed.wrappedValue.pageIDs == [1])
     #expect(feed.wrappedValue.hasNextPage && feed.wrappedValue.hasPreviousPage)
-    let second = feed.fetchNextPage()
-    let third = feed.fetchNextPage()
-    _ = try await second?.value
-    _ = try await third?.value
+    _ = try await feed.fetchNextPage()?.value
+    _ = try await feed.fetchNextPage()?.value
     #expect(feed.wrappedValue.pageIDs == [1, 2, 3])
     #expect(!feed.wrappedValue.hasNextPage)
     _ = try await feed.fetchNextPage()?.value  // At the end: nothing is fetched.
@@ -73,6 +71,73 @@ import Testing
     #expect(fetched.elements == [0, 0])
     #expect(feed.wrappedValue.pageIDs == [0])
     #expect(feed.wrappedValue.status.isSuccess)
+  }
+
+  @Test func aPageAskedForAgainWhileItIsFetchedIsFetchedOnce() async throws {
+    let gate = Lock<Gate?>(nil)
+    let fetched = Collector<Int>()
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
+    let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 3 ? id + 1 : nil }
+    let previousPage: @Sendable ([Int], Int) -> Int? = { _, id in id > 0 ? id - 1 : nil }
+    let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
+      ["twice"], initialPage: 2, nextPage: nextPage, previousPage: previousPage, options: options
+    ) { (id: Int) -> [Int] in
+      fetched.append(id)
+      if let gate = gate.withLock({ $0 }) { await gate.wait() }
+      return Self.page(id)
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
+    var values = feed.values.makeAsyncIterator()
+    while let state = await values.next(), !state.status.isSuccess {}
+    let held = Gate()
+    gate.withLock { $0 = held }
+    let first = feed.fetchNextPage()
+    await waitUntil { fetched.elements.count == 2 }
+    let again = feed.fetchNextPage()  // Page 3 is being fetched: joins it.
+    let previous = feed.fetchPreviousPage()  // Queued behind it.
+    let previousAgain = feed.fetchPreviousPage()  // Page 1 is queued: joins it.
+    gate.withLock { $0 = nil }
+    held.open()
+    #expect(try await first?.value == .next(id: 3, page: Self.page(3), hasNext: false))
+    #expect(try await again?.value == .next(id: 3, page: Self.page(3), hasNext: false))
+    _ = try await previous?.value
+    #expect(try await previousAgain?.value == .previous(id: 1, page: Self.page(1), hasPrevious: true))
+    #expect(fetched.elements == [2, 3, 1])
+    #expect(feed.wrappedValue.pageIDs == [1, 2, 3])
+    // Two more pages: ask for the second once the first is written.
+    _ = try await feed.fetchPreviousPage()?.value
+    #expect(feed.wrappedValue.pageIDs == [0, 1, 2, 3])
+  }
+
+  @Test func cancellingOneOfTwoCallersOfAPageLeavesItsFetchToTheOther() async throws {
+    let gate = Lock<Gate?>(nil)
+    let fetched = Collector<Int>()
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
+    let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 3 ? id + 1 : nil }
+    let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
+      ["joined"], initialPage: 0, nextPage: nextPage, options: options
+    ) { (id: Int) -> [Int] in
+      fetched.append(id)
+      if let gate = gate.withLock({ $0 }) { await gate.wait() }
+      return Self.page(id)
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
+    var values = feed.values.makeAsyncIterator()
+    while let state = await values.next(), !state.status.isSuccess {}
+    let held = Gate()
+    gate.withLock { $0 = held }
+    let first = feed.fetchNextPage()
+    await waitUntil { fetched.elements.count == 2 }
+    let second = feed.fetchNextPage()  // Joins the fetch of page 1.
+    first?.cancel()
+    let cancelled = await first?.result
+    #expect(throws: CancellationError.self) { try cancelled?.get() }
+    held.open()
+    #expect(try await second?.value == .next(id: 1, page: Self.page(1), hasNext: true))
+    #expect(fetched.elements == [0, 1])
+    #expect(feed.wrappedValue.pageIDs == [0, 1])
   }
 
   @Test func pageFunctionsAreOnlyForPaginatedQueries() {
