@@ -7,6 +7,7 @@ struct QueryShapeSnippets {
   struct Post: Sendable, Equatable {
     var id: Int
     var title: String
+    var comments: [String] = []
   }
 
   struct API: Sendable {
@@ -42,5 +43,23 @@ struct QueryShapeSnippets {
     render(results)  // idle: holding a disabled query fetches nothing
     $results.refetch()  // an explicit request fetches
     $results.setEnabled(true)  // from now on, fetched like any query
+  }
+
+  // Shared.select(_:)
+  func watchTitle(of post: Shared<OperationState<Post>>) -> ObserverToken {
+    let title = post.select { $0.value?.title }
+    return title.observe { title in print("title:", title ?? "none") }  // not on status changes
+  }
+
+  // SharedReader.select(_:)
+  func commentCount(of post: SharedReader<OperationState<Post>>) -> SharedReader<Int> {
+    post.select { $0.value?.comments.count ?? 0 }
+  }
+
+  // UsingQueries.md, "Selecting part of a value"
+  func showTitle(api: API) -> ObserverToken {
+    @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+    let title: SharedReader<String> = $post.select { $0.value?.title ?? "" }
+    return title.observe { title in print(title) }  // once per new title, not per fetch
   }
 }
