@@ -20,6 +20,12 @@ private func waitForSuccess(_ shared: Shared<OperationState<String>>) async {
   while let state = await values.next(), !state.status.isSuccess {}
 }
 
+/// Waits for the fetch under way to end, record and all: `fetchValue()` joins it and returns after it (a success
+/// shows a moment earlier, while the record still counts the fetch as running).
+private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async throws {
+  _ = try await shared.fetchValue()
+}
+
 /// Automatic fetching turned off (a manual query) and on again: holders, invalidations and triggers leave a disabled
 /// query alone, explicit requests still fetch, and turning it on fetches a held query that is missing or stale.
 @Suite(.freshRegistry) struct QueryEnabledTests {
@@ -56,7 +62,7 @@ private func waitForSuccess(_ shared: Shared<OperationState<String>>) async {
     let store = SharedRegistry.current.queries
     @Shared(query(api, clock: clock, enabled: false)) var post = OperationState<String>()
     #expect($post.refetch())
-    await waitForSuccess($post)
+    try await waitForFetchToEnd($post)
     #expect(post.value == "fetch 1")
     clock.advance(by: .seconds(11))  // Stale: fetch(_:) fetches again, asked to.
     #expect(try await store.fetch(query(api, clock: clock, enabled: false)) == "fetch 2")
@@ -66,7 +72,7 @@ private func waitForSuccess(_ shared: Shared<OperationState<String>>) async {
     #expect(post.value == "fetch 3")
   }
 
-  @Test func turningOnFetchesAHeldQueryWithNoValueAtOnce() async {
+  @Test func turningOnFetchesAHeldQueryWithNoValueAtOnce() async throws {
     let clock = ManualClock()
     let api = CountingAPI()
     let store = SharedRegistry.current.queries
@@ -74,7 +80,7 @@ private func waitForSuccess(_ shared: Shared<OperationState<String>>) async {
     #expect(post.status == .idle)
     #expect(store.setEnabled(true, for: ["post"]))
     #expect(post.status == .pending)  // Started before setEnabled returned.
-    await waitForSuccess($post)
+    try await waitForFetchToEnd($post)
     #expect(post.value == "fetch 1")
     // On now: an invalidation refetches a held query.
     store.invalidate(matching: ["post"])
@@ -83,12 +89,12 @@ private func waitForSuccess(_ shared: Shared<OperationState<String>>) async {
     #expect(post.value == "fetch 2")
   }
 
-  @Test func turningOnLeavesAFreshValueAndFetchesAStaleOne() async {
+  @Test func turningOnLeavesAFreshValueAndFetchesAStaleOne() async throws {
     let clock = ManualClock()
     let api = CountingAPI()
     @Shared(query(api, clock: clock, enabled: false)) var post = OperationState<String>()
     $post.refetch()
-    await waitForSuccess($post)
+    try await waitForFetchToEnd($post)
     clock.advance(by: .seconds(5))
     #expect($post.setEnabled(true))
     #expect(post.status == .success)  // Fresh for 5 more seconds: no fetch.
@@ -101,12 +107,12 @@ private func waitForSuccess(_ shared: Shared<OperationState<String>>) async {
     #expect(api.fetches.count == 2)
   }
 
-  @Test func turningOffAnEnabledQueryStopsItsInvalidationsFromFetching() async {
+  @Test func turningOffAnEnabledQueryStopsItsInvalidationsFromFetching() async throws {
     let clock = ManualClock()
     let api = CountingAPI()
     let store = SharedRegistry.current.queries
     @Shared(query(api, clock: clock, enabled: true)) var post = OperationState<String>()
-    await waitForSuccess($post)
+    try await waitForFetchToEnd($post)
     #expect(store.setEnabled(false, for: ["post"]))
     store.invalidate(matching: ["post"])
     #expect(post.status == .success)

@@ -23,7 +23,7 @@ extension Shared {
   public func select<Selected: Equatable & Sendable>(
     _ transform: @escaping @Sendable (Value) -> Selected
   ) -> SharedReader<Selected> {
-    SharedReader<Selected>(source: DerivedSelection(parent: self, transform: transform))
+    SharedReader<Selected>(source: DerivedSelection(parent: self, transform: transform, isEqual: { $0 == $1 }))
   }
 }
 
@@ -42,6 +42,6 @@ extension SharedReader {
   public func select<Selected: Equatable & Sendable>(
     _ transform: @escaping @Sendable (Value) -> Selected
   ) -> SharedReader<Selected> {
-    SharedReader<Selected>(source: DerivedSelection(parent: source, transform: transform))
+    SharedReader<Selected>(source: DerivedSelection(parent: source, transform: transform, isEqual: { $0 == $1 }))
   }
 }
