@@ -5,12 +5,23 @@ import Testing
 
 @testable import SharedState
 
-/// A backend that counts its fetches.
+/// A backend that counts its fetches, which can be held at a gate.
 private final class CountingAPI: Sendable {
   let fetches = Counter()
+  private let gate = Lock<Gate?>(nil)
+
+  /// Holds the fetches that start from now on until the returned gate opens, so that a test reads their pending
+  /// status before they end.
+  func hold() -> Gate {
+    let held = Gate()
+    gate.withLock { $0 = held }
+    return held
+  }
 
   func post() async throws -> String {
-    "fetch \(fetches.increment())"
+    let number = fetches.increment()
+    if let gate = gate.withLock({ $0 }) { await gate.wait() }
+    return "fetch \(number)"
   }
 }
 
@@ -78,13 +89,17 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
     let store = SharedRegistry.current.queries
     @Shared(query(api, clock: clock, enabled: false)) var post = OperationState<String>()
     #expect(post.status == .idle)
+    var gate = api.hold()
     #expect(store.setEnabled(true, for: ["post"]))
     #expect(post.status == .pending)  // Started before setEnabled returned.
+    gate.open()
     try await waitForFetchToEnd($post)
     #expect(post.value == "fetch 1")
     // On now: an invalidation refetches a held query.
+    gate = api.hold()
     store.invalidate(matching: ["post"])
     #expect(post.status == .pending)
+    gate.open()
     await waitForSuccess($post)
     #expect(post.value == "fetch 2")
   }
@@ -100,8 +115,10 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
     #expect(post.status == .success)  // Fresh for 5 more seconds: no fetch.
     #expect($post.setEnabled(false))
     clock.advance(by: .seconds(5))
+    let gate = api.hold()
     #expect($post.setEnabled(true))
     #expect(post.status == .pending)  // Stale now: fetched at once.
+    gate.open()
     await waitForSuccess($post)
     #expect(post.value == "fetch 2")
     #expect(api.fetches.count == 2)
@@ -114,6 +131,7 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
     @Shared(query(api, clock: clock, enabled: true)) var post = OperationState<String>()
     try await waitForFetchToEnd($post)
     #expect(store.setEnabled(false, for: ["post"]))
+    let gate = api.hold()  // A fetch started by mistake would still show pending when read.
     store.invalidate(matching: ["post"])
     #expect(post.status == .success)
     _ = Shared(wrappedValue: OperationState<String>(), query(api, clock: clock, enabled: true))  // Another holder.
@@ -121,6 +139,7 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
     #expect(api.fetches.count == 1)
     #expect(store.setEnabled(true, for: ["post"]))  // Invalidated while off: fetched now.
     #expect(post.status == .pending)
+    gate.open()
     await waitForSuccess($post)
     #expect(post.value == "fetch 2")
   }

@@ -109,12 +109,31 @@ private final class PagesAPI: Sendable {
     holder.load(page(2, api: api, clock: clock))
     // Joins page 2's fetch and returns after it ended, record and all.
     #expect(try await holder.query.fetchValue() == "page 2")
+    let gate = api.hold()  // Held, so that the refetch still shows pending when read.
     store.invalidate(matching: ["pages"])
     // Only the held page refetches (pending before invalidate returns): the query left has no holder.
     #expect(holder.query.wrappedValue.status == .pending)
     #expect(store.cachedShared(["pages", 1], as: OperationState<String>.self)?.wrappedValue.status == .success)
+    gate.open()
     await waitUntil { holder.shown.wrappedValue.status.isSuccess }
     #expect(api.fetches.count == 3)
+  }
+
+  @Test func aHolderThatIsLetGoLetsGoOfItsQuery() async throws {
+    let clock = ManualClock()
+    let api = PagesAPI()
+    let store = SharedRegistry.current.queries
+    var holder: QueryHolder<String>? = QueryHolder(page(1, api: api, clock: clock))
+    #expect(try await holder?.query.fetchValue() == "page 1")
+    let shown = holder?.shown
+    holder = nil
+    let gate = api.hold()  // A refetch started by mistake would still show pending when read.
+    store.invalidate(matching: ["pages"])
+    // Nobody holds the query any more (what the holder showed does not): it is not refetched.
+    #expect(store.cachedShared(["pages", 1], as: OperationState<String>.self)?.wrappedValue.status == .success)
+    #expect(shown?.wrappedValue.value == "page 1")
+    #expect(api.fetches.count == 1)
+    gate.open()
   }
 
   @Test func withoutPreviousValuesTheHolderShowsItsPlaceholderWhileANewKeyLoads() async {
