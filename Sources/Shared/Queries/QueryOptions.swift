@@ -23,6 +23,21 @@ public struct QueryOptions: Sendable {
   ///
   /// Its clock also measures staleness and garbage collection: pass a ``ManualClock`` in tests.
   public var operation: OperationOptions
+  /// Whether the query fetches by itself: when a holder appears, after an invalidation, on a trigger of
+  /// ``QueryStore/refetchStale(on:matching:)``, and again after a fetch an invalidation overtook. `true` by default.
+  ///
+  /// A disabled query (a manual one) fetches only when asked to: ``Shared/refetch()``, ``QueryStore/refetch(_:)``,
+  /// ``QueryStore/fetch(_:servingStale:)``, ``Shared/fetchValue(servingStale:)``, ``QueryStore/ensureValue(_:)``,
+  /// ``QueryStore/prefetch(_:)`` and page fetches still fetch. Turn it on or off for a key at run time with
+  /// ``QueryStore/setEnabled(_:for:)``; turned on, a held query whose value is missing, stale or invalidated fetches
+  /// at once.
+  ///
+  /// ```swift
+  /// let options = QueryOptions(enabled: false)  // fetched only when asked to
+  /// ```
+  ///
+  /// The options of the query that made a key's record apply to the key until it is collected.
+  public var isEnabled: Bool
 
   /// Options.
   ///
@@ -33,17 +48,20 @@ public struct QueryOptions: Sendable {
   /// - Parameters:
   ///   - staleTime: How long a fetched value counts as fresh.
   ///   - gcTime: How long an unused query keeps its value; must be positive.
+  ///   - enabled: Whether the query fetches by itself when held, stale or invalidated (see ``isEnabled``).
   ///   - operation: How each fetch runs: retries, timeout, and the clock for these and for staleness and garbage
   ///     collection.
   public init(
     staleTime: Duration = .zero,
     gcTime: Duration = .seconds(300),
+    enabled: Bool = true,
     operation: OperationOptions = QueryOptions.defaultOperation
   ) {
     precondition(staleTime >= .zero, "A query's staleTime cannot be negative: \(staleTime)")
     precondition(gcTime > .zero, "A query's gcTime must be positive: \(gcTime)")
     self.staleTime = staleTime
     self.gcTime = gcTime
+    self.isEnabled = enabled
     self.operation = operation
   }
 

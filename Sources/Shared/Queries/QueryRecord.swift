@@ -6,6 +6,8 @@ protocol QueryRecordProtocol: AnyObject {
   var key: QueryKey { get }
   /// The time on the query's clock since the record was made; read outside the lock.
   var epoch: Stopwatch { get }
+  /// Turns automatic fetching on or off at `now`; returns what to start after the lock.
+  func setEnabled(_ isEnabled: Bool, now: Duration, store: QueryStore) -> QueryRecordEffect
   /// Marks the query stale; returns what to start after the lock.
   func invalidate(store: QueryStore) -> QueryRecordEffect
   /// Asks for a refresh; returns what to start after the lock.
@@ -29,7 +31,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   let query: Query<State>
   let epoch: Stopwatch
   private var root: SharedRoot<State>
-  private(set) var machine = QueryRecordMachine()
+  private(set) var machine: QueryRecordMachine
   /// The running and queued units of work, by the machine's identifiers.
   private var works: [QueryRecordMachine.WorkID: QueryWork<State.Success>] = [:]
 
@@ -37,6 +39,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     self.query = query
     self.root = root
     self.epoch = epoch
+    machine = QueryRecordMachine(isEnabled: query.options.isEnabled)
   }
 
   var key: QueryKey { query.key }
@@ -139,8 +142,19 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
 
   /// Someone asks for the value ahead of need: a refresh if it is missing, invalidated or stale at `now`.
   func prefetch(now: Duration, store: QueryStore) -> QueryRecordEffect {
-    machine.touched()
-    return plan(machine.refreshIfStale(now: now, staleTime: query.options.staleTime), store: store, body: nil).effect
+    return plan(machine.prefetchRequested(now: now, staleTime: query.options.staleTime), store: store, body: nil)
+      .effect
+  }
+
+  /// Turns automatic fetching on or off; returns what to start after the lock (a refresh of a held, stale value when
+  /// turned on).
+  func setEnabled(_ isEnabled: Bool, now: Duration, store: QueryStore) -> QueryRecordEffect {
+    guard isEnabled else {
+      machine.disabled()
+      return .none
+    }
+    let action = machine.enabled(now: now, staleTime: query.options.staleTime, isHeld: isHeld)
+    return plan(action, store: store, body: nil).effect
   }
 
   /// A caller of the unit of work `id` (the object `work`) cancelled its task: returns what to do after the lock,

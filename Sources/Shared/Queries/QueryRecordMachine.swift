@@ -14,6 +14,8 @@
 ///   invalidation); queued work nobody needs is withdrawn at once.
 /// - Between queued works the status stays pending: a value written with work behind it keeps the status pending.
 /// - A record is collected only after nobody held or fetched it for a whole `gcTime`.
+/// - A disabled record fetches only when asked to explicitly (a refetch, a page, an awaiting caller, a prefetch):
+///   holders, invalidations and triggers leave it alone until it is enabled again.
 struct QueryRecordMachine: Sendable {
   /// One unit of work on the record; one runs at a time.
   typealias WorkID = UInt64
@@ -216,8 +218,15 @@ struct QueryRecordMachine: Sendable {
   private(set) var freshness = Freshness.empty
   private(set) var use = Use.inUse
   private var lastID: WorkID = 0
+  /// Whether holders, invalidations and triggers fetch; see ``enabled(now:staleTime:isHeld:)``.
+  private(set) var isEnabled = true
 
   init() {}
+
+  /// A record that fetches automatically when `isEnabled`, and otherwise only when asked to explicitly.
+  init(isEnabled: Bool) {
+    self.isEnabled = isEnabled
+  }
 
   /// The running work, if any.
   var running: (id: WorkID, work: Work, phase: Phase, isSuperseded: Bool)? {
@@ -236,6 +245,34 @@ struct QueryRecordMachine: Sendable {
   /// A trigger asks for a refresh of a held query if its value is missing, invalidated or older than `staleTime`
   /// at `now`.
   mutating func refreshIfStale(now: Duration, staleTime: Duration) -> RequestAction {
+    guard isEnabled else { return .none }
+    return refreshIfStaleWhenAsked(now: now, staleTime: staleTime)
+  }
+
+  /// Someone asks for the value ahead of need (a prefetch): a refresh if it is missing, invalidated or older than
+  /// `staleTime` at `now`, even while the record is disabled (asking is explicit). Counts as a use.
+  mutating func prefetchRequested(now: Duration, staleTime: Duration) -> RequestAction {
+    use = .inUse
+    return refreshIfStaleWhenAsked(now: now, staleTime: staleTime)
+  }
+
+  /// Automatic fetching was turned on: a held record whose value is missing, invalidated or older than `staleTime`
+  /// at `now` refreshes at once (joining a refresh under way, or queued behind page work).
+  mutating func enabled(now: Duration, staleTime: Duration, isHeld: Bool) -> RequestAction {
+    guard activity != .collected else { return .none }
+    isEnabled = true
+    guard isHeld else { return .none }
+    use = .inUse
+    return refreshIfStale(now: now, staleTime: staleTime)
+  }
+
+  /// Automatic fetching was turned off: holders, invalidations and triggers no longer fetch, nor does a refresh
+  /// that an invalidation superseded. Work under way or asked for runs to its end.
+  mutating func disabled() {
+    isEnabled = false
+  }
+
+  private mutating func refreshIfStaleWhenAsked(now: Duration, staleTime: Duration) -> RequestAction {
     switch freshness {
     case .fetched(let at) where now - at < staleTime:
       return .none
@@ -312,7 +349,7 @@ struct QueryRecordMachine: Sendable {
       return .none
     case .idle:
       freshness = .invalidated
-      return isHeld ? request(.refresh, by: .library) : .none
+      return isHeld && isEnabled ? request(.refresh, by: .library) : .none
     case .busy(var busy):
       freshness = .invalidated
       if let index = busy.queue.firstIndex(where: { $0.work == .refresh }) {
@@ -326,7 +363,7 @@ struct QueryRecordMachine: Sendable {
         activity = .busy(busy)
         return .none
       }
-      return isHeld ? request(.refresh, by: .library) : .none
+      return isHeld && isEnabled ? request(.refresh, by: .library) : .none
     }
   }
 
@@ -361,7 +398,7 @@ struct QueryRecordMachine: Sendable {
   /// still ends on a value fetched after its last invalidation.
   mutating func fetchReturned(_ id: WorkID) -> ReturnAction {
     guard case .busy(var busy) = activity, busy.id == id, busy.phase == .fetching else { return .discard }
-    let handsOver = busy.running.isSuperseded || !busy.queue.isEmpty
+    let handsOver = (busy.running.isSuperseded && isEnabled) || !busy.queue.isEmpty
     busy.phase = .applying(handsOver: handsOver)
     activity = .busy(busy)
     return .apply(keepPending: handsOver)
@@ -389,7 +426,7 @@ struct QueryRecordMachine: Sendable {
     if unanswered, handsOver || isHeld, let index = refreshQueued {
       // The refresh that waits answers the invalidation: no caller's cancellation may withdraw it now.
       busy.queue[index].demand.isNeeded = true
-    } else if unanswered, handsOver || isHeld {
+    } else if unanswered, isEnabled, handsOver || isHeld {
       let next = makeID()
       busy.id = next
       busy.running = .refresh(superseded: false)

@@ -156,6 +156,23 @@ public final class QueryStore: Sendable {
     return effects.count
   }
 
+  /// The time of the record named `key`, if the store keeps one.
+  func recordEpoch(named key: QueryKey) -> Stopwatch? {
+    state.withLock { $0.root.node(at: key.parts)?.record?.epoch }
+  }
+
+  /// Turns automatic fetching of the record named `key` (measuring from `epoch`) on or off at `now`; returns whether
+  /// the store keeps it.
+  func setEnabled(_ isEnabled: Bool, key: QueryKey, epoch: Stopwatch, now: Duration) -> Bool {
+    let effect = state.withLock { state -> QueryRecordEffect? in
+      // A record collected and made again meanwhile has a clock of its own: this reading is not its time.
+      guard let record = state.root.node(at: key.parts)?.record, record.epoch.isSame(as: epoch) else { return nil }
+      return record.setEnabled(isEnabled, now: now, store: self)
+    }
+    effect?()
+    return effect != nil
+  }
+
   // MARK: Writing
 
   /// Changes the state of the query named `key`, as every holder's `withLock` would: an optimistic edit, a value

@@ -44,6 +44,10 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case ensure
   /// `prefetch`: a refresh if the value is missing, stale or invalidated, with no task.
   case prefetch
+  /// Automatic fetching is turned off (`setEnabled(false, for:)`).
+  case disable
+  /// Automatic fetching is turned on (`setEnabled(true, for:)`): a held, stale query fetches at once.
+  case enable
 
   var description: String {
     switch self {
@@ -63,6 +67,8 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .awaitStale: "awaitStale"
     case .ensure: "ensure"
     case .prefetch: "prefetch"
+    case .disable: "disable"
+    case .enable: "enable"
     }
   }
 }
@@ -114,10 +120,15 @@ private struct Harness {
   var lastEndedStatus = OperationStatus.idle
   var failures: [String] = []
   let trace: String
+  /// The event being applied fetches only if automatic fetching is on: a holder, an invalidation, a trigger.
+  var isAutomatic = false
 
-  init(trace: String) {
+  init(trace: String, isEnabled: Bool = true) {
     self.trace = trace
+    machine = QueryRecordMachine(isEnabled: isEnabled)
+    isAutomatic = true
     handle(machine.holderAppeared(now: now, staleTime: Self.staleTime))
+    isAutomatic = false
   }
 
   mutating func fail(_ message: String) {
@@ -139,6 +150,8 @@ private struct Harness {
 
   mutating func apply(_ event: Event) {
     guard !collected else { return }
+    isAutomatic = [.invalidate, .trigger, .secondHolder, .toggleHolder].contains(event)
+    defer { isAutomatic = false }
     switch event {
     case .invalidate:
       serverVersion += 1
@@ -169,8 +182,21 @@ private struct Harness {
     case .ensure:
       awaitValue(accepting: .anyAge)
     case .prefetch:
-      machine.touched()
-      handle(machine.refreshIfStale(now: now, staleTime: Self.staleTime))
+      handle(machine.prefetchRequested(now: now, staleTime: Self.staleTime))
+    case .disable:
+      machine.disabled()
+    case .enable:
+      let isStale: Bool
+      switch machine.freshness {
+      case .fetched(let at): isStale = now - at >= Self.staleTime
+      case .empty, .invalidated: isStale = true
+      }
+      let action = machine.enabled(now: now, staleTime: Self.staleTime, isHeld: isReferenced)
+      if isReferenced && isStale, case .none = action { fail("turned on, a held stale query does not fetch") }
+      if !(isReferenced && isStale), action != .none {
+        fail("turned on, a query held \(isReferenced), stale \(isStale) fetches")
+      }
+      handle(action)
     case .step:
       step()
     case .fail:
@@ -270,7 +296,11 @@ private struct Harness {
     runningWork = nil
     if case .cancelled = outcome {} else { lastEndedStatus = state.status == .error ? .error : .success }
     callers.removeAll { $0 == id }
-    handle(machine.finished(id, outcome: outcome, isHeld: isHeld))
+    let next = machine.finished(id, outcome: outcome, isHeld: isHeld)
+    if case .start(let started, _) = next, !waiting.contains(started), !machine.isEnabled {
+      fail("a disabled query fetches again by itself after \(id)")
+    }
+    handle(next)
   }
 
   mutating func step() {
@@ -291,7 +321,7 @@ private struct Harness {
       case .apply(let keepPending):
         // The status stays pending exactly when work follows at once: a refetch after an invalidation, or queued
         // work.
-        if keepPending != (fetchSuperseded || !waiting.isEmpty) {
+        if keepPending != ((fetchSuperseded && machine.isEnabled) || !waiting.isEmpty) {
           fail("a refresh keeps pending: \(keepPending), superseded \(fetchSuperseded), waiting \(waiting)")
         }
         if walk.ids != Array(0..<walk.ids.count) { fail("a refetch of all pages left the chain: \(walk.ids)") }
@@ -349,6 +379,7 @@ private struct Harness {
       if running?.id != id && !waiting.contains(id) { fail("joined work \(id), which is neither running nor queued") }
       if byCaller { callers.append(id) }
     case .wait(let id, let work):
+      if isAutomatic && !machine.isEnabled { fail("a disabled query queues work \(id) by itself") }
       waiting.insert(id)
       queuedWork[id] = work
       if byCaller { callers.append(id) }
@@ -359,6 +390,7 @@ private struct Harness {
     case .start(let id, let work):
       // At most one fetch in flight per record.
       if let running { fail("work \(id) started while work \(running.id) runs") }
+      if isAutomatic && !machine.isEnabled { fail("a disabled query starts work \(id) by itself") }
       if byCaller { callers.append(id) }
       waiting.remove(id)
       queuedWork[id] = nil
@@ -408,6 +440,7 @@ private struct Harness {
   mutating func settle() {
     guard !collected else { return }
     if !isHeld { apply(.toggleHolder) }
+    if !machine.isEnabled { apply(.enable) }  // On again: a held, stale query fetches at once.
     var steps = 0
     while running != nil {
       step()
@@ -476,14 +509,18 @@ extension Harness.Progress {
 @Suite(.offTheCooperativePool, .disabled(if: isThreadSanitizerBuild, "single-threaded search"))
 struct QueryRecordMachineTests {
   /// Runs every sequence of `events` of length `depth`; returns the failures (each names its sequence).
-  private func explore(_ events: [Event], depth: Int) -> (sequences: Int, failures: [String]) {
+  private func explore(
+    _ events: [Event],
+    depth: Int,
+    startingEnabled isEnabled: Bool = true
+  ) -> (sequences: Int, failures: [String]) {
     var failures: [String] = []
     var sequences = 0
     var indices = Array(repeating: 0, count: depth)
     while true {
       sequences += 1
       let sequence = indices.map { events[$0] }
-      var harness = Harness(trace: sequence.map(\.description).joined(separator: ", "))
+      var harness = Harness(trace: sequence.map(\.description).joined(separator: ", "), isEnabled: isEnabled)
       for event in sequence { harness.apply(event) }
       harness.settle()
       harness.checkFresh()
@@ -552,6 +589,55 @@ struct QueryRecordMachineTests {
     let (sequences, failures) = explore(events, depth: 6)
     #expect(sequences == 46_656)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfSixEventsWithAutomaticFetchingTurnedOffAndOnKeepsTheRecordsInvariants() {
+    let events: [Event] = [.disable, .enable, .invalidate, .refetch, .step, .toggleHolder]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsOfAManualQueryFetchesOnlyWhenAskedTo() {
+    let events: [Event] = [
+      .enable, .disable, .invalidate, .trigger, .secondHolder, .awaitValue, .prefetch, .requestNextPage, .step,
+    ]
+    let (sequences, failures) = explore(events, depth: 5, startingEnabled: false)
+    #expect(sequences == 59_049)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfSixEventsWithTurningOffDuringFetchesAndCancellationsKeepsTheRecordsInvariants() {
+    let events: [Event] = [.disable, .enable, .invalidate, .awaitValue, .step, .cancel]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func aManualQueryFetchesNeitherForHoldersNorForInvalidationsUntilTurnedOn() {
+    var machine = QueryRecordMachine(isEnabled: false)
+    let staleTime = Duration.seconds(10)
+    #expect(machine.holderAppeared(now: .zero, staleTime: staleTime) == .none)
+    #expect(machine.invalidated(isHeld: true) == .none)
+    #expect(machine.refreshIfStale(now: .zero, staleTime: staleTime) == .none)
+    #expect(machine.enabled(now: .zero, staleTime: staleTime, isHeld: false) == .none)  // Nobody holds it.
+    machine.disabled()
+    #expect(machine.request(.refresh, by: .caller) == .start(1, .refresh))  // Asked for explicitly.
+    #expect(machine.fetchReturned(1) == .apply(keepPending: false))
+    #expect(machine.finished(1, outcome: .applied(at: .seconds(1)), isHeld: true) == .none)
+    #expect(machine.enabled(now: .seconds(5), staleTime: staleTime, isHeld: true) == .none)  // Fresh.
+    #expect(machine.enabled(now: .seconds(11), staleTime: staleTime, isHeld: true) == .start(2, .refresh))
+  }
+
+  @Test func aRefreshOvertakenByAnInvalidationIsNotFollowedWhileTheQueryIsOff() {
+    var machine = QueryRecordMachine()
+    #expect(machine.holderAppeared(now: .zero, staleTime: .zero) == .start(1, .refresh))
+    #expect(machine.invalidated(isHeld: true) == .none)  // Overtakes the running refresh.
+    machine.disabled()
+    #expect(machine.fetchReturned(1) == .apply(keepPending: false))
+    #expect(machine.finished(1, outcome: .applied(at: .seconds(1)), isHeld: true) == .none)
+    #expect(machine.freshness == .invalidated)
+    #expect(machine.enabled(now: .seconds(2), staleTime: .zero, isHeld: true) == .start(2, .refresh))
   }
 
   @Test func everyOrderingOfEightRefreshEventsKeepsAHeldQueryFresh() {

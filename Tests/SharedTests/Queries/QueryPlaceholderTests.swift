@@ -1,0 +1,167 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import SharedState
+
+/// A backend of pages whose fetches can be held at a gate.
+private final class PagesAPI: Sendable {
+  let fetches = Counter()
+  private let gate = Lock<Gate?>(nil)
+
+  /// Holds the fetches that start from now on until the returned gate opens.
+  func hold() -> Gate {
+    let held = Gate()
+    gate.withLock { $0 = held }
+    return held
+  }
+
+  func page(_ number: Int) async throws -> String {
+    fetches.increment()
+    if let gate = gate.withLock({ $0 }) { await gate.wait() }
+    return "page \(number)"
+  }
+}
+
+/// Placeholders and previous values: what one holder shows while its query has no value, flagged, and never
+/// written into the query's state.
+@Suite(.freshRegistry) struct QueryPlaceholderTests {
+  private func page(_ number: Int, api: PagesAPI, clock: ManualClock) -> Query<OperationState<String>> {
+    .query(["pages", number], options: queryStoreOptions(clock)) { try await api.page(number) }
+  }
+
+  @Test func aHoldersPlaceholderShowsFlaggedUntilTheQueryHasAValueAndIsNeverCached() async {
+    let clock = ManualClock()
+    let api = PagesAPI()
+    let store = SharedRegistry.current.queries
+    let gate = api.hold()
+    @Shared(page(1, api: api, clock: clock)) var post = OperationState<String>()
+    let shown = $post.placeholder("loading…")
+    #expect(shown.wrappedValue.value == "loading…")
+    #expect(shown.wrappedValue.isPlaceholder)
+    #expect(shown.wrappedValue.status == .pending)  // The query's own status.
+    #expect(post.value == nil)  // Not in the query's state, so not in the cache.
+    #expect(store.cachedValue(for: ["pages", 1], as: String.self) == nil)
+    let other = Shared(wrappedValue: OperationState<String>(), page(1, api: api, clock: clock))
+    #expect(other.wrappedValue.value == nil)
+    gate.open()
+    await waitUntil { shown.wrappedValue.value == "page 1" }
+    #expect(!shown.wrappedValue.isPlaceholder)
+    #expect(store.cachedValue(for: ["pages", 1], as: String.self) == "page 1")
+    #expect(api.fetches.count == 1)  // The placeholder changed nothing about fetching.
+  }
+
+  @Test func aMovingHolderShowsThePreviousKeysValueFlaggedUntilTheNewKeyHasOne() async {
+    let clock = ManualClock()
+    let api = PagesAPI()
+    let store = SharedRegistry.current.queries
+    let holder = QueryHolder(page(1, api: api, clock: clock))
+    await waitUntil { holder.shown.wrappedValue.value == "page 1" }
+    #expect(!holder.shown.wrappedValue.isPlaceholder)
+    let gate = api.hold()
+    holder.load(page(2, api: api, clock: clock))
+    let loading = holder.shown.wrappedValue
+    #expect(loading.value == "page 1")
+    #expect(loading.isPlaceholder)
+    #expect(loading.status == .pending)  // Page 2's status.
+    #expect(holder.query.wrappedValue.value == nil)
+    #expect(store.cachedValue(for: ["pages", 2], as: String.self) == nil)  // Never cached as page 2's.
+    gate.open()
+    await waitUntil { holder.shown.wrappedValue.value == "page 2" }
+    #expect(!holder.shown.wrappedValue.isPlaceholder)
+    #expect(api.fetches.count == 2)
+  }
+
+  @Test func movingBackToAFreshCachedKeyShowsItsValueAtOnce() async {
+    let clock = ManualClock()
+    let api = PagesAPI()
+    let holder = QueryHolder(page(1, api: api, clock: clock))
+    await waitUntil { holder.shown.wrappedValue.value == "page 1" }
+    holder.load(page(2, api: api, clock: clock))
+    await waitUntil { holder.shown.wrappedValue.value == "page 2" }
+    holder.load(page(1, api: api, clock: clock))  // Cached in the store for gcTime, and fresh.
+    #expect(holder.shown.wrappedValue.value == "page 1")
+    #expect(!holder.shown.wrappedValue.isPlaceholder)
+    #expect(api.fetches.count == 2)
+  }
+
+  @Test func aHolderThatSkipsAKeyStillLoadingKeepsTheLastValueItShowed() async {
+    let clock = ManualClock()
+    let api = PagesAPI()
+    let holder = QueryHolder(page(1, api: api, clock: clock))
+    await waitUntil { holder.shown.wrappedValue.value == "page 1" }
+    let gate = api.hold()
+    holder.load(page(2, api: api, clock: clock))
+    holder.load(page(3, api: api, clock: clock))  // Page 2 never showed a value of its own.
+    #expect(holder.shown.wrappedValue.value == "page 1")
+    #expect(holder.shown.wrappedValue.isPlaceholder)
+    gate.open()
+    await waitUntil { holder.shown.wrappedValue.value == "page 3" }
+  }
+
+  @Test func aHolderLetsGoOfTheQueryItLeft() async throws {
+    let clock = ManualClock()
+    let api = PagesAPI()
+    let store = SharedRegistry.current.queries
+    let holder = QueryHolder(page(1, api: api, clock: clock))
+    await waitUntil { holder.shown.wrappedValue.value == "page 1" }
+    holder.load(page(2, api: api, clock: clock))
+    // Joins page 2's fetch and returns after it ended, record and all.
+    #expect(try await holder.query.fetchValue() == "page 2")
+    let gate = api.hold()  // Held, so that the refetch still shows pending when read.
+    store.invalidate(matching: ["pages"])
+    // Only the held page refetches (pending before invalidate returns): the query left has no holder.
+    #expect(holder.query.wrappedValue.status == .pending)
+    #expect(store.cachedShared(["pages", 1], as: OperationState<String>.self)?.wrappedValue.status == .success)
+    gate.open()
+    await waitUntil { holder.shown.wrappedValue.status.isSuccess }
+    #expect(api.fetches.count == 3)
+  }
+
+  @Test func aHolderThatIsLetGoLetsGoOfItsQuery() async throws {
+    let clock = ManualClock()
+    let api = PagesAPI()
+    let store = SharedRegistry.current.queries
+    var holder: QueryHolder<String>? = QueryHolder(page(1, api: api, clock: clock))
+    #expect(try await holder?.query.fetchValue() == "page 1")
+    let shown = holder?.shown
+    holder = nil
+    let gate = api.hold()  // A refetch started by mistake would still show pending when read.
+    store.invalidate(matching: ["pages"])
+    // Nobody holds the query any more (what the holder showed does not): it is not refetched.
+    #expect(store.cachedShared(["pages", 1], as: OperationState<String>.self)?.wrappedValue.status == .success)
+    #expect(shown?.wrappedValue.value == "page 1")
+    #expect(api.fetches.count == 1)
+    gate.open()
+  }
+
+  @Test func withoutPreviousValuesTheHolderShowsItsPlaceholderWhileANewKeyLoads() async {
+    let clock = ManualClock()
+    let api = PagesAPI()
+    let gate = api.hold()
+    let holder = QueryHolder(page(1, api: api, clock: clock), placeholder: "…", keepsPreviousValue: false)
+    #expect(holder.shown.wrappedValue.value == "…")
+    #expect(holder.shown.wrappedValue.isPlaceholder)
+    gate.open()
+    await waitUntil { holder.shown.wrappedValue.value == "page 1" }
+    let second = api.hold()
+    holder.load(page(2, api: api, clock: clock))
+    #expect(holder.shown.wrappedValue.value == "…")
+    #expect(holder.shown.wrappedValue.isPlaceholder)
+    second.open()
+    await waitUntil { holder.shown.wrappedValue.value == "page 2" }
+  }
+
+  @Test func whatAHolderShowsIsHeardByItsListeners() async {
+    let clock = ManualClock()
+    let api = PagesAPI()
+    let gate = api.hold()
+    let holder = QueryHolder(page(1, api: api, clock: clock), placeholder: "…")
+    var shown = holder.shown.values(buffering: .all).makeAsyncIterator()
+    #expect(await shown.next()?.value == "…")
+    gate.open()
+    while let next = await shown.next(), next.value != "page 1" {}
+    #expect(holder.shown.wrappedValue.isPlaceholder == false)
+  }
+}
