@@ -255,8 +255,9 @@ private struct Harness {
   /// The running work's fetch fails or is cancelled: its end is written as the store writes it (the value stays
   /// fetching when work follows at once), then it ends.
   mutating func stop(_ id: QueryRecordMachine.WorkID, cancelled: Bool) {
-    guard let before = running?.before, case .apply(let keepFetching) = machine.fetchStopped(
-      id, cancelled: cancelled, isHeld: isHeld)
+    guard let before = running?.before,
+      case .apply(let keepFetching) = machine.fetchStopped(
+        id, cancelled: cancelled, isHeld: isHeld)
     else {
       fail("the running work \(id) was discarded as it stopped")
       return
@@ -561,7 +562,9 @@ struct QueryRecordMachineTests {
   }
 
   @Test func everyOrderingOfFiveEventsWithRetryPointsQueuedWorkAndFailuresKeepsTheRecordsInvariants() {
-    let events: [Event] = [.retryPoint, .requestNextPage, .refetch, .fail, .prefetch, .toggleHolder, .invalidate, .step]
+    let events: [Event] = [
+      .retryPoint, .requestNextPage, .refetch, .fail, .prefetch, .toggleHolder, .invalidate, .step,
+    ]
     let (sequences, failures) = explore(events, depth: 5)
     #expect(sequences == 32_768)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")

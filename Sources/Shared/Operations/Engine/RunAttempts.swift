@@ -63,14 +63,14 @@ struct RunAttempts<Value: OperationTrackable>: Sendable {
           guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
           state.operation.noteFailure(error, failureCount: failureCount)
         }
-      }
-    ) { attempt in
-      // A retry of a run the state does not follow writes nothing: it takes no value lock.
-      guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
-      shared.withLock { state in
+      },
+      onRetry: { attempt in
+        // A retry of a run the state does not follow writes nothing: it takes no value lock.
         guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
-        state.operation.retry(attempt)
-      }
-    }
+        shared.withLock { state in
+          guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+          state.operation.retry(attempt)
+        }
+      })
   }
 }
