@@ -259,7 +259,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
           })
       }
     } else {
-      // Pending before the caller goes on: a holder that triggered the fetch sees it loading at once.
+      // Fetching before the caller goes on: a holder that triggered the fetch sees it at once (pending, if a first
+      // load).
       let shared = self.shared
       let store = WeakQueryStore(store: store)
       effect = QueryRecordEffect {
