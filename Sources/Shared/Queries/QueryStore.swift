@@ -417,29 +417,39 @@ public final class QueryStore: Sendable {
     }
   }
 
-  /// The fetch of `id` of the query named `key` failed or was cancelled: whether work follows at once.
+  /// The value of the record named `key` that measures from `epoch` (the one a fetch runs for, not one made
+  /// after it), borrowed for one step of the fetch.
+  private func borrow<State: OperationTrackable>(
+    _ key: QueryKey,
+    epoch: Stopwatch,
+    as type: State.Type
+  ) -> Shared<State>? {
+    state.withLock { state in Self.record(in: state, named: key, epoch: epoch, as: type)?.shared }
+  }
+
+  /// The fetch of `id` of the record named `key` (measuring from `epoch`) failed or was cancelled: whether work
+  /// follows at once.
   private func fetchStopped<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     cancelled: Bool,
     key: QueryKey,
-    as _: State.Type
+    epoch: Stopwatch,
+    as type: State.Type
   ) -> QueryRecordMachine.ReturnAction {
     state.withLock { state in
-      (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.fetchStopped(id, cancelled: cancelled)
-        ?? .discard
+      Self.record(in: state, named: key, epoch: epoch, as: type)?.fetchStopped(id, cancelled: cancelled) ?? .discard
     }
   }
 
-  /// An attempt of the fetch of `id` of the query named `key` failed and a retry is due: whether anyone still needs
-  /// it. Call with no reference to the value held by the fetch.
+  /// An attempt of the fetch of `id` of the record named `key` (measuring from `epoch`) failed and a retry is due:
+  /// whether anyone still needs it. Call with no reference to the value held by the fetch.
   private func retryPoint<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     key: QueryKey,
-    as _: State.Type
+    epoch: Stopwatch,
+    as type: State.Type
   ) -> QueryRecordMachine.RetryAction {
-    state.withLock { state in
-      (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.retryPoint(id) ?? .stop
-    }
+    state.withLock { state in Self.record(in: state, named: key, epoch: epoch, as: type)?.retryPoint(id) ?? .stop }
   }
 
   private func finished<State: OperationTrackable>(
@@ -478,7 +488,7 @@ public final class QueryStore: Sendable {
     if let before {
       started = before
     } else {
-      guard let shared = store.store?.shared(of: key, as: State.self) else {
+      guard let shared = store.store?.borrow(key, epoch: epoch, as: State.self) else {
         work.finish(.failure(CancellationError()))
         return
       }
@@ -511,12 +521,14 @@ public final class QueryStore: Sendable {
     let outcome = await AttemptLoop.run(
       .contextual { context in
         // Borrowed for this attempt only: released before the retry point asks whether anyone else holds it.
-        guard let shared = store.store?.shared(of: key, as: State.self) else { throw CancellationError() }
+        guard let shared = store.store?.borrow(key, epoch: epoch, as: State.self) else { throw CancellationError() }
         return try await body(shared, context)
       },
       options: query.options.operation,
       yield: { value, attempt in
-        guard gate.isOpen, attempt.isOpen, let shared = store.store?.shared(of: key, as: State.self) else { return }
+        guard gate.isOpen, attempt.isOpen, let shared = store.store?.borrow(key, epoch: epoch, as: State.self) else {
+          return
+        }
         shared.withLockReleasingReplaced { state in
           guard gate.isOpen, attempt.isOpen else { return }
           state.applySuccess(value)
@@ -524,23 +536,25 @@ public final class QueryStore: Sendable {
         }
       },
       onFailure: { error, failureCount in
-        store.store?.shared(of: key, as: State.self)?.withLock { value in
+        store.store?.borrow(key, epoch: epoch, as: State.self)?.withLock { value in
           value.operation.noteFailure(error, failureCount: failureCount)
         }
       },
       mayRetry: {
         // A query nobody holds and no caller awaits stops retrying: it ends as cancelled.
-        store.store?.retryPoint(id, key: key, as: State.self) == .retry
+        store.store?.retryPoint(id, key: key, epoch: epoch, as: State.self) == .retry
       },
       onRetry: { attempt in
-        store.store?.shared(of: key, as: State.self)?.withLock { value in value.operation.retry(attempt) }
+        store.store?.borrow(key, epoch: epoch, as: State.self)?.withLock { value in value.operation.retry(attempt) }
       })
     switch outcome {
     case .success(let value):
       // Fresh from this moment: read before the value shows, so no reader sees it stale.
       let now = epoch.elapsed()
       let action = store.store?.fetchReturned(id, key: key, as: State.self) ?? .discard
-      guard case .apply(let keepFetching) = action, let shared = store.store?.shared(of: key, as: State.self) else {
+      guard case .apply(let keepFetching) = action,
+        let shared = store.store?.borrow(key, epoch: epoch, as: State.self)
+      else {
         gate.close()
         return (.success(value), .cancelled)
       }
@@ -552,8 +566,8 @@ public final class QueryStore: Sendable {
       }
       return (.success(value), .applied(at: now))
     case .cancelled:
-      let action = store.store?.fetchStopped(id, cancelled: true, key: key, as: State.self)
-      store.store?.shared(of: key, as: State.self)?.withLockReleasingReplaced { state in
+      let action = store.store?.fetchStopped(id, cancelled: true, key: key, epoch: epoch, as: State.self)
+      store.store?.borrow(key, epoch: epoch, as: State.self)?.withLockReleasingReplaced { state in
         gate.close()
         // With work following at once, a first load stays pending and fetching.
         if action == .apply(keepPending: true) { return }
@@ -562,8 +576,8 @@ public final class QueryStore: Sendable {
       }
       return (.failure(CancellationError()), .cancelled)
     case .failure(let error):
-      let action = store.store?.fetchStopped(id, cancelled: false, key: key, as: State.self)
-      store.store?.shared(of: key, as: State.self)?.withLockReleasingReplaced { state in
+      let action = store.store?.fetchStopped(id, cancelled: false, key: key, epoch: epoch, as: State.self)
+      store.store?.borrow(key, epoch: epoch, as: State.self)?.withLockReleasingReplaced { state in
         gate.close()
         Shared<State>.show(outcome, in: &state)
         if action == .apply(keepPending: true) { state.operation.isFetching = true }
