@@ -50,6 +50,9 @@ import Testing
     let (code, lines) = await runDemo(["queries"])
     #expect(code == 0)
     #expect(lines.contains("detail and sidebar: \"Shared state, simply\" (1 fetch for both)"))
+    #expect(
+      lines.contains(
+        "while it refetches: the sidebar still shows \"Shared state, simply\" (status success, isFetching = true)"))
     #expect(lines.contains("after the rename: the sidebar refetched \"Renamed: shared state\""))
     #expect(lines.contains("detail: Retrying… (attempt 2 of 3)"))
     #expect(lines.contains("detail: success after 3 attempts"))

@@ -43,7 +43,12 @@ func runQueriesScenario() async -> String {
   var refetched = false
   switch renamed {
   case .success:
-    let after = await refetchSettled(&sidebarStates)
+    let after = await refetchSettled(&sidebarStates) { refetching in
+      // A refetch is not a load: the sidebar keeps its post and its status while the new one is fetched.
+      console.line(
+        "while it refetches: the sidebar still shows \"\(refetching.value?.title ?? "")\" "
+          + "(status \(refetching.status.rawValue), isFetching = \(refetching.isFetching))")
+    }
     refetched = after.status.isSuccess && after.value?.title.hasPrefix("Renamed") == true
     if refetched {
       console.line("after the rename: the sidebar refetched \"\(sidebar.value?.title ?? "")\"", .success)
@@ -61,7 +66,8 @@ func runQueriesScenario() async -> String {
 
   await backend.failNextPostFetches(2)
   let attempts = $detail.observe { state in
-    if state.status.isPending && state.attempt > 1 {
+    // A retry begins (an attempt after the last failure); the failure itself shows as `failureCount` first.
+    if state.status.isPending && state.attempt > 1 && state.failureCount < state.attempt {
       console.line("detail: Retrying… (attempt \(state.attempt) of \(options.operation.retry.retries + 1))")
     }
   }
@@ -96,26 +102,33 @@ func describe(_ error: (any Error)?) -> String {
   error.map { "\($0)" } ?? "no error"
 }
 
-/// Waits until the shared operation state settles, on success or on error, and returns it.
+/// Waits until the shared operation state settles, on success or on error, with nothing in flight, and returns it.
 @MainActor
 func settled<Value: Sendable>(_ shared: Shared<OperationState<Value>>) async -> OperationState<Value> {
-  for await state in shared.values where state.status.isSuccess || state.status.isError { return state }
+  for await state in shared.values where (state.status.isSuccess || state.status.isError) && !state.isFetching {
+    return state
+  }
   return shared.wrappedValue
 }
 
 /// Reads states until a fetch that starts after the iteration began has settled, on success or on error, and
-/// returns that state; a successful state that already shows what was awaited needs no new fetch.
+/// returns that state; a successful state that already shows what was awaited needs no new fetch. Tells
+/// `onRefetch` the first state that shows the fetch in flight over a value already shown (a background refetch).
 @MainActor
 private func refetchSettled(
-  _ states: inout Shared<OperationState<Post>>.Values.AsyncIterator
+  _ states: inout Shared<OperationState<Post>>.Values.AsyncIterator,
+  onRefetch: (OperationState<Post>) -> Void
 ) async -> OperationState<Post> {
   var sawFetch = false
   var last = OperationState<Post>()
   while let state = await states.next(isolation: #isolation) {
     last = state
-    if state.status.isPending { sawFetch = true }
-    if state.status.isSuccess && state.value?.title.hasPrefix("Renamed") == true { return state }
-    if sawFetch && state.status.isError { return state }
+    if state.isFetching && !sawFetch {
+      sawFetch = true
+      if state.value != nil { onRefetch(state) }
+    }
+    if state.status.isSuccess && !state.isFetching && state.value?.title.hasPrefix("Renamed") == true { return state }
+    if sawFetch && !state.isFetching { return state }
   }
   return last
 }

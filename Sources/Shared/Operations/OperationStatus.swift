@@ -16,7 +16,8 @@
 public enum OperationStatus: String, Sendable, Hashable, CaseIterable {
   /// No operation has run yet, or the state was reset.
   case idle
-  /// An operation is running.
+  /// An operation is running; for a query, a first load with no value yet (a refetch keeps the status and shows
+  /// ``OperationTracking/isFetching``).
   case pending
   /// The last operation succeeded.
   case success
@@ -32,7 +33,7 @@ public enum OperationStatus: String, Sendable, Hashable, CaseIterable {
   /// ```
   public var isIdle: Bool { self == .idle }
 
-  /// Whether an operation is running.
+  /// Whether an operation is running (for a query: whether it loads for the first time).
   ///
   /// ```swift
   /// if post.status.isPending { showSpinner() }

@@ -1,6 +1,7 @@
 public import Foundation
 
-/// How the operations on a value went: the status, the error of the last failure, the attempt, and when it changed.
+/// How the operations on a value went: the status, whether a fetch is in flight, the error of the last failure,
+/// the failures of the fetch under way, the attempt, and when it changed.
 ///
 /// One small value that every operation state embeds (``OperationState``, ``MutationState``, ``PaginatedState``),
 /// and that a domain type embeds to carry its own operations (see ``OperationTrackable``):
@@ -24,18 +25,62 @@ public import Foundation
 /// }
 /// ```
 ///
-/// Errors have no equality of their own, so the error is compared by identity (the same failure, or a copy of it;
-/// see ``HashableError``): two trackings are equal when they show the same status, the same error, the same attempt
+/// ## Refetching is not loading
+///
+/// ``isFetching`` says that a fetch is in flight, a first one included. A query keeps its ``status`` while it
+/// refetches in the background: a value it shows stays ``OperationStatus/success`` (an error stays
+/// ``OperationStatus/error``), so a screen keeps its content and shows a small refresh indicator;
+/// ``OperationStatus/pending`` means a first load, with no value yet:
+///
+/// ```swift
+/// if post.status.isPending {
+///   showSpinner()  // a first load: nothing to show yet
+/// } else if post.isFetching {
+///   showRefreshIndicator()  // a background refetch: the value stays on screen
+/// }
+/// ```
+///
+/// An operation's run (``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``,
+/// ``Shared/perform(_:policy:optimistic:isolation:_:)-(_,_,_,_,()->Value.Success)``) is an action the user asked
+/// for, not a refresh: it shows ``OperationStatus/pending`` while it runs, as before, and ``isFetching`` is `true`
+/// exactly while the status is pending.
+///
+/// While a fetch or a run retries, ``failureCount`` counts its failed attempts and ``failureReason`` holds the
+/// last one's error; both go back to 0 and `nil` when a fetch starts or succeeds. ``error`` is the error of the last
+/// fetch that failed for good, after its retries.
+///
+/// Errors have no equality of their own, so the errors are compared by identity (the same failure, or a copy of it;
+/// see ``HashableError``): two trackings are equal when they show the same status, the same errors, the same counts
 /// and the same time.
 public struct OperationTracking: Sendable, Hashable {
   /// Where the operation stands.
   public var status: OperationStatus
+  /// Whether a fetch (or a run) is in flight, a first one included.
+  ///
+  /// A query refetching in the background keeps its status and its value; this says the refetch is under way:
+  ///
+  /// ```swift
+  /// if post.isFetching && !post.status.isPending { showRefreshIndicator() }
+  /// ```
+  ///
+  /// It stays `true` from one fetch to the next when work follows at once (a refetch after an invalidation, a page
+  /// fetch queued behind a refresh).
+  public var isFetching: Bool
   /// The current attempt of the running operation, from 1; 0 before the first run and after a reset.
   public var attempt: Int
+  /// How many attempts of the fetch (or run) under way, or of the last one, failed; 0 when a fetch starts or
+  /// succeeds.
+  ///
+  /// ```swift
+  /// if post.failureCount > 0 { print("Retrying after \(post.failureCount) failures") }
+  /// ```
+  public var failureCount: Int
   /// When an operation last changed this value, or `nil` if none ever did.
   public var updatedAt: Date?
   /// The error, with the identity it is compared by.
   @usableFromInline var storedError: HashableError?
+  /// The error of the last failed attempt, with the identity it is compared by.
+  @usableFromInline var storedFailureReason: HashableError?
 
   /// Idle, with no error, attempt 0, never updated.
   ///
@@ -44,9 +89,12 @@ public struct OperationTracking: Sendable, Hashable {
   /// ```
   public init() {
     status = .idle
+    isFetching = false
     attempt = 0
+    failureCount = 0
     updatedAt = nil
     storedError = nil
+    storedFailureReason = nil
   }
 
   /// The error of the last failure, kept until the next success or a reset; compared by identity.
@@ -59,13 +107,57 @@ public struct OperationTracking: Sendable, Hashable {
     set { storedError = newValue.map(HashableError.init) }
   }
 
+  /// The error of the last failed attempt of the fetch (or run) under way, or of the last one; `nil` when a fetch
+  /// starts or succeeds. Compared by identity.
+  ///
+  /// ```swift
+  /// if let reason = post.failureReason { print("Attempt \(post.attempt - 1) failed:", reason) }
+  /// ```
+  ///
+  /// Unlike ``error``, which a fetch sets only when it fails for good, this shows each failure as it happens,
+  /// while retries are still to come.
+  public var failureReason: (any Error)? {
+    get { storedFailureReason?.error }
+    set { storedFailureReason = newValue.map(HashableError.init) }
+  }
+
   // MARK: Transitions (the library's writes)
 
-  /// A run starts: pending, at its first attempt.
+  /// A run starts: pending, fetching, at its first attempt, with no failure yet.
   @inlinable
   mutating func begin() {
     status = .pending
+    isFetching = true
     attempt = 1
+    failureCount = 0
+    storedFailureReason = nil
+    updatedAt = Date()
+  }
+
+  /// A query's fetch starts: fetching, at its first attempt, with no failure yet. The status stays as it is
+  /// (a refetch is not a load), except that a query with nothing fetched yet (idle) shows pending: a first load.
+  @inlinable
+  mutating func beginFetch() {
+    if status == .idle { status = .pending }
+    isFetching = true
+    attempt = 1
+    failureCount = 0
+    storedFailureReason = nil
+    updatedAt = Date()
+  }
+
+  /// An attempt failed with `error`, the `failureCount`-th failure of the fetch or run; a retry follows.
+  @inlinable
+  mutating func noteFailure(_ error: any Error, failureCount: Int) {
+    self.failureCount = failureCount
+    storedFailureReason = HashableError(error)
+    updatedAt = Date()
+  }
+
+  /// A query's fetch ended and no work follows it: not fetching any more.
+  @inlinable
+  mutating func endFetch() {
+    isFetching = false
     updatedAt = Date()
   }
 
@@ -82,19 +174,26 @@ public struct OperationTracking: Sendable, Hashable {
     updatedAt = Date()
   }
 
-  /// The run succeeded: the error goes.
+  /// The run succeeded: the error and the failures go; nothing is in flight any more.
   @inlinable
   mutating func succeed() {
     status = .success
+    isFetching = false
+    failureCount = 0
     storedError = nil
+    storedFailureReason = nil
     updatedAt = Date()
   }
 
-  /// The run failed with `error`, which stays until the next success or a reset.
+  /// The run failed with `error`, which stays until the next success or a reset; it counts as one more failure.
   @inlinable
   mutating func fail(_ error: any Error) {
     status = .error
-    storedError = HashableError(error)
+    isFetching = false
+    let failure = HashableError(error)
+    failureCount += 1
+    storedError = failure
+    storedFailureReason = failure
     updatedAt = Date()
   }
 
@@ -102,15 +201,19 @@ public struct OperationTracking: Sendable, Hashable {
   @inlinable
   mutating func restore(_ status: OperationStatus) {
     self.status = status
+    isFetching = status == .pending
     updatedAt = Date()
   }
 
-  /// Back to idle: no error, attempt 0.
+  /// Back to idle: no error, no failures, attempt 0.
   @inlinable
   mutating func reset() {
     status = .idle
+    isFetching = false
     storedError = nil
+    storedFailureReason = nil
     attempt = 0
+    failureCount = 0
     updatedAt = Date()
   }
 }

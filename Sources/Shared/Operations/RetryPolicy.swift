@@ -17,6 +17,11 @@
 ///   shouldRetry: { error, failureCount in error is URLError && failureCount < 3 })
 /// ```
 ///
+/// Queries take the same policy (``QueryOptions/operation``), with one rule of their own: a query's fetch retries
+/// only while the query is held or a caller awaits it; otherwise it ends as cancelled instead of retrying. The
+/// failures show in the state as they happen (``OperationTracking/failureCount``,
+/// ``OperationTracking/failureReason``), for runs and fetches alike.
+///
 /// Cancellation is never retried, and neither is a `CancellationError` the operation throws: when the run was
 /// cancelled it settles as cancelled; otherwise (the operation cancelled some inner work of its own) it is a failure
 /// like any other, with `onError` and the error stored. Waits are measured on the options' clock

@@ -93,7 +93,7 @@ extension SharedReaderKey {
   /// func showFeed(api: API, cache: Cache) {
   ///   @Shared(
   ///     .query(["feed"]) { context in
-  ///       if let cached = cache.feed { context.yield(cached) }  // shown at once; the status stays pending
+  ///       if let cached = cache.feed { context.yield(cached) }  // shown at once; still fetching
   ///       return try await api.feed()
   ///     }) var feed = OperationState<[Item]>()
   ///   render(feed)

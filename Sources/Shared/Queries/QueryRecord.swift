@@ -186,6 +186,17 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     machine.fetchReturned(id)
   }
 
+  /// The fetch of `id` failed or was cancelled.
+  func fetchStopped(_ id: QueryRecordMachine.WorkID, cancelled: Bool) -> QueryRecordMachine.ReturnAction {
+    machine.fetchStopped(id, cancelled: cancelled, isHeld: isHeld)
+  }
+
+  /// An attempt of the fetch of `id` failed and a retry is due: whether anyone still needs it. The fetch holds no
+  /// reference to the value here, so ``isHeld`` counts holders, iterations and observers only.
+  func retryPoint(_ id: QueryRecordMachine.WorkID) -> QueryRecordMachine.RetryAction {
+    machine.retryPoint(id, isHeld: isHeld)
+  }
+
   /// The unit of work `id` ended: returns it (to be released after the lock) and what to start next.
   func finished(
     _ id: QueryRecordMachine.WorkID,
@@ -197,7 +208,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     return (finished, plan(next, store: store, body: nil).effect)
   }
 
-  /// The status that the work `id` left pending was set to success: returns what to start next.
+  /// The fetching that the work `id` left showing was ended: returns what to start next.
   func settled(_ id: QueryRecordMachine.WorkID, store: QueryStore) -> QueryRecordEffect {
     plan(machine.settled(id), store: store, body: nil).effect
   }
@@ -228,7 +239,9 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
         nil,
         QueryRecordEffect { [weak store] in
           shared.withLock { state in
-            if state.operation.status == .pending { state.operation.status = .success }
+            // Only a cancelled first load leaves the status pending for the work that follows.
+            if state.operation.status == .pending { state.operation.restore(.idle) }
+            state.operation.endFetch()
           }
           store?.settled(id, key: key, as: State.self)
         }
@@ -260,7 +273,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
           })
       }
     } else {
-      // Pending before the caller goes on: a holder that triggered the fetch sees it loading at once.
+      // Fetching before the caller goes on: a holder that triggered the fetch sees it at once (pending, if a first
+      // load).
       let shared = self.shared
       let store = WeakQueryStore(store: store)
       effect = QueryRecordEffect {

@@ -12,7 +12,8 @@
 ///   query always ends on a value fetched after its last invalidation.
 /// - Work that a caller cancels is cancelled only when nobody else needs it (another caller, a holder, an
 ///   invalidation); queued work nobody needs is withdrawn at once.
-/// - Between queued works the status stays pending: a value written with work behind it keeps the status pending.
+/// - Between queued works the value stays fetching: a result written with work behind it keeps `isFetching`.
+/// - A fetch nobody needs any more (no holder, no awaiting caller) does not retry: it ends as cancelled.
 /// - A record is collected only after nobody held or fetched it for a whole `gcTime`.
 /// - A disabled record fetches only when asked to explicitly (a refetch, a page, an awaiting caller, a prefetch):
 ///   holders, invalidations and triggers leave it alone until it is enabled again.
@@ -76,10 +77,10 @@ struct QueryRecordMachine: Sendable {
   enum Phase: Equatable, Sendable {
     /// Fetching.
     case fetching
-    /// Writing its result into the value. `handsOver`: the value was written with the status still pending,
-    /// because work follows at once.
+    /// Writing its result into the value. `handsOver`: the value was written still fetching, because work follows
+    /// at once.
     case applying(handsOver: Bool)
-    /// The work that was to follow was withdrawn: the status, left pending, is being set to success.
+    /// The work that was to follow was withdrawn: the fetching the value was left showing is being ended.
     case settling
   }
 
@@ -147,8 +148,8 @@ struct QueryRecordMachine: Sendable {
     case join(WorkID)
     /// This new work waits its turn; a later action starts it.
     case wait(WorkID, Work)
-    /// The work `WorkID` wrote its value with the status pending for work that was then withdrawn: set a pending
-    /// status to success, then report ``QueryRecordMachine/settled(_:)``.
+    /// The work `WorkID` ended with the value left fetching for work that was then withdrawn: end the fetching
+    /// (a first load left pending goes back to idle), then report ``QueryRecordMachine/settled(_:)``.
     case settleStatus(WorkID)
     /// Nothing to do.
     case none
@@ -178,11 +179,20 @@ struct QueryRecordMachine: Sendable {
 
   /// What the caller does when a fetch returned a value.
   enum ReturnAction: Equatable, Sendable {
-    /// Write the value, then report ``QueryRecordMachine/finished(_:outcome:isHeld:)``. `keepPending`: work
-    /// follows at once (a refetch after an invalidation, or queued work), so the status stays pending.
+    /// Write the value (or the failure), then report ``QueryRecordMachine/finished(_:outcome:isHeld:)``.
+    /// `keepPending`: work follows at once (a refetch after an invalidation, or queued work), so the value stays
+    /// fetching (and a first load stays pending).
     case apply(keepPending: Bool)
     /// The work is not the running one (the record was replaced): drop the value.
     case discard
+  }
+
+  /// What the caller does when an attempt of the running work failed and a retry is due.
+  enum RetryAction: Equatable, Sendable {
+    /// Someone needs the work: retry.
+    case retry
+    /// Nobody holds the query and no caller awaits the work: end it as cancelled, without retrying.
+    case stop
   }
 
   /// What the caller does when a caller of a unit of work cancelled its task.
@@ -404,6 +414,35 @@ struct QueryRecordMachine: Sendable {
     return .apply(keepPending: handsOver)
   }
 
+  /// The running work's fetch failed or was cancelled: its end is about to be written. Returns whether work follows
+  /// at once (``ReturnAction/apply(keepPending:)``, so the value stays fetching), or ``ReturnAction/discard`` when
+  /// the work is not the running one.
+  ///
+  /// Work follows when some waits in the queue, or when the query is held (`isHeld`) and its value is left
+  /// unanswered: an invalidation superseded the refresh, or a cancelled refresh leaves it invalidated.
+  mutating func fetchStopped(_ id: WorkID, cancelled: Bool, isHeld: Bool) -> ReturnAction {
+    guard case .busy(var busy) = activity, busy.id == id, busy.phase == .fetching else { return .discard }
+    let unanswered =
+      busy.running.isSuperseded || (cancelled && busy.running.work == .refresh && freshness == .invalidated)
+    let handsOver = !busy.queue.isEmpty || (isHeld && unanswered)
+    busy.phase = .applying(handsOver: handsOver)
+    activity = .busy(busy)
+    return .apply(keepPending: handsOver)
+  }
+
+  /// An attempt of the work `id` failed and a retry is due (before its wait, and again after it): the work retries
+  /// only while the query is held (`isHeld`, not counting the fetch's own use of the value) or a caller awaits it.
+  /// Otherwise its task ends as cancelled, and nobody joins it meanwhile.
+  mutating func retryPoint(_ id: WorkID, isHeld: Bool) -> RetryAction {
+    guard case .busy(var busy) = activity, busy.id == id, busy.phase == .fetching, !busy.isCancelled else {
+      return .stop
+    }
+    if isHeld || busy.demand.callers > 0 { return .retry }
+    busy.isCancelled = true
+    activity = .busy(busy)
+    return .stop
+  }
+
   /// The running work ended; returns the work to start next, if any.
   ///
   /// A refresh superseded by an invalidation is followed by another refresh while the query is held (or always,
@@ -439,7 +478,7 @@ struct QueryRecordMachine: Sendable {
     return startQueuedOrSettle(&busy, handsOver: handsOver)
   }
 
-  /// Starts the queued work, or settles a status left pending, or goes idle.
+  /// Starts the queued work, or ends the fetching a work left showing, or goes idle.
   private mutating func startQueuedOrSettle(_ busy: inout Busy, handsOver: Bool) -> RequestAction {
     if !busy.queue.isEmpty { return startNext(&busy) }
     if handsOver {
@@ -451,7 +490,7 @@ struct QueryRecordMachine: Sendable {
     return .none
   }
 
-  /// The status left pending by the work `id` was set to success; returns the work to start next, if any.
+  /// The fetching left showing by the work `id` was ended; returns the work to start next, if any.
   mutating func settled(_ id: WorkID) -> RequestAction {
     guard case .busy(var busy) = activity, busy.id == id, busy.phase == .settling else { return .none }
     guard busy.queue.isEmpty else { return startNext(&busy) }

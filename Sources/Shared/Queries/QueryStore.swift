@@ -411,7 +411,7 @@ public final class QueryStore: Sendable {
     effect()
   }
 
-  /// The status that the work `id` of the query named `key` left pending was settled; starts what follows.
+  /// The fetching that the work `id` of the query named `key` left showing was ended; starts what follows.
   func settled<State: OperationTrackable>(_ id: QueryRecordMachine.WorkID, key: QueryKey, as _: State.Type) {
     let effect = state.withLock { state in
       (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.settled(id, store: self) ?? .none
@@ -434,6 +434,41 @@ public final class QueryStore: Sendable {
     }
   }
 
+  /// The value of the record named `key` that measures from `epoch` (the one a fetch runs for, not one made
+  /// after it), borrowed for one step of the fetch.
+  private func borrow<State: OperationTrackable>(
+    _ key: QueryKey,
+    epoch: Stopwatch,
+    as type: State.Type
+  ) -> Shared<State>? {
+    state.withLock { state in Self.record(in: state, named: key, epoch: epoch, as: type)?.shared }
+  }
+
+  /// The fetch of `id` of the record named `key` (measuring from `epoch`) failed or was cancelled: whether work
+  /// follows at once.
+  private func fetchStopped<State: OperationTrackable>(
+    _ id: QueryRecordMachine.WorkID,
+    cancelled: Bool,
+    key: QueryKey,
+    epoch: Stopwatch,
+    as type: State.Type
+  ) -> QueryRecordMachine.ReturnAction {
+    state.withLock { state in
+      Self.record(in: state, named: key, epoch: epoch, as: type)?.fetchStopped(id, cancelled: cancelled) ?? .discard
+    }
+  }
+
+  /// An attempt of the fetch of `id` of the record named `key` (measuring from `epoch`) failed and a retry is due:
+  /// whether anyone still needs it. Call with no reference to the value held by the fetch.
+  private func retryPoint<State: OperationTrackable>(
+    _ id: QueryRecordMachine.WorkID,
+    key: QueryKey,
+    epoch: Stopwatch,
+    as type: State.Type
+  ) -> QueryRecordMachine.RetryAction {
+    state.withLock { state in Self.record(in: state, named: key, epoch: epoch, as: type)?.retryPoint(id) ?? .stop }
+  }
+
   private func finished<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     key: QueryKey,
@@ -452,7 +487,8 @@ public final class QueryStore: Sendable {
   /// the record how it ended.
   ///
   /// The store is held weakly and only for each step: a fetch that hangs keeps neither the store nor its other
-  /// queries alive.
+  /// queries alive. The value is borrowed from the record for each step only (an attempt, a write), never across a
+  /// retry's wait, so that the record can tell at a retry point whether anyone else still holds it.
   static func execute<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     of query: Query<State>,
@@ -465,21 +501,22 @@ public final class QueryStore: Sendable {
     let key = query.key
     let result: Result<State.Success, any Error>
     let outcome: QueryRecordMachine.Outcome
-    do {
-      // The value is borrowed from the record for the fetch only, so that the record can tell afterwards whether
-      // anyone else still holds it.
-      guard let shared = store.store?.shared(of: key, as: State.self) else {
+    let started: OperationStatus?
+    if let before {
+      started = before
+    } else {
+      guard let shared = store.store?.borrow(key, epoch: epoch, as: State.self) else {
         work.finish(.failure(CancellationError()))
         return
       }
-      if before == nil && Task.isCancelled {
-        // Cancelled as its turn came: it never showed pending.
-        (result, outcome) = (.failure(CancellationError()), .cancelled)
-      } else {
-        let before = before ?? markPending(shared)
-        (result, outcome) = await fetchAndApply(
-          id, into: shared, query: query, epoch: epoch, body: body, before: before, store: store)
-      }
+      // Cancelled as its turn came: it never showed fetching.
+      started = Task.isCancelled ? nil : markPending(shared)
+    }
+    if let started {
+      (result, outcome) = await fetchAndApply(
+        id, query: query, epoch: epoch, body: body, before: started, store: store)
+    } else {
+      (result, outcome) = (.failure(CancellationError()), .cancelled)
     }
     let effect = store.store?.finished(id, key: key, outcome: outcome, as: State.self) ?? .none
     work.finish(result)
@@ -488,67 +525,91 @@ public final class QueryStore: Sendable {
 
   private static func fetchAndApply<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
-    into shared: Shared<State>,
     query: Query<State>,
     epoch: Stopwatch,
     body: @escaping QueryRecord<State>.Body,
     before: OperationStatus,
     store: WeakQueryStore
   ) async -> (Result<State.Success, any Error>, QueryRecordMachine.Outcome) {
+    let key = query.key
     // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the fetch's
     // own result is written, so no yielded value lands after it.
     let gate = YieldGate()
     let outcome = await AttemptLoop.run(
-      .contextual { context in try await body(shared, context) },
+      .contextual { context in
+        // Borrowed for this attempt only: released before the retry point asks whether anyone else holds it.
+        guard let shared = store.store?.borrow(key, epoch: epoch, as: State.self) else { throw CancellationError() }
+        return try await body(shared, context)
+      },
       options: query.options.operation,
       yield: { value, attempt in
-        guard gate.isOpen, attempt.isOpen else { return }
+        guard gate.isOpen, attempt.isOpen, let shared = store.store?.borrow(key, epoch: epoch, as: State.self) else {
+          return
+        }
         shared.withLockReleasingReplaced { state in
           guard gate.isOpen, attempt.isOpen else { return }
           state.applySuccess(value)
           state.operation.noteChange()
         }
       },
+      onFailure: { error, failureCount in
+        store.store?.borrow(key, epoch: epoch, as: State.self)?.withLock { value in
+          value.operation.noteFailure(error, failureCount: failureCount)
+        }
+      },
+      mayRetry: {
+        // A query nobody holds and no caller awaits stops retrying: it ends as cancelled.
+        store.store?.retryPoint(id, key: key, epoch: epoch, as: State.self) == .retry
+      },
       onRetry: { attempt in
-        shared.withLock { value in value.operation.retry(attempt) }
+        store.store?.borrow(key, epoch: epoch, as: State.self)?.withLock { value in value.operation.retry(attempt) }
       })
     switch outcome {
     case .success(let value):
       // Fresh from this moment: read before the value shows, so no reader sees it stale.
       let now = epoch.elapsed()
-      let action = store.store?.fetchReturned(id, key: query.key, as: State.self) ?? .discard
-      guard case .apply(let keepPending) = action else {
+      let action = store.store?.fetchReturned(id, key: key, as: State.self) ?? .discard
+      guard case .apply(let keepFetching) = action,
+        let shared = store.store?.borrow(key, epoch: epoch, as: State.self)
+      else {
         gate.close()
         return (.success(value), .cancelled)
       }
       shared.withLockReleasingReplaced { state in
         gate.close()
         Shared<State>.show(outcome, in: &state)
-        // With work following at once, the status stays pending: no success shows between the two.
-        if keepPending { Shared<State>.showPending(in: &state) }
+        // With work following at once, the value stays fetching: no idle shows between the two.
+        if keepFetching { state.operation.isFetching = true }
       }
       return (.success(value), .applied(at: now))
     case .cancelled:
-      shared.withLockReleasingReplaced { state in
+      let action = store.store?.fetchStopped(id, cancelled: true, key: key, epoch: epoch, as: State.self)
+      store.store?.borrow(key, epoch: epoch, as: State.self)?.withLockReleasingReplaced { state in
         gate.close()
+        // With work following at once, a first load stays pending and fetching.
+        if action == .apply(keepPending: true) { return }
         if state.operation.status == .pending { state.operation.restore(before) }
+        state.operation.endFetch()
       }
       return (.failure(CancellationError()), .cancelled)
     case .failure(let error):
-      shared.withLockReleasingReplaced { state in
+      let action = store.store?.fetchStopped(id, cancelled: false, key: key, epoch: epoch, as: State.self)
+      store.store?.borrow(key, epoch: epoch, as: State.self)?.withLockReleasingReplaced { state in
         gate.close()
         Shared<State>.show(outcome, in: &state)
+        if action == .apply(keepPending: true) { state.operation.isFetching = true }
       }
       return (.failure(error), .failed)
     }
   }
 
-  /// Shows a fetch starting: pending, attempt 1; returns the status to restore if it is cancelled (a status left
-  /// pending by the work ahead, which wrote its value and handed over, counts as success).
+  /// Shows a fetch starting: fetching, attempt 1, pending only for a first load (a refetch keeps its status);
+  /// returns the status to restore if it is cancelled (a first load left pending by a cancelled one counts as
+  /// idle).
   static func markPending<State: OperationTrackable>(_ shared: Shared<State>) -> OperationStatus {
     shared.withLock { value in
-      let before = value.operation.status == .pending ? .success : value.operation.status
-      Shared<State>.showPending(in: &value)
+      let before = value.operation.status == .pending ? .idle : value.operation.status
+      value.operation.beginFetch()
       return before
     }
   }

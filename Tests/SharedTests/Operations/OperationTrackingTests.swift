@@ -65,6 +65,49 @@ import Testing
     tracking.restore(.success)
     #expect(tracking.status == .success)
   }
+
+  @Test func aRunIsFetchingExactlyWhilePendingAndCountsItsFailures() {
+    var tracking = OperationTracking()
+    #expect(!tracking.isFetching && tracking.failureCount == 0 && tracking.failureReason == nil)
+    tracking.begin()
+    #expect(tracking.isFetching)
+    let first = TestFailure()
+    tracking.noteFailure(first, failureCount: 1)
+    #expect(tracking.failureCount == 1 && tracking.failureReason is TestFailure && tracking.error == nil)
+    #expect(tracking.status == .pending && tracking.isFetching)  // Retrying: still running.
+    tracking.retry(2)
+    tracking.fail(TestFailure())
+    // The final failure counts too, and is both the error and the last failure.
+    #expect(tracking.status == .error && !tracking.isFetching && tracking.failureCount == 2)
+    #expect(tracking.storedError == tracking.storedFailureReason)
+    tracking.begin()  // A new run starts with no failures.
+    #expect(tracking.failureCount == 0 && tracking.failureReason == nil && tracking.error is TestFailure)
+    tracking.noteFailure(first, failureCount: 1)
+    tracking.succeed()  // A success clears them.
+    #expect(tracking.failureCount == 0 && tracking.failureReason == nil && !tracking.isFetching)
+    tracking.begin()
+    tracking.restore(.success)  // Every run cancelled.
+    #expect(!tracking.isFetching)
+    tracking.begin()
+    tracking.noteFailure(first, failureCount: 1)
+    tracking.reset()
+    #expect(!tracking.isFetching && tracking.failureCount == 0 && tracking.failureReason == nil)
+  }
+
+  @Test func aQueryFetchKeepsTheStatusExceptForAFirstLoad() {
+    var tracking = OperationTracking()
+    tracking.beginFetch()  // A first load.
+    #expect(tracking.status == .pending && tracking.isFetching && tracking.attempt == 1)
+    tracking.succeed()
+    tracking.beginFetch()  // A refetch is not a load.
+    #expect(tracking.status == .success && tracking.isFetching)
+    tracking.fail(TestFailure())
+    tracking.beginFetch()
+    #expect(tracking.status == .error && tracking.isFetching && tracking.error is TestFailure)
+    #expect(tracking.failureCount == 0)  // A fetch starts with no failures; the error stays.
+    tracking.endFetch()
+    #expect(tracking.status == .error && !tracking.isFetching)
+  }
 }
 
 /// A domain type that carries its own operations, as an app would write it: nothing but the embedded tracking.

@@ -35,6 +35,25 @@ import Testing
     token.cancel()
   }
 
+  @Test func aRunShowsEachFailureWhileItWaitsToRetryAndStaysPending() async throws {
+    let clock = ManualClock()
+    let post = Shared(value: OperationState<Int>())
+    let calls = Counter()
+    let task = post.run(.retry(.constant(retries: 1, delay: .seconds(1))).clock(clock)) {
+      if calls.increment() < 2 { throw TestFailure() }
+      return 2
+    }
+    await clock.waitForSleepers()
+    // A run keeps its semantics: pending while it runs, and fetching exactly then; the failure shows beside it.
+    #expect(post.wrappedValue.status == .pending && post.wrappedValue.isFetching)
+    #expect(post.wrappedValue.failureCount == 1 && post.wrappedValue.failureReason is TestFailure)
+    #expect(post.wrappedValue.error == nil)
+    clock.advance(by: .seconds(1))
+    #expect(try await task.value == 2)
+    #expect(post.wrappedValue.status == .success && !post.wrappedValue.isFetching)
+    #expect(post.wrappedValue.failureCount == 0 && post.wrappedValue.failureReason == nil)
+  }
+
   @Test func exhaustedRetriesFailOnce() async {
     let clock = ManualClock()
     let post = Shared(value: OperationState<Int>())
@@ -51,6 +70,7 @@ import Testing
     #expect(errors.count == 1)
     #expect(post.wrappedValue.attempt == 3)
     #expect(post.wrappedValue.status == .error)
+    #expect(post.wrappedValue.failureCount == 3)  // Every failed attempt, the last one included.
   }
 
   @Test func theRetryWaitUsesTheInjectedClock() async throws {

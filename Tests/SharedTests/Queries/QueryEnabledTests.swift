@@ -98,9 +98,10 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
     // On now: an invalidation refetches a held query.
     gate = api.hold()
     store.invalidate(matching: ["post"])
-    #expect(post.status == .pending)
+    #expect(post.isFetching)
+    #expect(post.status == .success)  // A refetch keeps the status.
     gate.open()
-    await waitForSuccess($post)
+    try await waitForFetchToEnd($post)
     #expect(post.value == "fetch 2")
   }
 
@@ -112,14 +113,14 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
     try await waitForFetchToEnd($post)
     clock.advance(by: .seconds(5))
     #expect($post.setEnabled(true))
-    #expect(post.status == .success)  // Fresh for 5 more seconds: no fetch.
+    #expect(!post.isFetching)  // Fresh for 5 more seconds: no fetch.
     #expect($post.setEnabled(false))
     clock.advance(by: .seconds(5))
     let gate = api.hold()
     #expect($post.setEnabled(true))
-    #expect(post.status == .pending)  // Stale now: fetched at once.
+    #expect(post.isFetching)  // Stale now: fetched at once.
     gate.open()
-    await waitForSuccess($post)
+    try await waitForFetchToEnd($post)
     #expect(post.value == "fetch 2")
     #expect(api.fetches.count == 2)
   }
@@ -131,16 +132,16 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
     @Shared(query(api, clock: clock, enabled: true)) var post = OperationState<String>()
     try await waitForFetchToEnd($post)
     #expect(store.setEnabled(false, for: ["post"]))
-    let gate = api.hold()  // A fetch started by mistake would still show pending when read.
+    let gate = api.hold()  // A fetch started by mistake would still be fetching when read.
     store.invalidate(matching: ["post"])
-    #expect(post.status == .success)
+    #expect(!post.isFetching)
     _ = Shared(wrappedValue: OperationState<String>(), query(api, clock: clock, enabled: true))  // Another holder.
-    #expect(post.status == .success)
+    #expect(!post.isFetching)
     #expect(api.fetches.count == 1)
     #expect(store.setEnabled(true, for: ["post"]))  // Invalidated while off: fetched now.
-    #expect(post.status == .pending)
+    #expect(post.isFetching)
     gate.open()
-    await waitForSuccess($post)
+    try await waitForFetchToEnd($post)
     #expect(post.value == "fetch 2")
   }
 

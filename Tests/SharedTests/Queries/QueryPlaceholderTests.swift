@@ -109,13 +109,13 @@ private final class PagesAPI: Sendable {
     holder.load(page(2, api: api, clock: clock))
     // Joins page 2's fetch and returns after it ended, record and all.
     #expect(try await holder.query.fetchValue() == "page 2")
-    let gate = api.hold()  // Held, so that the refetch still shows pending when read.
+    let gate = api.hold()  // Held, so that the refetch is still fetching when read.
     store.invalidate(matching: ["pages"])
-    // Only the held page refetches (pending before invalidate returns): the query left has no holder.
-    #expect(holder.query.wrappedValue.status == .pending)
-    #expect(store.cachedShared(["pages", 1], as: OperationState<String>.self)?.wrappedValue.status == .success)
+    // Only the held page refetches (fetching before invalidate returns): the query left has no holder.
+    #expect(holder.query.wrappedValue.isFetching)
+    #expect(store.cachedShared(["pages", 1], as: OperationState<String>.self)?.wrappedValue.isFetching == false)
     gate.open()
-    await waitUntil { holder.shown.wrappedValue.status.isSuccess }
+    await waitUntil { !holder.query.wrappedValue.isFetching }
     #expect(api.fetches.count == 3)
   }
 

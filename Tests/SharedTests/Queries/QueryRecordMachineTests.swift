@@ -48,6 +48,8 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case disable
   /// Automatic fetching is turned on (`setEnabled(true, for:)`): a held, stale query fetches at once.
   case enable
+  /// The running work's current attempt fails and a retry is due: it goes on only if someone needs it.
+  case retryPoint
 
   var description: String {
     switch self {
@@ -69,6 +71,7 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .prefetch: "prefetch"
     case .disable: "disable"
     case .enable: "enable"
+    case .retryPoint: "retryPoint"
     }
   }
 }
@@ -87,7 +90,7 @@ private struct Harness {
     case walking(RefetchAllWalk<Int>, pages: [ServerPage], startVersion: Int)
     /// Fetching the page after the last one (`nil`: there is none).
     case nextPage(Int?)
-    /// Fetched; writes `update` at the next step, keeping the status pending if `keepPending`.
+    /// Fetched; writes `update` at the next step, keeping the value fetching if `keepPending`.
     case returned(PageUpdate<Int, ServerPage>, fetchedVersion: Int?, keepPending: Bool)
   }
 
@@ -110,10 +113,12 @@ private struct Harness {
   var appliedRefreshVersion: Int?
   var lastRefreshFailed = false
   var collected = false
-  /// The status left pending by a work that handed over to the next one.
+  /// The value left fetching by a work that handed over to the next one.
   var handedOver = false
-  /// The work that just ended wrote its value.
+  /// The work that just ended wrote its end (its value, or its failure or cancellation).
   var applied = false
+  /// A fetched value was written at least once: the status is never pending again (a refetch is not a load).
+  var hasValue = false
   /// An invalidation came while the running refresh fetched.
   var fetchSuperseded = false
   /// The status the last work that ended left (success if it wrote its value, error if it failed).
@@ -203,22 +208,31 @@ private struct Harness {
       guard let (id, progress, _) = running else { return }
       if case .returned = progress { return }  // Fetched already: writing cannot fail.
       if machine.running?.work == .refresh { lastRefreshFailed = true }
-      state.status = .error
-      end(id, outcome: .failed)
+      stop(id, cancelled: false)
+    case .retryPoint:
+      guard let (id, progress, _) = running else { return }
+      if case .returned = progress { return }  // Fetched already: no attempt is left to fail.
+      let awaited = callers.contains(id)
+      switch machine.retryPoint(id, isHeld: isHeld) {
+      case .retry:
+        if !isHeld && !awaited { fail("retried \(id), which nobody holds or awaits") }
+      case .stop:
+        if isHeld || awaited { fail("stopped retrying \(id), which a holder or a caller needs") }
+        stop(id, cancelled: true)
+      }
     case .cancel:
       guard let id = callers.popLast() else { return }
       switch machine.cancelRequested(id) {
       case .leave:
         break
       case .cancelRunning(let cancelled):
-        guard let (running, progress, before) = running, running == cancelled, cancelled == id else {
+        guard let (running, progress, _) = running, running == cancelled, cancelled == id else {
           fail("cancelled \(cancelled), which does not run")
           return
         }
         if case .returned = progress { fail("cancelled \(id) while it writes its value") }
         if callers.contains(id) { fail("cancelled \(id), which another caller waits for") }
-        if state.status == .pending { state.status = before }
-        end(id, outcome: .cancelled)
+        stop(id, cancelled: true)
       case .withdraw(let withdrawn):
         if waiting.remove(withdrawn) == nil || withdrawn != id { fail("withdrew \(withdrawn), which does not wait") }
         queuedWork[withdrawn] = nil
@@ -290,6 +304,31 @@ private struct Harness {
     }
   }
 
+  /// The running work's fetch fails or is cancelled: its end is written as the store writes it (the value stays
+  /// fetching when work follows at once), then it ends.
+  mutating func stop(_ id: QueryRecordMachine.WorkID, cancelled: Bool) {
+    guard let before = running?.before,
+      case .apply(let keepFetching) = machine.fetchStopped(
+        id, cancelled: cancelled, isHeld: isHeld)
+    else {
+      fail("the running work \(id) was discarded as it stopped")
+      return
+    }
+    if !waiting.isEmpty && !keepFetching { fail("work \(waiting) waits, yet \(id) stops fetching") }
+    if cancelled {
+      if !keepFetching {
+        if state.status == .pending { state.status = before }
+        state.isFetching = false
+      }
+    } else {
+      state.status = .error
+      state.isFetching = keepFetching
+    }
+    handedOver = keepFetching
+    applied = true
+    end(id, outcome: cancelled ? .cancelled : .failed)
+  }
+
   /// The running work ends: it settles its callers, and the record starts what follows.
   mutating func end(_ id: QueryRecordMachine.WorkID, outcome: QueryRecordMachine.Outcome) {
     running = nil
@@ -349,7 +388,9 @@ private struct Harness {
       running = (id, .returned(update, fetchedVersion: nil, keepPending: keepPending), before)
     case .returned(let update, let fetchedVersion, let keepPending):
       state.applySuccess(update)
-      state.status = keepPending ? .pending : .success
+      state.status = .success
+      state.isFetching = keepPending
+      hasValue = true
       handedOver = keepPending
       applied = true
       if let fetchedVersion { appliedRefreshVersion = fetchedVersion }
@@ -384,8 +425,9 @@ private struct Harness {
       queuedWork[id] = work
       if byCaller { callers.append(id) }
     case .settleStatus(let id):
-      if !wasHandedOver { fail("asked to settle a status that \(id) did not leave pending") }
-      if state.status == .pending { state.status = .success }
+      if !wasHandedOver { fail("asked to end the fetching that \(id) did not leave") }
+      if state.status == .pending { state.status = .idle }
+      state.isFetching = false
       handle(machine.settled(id))
     case .start(let id, let work):
       // At most one fetch in flight per record.
@@ -396,12 +438,13 @@ private struct Harness {
       queuedWork[id] = nil
       runningWork = work
       fetchSuperseded = false
-      // From a work that handed over to the work that follows, the status stays pending.
-      if wasApplied && wasHandedOver && state.status != .pending {
-        fail("\(state.status) shows between a written value and work \(id)")
+      // From a work that handed over to the work that follows, the value stays fetching.
+      if wasApplied && wasHandedOver && !state.isFetching {
+        fail("not fetching between a written end and work \(id)")
       }
-      let before = state.status == .pending ? .success : state.status
-      state.status = .pending
+      let before = state.status == .pending ? .idle : state.status
+      if state.status == .idle { state.status = .pending }
+      state.isFetching = true
       let progress: Progress
       switch work {
       case .refresh:
@@ -429,9 +472,11 @@ private struct Harness {
     if let running, machine.running?.id != running.id {
       fail("the machine runs \(String(describing: machine.running))")
     }
-    // Pending exactly while work runs (or hands over); success only if the last work wrote its value.
-    if running == nil && state.status == .pending { fail("quiet, yet pending") }
-    if running != nil && state.status != .pending { fail("running, yet \(state.status)") }
+    // Fetching exactly while work runs (or hands over); pending only for a first load, and only while fetching.
+    if running == nil && state.isFetching { fail("quiet, yet fetching") }
+    if running != nil && !state.isFetching { fail("running, yet not fetching") }
+    if state.status == .pending && hasValue { fail("pending with a value fetched: a refetch shows as a load") }
+    if state.status == .pending && !state.isFetching { fail("pending with no fetch in flight") }
   }
 
   // MARK: Quiet
@@ -590,6 +635,12 @@ struct QueryRecordMachineTests {
     #expect(sequences == 46_656)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
+  @Test func everyOrderingOfSixEventsWithRetryPointsKeepsTheRecordsInvariants() {
+    let events: [Event] = [.retryPoint, .toggleHolder, .awaitValue, .cancel, .invalidate, .step]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
 
   @Test func everyOrderingOfSixEventsWithAutomaticFetchingTurnedOffAndOnKeepsTheRecordsInvariants() {
     let events: [Event] = [.disable, .enable, .invalidate, .refetch, .step, .toggleHolder]
@@ -640,6 +691,15 @@ struct QueryRecordMachineTests {
     #expect(machine.enabled(now: .seconds(2), staleTime: .zero, isHeld: true) == .start(2, .refresh))
   }
 
+  @Test func everyOrderingOfFiveEventsWithRetryPointsQueuedWorkAndFailuresKeepsTheRecordsInvariants() {
+    let events: [Event] = [
+      .retryPoint, .requestNextPage, .refetch, .fail, .prefetch, .toggleHolder, .invalidate, .step,
+    ]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
   @Test func everyOrderingOfEightRefreshEventsKeepsAHeldQueryFresh() {
     let (sequences, failures) = explore([.invalidate, .refetch, .step], depth: 8)
     #expect(sequences == 6_561)
@@ -673,6 +733,54 @@ struct QueryRecordMachineTests {
     harness.checkFresh()
     #expect(harness.failures.isEmpty, "\(harness.failures)")
     #expect(harness.appliedRefreshVersion == 4)
+  }
+
+  @Test func aFetchNobodyHoldsOrAwaitsStopsRetryingAndNobodyJoinsIt() {
+    var machine = QueryRecordMachine()
+    guard case .start(let id, .refresh) = machine.holderAppeared(now: .zero, staleTime: .seconds(10)) else {
+      Issue.record("a holder of an empty record starts a refresh")
+      return
+    }
+    #expect(machine.retryPoint(id, isHeld: true) == .retry)  // Held: retries.
+    #expect(machine.retryPoint(id, isHeld: false) == .stop)  // The holder left: no more retries.
+    #expect(machine.retryPoint(id, isHeld: true) == .stop)  // It ends as cancelled, whatever comes now.
+    // A refresh asked for now waits for the stopped one to end, then fetches.
+    guard case .wait(let next, .refresh) = machine.request(.refresh, by: .caller) else {
+      Issue.record("a caller after the stop waits for a refresh of its own")
+      return
+    }
+    #expect(machine.fetchStopped(id, cancelled: true, isHeld: false) == .apply(keepPending: true))
+    #expect(machine.finished(id, outcome: .cancelled, isHeld: false) == .start(next, .refresh))
+  }
+
+  @Test func anAwaitingCallerKeepsRetriesGoingUntilItCancels() {
+    var machine = QueryRecordMachine()
+    guard
+      case .awaitFetch(.start(let id, .refresh)) = machine.valueRequested(
+        now: .zero, staleTime: .seconds(10), accepting: .fresh)
+    else {
+      Issue.record("the first caller of an empty record starts a refresh")
+      return
+    }
+    #expect(machine.retryPoint(id, isHeld: false) == .retry)  // Nobody holds it, but a caller awaits it.
+    #expect(machine.cancelRequested(id) == .cancelRunning(id))
+    #expect(machine.retryPoint(id, isHeld: false) == .stop)
+    #expect(machine.fetchStopped(id, cancelled: true, isHeld: false) == .apply(keepPending: false))
+    #expect(machine.finished(id, outcome: .cancelled, isHeld: false) == .none)
+  }
+
+  @Test func aFailureWithWorkQueuedBehindItKeepsTheValueFetching() {
+    var machine = QueryRecordMachine()
+    guard case .start(let id, .refresh) = machine.holderAppeared(now: .zero, staleTime: .seconds(10)) else {
+      Issue.record("a holder of an empty record starts a refresh")
+      return
+    }
+    guard case .wait(let page, .nextPage) = machine.request(.nextPage, by: .caller) else {
+      Issue.record("a page asked for during a refresh waits")
+      return
+    }
+    #expect(machine.fetchStopped(id, cancelled: false, isHeld: true) == .apply(keepPending: true))
+    #expect(machine.finished(id, outcome: .failed, isHeld: true) == .start(page, .nextPage))
   }
 
   @Test func anUnheldRecordIsCollectedAfterGCTimeAndNotBefore() {

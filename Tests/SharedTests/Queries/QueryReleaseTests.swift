@@ -38,9 +38,10 @@ private final class ReadTarget<State: Sendable>: Sendable {
   }
 }
 
+/// Waits until the query shows a success with no fetch in flight (a refetch keeps the status success).
 private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) async {
   var values = shared.values.makeAsyncIterator()
-  while let state = await values.next(), !state.operation.status.isSuccess {}
+  while let state = await values.next(), !state.operation.status.isSuccess || state.operation.isFetching {}
 }
 
 private func options() -> QueryOptions {

@@ -113,7 +113,8 @@ private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: Str
     let gate = fetcher.hold()
     #expect(post.refetch())
     await waitUntil { fetcher.fetches.count == 2 }
-    #expect(post.wrappedValue.status == .pending)
+    #expect(post.wrappedValue.status == .success)
+    #expect(post.wrappedValue.isFetching)
     #expect(store.refetch(["post"]))  // Joins.
     #expect(post.refetch())  // Joins.
     gate.open()

@@ -213,6 +213,21 @@ struct OperationCommentSnippets {
     if post.status.isError { showRetryButton() }
   }
 
+  // MARK: OperationTracking: refetching and retries
+
+  func showRefetchAndRetries(_ post: OperationState<Post>) {
+    if post.status.isPending {
+      showSpinner()  // a first load: nothing to show yet
+    } else if post.isFetching {
+      showRefreshIndicator()  // a background refetch: the value stays on screen
+    }
+    if post.isFetching && !post.status.isPending { showRefreshIndicator() }
+    if post.failureCount > 0 { print("Retrying after \(post.failureCount) failures") }
+    if let reason = post.failureReason { print("Attempt \(post.attempt - 1) failed:", reason) }
+  }
+
+  func showRefreshIndicator() {}
+
   func showSignIn(_ auth: AuthSession) {
     if auth.operation.status.isIdle { showSignInButton() }
     switch auth.operation.status {

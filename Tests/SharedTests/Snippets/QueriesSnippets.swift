@@ -43,12 +43,32 @@ struct UsingQueriesArticle {
     render(post)
   }
 
+  // MARK: Refetching is not loading
+
+  func postScreen(_ post: OperationState<Post>) -> String {
+    if post.status.isPending { return "Loading…" }  // a first load: nothing to show yet
+    let title = post.value?.title ?? "No post"
+    return post.isFetching ? "\(title) (refreshing)" : title
+  }
+
+  // MARK: Retries that respect users
+
+  func showRetryingPost(api: API) {
+    let retry = RetryPolicy(
+      retries: 5,
+      backoff: { retry in .seconds(retry * retry) },  // 1 s, 4 s, 9 s, ...
+      shouldRetry: { error, failureCount in !(error is OperationTimeoutError) && failureCount < 3 })
+    let options = QueryOptions(operation: QueryOptions.defaultOperation.retry(retry))
+    @Shared(.query(["posts", 42], options: options) { try await api.post(42) }) var post = OperationState<Post>()
+    if post.failureCount > 0 { print("Retrying after", post.failureCount, "failures") }
+  }
+
   // MARK: Intermediate values
 
   func showFeed(api: API, cache: Cache) {
     @Shared(
       .query(["feed"]) { context in
-        if let cached = cache.feed { context.yield(cached) }  // shown at once; the status stays pending
+        if let cached = cache.feed { context.yield(cached) }  // shown at once; still fetching
         return try await api.feed()
       }) var feed = OperationState<[Item]>()
     render(feed)
@@ -105,7 +125,7 @@ struct QueryDocumentationSnippets {
   func showFeed(api: API, cache: Cache) {
     @Shared(
       .query(["feed"]) { context in
-        if let cached = cache.feed { context.yield(cached) }  // shown at once; the status stays pending
+        if let cached = cache.feed { context.yield(cached) }  // shown at once; still fetching
         return try await api.feed()
       }) var feed = OperationState<[Item]>()
     render(feed)

@@ -17,12 +17,18 @@ enum AttemptLoop {
   ///   - options: The retry policy, the timeout of each attempt, the clock for both, and the modifiers.
   ///   - yield: Where the contexts send yielded values, with their attempt's gate (closed once the attempt ended:
   ///     check it under the value's lock); `nil` when neither the work nor a modifier can yield.
+  ///   - onFailure: Called when an attempt failed and a retry is due, before its wait, with the error and how many
+  ///     attempts failed so far (1 for the first).
+  ///   - mayRetry: Asked before each retry's wait and again after it: `false` ends the attempts as cancelled (a
+  ///     query nobody needs any more stops retrying).
   ///   - onRetry: Called before each retry with its attempt number (2 for the first retry).
   /// - Returns: The value, the error that ended the attempts, or cancellation.
   static func run<Success: Sendable>(
     _ body: OperationBody<Success>,
     options: OperationOptions,
     yield: (@Sendable (Success, YieldGate) -> Void)?,
+    onFailure: (_ error: any Error, _ failureCount: Int) -> Void = { _, _ in },
+    mayRetry: () -> Bool = { true },
     onRetry: (Int) -> Void
   ) async -> RunOutcome<Success> {
     let retry = options.retry
@@ -45,9 +51,12 @@ enum AttemptLoop {
         guard number <= retry.retries, !(error is CancellationError), retry.shouldRetry(error, number) else {
           return .failure(error)
         }
+        onFailure(error, number)
+        guard mayRetry() else { return .cancelled }
         let delay = retry.backoff(number)
         if delay > .zero {
           do { try await options.clock.sleep(for: delay) } catch { return .cancelled }
+          guard mayRetry() else { return .cancelled }
         }
         if Task.isCancelled { return .cancelled }
         number += 1

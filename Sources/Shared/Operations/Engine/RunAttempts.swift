@@ -54,13 +54,23 @@ struct RunAttempts<Value: OperationTrackable>: Sendable {
         }
       }
     }
-    return await AttemptLoop.run(body, options: options, yield: yield) { attempt in
-      // A retry of a run the state does not follow writes nothing: it takes no value lock.
-      guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
-      shared.withLock { state in
+    return await AttemptLoop.run(
+      body, options: options, yield: yield,
+      onFailure: { error, failureCount in
+        // A failure of a run the state does not follow writes nothing, as its retry does not.
         guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
-        state.operation.retry(attempt)
-      }
-    }
+        shared.withLock { state in
+          guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+          state.operation.noteFailure(error, failureCount: failureCount)
+        }
+      },
+      onRetry: { attempt in
+        // A retry of a run the state does not follow writes nothing: it takes no value lock.
+        guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+        shared.withLock { state in
+          guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+          state.operation.retry(attempt)
+        }
+      })
   }
 }
