@@ -7,7 +7,7 @@ extension SharedReaderKey {
   ///   - initialPage: The first page to load.
   ///   - nextPage: The page after a loaded page, or `nil` at the end.
   ///   - previousPage: The page before a loaded page, or `nil` at the start.
-  ///   - options: Caching, refetching and retrying.
+  ///   - options: Caching, refetching and retrying; the store's ``QueryStore/defaultOptions`` when omitted.
   ///   - fileID: Where the fetcher is written (filled in for you).
   ///   - line: The line of the fetcher (filled in for you).
   ///   - fetch: Fetches one page.
@@ -17,7 +17,7 @@ extension SharedReaderKey {
     initialPage: PageID,
     nextPage: @escaping @Sendable (Page, PageID) -> PageID?,
     previousPage: @escaping @Sendable (Page, PageID) -> PageID? = { _, _ in nil },
-    options: QueryOptions = QueryOptions(),
+    options: QueryOptions? = nil,
     fileID: String = #fileID,
     line: Int = #line,
     _ fetch: @escaping @Sendable (PageID) async throws -> Page
