@@ -170,8 +170,9 @@ private func recordingHooks(into calls: Collector<String>) -> QueryHooks {
       // Called outside the store's locks: the store answers from here.
       heard.append("settled \(describe(subject)) while the store keeps \(store.count)")
       store.invalidate(.exactly(["other"]))
-      // Slow: holds its thread until the test, which the caller's return lets go on, signals it.
-      let waited = hookMayGoOn.wait(timeout: .now() + 5)
+      // Slow: holds its thread until the test, which the caller's return lets go on, signals it. Were the caller
+      // to wait for the hook, neither would go on: the timeout only turns that deadlock into a failure.
+      let waited = hookMayGoOn.wait(timeout: .now() + 60)
       heard.append(waited == .timedOut ? "the caller waited for the hook" : "the hook went on")
     })
     let query: Query<OperationState<String>> = .query(["feed"], options: queryStoreOptions(clock)) {
