@@ -16,8 +16,11 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
 
   /// The query's name.
   public let key: QueryKey
-  /// How the query caches, refetches and retries.
+  /// How the query caches, refetches and retries: the options it was made with, or, when it was made without, the
+  /// library's defaults until a store gives it its own (``QueryStore/defaultOptions``).
   public let options: QueryOptions
+  /// Whether the query was made without options of its own: the store it enters gives it its defaults.
+  let usesDefaultOptions: Bool
   /// Fetches the value: the query's own fetcher, given the value it fetches into and its attempt's context.
   let fetch: QueryRecord<State>.Body
   /// Where the fetcher is written, to tell two fetchers for one key apart.
@@ -27,13 +30,14 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
 
   init(
     key: QueryKey,
-    options: QueryOptions,
+    options: QueryOptions?,
     fetch: @escaping QueryRecord<State>.Body,
     fetcherLocation: CodeLocation,
     kind: QueryKind<State> = .single
   ) {
     self.key = key
-    self.options = options
+    self.options = options ?? QueryOptions()
+    self.usesDefaultOptions = options == nil
     self.fetch = fetch
     self.fetcherLocation = fetcherLocation
     self.kind = kind
@@ -43,6 +47,12 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
   public var id: QueryKey { key }
   /// A query's value is freed only after ``QueryOptions/gcTime`` without holders.
   public var lifetime: SharedKeyLifetime { .whileHeld }
+
+  /// This query with `defaults` as its options, if it was made without options of its own.
+  func withDefaultOptions(_ defaults: QueryOptions) -> Self {
+    guard usesDefaultOptions else { return self }
+    return Self(key: key, options: defaults, fetch: fetch, fetcherLocation: fetcherLocation, kind: kind)
+  }
 
   /// Registers the holder with the query store, which fetches if the value is missing, stale or invalidated.
   func holderDidAppear(_ shared: Shared<State>, in registry: SharedRegistry) {
@@ -69,14 +79,15 @@ extension SharedReaderKey {
   ///
   /// - Parameters:
   ///   - key: The query's name.
-  ///   - options: Caching, refetching, and how each fetch runs.
+  ///   - options: Caching, refetching, and how each fetch runs; the store's ``QueryStore/defaultOptions`` when
+  ///     omitted.
   ///   - fileID: Where the fetcher is written (filled in for you).
   ///   - line: The line of the fetcher (filled in for you).
   ///   - fetch: Produces the value.
   /// - Returns: The query key.
   public static func query<State: OperationTrackable>(
     _ key: QueryKey,
-    options: QueryOptions = QueryOptions(),
+    options: QueryOptions? = nil,
     fileID: String = #fileID,
     line: Int = #line,
     _ fetch: @escaping @Sendable () async throws -> State.Success
@@ -105,14 +116,15 @@ extension SharedReaderKey {
   ///
   /// - Parameters:
   ///   - key: The query's name.
-  ///   - options: Caching, refetching, and how each fetch runs.
+  ///   - options: Caching, refetching, and how each fetch runs; the store's ``QueryStore/defaultOptions`` when
+  ///     omitted.
   ///   - fileID: Where the fetcher is written (filled in for you).
   ///   - line: The line of the fetcher (filled in for you).
   ///   - fetch: Produces the value, given its attempt's context; may yield intermediate values first.
   /// - Returns: The query key.
   public static func query<State: OperationTrackable>(
     _ key: QueryKey,
-    options: QueryOptions = QueryOptions(),
+    options: QueryOptions? = nil,
     fileID: String = #fileID,
     line: Int = #line,
     _ fetch: @escaping @Sendable (OperationContext<State.Success>) async throws -> State.Success

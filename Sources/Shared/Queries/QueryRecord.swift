@@ -18,6 +18,12 @@ protocol QueryRecordProtocol: AnyObject {
   func gcTick(now: Duration) -> QueryRecordMachine.CollectAction
   /// Notes a use, so garbage collection counts a whole gcTime from now.
   func touch()
+  /// Marks the query stale, refetching now if `refetchesNow` whether or not it is held; returns what to start after
+  /// the lock.
+  func invalidate(refetchesNow: Bool, store: QueryStore) -> QueryRecordEffect
+  /// Stops the query's fetches (`removing`: for good, as the record leaves the store); returns what to do after the
+  /// lock, which also releases the withdrawn work there.
+  func stopFetches(removing: Bool) -> QueryRecordEffect
 }
 
 /// One cached query: its value (held strongly, so it outlives its holders until collected), its state machine and
@@ -75,6 +81,32 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
 
   func touch() {
     machine.touched()
+  }
+
+  func invalidate(refetchesNow: Bool, store: QueryStore) -> QueryRecordEffect {
+    plan(machine.invalidated(isHeld: refetchesNow), store: store, body: nil).effect
+  }
+
+  func stopFetches(removing: Bool) -> QueryRecordEffect {
+    let wasBusy = machine.running != nil
+    let action = removing ? machine.removed() : machine.fetchesCancelled()
+    let running = action.cancelRunning.flatMap { works[$0] }
+    let withdrawn = action.withdraw.compactMap { works.removeValue(forKey: $0) }
+    // A removed record's fetch can no longer reach its value (it borrows the value from the record), so the value
+    // its holders keep is told here that no fetch runs any more.
+    let detached = removing && wasBusy ? shared : nil
+    guard running != nil || !withdrawn.isEmpty || detached != nil else { return .none }
+    return QueryRecordEffect {
+      running?.cancel()
+      for work in withdrawn {
+        work.withdraw()
+        work.finish(.failure(CancellationError()))
+      }
+      detached?.withLock { state in
+        if state.operation.status == .pending { state.operation.status = .idle }
+        state.operation.endFetch()
+      }
+    }
   }
 
   /// A caller asks for `work`, done by `body`; returns the unit of work that serves the request (and its

@@ -113,6 +113,9 @@ struct QueryRecordMachine: Sendable {
     var queue: [Queued]
     /// Whether its task was cancelled because nobody needed it: it ends as cancelled, so nobody may join it.
     var isCancelled = false
+    /// Whether the app cancelled the record's fetches: no refresh follows the running work when it ends, until an
+    /// invalidation asks for one again.
+    var isStopped = false
   }
 
   /// A unit of work waiting for its turn.
@@ -213,6 +216,18 @@ struct QueryRecordMachine: Sendable {
     case failed
     /// It was cancelled.
     case cancelled
+  }
+
+  /// What the caller does when the app cancels the record's fetches or removes the record.
+  struct StopAction: Equatable, Sendable {
+    /// The running work to cancel, if it still fetches (a value being written is written); it reports
+    /// ``QueryRecordMachine/finished(_:outcome:isHeld:)`` as usual.
+    var cancelRunning: WorkID?
+    /// The queued work that was removed: end each as cancelled without running it.
+    var withdraw: [WorkID]
+
+    /// Nothing to stop.
+    static var none: Self { Self(cancelRunning: nil, withdraw: []) }
   }
 
   /// What a garbage check decided.
@@ -370,6 +385,7 @@ struct QueryRecordMachine: Sendable {
       if case .refresh = busy.running, busy.phase != .settling {
         // The refetch that follows is the one the holders need: a cancelled fetch is followed by it too.
         busy.running = .refresh(superseded: true)
+        busy.isStopped = false
         activity = .busy(busy)
         return .none
       }
@@ -461,7 +477,7 @@ struct QueryRecordMachine: Sendable {
       freshness = .fetched(at: at)
     }
     let refreshQueued = busy.queue.firstIndex { $0.work == .refresh }
-    let unanswered = superseded || (outcome == .cancelled && freshness == .invalidated)
+    let unanswered = !busy.isStopped && (superseded || (outcome == .cancelled && freshness == .invalidated))
     if unanswered, handsOver || isHeld, let index = refreshQueued {
       // The refresh that waits answers the invalidation: no caller's cancellation may withdraw it now.
       busy.queue[index].demand.isNeeded = true
@@ -496,6 +512,32 @@ struct QueryRecordMachine: Sendable {
     guard busy.queue.isEmpty else { return startNext(&busy) }
     activity = .idle
     return .none
+  }
+
+  /// The app cancelled the record's fetches: the running work is cancelled if it still fetches, queued work is
+  /// withdrawn, and no refresh follows them (an invalidation that comes later asks for one again).
+  mutating func fetchesCancelled() -> StopAction {
+    guard case .busy(var busy) = activity else { return .none }
+    let withdrawn = busy.queue.map(\.id)
+    busy.queue = []
+    busy.isStopped = true
+    busy.demand = Demand(callers: 0, isNeeded: false)
+    var cancelled: WorkID?
+    if busy.phase == .fetching && !busy.isCancelled {
+      busy.isCancelled = true
+      cancelled = busy.id
+    }
+    activity = .busy(busy)
+    return StopAction(cancelRunning: cancelled, withdraw: withdrawn)
+  }
+
+  /// The app removed the record from the store: it takes no more work; the running work is cancelled if it still
+  /// fetches and queued work is withdrawn.
+  mutating func removed() -> StopAction {
+    defer { activity = .collected }
+    guard case .busy(let busy) = activity else { return .none }
+    let fetching = busy.phase == .fetching && !busy.isCancelled
+    return StopAction(cancelRunning: fetching ? busy.id : nil, withdraw: busy.queue.map(\.id))
   }
 
   /// A garbage check at `now`: collects the record once nobody held or fetched it for a whole `gcTime`.

@@ -19,12 +19,12 @@ import Synchronization
 /// ``Shared/refetchAll()`` on a paginated value all mean that. ``refetchStale(on:matching:)`` refetches only the
 /// queries that are held and stale, each time a trigger fires.
 public final class QueryStore: Sendable {
-  private let state = Lock(State())
+  let state = Lock(State())
 
   /// The lock's contents, by a name that generic methods whose parameter is called `State` can still use.
-  private typealias Contents = State
+  typealias Contents = State
 
-  private struct State: ~Copyable {
+  struct State: ~Copyable {
     let root = QueryIndexNode()
     var count = 0
   }
@@ -36,6 +36,9 @@ public final class QueryStore: Sendable {
   private struct WeakRegistry: Sendable {
     weak var registry: SharedRegistry?
   }
+
+  /// The store-wide hooks, the options for queries made without their own, and the activity counts.
+  let settings = QueryStoreSettings()
 
   init(registry: SharedRegistry? = nil) {
     owner = WeakRegistry(registry: registry)
@@ -226,6 +229,7 @@ public final class QueryStore: Sendable {
     asHolder: Bool
   ) {
     guard case .root(let root) = holder.reference else { return }  // A type mismatch got a value of its own.
+    let query = settings.withDefaultOptions(query)
     // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
     // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
     let link = root.attachment(QueryLink<State>.self, make: QueryLink.init)
@@ -501,6 +505,7 @@ public final class QueryStore: Sendable {
     let key = query.key
     let result: Result<State.Success, any Error>
     let outcome: QueryRecordMachine.Outcome
+    var settings: QueryStoreSettings?  // Set when a fetch ran: its hooks are called.
     let started: OperationStatus?
     if let before {
       started = before
@@ -513,14 +518,19 @@ public final class QueryStore: Sendable {
       started = Task.isCancelled ? nil : markPending(shared)
     }
     if let started {
+      settings = store.store?.settings
+      settings?.fetchStarted()
       (result, outcome) = await fetchAndApply(
         id, query: query, epoch: epoch, body: body, before: started, store: store)
+      settings?.fetchEnded()
     } else {
       (result, outcome) = (.failure(CancellationError()), .cancelled)
     }
     let effect = store.store?.finished(id, key: key, outcome: outcome, as: State.self) ?? .none
     work.finish(result)
     effect()
+    // The hooks run last, outside every lock: the callers and the work that follows do not wait for them.
+    settings?.report(.query(key), result)
   }
 
   private static func fetchAndApply<State: OperationTrackable>(

@@ -50,6 +50,14 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case enable
   /// The running work's current attempt fails and a retry is due: it goes on only if someone needs it.
   case retryPoint
+  /// The server changes and the query is invalidated with `refetching: .all`: it refetches now, held or not.
+  case invalidateAll
+  /// The server changes and the query is invalidated with `refetching: .none`: marked stale, nothing starts.
+  case invalidateNone
+  /// `QueryStore.cancel`: the app cancels the query's fetches.
+  case cancelFetches
+  /// `QueryStore.remove`: the app removes the query from the store.
+  case remove
 
   var description: String {
     switch self {
@@ -72,6 +80,10 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .disable: "disable"
     case .enable: "enable"
     case .retryPoint: "retryPoint"
+    case .invalidateAll: "invalidateAll"
+    case .invalidateNone: "invalidateNone"
+    case .cancelFetches: "cancelFetches"
+    case .remove: "remove"
     }
   }
 }
@@ -123,6 +135,9 @@ private struct Harness {
   var fetchSuperseded = false
   /// The status the last work that ended left (success if it wrote its value, error if it failed).
   var lastEndedStatus = OperationStatus.idle
+  /// The app left the query stale on purpose (an invalidation that refetches nothing, or cancelled fetches) and no
+  /// refresh of the server as it is now was written since.
+  var leftStale = false
   var failures: [String] = []
   let trace: String
   /// The event being applied fetches only if automatic fetching is on: a holder, an invalidation, a trigger.
@@ -159,10 +174,23 @@ private struct Harness {
     defer { isAutomatic = false }
     switch event {
     case .invalidate:
-      serverVersion += 1
-      serverPageCount = serverPageCount == 3 ? 2 : 3
-      if case .walking = running?.progress { fetchSuperseded = true }
+      changeServer()
       handle(machine.invalidated(isHeld: isReferenced))
+    case .invalidateAll:
+      changeServer()
+      handle(machine.invalidated(isHeld: true))
+    case .invalidateNone:
+      let wasSuperseded = fetchSuperseded
+      changeServer()
+      // Page work that loads the first pages is not superseded: with no refresh asked for, nothing follows it.
+      if machine.running?.work != .refresh { fetchSuperseded = wasSuperseded }
+      leftStale = true
+      handle(machine.invalidated(isHeld: false))
+    case .cancelFetches:
+      stop(machine.fetchesCancelled(), removing: false)
+    case .remove:
+      stop(machine.removed(), removing: true)
+      return
     case .requestNextPage:
       guard isHeld else { return }  // Only a holder can ask.
       requestPage(.nextPage)
@@ -281,6 +309,50 @@ private struct Harness {
     handle(action, byCaller: true)
   }
 
+  /// The server changes: its version grows, and it alternates between 3 and 2 pages.
+  mutating func changeServer() {
+    serverVersion += 1
+    serverPageCount = serverPageCount == 3 ? 2 : 3
+    if case .walking = running?.progress { fetchSuperseded = true }
+  }
+
+  /// The app stops the query's fetches (`removing`: and removes the record): queued work is withdrawn, the running
+  /// work is cancelled unless it writes its value, and nothing follows.
+  mutating func stop(_ action: QueryRecordMachine.StopAction, removing: Bool) {
+    if Set(action.withdraw) != waiting { fail("withdrew \(action.withdraw) of the waiting \(waiting)") }
+    waiting = []
+    queuedWork = [:]
+    callers.removeAll { action.withdraw.contains($0) }
+    leftStale = true
+    if let cancelled = action.cancelRunning {
+      guard let (id, progress, before) = running, id == cancelled else {
+        fail("cancelled \(cancelled), which does not run")
+        return
+      }
+      if case .returned = progress { fail("cancelled \(id) while it writes its value") }
+      if state.status == .pending { state.status = before }
+      state.isFetching = false
+      end(id, outcome: .cancelled)
+    } else if let (id, progress, _) = running, !removing {
+      guard case .returned = progress else {
+        fail("left \(id) fetching after cancelling every fetch")
+        return
+      }
+    }
+    if removing {
+      // The record is gone: work still writing its value writes into a value the store no longer keeps, and the
+      // store tells that value no fetch runs any more.
+      if state.status == .pending { state.status = .idle }
+      state.isFetching = false
+      running = nil
+      callers = []
+      collected = true
+      if machine.request(.refresh, by: .library) != .none { fail("a removed record took work") }
+    } else if !waiting.isEmpty || machine.running?.phase == .fetching {
+      fail("work still fetches or waits after every fetch was cancelled")
+    }
+  }
+
   /// A caller awaits the value (with or without a holder), taking a cached one as `acceptance` allows: it is served
   /// a value only when one was fetched, fresh unless it takes an older one; otherwise it waits for a refresh.
   mutating func awaitValue(accepting acceptance: QueryRecordMachine.Acceptance) {
@@ -394,6 +466,8 @@ private struct Harness {
       handedOver = keepPending
       applied = true
       if let fetchedVersion { appliedRefreshVersion = fetchedVersion }
+      // A refresh of the server as it is now (page work that loaded the first pages does not count).
+      if machine.running?.work == .refresh && fetchedVersion == serverVersion { leftStale = false }
       // A failed refresh leaves the query stale (its next holder refetches) until a refresh succeeds; page work
       // does not count, even when it had to load the first page.
       if machine.running?.work == .refresh { lastRefreshFailed = false }
@@ -510,6 +584,7 @@ private struct Harness {
       fail("held and quiet, \(state.status), after a work that left \(lastEndedStatus)")
     }
     if lastRefreshFailed { return }  // Stale until a refresh succeeds: its next holder or trigger refetches.
+    if leftStale { return }  // Stale on purpose until a refresh starts.
     if appliedRefreshVersion != serverVersion {
       fail(
         "held and quiet on a refresh of version \(String(describing: appliedRefreshVersion)), server \(serverVersion)")
@@ -635,8 +710,16 @@ struct QueryRecordMachineTests {
     #expect(sequences == 46_656)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
+
   @Test func everyOrderingOfSixEventsWithRetryPointsKeepsTheRecordsInvariants() {
     let events: [Event] = [.retryPoint, .toggleHolder, .awaitValue, .cancel, .invalidate, .step]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfSixEventsWithCancelledFetchesKeepsTheRecordsInvariants() {
+    let events: [Event] = [.invalidate, .requestNextPage, .awaitValue, .step, .cancelFetches, .toggleHolder]
     let (sequences, failures) = explore(events, depth: 6)
     #expect(sequences == 46_656)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
@@ -698,6 +781,42 @@ struct QueryRecordMachineTests {
     let (sequences, failures) = explore(events, depth: 5)
     #expect(sequences == 32_768)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithInvalidationChoicesAndRemovalKeepsTheRecordsInvariants() {
+    let events: [Event] = [
+      .invalidate, .invalidateAll, .invalidateNone, .refetch, .step, .remove, .toggleHolder, .gcTick,
+    ]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func cancelledFetchesOfAnInvalidatedHeldQueryAreNotFollowedByARefetch() {
+    var machine = QueryRecordMachine()
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .start(1, .refresh))
+    #expect(machine.invalidated(isHeld: true) == .none)  // Superseded: a refresh would follow.
+    #expect(machine.request(.nextPage, by: .caller) == .wait(2, .nextPage))
+    #expect(machine.fetchesCancelled() == QueryRecordMachine.StopAction(cancelRunning: 1, withdraw: [2]))
+    #expect(machine.finished(1, outcome: .cancelled, isHeld: true) == .none)
+    #expect(machine.freshness == .invalidated)  // Still stale: the next holder refetches.
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .start(3, .refresh))
+    // An invalidation after a cancel asks for a refresh again.
+    #expect(machine.fetchesCancelled() == QueryRecordMachine.StopAction(cancelRunning: 3, withdraw: []))
+    #expect(machine.invalidated(isHeld: true) == .none)
+    #expect(machine.finished(3, outcome: .cancelled, isHeld: true) == .start(4, .refresh))
+  }
+
+  @Test func aRemovedRecordStopsItsWorkAndTakesNoMore() {
+    var machine = QueryRecordMachine()
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .start(1, .refresh))
+    #expect(machine.request(.refresh, by: .caller) == .join(1))
+    #expect(machine.request(.nextPage, by: .caller) == .wait(2, .nextPage))
+    #expect(machine.removed() == QueryRecordMachine.StopAction(cancelRunning: 1, withdraw: [2]))
+    #expect(machine.finished(1, outcome: .cancelled, isHeld: true) == .none)
+    #expect(machine.invalidated(isHeld: true) == .none)
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .none)
+    #expect(machine.gcTick(now: .seconds(15), gcTime: .seconds(60), isHeld: false) == .collect)
   }
 
   @Test func everyOrderingOfEightRefreshEventsKeepsAHeldQueryFresh() {

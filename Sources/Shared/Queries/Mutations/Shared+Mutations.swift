@@ -103,16 +103,22 @@ extension Shared {
     }
     let queries = SharedRegistry.current.queries
     let shared = self
+    // The store's count and hooks hear about every run; the hooks run where the run's callbacks do.
+    let settings = queries.settings
+    let subject = QueryHookSubject.mutation(arguments: arguments)
+    settings.mutationStarted()
     return start(
       body, options: options, policy: policy, optimistic: nil, isolation: isolation,
       onAttempt: onAttempt,
       onSuccess: { result in
         shared.withLockReleasingReplaced { $0.finish(id, status: .success, result: result, error: nil) }
         for prefix in invalidates { queries.invalidate(matching: prefix) }
+        settings.reportSuccess(subject, result)
         onSuccess?(result)
       },
       onError: { error in
         shared.withLockReleasingReplaced { $0.finish(id, status: .error, result: nil, error: error) }
+        settings.reportError(subject, error)
         onError?(error)
       },
       onSettled: { result in
@@ -121,6 +127,8 @@ extension Shared {
             $0.finish(id, status: .idle, result: nil, error: nil, onlyIfPending: true)
           }
         }
+        settings.mutationEnded()
+        settings.reportSettled(subject, result.map { $0 as any Sendable })
         onSettled?(result)
       })
   }

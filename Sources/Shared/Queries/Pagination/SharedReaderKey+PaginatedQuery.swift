@@ -30,7 +30,7 @@ extension SharedReaderKey {
   ///   - nextPage: The page after a loaded page, or `nil` at the end.
   ///   - previousPage: The page before a loaded page, or `nil` at the start.
   ///   - maxPages: The most pages kept (at least 1), or `nil` to keep every page fetched.
-  ///   - options: Caching, refetching and retrying.
+  ///   - options: Caching, refetching and retrying; the store's ``QueryStore/defaultOptions`` when omitted.
   ///   - fileID: Where the fetcher is written (filled in for you).
   ///   - line: The line of the fetcher (filled in for you).
   ///   - fetch: Fetches one page.
@@ -41,7 +41,7 @@ extension SharedReaderKey {
     nextPage: @escaping @Sendable (Page, PageID) -> PageID?,
     previousPage: @escaping @Sendable (Page, PageID) -> PageID? = { _, _ in nil },
     maxPages: Int? = nil,
-    options: QueryOptions = QueryOptions(),
+    options: QueryOptions? = nil,
     fileID: String = #fileID,
     line: Int = #line,
     _ fetch: @escaping @Sendable (PageID) async throws -> Page

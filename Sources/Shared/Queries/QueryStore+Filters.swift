@@ -1,0 +1,143 @@
+extension QueryStore {
+  // MARK: Invalidation choices
+
+  /// Marks the queries `filter` reaches as stale, and refetches now those that `refetching` names.
+  ///
+  /// ```swift
+  /// let store = SharedRegistry.current.queries
+  /// store.invalidate(.exactly(["posts", 42]))                     // that post only, not its comments
+  /// store.invalidate(.prefix(["posts"]), refetching: .all)        // held or not, fetch them now
+  /// store.invalidate(.prefix(["posts"]).satisfying { key in key.parts.count == 2 }, refetching: .none)
+  /// ```
+  ///
+  /// With ``QueryRefetch/held`` (the default), queries with holders refetch now and the others when next needed,
+  /// as ``invalidate(matching:)`` does. A fetch under way is followed by another, so a held query ends on a value
+  /// fetched after the invalidation.
+  ///
+  /// A filter's predicate is your code: it runs on the calling thread, outside the store's lock, once per query the
+  /// filter's key reaches. A query that is removed or made again while it runs is left alone.
+  ///
+  /// - Parameters:
+  ///   - filter: Which queries: a prefix, an exact key, and optionally a predicate on the key.
+  ///   - refetching: Which of them fetch again now: the held ones, all of them, or none.
+  /// - Returns: How many queries were marked.
+  @discardableResult
+  public func invalidate(_ filter: QueryFilter, refetching: QueryRefetch = .held) -> Int {
+    if !filter.isExact, filter.predicate == nil, refetching == .held { return invalidate(matching: filter.key) }
+    return forEachRecord(matching: filter) { _, record in
+      switch refetching {
+      case .held: record.invalidate(store: self)
+      case .all: record.invalidate(refetchesNow: true, store: self)
+      case .none: record.invalidate(refetchesNow: false, store: self)
+      }
+    }.count
+  }
+
+  // MARK: Cancelling, removing
+
+  /// Cancels the fetches of the queries `filter` reaches, putting back the status each showed before.
+  ///
+  /// ```swift
+  /// store.cancel(.prefix(["posts"]))   // before an optimistic update, so no fetch overwrites it
+  /// store.update(["posts", 42], as: OperationState<Post>.self) { $0.value?.title = "Edited" }
+  /// ```
+  ///
+  /// A fetch under way is cancelled (its fetcher sees the task's cancellation) and the query's status goes back to
+  /// the one it replaced, with the value it had; fetches waiting their turn (page fetches, a refetch) never run.
+  /// Everyone awaiting one of them, ``fetch(_:servingStale:)`` callers and page fetch tasks alike, gets a
+  /// `CancellationError`. No fetch follows from the cancel: the query stays as it was (stale, if it was
+  /// invalidated), and fetches again when a holder, a caller, a refetch or an invalidation next asks. A fetch whose
+  /// value is already being written is not stopped.
+  ///
+  /// - Parameter filter: Which queries.
+  /// - Returns: How many queries had a fetch cancelled.
+  @discardableResult
+  public func cancel(_ filter: QueryFilter) -> Int {
+    forEachRecord(matching: filter) { _, record in record.stopFetches(removing: false) }.acted
+  }
+
+  /// Removes the queries `filter` reaches from the store.
+  ///
+  /// ```swift
+  /// store.remove(.prefix(["users", userID]))   // after signing out: nothing of the user stays cached
+  /// ```
+  ///
+  /// The store forgets each query at once, as garbage collection would after ``QueryOptions/gcTime``: a value
+  /// nobody holds is released (after the lock), and its fetch under way is cancelled, as ``cancel(_:)`` does.
+  ///
+  /// Holders keep showing the state they have, detached from the store: invalidations, ``refetch(_:)`` and
+  /// ``Shared/refetch()`` no longer reach them, and ``Shared/fetchValue(servingStale:)`` returns `nil`. The query is
+  /// made again, and fetched, when a new holder appears or a caller asks the store for it; a new holder shares the
+  /// value the current holders show.
+  ///
+  /// - Parameter filter: Which queries.
+  /// - Returns: How many queries were removed.
+  @discardableResult
+  public func remove(_ filter: QueryFilter) -> Int {
+    forEachRecord(matching: filter) { state, record in
+      let parts = record.key.parts
+      guard let node = state.root.node(at: parts), node.record === record else { return .none }
+      let stop = record.stopFetches(removing: true)
+      node.record = nil
+      state.count -= 1
+      state.root.prune(parts[...])
+      // The record, and the value it keeps, are released with this effect: after the lock.
+      return QueryRecordEffect {
+        stop()
+        withExtendedLifetime(record) {}
+      }
+    }.count
+  }
+
+  // MARK: Visiting
+
+  /// Calls `act` under the lock with each query `filter` reaches, then performs what it returns after the lock;
+  /// returns how many queries it was called with, and how many of those returned something to perform.
+  ///
+  /// Without a predicate it takes one lock. With one, the candidates' keys and clocks are collected under the lock,
+  /// the predicate (the app's code) runs after it, and `act` runs under the lock again with each accepted query
+  /// that is still the one collected (the same key and record time), as ``refetchStale(matching:)`` does.
+  private func forEachRecord(
+    matching filter: QueryFilter,
+    _ act: @Sendable (inout Contents, any QueryRecordProtocol) -> QueryRecordEffect
+  ) -> (count: Int, acted: Int) {
+    let effects: [QueryRecordEffect]
+    if let predicate = filter.predicate {
+      let candidates = state.withLock { state in
+        Self.records(matching: filter, in: state).map { (key: $0.key, epoch: $0.epoch) }
+      }
+      let accepted = candidates.filter { predicate($0.key) }
+      guard !accepted.isEmpty else { return (0, 0) }
+      effects = state.withLock { state in
+        accepted.compactMap { candidate -> QueryRecordEffect? in
+          guard let record = state.root.node(at: candidate.key.parts)?.record,
+            record.epoch.isSame(as: candidate.epoch)
+          else { return nil }
+          return act(&state, record)
+        }
+      }
+    } else {
+      effects = state.withLock { state in
+        Self.records(matching: filter, in: state).map { act(&state, $0) }
+      }
+    }
+    var acted = 0
+    for effect in effects where effect.perform != nil {
+      acted += 1
+      effect()
+    }
+    return (effects.count, acted)
+  }
+
+  /// The queries `filter`'s key reaches, without its predicate; call under the lock.
+  private static func records(
+    matching filter: QueryFilter,
+    in state: borrowing Contents
+  ) -> [any QueryRecordProtocol] {
+    guard let node = state.root.node(at: filter.key.parts) else { return [] }
+    if filter.isExact { return node.record.map { [$0] } ?? [] }
+    var records: [any QueryRecordProtocol] = []
+    node.visitRecords { records.append($0) }
+    return records
+  }
+}

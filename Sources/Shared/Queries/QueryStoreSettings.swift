@@ -1,0 +1,66 @@
+/// What a ``QueryStore`` keeps for all its queries and mutations: the options for queries made without their own,
+/// the app's hooks, and how many fetches and mutation runs are under way.
+final class QueryStoreSettings: Sendable {
+  /// The options for queries made without their own; `nil`: the library's defaults.
+  let defaultOptions = Lock<QueryOptions?>(nil)
+  let hooks = Lock(QueryHooks())
+  /// The counts, as a shared value its readers can observe.
+  let activity = Shared(value: QueryActivity())
+
+  init() {}
+
+  /// `query` with the store's default options, if it was made without options of its own.
+  func withDefaultOptions<State: OperationTrackable>(_ query: Query<State>) -> Query<State> {
+    guard query.usesDefaultOptions, let defaults = defaultOptions.withLock({ $0 }) else { return query }
+    return query.withDefaultOptions(defaults)
+  }
+
+  /// A query's fetch started.
+  func fetchStarted() {
+    activity.withLock { $0.fetchingQueries += 1 }
+  }
+
+  /// A query's fetch ended (after ``fetchStarted()``).
+  func fetchEnded() {
+    activity.withLock { $0.fetchingQueries -= 1 }
+  }
+
+  /// A mutation run started.
+  func mutationStarted() {
+    activity.withLock { $0.runningMutations += 1 }
+  }
+
+  /// A mutation run ended (after ``mutationStarted()``).
+  func mutationEnded() {
+    activity.withLock { $0.runningMutations -= 1 }
+  }
+
+  /// Calls the hooks for a fetch or run of `subject` that ended with `result`: `onSuccess` or `onError`, then
+  /// `onSettled`. Call outside every lock.
+  func report<Success: Sendable>(_ subject: QueryHookSubject, _ result: Result<Success, any Error>) {
+    let hooks = self.hooks.withLock { $0 }
+    guard hooks.onSuccess != nil || hooks.onError != nil || hooks.onSettled != nil else { return }
+    switch result {
+    case .success(let value): hooks.onSuccess?(subject, value)
+    case .failure(let error):
+      // A cancelled fetch was not a failure: it only settles, as a cancelled operation run does.
+      if !(error is CancellationError) { hooks.onError?(subject, error) }
+    }
+    hooks.onSettled?(subject, result.map { $0 as any Sendable })
+  }
+
+  /// Calls the success hooks of `subject`, whose settled hook follows later.
+  func reportSuccess(_ subject: QueryHookSubject, _ value: any Sendable) {
+    hooks.withLock { $0 }.onSuccess?(subject, value)
+  }
+
+  /// Calls the error hook of `subject`, whose settled hook follows later.
+  func reportError(_ subject: QueryHookSubject, _ error: any Error) {
+    hooks.withLock { $0 }.onError?(subject, error)
+  }
+
+  /// Calls the settled hook of `subject`.
+  func reportSettled(_ subject: QueryHookSubject, _ result: Result<any Sendable, any Error>) {
+    hooks.withLock { $0 }.onSettled?(subject, result)
+  }
+}

@@ -1,0 +1,247 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import SharedState
+
+/// A fetcher that counts its fetches per key and can hold the fetches that start; a held fetch sees its task's
+/// cancellation at once.
+private final class KeyedFetcher: Sendable {
+  private let fetches = Lock<[String: Int]>([:])
+  private let isHolding = Lock(false)
+  /// Held fetches sleep on this clock until it moves on.
+  private let holdClock = ManualClock()
+
+  /// Holds the fetches that start from now on, until ``release()``.
+  func hold() {
+    isHolding.withLock { $0 = true }
+  }
+
+  /// Lets the held fetches go on, and the later ones run at once.
+  func release() {
+    isHolding.withLock { $0 = false }
+    holdClock.advance(by: .seconds(1_000))
+  }
+
+  func count(_ name: String) -> Int {
+    fetches.withLock { $0[name, default: 0] }
+  }
+
+  func fetch(_ name: String) async throws -> String {
+    let number = fetches.withLock { fetches in
+      fetches[name, default: 0] += 1
+      return fetches[name, default: 0]
+    }
+    if isHolding.withLock({ $0 }) { try await holdClock.sleep(for: .seconds(1_000)) }
+    return "\(name) \(number)"
+  }
+
+  func query(_ key: QueryKey, _ name: String, clock: ManualClock) -> Query<OperationState<String>> {
+    .query(key, options: queryStoreOptions(clock)) { try await self.fetch(name) }
+  }
+}
+
+/// Waits until `shared` has settled on `value`.
+private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: String) async {
+  var values = shared.values.makeAsyncIterator()
+  while let state = await values.next(), state.status != .success || state.value != value {}
+}
+
+/// Invalidating an exact key or a prefix, refetching the held queries, all of them or none, narrowing by a
+/// predicate; cancelling and removing queries by the same filters.
+@Suite(.freshRegistry) struct QueryFilterTests {
+  @Test func anExactKeyReachesThatQueryAndNotTheKeysUnderIt() async {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    let post = Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: clock))
+    let comments = Shared(
+      wrappedValue: OperationState<String>(), fetcher.query(["posts", 1, "comments"], "comments", clock: clock))
+    await waitForValue(post, "post 1")
+    await waitForValue(comments, "comments 1")
+    #expect(store.invalidate(.exactly(["posts", 1])) == 1)
+    #expect(post.wrappedValue.isFetching)  // A held query refetches at once.
+    #expect(!comments.wrappedValue.isFetching)
+    await waitForValue(post, "post 2")
+    #expect(fetcher.count("comments") == 1)
+    #expect(store.invalidate(.exactly(["posts"])) == 0)  // No query is named ["posts"] itself.
+    #expect(store.invalidate(.prefix(["posts"])) == 2)
+    await waitForValue(post, "post 3")
+    await waitForValue(comments, "comments 2")
+  }
+
+  @Test func refetchingAllFetchesQueriesNobodyHoldsNow() async throws {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    let query = fetcher.query(["feed"], "feed", clock: clock)
+    #expect(try await store.fetch(query) == "feed 1")
+    #expect(store.invalidate(.prefix(["feed"])) == 1)  // Held only: nothing fetches.
+    #expect(store.invalidate(.prefix(["feed"]), refetching: .all) == 1)
+    await waitUntil { store.cachedValue(for: ["feed"], as: String.self) == "feed 2" }
+    #expect(fetcher.count("feed") == 2)
+    #expect(try await store.fetch(query) == "feed 2")  // Fresh again.
+  }
+
+  @Test func refetchingNoneMarksHeldQueriesStaleWithoutFetching() async throws {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    let query = fetcher.query(["feed"], "feed", clock: clock)
+    let feed = Shared(wrappedValue: OperationState<String>(), query)
+    await waitForValue(feed, "feed 1")
+    #expect(store.invalidate(.prefix(["feed"]), refetching: .none) == 1)
+    // A fetch started by the invalidation would be fetching before `invalidate` returns.
+    #expect(!feed.wrappedValue.isFetching)
+    #expect(try await store.fetch(query) == "feed 2")  // Stale: the next caller fetches.
+    #expect(fetcher.count("feed") == 2)
+  }
+
+  @Test func aPredicateNarrowsTheKeysAndRunsOutsideTheStoresLock() async {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    let first = Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "first", clock: clock))
+    let second = Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 2], "second", clock: clock))
+    let comments = Shared(
+      wrappedValue: OperationState<String>(), fetcher.query(["posts", 1, "comments"], "comments", clock: clock))
+    await waitForValue(first, "first 1")
+    await waitForValue(second, "second 1")
+    await waitForValue(comments, "comments 1")
+    let asked = Collector<String>()
+    let filter = QueryFilter.prefix(["posts"]).satisfying { key in
+      // The store's lock is not held: asking the store from here does not deadlock.
+      asked.append("\(key)")
+      return store.contains(key) && key.parts.count == 2
+    }.satisfying { key in key.parts.last as? Int == 1 }
+    #expect(store.invalidate(filter) == 1)
+    #expect(Set(asked.elements) == ["[\"posts\", 1]", "[\"posts\", 2]", "[\"posts\", 1, \"comments\"]"])
+    await waitForValue(first, "first 2")
+    #expect(second.wrappedValue.value == "second 1")
+    #expect(comments.wrappedValue.value == "comments 1")
+    #expect(fetcher.count("second") == 1)
+    #expect(fetcher.count("comments") == 1)
+    #expect(store.invalidate(.all.satisfying { _ in false }) == 0)
+  }
+
+  @Test func aQueryRemovedAndMadeAgainWhileThePredicateRunsIsLeftAlone() async throws {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    let query = fetcher.query(["feed"], "feed", clock: clock)
+    #expect(try await store.fetch(query) == "feed 1")
+    let filter = QueryFilter.exactly(["feed"]).satisfying { key in
+      store.remove(.exactly(key))
+      store.prefetch(query)  // Made again, with a clock of its own.
+      return true
+    }
+    #expect(store.invalidate(filter, refetching: .all) == 0)
+    await waitUntil { store.cachedValue(for: ["feed"], as: String.self) == "feed 2" }
+    #expect(store.count == 1)
+  }
+
+  @Test func cancelStopsTheFetchPutsBackTheStatusAndFailsItsCallers() async throws {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    let query = fetcher.query(["feed"], "feed", clock: clock)
+    let feed = Shared(wrappedValue: OperationState<String>(), query)
+    await waitForValue(feed, "feed 1")
+    fetcher.hold()
+    #expect(store.invalidate(.exactly(["feed"])) == 1)  // Refetches: the holder needs it.
+    let caller = Task { try await store.fetch(query) }  // Stale: joins that refetch.
+    await waitUntil { fetcher.count("feed") == 2 }
+    #expect(feed.wrappedValue.isFetching)
+    #expect(store.cancel(.prefix(["feed"])) == 1)
+    await #expect(throws: CancellationError.self) { try await caller.value }
+    await waitUntil { !feed.wrappedValue.isFetching }
+    #expect(feed.wrappedValue.status == .success)
+    #expect(feed.wrappedValue.value == "feed 1")  // The value and status from before the fetch.
+    #expect(store.cancel(.prefix(["feed"])) == 0)  // Nothing left to cancel.
+    fetcher.release()
+    #expect(try await store.fetch(query) == "feed 3")  // Still stale: the next caller fetches.
+  }
+
+  @Test func cancelWithdrawsQueuedPageFetches() async throws {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    let nextPage: @Sendable ([String], Int) -> Int? = { _, id in id + 1 }
+    let query: Query<PaginatedState<Int, [String]>> = .paginatedQuery(
+      ["feed"], initialPage: 0, nextPage: nextPage, options: queryStoreOptions(clock)
+    ) { (id: Int) -> [String] in [try await fetcher.fetch("page \(id)")] }
+    fetcher.hold()
+    let feed = Shared(wrappedValue: PaginatedState<Int, [String]>(), query)
+    await waitUntil { fetcher.count("page 0") == 1 }
+    let next = try #require(feed.fetchNextPage())
+    #expect(store.cancel(.all) == 1)
+    await #expect(throws: CancellationError.self) { try await next.value }
+    await waitUntil { feed.wrappedValue.status == .idle }
+    fetcher.release()
+    #expect(fetcher.count("page 1") == 0)  // Withdrawn before its turn.
+    #expect(feed.wrappedValue.pages.isEmpty)
+  }
+
+  @Test func removeForgetsUnheldQueriesAndReleasesTheirValues() async throws {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    _ = try await store.fetch(fetcher.query(["users", 1], "one", clock: clock))
+    _ = try await store.fetch(fetcher.query(["users", 2], "two", clock: clock))
+    _ = try await store.fetch(fetcher.query(["posts"], "posts", clock: clock))
+    #expect(store.count == 3)
+    #expect(store.remove(.prefix(["users"])) == 2)
+    #expect(store.count == 1)
+    #expect(!store.contains(["users", 1]))
+    #expect(store.cachedValue(for: ["users", 1], as: String.self) == nil)
+    #expect(store.contains(["posts"]))
+    // Made again from scratch: fetched again.
+    #expect(try await store.fetch(fetcher.query(["users", 1], "one", clock: clock)) == "one 2")
+  }
+
+  @Test func holdersOfARemovedQueryKeepTheirStateUntilTheQueryIsMadeAgain() async throws {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    let query = fetcher.query(["feed"], "feed", clock: clock)
+    let feed = Shared(wrappedValue: OperationState<String>(), query)
+    await waitForValue(feed, "feed 1")
+    #expect(store.remove(.exactly(["feed"])) == 1)
+    #expect(feed.wrappedValue.value == "feed 1")
+    #expect(!feed.refetch())  // Detached from the store.
+    #expect(store.invalidate(.all) == 0)
+    #expect(try await feed.fetchValue() == nil)
+    let second = Shared(wrappedValue: OperationState<String>(), query)  // Made again, and fetched.
+    await waitForValue(second, "feed 2")
+    #expect(feed.wrappedValue.value == "feed 2")  // One value for every holder of the key.
+    #expect(store.count == 1)
+  }
+
+  @Test func removeCancelsAFetchUnderWay() async throws {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    fetcher.hold()
+    let caller = Task { try await store.fetch(fetcher.query(["feed"], "feed", clock: clock)) }
+    await waitUntil { fetcher.count("feed") == 1 }
+    #expect(store.remove(.all) == 1)
+    await #expect(throws: CancellationError.self) { try await caller.value }
+    #expect(store.count == 0)
+  }
+
+  @Test func holdersOfAQueryRemovedWhileItFetchesAreNotLeftFetching() async throws {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    fetcher.hold()
+    let feed = Shared(wrappedValue: OperationState<String>(), fetcher.query(["feed"], "feed", clock: clock))
+    await waitUntil { fetcher.count("feed") == 1 }
+    #expect(feed.wrappedValue.status == .pending)  // A first load.
+    #expect(store.remove(.all) == 1)
+    // The fetch can no longer write into the value it was removed with: the removal ends its loading.
+    #expect(!feed.wrappedValue.isFetching)
+    #expect(feed.wrappedValue.status == .idle)
+    fetcher.release()
+  }
+}
