@@ -1,6 +1,7 @@
 import Synchronization
 
 /// Which query a value belongs to, kept with the value so that ``Shared/refetch()`` and the page fetches can find it.
+@usableFromInline
 final class QueryLink<State: OperationTrackable>: Sendable {
   private struct Target {
     /// Weak: the store holds the value, so the value must not hold the store.
@@ -13,6 +14,7 @@ final class QueryLink<State: OperationTrackable>: Sendable {
 
   private let state = Lock<Target?>(nil)
 
+  @usableFromInline
   init() {}
 
   /// The store and the query, while the store exists.
@@ -20,6 +22,15 @@ final class QueryLink<State: OperationTrackable>: Sendable {
     state.withLock { target in
       guard let target, let store = target.store else { return nil }
       return (store, target.key, target.kind)
+    }
+  }
+
+  /// The store, the query's name and the time of its record, in one lock, while the store exists.
+  @usableFromInline
+  var record: (store: QueryStore, key: QueryKey, epoch: Stopwatch)? {
+    state.withLock { target in
+      guard let target, let store = target.store else { return nil }
+      return (store, target.key, target.epoch)
     }
   }
 

@@ -16,6 +16,11 @@ protocol QueryRecordProtocol: AnyObject {
   func gcTick(now: Duration) -> QueryRecordMachine.CollectAction
   /// Notes a use, so garbage collection counts a whole gcTime from now.
   func touch()
+  /// The identity of the query's state type, to check it without naming the type.
+  var stateType: ObjectIdentifier { get }
+  /// An awaiting caller asks before reading the clock: the time of a value fetched with no invalidation since, the
+  /// query's `staleTime`, and the value's box (to read after the lock), if the value may serve; a use.
+  func valuePeeked() -> (fetchedAt: Duration, staleTime: Duration, box: AnyObject)?
 }
 
 /// One cached query: its value (held strongly, so it outlives its holders until collected), its state machine and
@@ -118,6 +123,13 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     case .awaitFetch(let action):
       return answer(awaiting: action, store: store)
     }
+  }
+
+  var stateType: ObjectIdentifier { ObjectIdentifier(State.self) }
+
+  func valuePeeked() -> (fetchedAt: Duration, staleTime: Duration, box: AnyObject)? {
+    guard case .serveIfYounger(let at) = machine.valuePeeked() else { return nil }
+    return (at, query.options.staleTime, root.box)
   }
 
   /// A caller awaits a value fetched now: the cached one is gone (the app reset it).

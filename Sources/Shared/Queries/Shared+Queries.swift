@@ -61,11 +61,14 @@ extension Shared {
   ///   background.
   /// - Returns: The query's value, or `nil` when this value is not a query's.
   /// - Throws: The fetch's error, or `CancellationError` when the caller is cancelled.
+  @inlinable
   public func fetchValue<Success: Sendable>(servingStale: Bool = false) async throws -> Success?
   where Value == OperationState<Success> {
-    let link = root.attachment(QueryLink<Value>.self, make: QueryLink.init)
-    guard let (store, key, _) = link.target, let epoch = link.epoch(in: store) else { return nil }
-    return try await store.value(
-      named: key, epoch: epoch, query: nil, accepting: servingStale ? .staleWhileRefetching : .fresh)
+    guard let (store, key, epoch) = root.attachment(QueryLink<Value>.self, make: QueryLink.init).record else {
+      return nil
+    }
+    // A fresh value returns here, in code specialized for `Success` where it is called, as in `QueryStore.fetch`.
+    if let value = store.freshValue(named: key, epoch: epoch, as: Success.self) { return value }
+    return try await store.awaitValue(named: key, epoch: epoch, servingStale: servingStale)
   }
 }

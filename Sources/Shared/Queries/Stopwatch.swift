@@ -1,6 +1,7 @@
 /// Time since a moment, on some clock.
 ///
 /// One object per record (the clock and the start instant together), whose identity tells one start from another.
+@usableFromInline
 struct Stopwatch: Sendable {
   private let start: any StopwatchStart
 
