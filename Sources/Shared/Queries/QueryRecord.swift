@@ -16,11 +16,25 @@ protocol QueryRecordProtocol: AnyObject {
   func gcTick(now: Duration) -> QueryRecordMachine.CollectAction
   /// Notes a use, so garbage collection counts a whole gcTime from now.
   func touch()
-  /// The identity of the query's state type, to check it without naming the type.
-  var stateType: ObjectIdentifier { get }
   /// An awaiting caller asks before reading the clock: the time of a value fetched with no invalidation since, the
-  /// query's `staleTime`, and the value's box (to read after the lock), if the value may serve; a use.
-  func valuePeeked() -> (fetchedAt: Duration, staleTime: Duration, box: AnyObject)?
+  /// query's `staleTime`, the value's box (to read after the lock) and the record's time, if the value may serve,
+  /// the state type is `stateType` and the record measures from `epoch` (when given); a use.
+  func valuePeeked(epoch: Stopwatch?, stateType: ObjectIdentifier) -> QueryValuePeek?
+}
+
+/// What an awaiting caller learns of a record before it reads the clock (see ``QueryRecordProtocol/valuePeeked(epoch:stateType:)``).
+struct QueryValuePeek {
+  /// When the value was fetched, with no invalidation since.
+  let fetchedAt: Duration
+  /// How long a value stays fresh.
+  let staleTime: Duration
+  /// The value's box, read after the lock.
+  let box: AnyObject
+  /// The record's time.
+  let epoch: Stopwatch
+
+  /// Whether the value is fresh: reads the clock (the caller's code: after the lock).
+  var isFresh: Bool { epoch.elapsed() - fetchedAt < staleTime }
 }
 
 /// One cached query: its value (held strongly, so it outlives its holders until collected), its state machine and
@@ -125,11 +139,11 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     }
   }
 
-  var stateType: ObjectIdentifier { ObjectIdentifier(State.self) }
-
-  func valuePeeked() -> (fetchedAt: Duration, staleTime: Duration, box: AnyObject)? {
+  func valuePeeked(epoch: Stopwatch?, stateType: ObjectIdentifier) -> QueryValuePeek? {
+    guard stateType == ObjectIdentifier(State.self) else { return nil }
+    if let epoch, !self.epoch.isSame(as: epoch) { return nil }
     guard case .serveIfYounger(let at) = machine.valuePeeked() else { return nil }
-    return (at, query.options.staleTime, root.box)
+    return QueryValuePeek(fetchedAt: at, staleTime: query.options.staleTime, box: root.box, epoch: self.epoch)
   }
 
   /// A caller awaits a value fetched now: the cached one is gone (the app reset it).

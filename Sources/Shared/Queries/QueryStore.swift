@@ -274,12 +274,10 @@ public final class QueryStore: Sendable {
   /// record was asked: a value it finds young enough was fresh then.
   @usableFromInline
   func freshValueBox(named key: QueryKey, epoch: Stopwatch?, stateType: ObjectIdentifier) -> AnyObject? {
-    let peeked = state.withLock { state -> (at: Duration, staleTime: Duration, box: AnyObject, epoch: Stopwatch)? in
-      guard let record = state.root.node(at: key.parts)?.record, record.stateType == stateType else { return nil }
-      if let epoch, !record.epoch.isSame(as: epoch) { return nil }
-      return record.valuePeeked().map { ($0.fetchedAt, $0.staleTime, $0.box, record.epoch) }
+    let peeked = state.withLock { state in
+      state.root.node(at: key.parts)?.record?.valuePeeked(epoch: epoch, stateType: stateType)
     }
-    guard let peeked, peeked.epoch.elapsed() - peeked.at < peeked.staleTime else { return nil }
+    guard let peeked, peeked.isFresh else { return nil }
     return peeked.box
   }
 

@@ -64,9 +64,14 @@ extension Shared {
   @inlinable
   public func fetchValue<Success: Sendable>(servingStale: Bool = false) async throws -> Success?
   where Value == OperationState<Success> {
-    guard let (store, key, epoch) = root.attachment(QueryLink<Value>.self, make: QueryLink.init).record else {
-      return nil
-    }
+    // A query's holder reads its root directly: specialized here, with no generic code in the attachment lookup.
+    let link =
+      if case .root(let root) = reference {
+        root.box.attachment(QueryLink<Value>.self, make: QueryLink.init)
+      } else {
+        root.attachment(QueryLink<Value>.self, make: QueryLink.init)
+      }
+    guard let (store, key, epoch) = link.record else { return nil }
     // A fresh value returns here, in code specialized for `Success` where it is called, as in `QueryStore.fetch`.
     if let value = store.freshValue(named: key, epoch: epoch, as: Success.self) { return value }
     return try await store.awaitValue(named: key, epoch: epoch, servingStale: servingStale)
