@@ -11,7 +11,8 @@ extension QueryStore {
   /// No holder is needed: the store keeps the query while the fetch runs and for ``QueryOptions/gcTime`` after, and
   /// a holder that appears meanwhile shares its value. A value fetched less than ``QueryOptions/staleTime`` ago,
   /// with no invalidation since, returns without a fetch or a suspension; otherwise the caller joins the fetch under
-  /// way, or starts one, so any number of concurrent callers of one key cause one fetch. With `servingStale`, a
+  /// way, or starts one, so any number of concurrent callers of one key cause one fetch. A fresh value costs one
+  /// lock and one lookup of the key, in code specialized where `fetch` is called. With `servingStale`, a
   /// stale cached value returns at once and is refetched in the background; only a query with no value waits.
   ///
   /// A failed fetch throws its error, after the retries of ``QueryOptions/operation``. A cancelled caller stops
