@@ -12,7 +12,8 @@ extension QueryStore {
   /// a holder that appears meanwhile shares its value. A value fetched less than ``QueryOptions/staleTime`` ago,
   /// with no invalidation since, returns without a fetch or a suspension; otherwise the caller joins the fetch under
   /// way, or starts one, so any number of concurrent callers of one key cause one fetch. A fresh value costs one
-  /// lock and one lookup of the key, in code specialized where `fetch` is called. With `servingStale`, a
+  /// lock and one lookup of the key, in code specialized where `fetch` is called, and returns on the caller's actor
+  /// without leaving it. With `servingStale`, a
   /// stale cached value returns at once and is refetched in the background; only a query with no value waits.
   ///
   /// A failed fetch throws its error, after the retries of ``QueryOptions/operation``. A cancelled caller stops
@@ -26,7 +27,7 @@ extension QueryStore {
   /// - Throws: The fetch's error, or `CancellationError` when the caller is cancelled, or when the store keeps a
   ///   query of another state type under the same key.
   @inlinable
-  public func fetch<Value: Sendable>(
+  nonisolated(nonsending) public func fetch<Value: Sendable>(
     _ query: Query<OperationState<Value>>,
     servingStale: Bool = false
   ) async throws -> Value {
@@ -49,7 +50,9 @@ extension QueryStore {
   /// - Throws: The fetch's error, or `CancellationError` when the caller is cancelled, or when the store keeps a
   ///   query of another state type under the same key.
   @inlinable
-  public func ensureValue<Value: Sendable>(_ query: Query<OperationState<Value>>) async throws -> Value {
+  nonisolated(nonsending) public func ensureValue<Value: Sendable>(
+    _ query: Query<OperationState<Value>>
+  ) async throws -> Value {
     // A fresh value serves any age: it returns here, as in `fetch`.
     if let value = freshValue(named: query.key, epoch: nil, as: Value.self) { return value }
     return try await ensuredValue(of: query)

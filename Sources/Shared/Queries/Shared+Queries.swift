@@ -62,7 +62,7 @@ extension Shared {
   /// - Returns: The query's value, or `nil` when this value is not a query's.
   /// - Throws: The fetch's error, or `CancellationError` when the caller is cancelled.
   @inlinable
-  public func fetchValue<Success: Sendable>(servingStale: Bool = false) async throws -> Success?
+  nonisolated(nonsending) public func fetchValue<Success: Sendable>(servingStale: Bool = false) async throws -> Success?
   where Value == OperationState<Success> {
     // A query's holder reads its root directly: specialized here, with no generic code in the attachment lookup.
     let link =
