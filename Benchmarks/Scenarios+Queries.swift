@@ -79,3 +79,23 @@ func awaitFreshCachedQuery(_ count: Int) async -> Double {
     fatalError("a constant query failed: \(error)")
   }
 }
+
+/// Awaiting the value of a held query that is cached and fresh (`$value.fetchValue()`): nanoseconds per call.
+func awaitFreshHeldQuery(_ count: Int) async -> Double {
+  let registry = SharedRegistry()
+  let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), operation: .retry(.none))
+  return await SharedRegistry.$current.withValue(registry) {
+    let holder = Shared(wrappedValue: OperationState<Int>(), .query(["held"], options: options) { 42 })
+    do {
+      _ = try await holder.fetchValue()
+      var sum = 0
+      let start = now()
+      for _ in 0..<count { sum &+= try await holder.fetchValue() ?? 0 }
+      let elapsed = Double(now() - start) / Double(count)
+      blackHole(sum)
+      return elapsed
+    } catch {
+      fatalError("a constant query failed: \(error)")
+    }
+  }
+}

@@ -129,6 +129,11 @@ await scenario("await a fresh cached query") {
     scenario: $0, measurement: await asyncPlan.measureAsync { await awaitFreshCachedQuery(100_000) },
     baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .ratio(20))
 }
+await scenario("await a fresh cached query through its holder") {
+  Row(
+    scenario: $0, measurement: await asyncPlan.measureAsync { await awaitFreshHeldQuery(100_000) },
+    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .none)
+}
 await scenario("constant query fetched, per holder of 100") {
   Row(
     scenario: $0, measurement: await asyncPlan.measureAsync { await queryFetchTo100Holders() },

@@ -24,6 +24,25 @@ protocol QueryRecordProtocol: AnyObject {
   /// Stops the query's fetches (`removing`: for good, as the record leaves the store); returns what to do after the
   /// lock, which also releases the withdrawn work there.
   func stopFetches(removing: Bool) -> QueryRecordEffect
+  /// An awaiting caller asks before reading the clock: the time of a value fetched with no invalidation since, the
+  /// query's `staleTime`, the value's box (to read after the lock) and the record's time, if the value may serve,
+  /// the state type is `stateType` and the record measures from `epoch` (when given); a use.
+  func valuePeeked(epoch: Stopwatch?, stateType: ObjectIdentifier) -> QueryValuePeek?
+}
+
+/// What an awaiting caller learns of a record before it reads the clock (see ``QueryRecordProtocol/valuePeeked(epoch:stateType:)``).
+struct QueryValuePeek {
+  /// When the value was fetched, with no invalidation since.
+  let fetchedAt: Duration
+  /// How long a value stays fresh.
+  let staleTime: Duration
+  /// The value's box, read after the lock.
+  let box: AnyObject
+  /// The record's time.
+  let epoch: Stopwatch
+
+  /// Whether the value is fresh: reads the clock (the caller's code: after the lock).
+  var isFresh: Bool { epoch.elapsed() - fetchedAt < staleTime }
 }
 
 /// One cached query: its value (held strongly, so it outlives its holders until collected), its state machine and
@@ -153,6 +172,13 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     case .awaitFetch(let action):
       return answer(awaiting: action, store: store)
     }
+  }
+
+  func valuePeeked(epoch: Stopwatch?, stateType: ObjectIdentifier) -> QueryValuePeek? {
+    guard stateType == ObjectIdentifier(State.self) else { return nil }
+    if let epoch, !self.epoch.isSame(as: epoch) { return nil }
+    guard case .serveIfYounger(let at) = machine.valuePeeked() else { return nil }
+    return QueryValuePeek(fetchedAt: at, staleTime: query.options.staleTime, box: root.box, epoch: self.epoch)
   }
 
   /// A caller awaits a value fetched now: the cached one is gone (the app reset it).

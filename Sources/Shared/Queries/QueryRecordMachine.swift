@@ -180,6 +180,15 @@ struct QueryRecordMachine: Sendable {
     case awaitFetch(RequestAction)
   }
 
+  /// What an awaiting caller does when it asks before reading the clock (the cheap path for a fresh value).
+  enum PeekAction: Equatable, Sendable {
+    /// A value was fetched at this time with no invalidation since: it serves if the clock, read after the lock,
+    /// says it is younger than `staleTime`; otherwise ask ``QueryRecordMachine/valueRequested(now:staleTime:accepting:)``.
+    case serveIfYounger(fetchedAt: Duration)
+    /// Nothing that can serve without a decision: ask ``QueryRecordMachine/valueRequested(now:staleTime:accepting:)``.
+    case ask
+  }
+
   /// What the caller does when a fetch returned a value.
   enum ReturnAction: Equatable, Sendable {
     /// Write the value (or the failure), then report ``QueryRecordMachine/finished(_:outcome:isHeld:)``.
@@ -362,6 +371,16 @@ struct QueryRecordMachine: Sendable {
     case (_, .staleWhileRefetching):
       return .serveCachedAndRefetch(request(.refresh, by: .library))
     }
+  }
+
+  /// A caller awaits the query's value and asks before reading the clock: a value fetched with no invalidation
+  /// since may serve, if the clock (read after this event, so no earlier than it) finds it younger than
+  /// `staleTime`. A time read later than the event only makes the check stricter: whatever serves was fresh when
+  /// asked, as ``valueRequested(now:staleTime:accepting:)`` would have found it. The request counts as a use.
+  mutating func valuePeeked() -> PeekAction {
+    guard activity != .collected, case .fetched(let at) = freshness else { return .ask }
+    use = .inUse
+    return .serveIfYounger(fetchedAt: at)
   }
 
   /// Keys under a prefix were invalidated: the value is stale. A running refresh fetches again after it; an idle

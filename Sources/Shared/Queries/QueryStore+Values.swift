@@ -1,3 +1,5 @@
+public import Reactive
+
 extension QueryStore {
   /// The value of `query`: the cached one at once when it is fresh, otherwise the one a fetch brings.
   ///
@@ -9,7 +11,9 @@ extension QueryStore {
   /// No holder is needed: the store keeps the query while the fetch runs and for ``QueryOptions/gcTime`` after, and
   /// a holder that appears meanwhile shares its value. A value fetched less than ``QueryOptions/staleTime`` ago,
   /// with no invalidation since, returns without a fetch or a suspension; otherwise the caller joins the fetch under
-  /// way, or starts one, so any number of concurrent callers of one key cause one fetch. With `servingStale`, a
+  /// way, or starts one, so any number of concurrent callers of one key cause one fetch. A fresh value costs one
+  /// lock and one lookup of the key, in code specialized where `fetch` is called, and returns on the caller's actor
+  /// without leaving it. With `servingStale`, a
   /// stale cached value returns at once and is refetched in the background; only a query with no value waits.
   ///
   /// A failed fetch throws its error, after the retries of ``QueryOptions/operation``. A cancelled caller stops
@@ -22,11 +26,14 @@ extension QueryStore {
   /// - Returns: The query's value.
   /// - Throws: The fetch's error, or `CancellationError` when the caller is cancelled, or when the store keeps a
   ///   query of another state type under the same key.
-  public func fetch<Value: Sendable>(
+  @inlinable
+  nonisolated(nonsending) public func fetch<Value: Sendable>(
     _ query: Query<OperationState<Value>>,
     servingStale: Bool = false
   ) async throws -> Value {
-    try await value(of: query, accepting: servingStale ? .staleWhileRefetching : .fresh)
+    // A fresh value returns here, in code specialized for `Value` where it is called: no suspension, no generic code.
+    if let value = freshValue(named: query.key, epoch: nil, as: Value.self) { return value }
+    return try await awaitValue(of: query, servingStale: servingStale)
   }
 
   /// The cached value of `query` whatever its age, or, when it has none yet, the one a fetch brings.
@@ -42,8 +49,13 @@ extension QueryStore {
   /// - Returns: The query's value.
   /// - Throws: The fetch's error, or `CancellationError` when the caller is cancelled, or when the store keeps a
   ///   query of another state type under the same key.
-  public func ensureValue<Value: Sendable>(_ query: Query<OperationState<Value>>) async throws -> Value {
-    try await value(of: query, accepting: .anyAge)
+  @inlinable
+  nonisolated(nonsending) public func ensureValue<Value: Sendable>(
+    _ query: Query<OperationState<Value>>
+  ) async throws -> Value {
+    // A fresh value serves any age: it returns here, as in `fetch`.
+    if let value = freshValue(named: query.key, epoch: nil, as: Value.self) { return value }
+    return try await ensuredValue(of: query)
   }
 
   /// Starts fetching `query` if its value is missing, stale or invalidated, and returns at once.
@@ -100,6 +112,37 @@ extension QueryStore {
     let values = cachedShareds(matching: prefix, as: OperationState<Value>.self)
     // Values are read, and the borrowed ones released, after the store's lock.
     return values.compactMap { key, shared in shared.wrappedValue.value.map { (key, $0) } }
+  }
+
+  /// The value of the query named `key` when it is fresh (see ``freshValueBox(named:epoch:stateType:)``); `nil`
+  /// otherwise, or when its value was reset by the app.
+  @inlinable
+  func freshValue<Value: Sendable>(named key: QueryKey, epoch: Stopwatch?, as _: Value.Type) -> Value? {
+    let stateType = ObjectIdentifier(OperationState<Value>.self)
+    guard let box = freshValueBox(named: key, epoch: epoch, stateType: stateType) else { return nil }
+    // The box of a record whose state type is `OperationState<Value>`, checked under the store's lock.
+    return unsafeDowncast(box, to: ReactiveBox<OperationState<Value>>.self).value.value
+  }
+
+  /// The value of `query` when it is not fresh: a stale one with `servingStale`, otherwise a fetched one.
+  @usableFromInline
+  func awaitValue<Value: Sendable>(of query: Query<OperationState<Value>>, servingStale: Bool) async throws -> Value {
+    try await value(of: query, accepting: servingStale ? .staleWhileRefetching : .fresh)
+  }
+
+  /// The value of the query named `key`, whose record measures from `epoch`, when it is not fresh (a holder's
+  /// call): a stale one with `servingStale`, otherwise a fetched one; `nil` when the record is gone.
+  @usableFromInline
+  func awaitValue<Value: Sendable>(named key: QueryKey, epoch: Stopwatch, servingStale: Bool) async throws -> Value? {
+    let query: Query<OperationState<Value>>? = nil  // A holder's record is not collected: nothing to make again.
+    return try await value(
+      named: key, epoch: epoch, query: query, accepting: servingStale ? .staleWhileRefetching : .fresh)
+  }
+
+  /// The cached value of `query` whatever its age, or a fetched one when it has none.
+  @usableFromInline
+  func ensuredValue<Value: Sendable>(of query: Query<OperationState<Value>>) async throws -> Value {
+    try await value(of: query, accepting: .anyAge)
   }
 
   /// The value of `query` as `acceptance` allows.

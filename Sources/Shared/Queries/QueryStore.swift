@@ -286,6 +286,22 @@ public final class QueryStore: Sendable {
     return state.withLock { ($0.root.node(at: query.key.parts)?.record as? QueryRecord<State>)?.epoch }
   }
 
+  /// The box of the value of the query named `key` when that value is fresh: fetched less than its `staleTime` ago
+  /// with no invalidation since; `nil` when it is not, or when the store keeps no such query, or one of another
+  /// state type than `stateType`, or one that does not measure from `epoch` (a record removed and made again).
+  ///
+  /// The cheap path of an awaiting caller: one lock, one lookup and no generic code; everything else asks
+  /// ``value(named:epoch:query:accepting:)``. The clock is read after the lock, so no earlier than the moment the
+  /// record was asked: a value it finds young enough was fresh then.
+  @usableFromInline
+  func freshValueBox(named key: QueryKey, epoch: Stopwatch?, stateType: ObjectIdentifier) -> AnyObject? {
+    let peeked = state.withLock { state in
+      state.root.node(at: key.parts)?.record?.valuePeeked(epoch: epoch, stateType: stateType)
+    }
+    guard let peeked, peeked.isFresh else { return nil }
+    return peeked.box
+  }
+
   /// The record named `key` of state type `State` measuring from `epoch`, if the store keeps it; call under the
   /// lock.
   private static func record<State: OperationTrackable>(

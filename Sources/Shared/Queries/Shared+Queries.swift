@@ -61,11 +61,19 @@ extension Shared {
   ///   background.
   /// - Returns: The query's value, or `nil` when this value is not a query's.
   /// - Throws: The fetch's error, or `CancellationError` when the caller is cancelled.
-  public func fetchValue<Success: Sendable>(servingStale: Bool = false) async throws -> Success?
+  @inlinable
+  nonisolated(nonsending) public func fetchValue<Success: Sendable>(servingStale: Bool = false) async throws -> Success?
   where Value == OperationState<Success> {
-    let link = root.attachment(QueryLink<Value>.self, make: QueryLink.init)
-    guard let (store, key, _) = link.target, let epoch = link.epoch(in: store) else { return nil }
-    return try await store.value(
-      named: key, epoch: epoch, query: nil, accepting: servingStale ? .staleWhileRefetching : .fresh)
+    // A query's holder reads its root directly: specialized here, with no generic code in the attachment lookup.
+    let link =
+      if case .root(let root) = reference {
+        root.box.attachment(QueryLink<Value>.self, make: QueryLink.init)
+      } else {
+        root.attachment(QueryLink<Value>.self, make: QueryLink.init)
+      }
+    guard let (store, key, epoch) = link.record else { return nil }
+    // A fresh value returns here, in code specialized for `Success` where it is called, as in `QueryStore.fetch`.
+    if let value = store.freshValue(named: key, epoch: epoch, as: Success.self) { return value }
+    return try await store.awaitValue(named: key, epoch: epoch, servingStale: servingStale)
   }
 }

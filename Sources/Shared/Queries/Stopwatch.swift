@@ -1,10 +1,16 @@
 /// Time since a moment, on some clock.
 ///
 /// One object per record (the clock and the start instant together), whose identity tells one start from another.
+@usableFromInline
 struct Stopwatch: Sendable {
   private let start: any StopwatchStart
 
   init(_ clock: any Clock<Duration>) {
+    // The continuous clock, every query's default, is read without generic code: an awaited fresh value reads it.
+    if type(of: clock) == ContinuousClock.self {
+      self.start = ContinuousStart(instant: .now)
+      return
+    }
     func start<C: Clock<Duration>>(_ clock: C) -> any StopwatchStart {
       ClockStart(clock: clock, instant: clock.now)
     }
@@ -37,5 +43,17 @@ private final class ClockStart<C: Clock<Duration>>: StopwatchStart {
 
   func elapsed() -> Duration {
     instant.duration(to: clock.now)
+  }
+}
+
+private final class ContinuousStart: StopwatchStart {
+  let instant: ContinuousClock.Instant
+
+  init(instant: ContinuousClock.Instant) {
+    self.instant = instant
+  }
+
+  func elapsed() -> Duration {
+    instant.duration(to: .now)
   }
 }

@@ -58,6 +58,11 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case cancelFetches
   /// `QueryStore.remove`: the app removes the query from the store.
   case remove
+  /// `QueryStore.fetch` (or `fetchValue()`) taking the cheap path first: it asks before reading the clock, and
+  /// asks again the usual way when the value is not fresh.
+  case peekValue
+  /// Half a staleTime passes (two make exactly a staleTime).
+  case elapse
 
   var description: String {
     switch self {
@@ -84,6 +89,8 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .invalidateNone: "invalidateNone"
     case .cancelFetches: "cancelFetches"
     case .remove: "remove"
+    case .peekValue: "peekValue"
+    case .elapse: "elapse"
     }
   }
 }
@@ -216,6 +223,10 @@ private struct Harness {
       awaitValue(accepting: .anyAge)
     case .prefetch:
       handle(machine.prefetchRequested(now: now, staleTime: Self.staleTime))
+    case .peekValue:
+      peekValue()
+    case .elapse:
+      now += Self.staleTime / 2
     case .disable:
       machine.disabled()
     case .enable:
@@ -351,6 +362,30 @@ private struct Harness {
     } else if !waiting.isEmpty || machine.running?.phase == .fetching {
       fail("work still fetches or waits after every fetch was cancelled")
     }
+  }
+
+  /// A caller awaits a fresh value the cheap way: it peeks, reads the clock after (here at the same time), and is
+  /// served only a value fetched after the last invalidation and younger than staleTime, exactly when asking the
+  /// usual way at that time would serve it; otherwise it asks the usual way.
+  mutating func peekValue() {
+    var usual = machine  // What asking the usual way would decide, for comparison.
+    let usualAction = usual.valueRequested(now: now, staleTime: Self.staleTime, accepting: .fresh)
+    guard case .serveIfYounger(let at) = machine.valuePeeked() else {
+      if usualAction == .serveCached { fail("peeked at a fresh value without serving it") }
+      awaitValue(accepting: .fresh)
+      return
+    }
+    guard now - at < Self.staleTime else {
+      if usualAction == .serveCached { fail("peeked at a value fresh at \(now) and found it stale") }
+      awaitValue(accepting: .fresh)
+      return
+    }
+    if usualAction != .serveCached { fail("served by a peek a value the usual way would not serve: \(usualAction)") }
+    if machine.freshness != .fetched(at: at) { fail("served a value fetched at \(at), yet \(machine.freshness)") }
+    if appliedRefreshVersion != serverVersion {
+      fail("served as fresh a refresh of version \(String(describing: appliedRefreshVersion)), server \(serverVersion)")
+    }
+    if machine.use != .inUse { fail("a peek that served was not a use") }
   }
 
   /// A caller awaits the value (with or without a holder), taking a cached one as `acceptance` allows: it is served
@@ -817,6 +852,45 @@ struct QueryRecordMachineTests {
     #expect(machine.invalidated(isHeld: true) == .none)
     #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .none)
     #expect(machine.gcTick(now: .seconds(15), gcTime: .seconds(60), isHeld: false) == .collect)
+  }
+
+  @Test func everyOrderingOfSixEventsWithPeekingCallersServesOnlyFreshValues() {
+    let events: [Event] = [.peekValue, .invalidate, .step, .elapse, .toggleHolder, .gcTick]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithPeekingAndFailingCallersServesOnlyFreshValues() {
+    let events: [Event] = [.peekValue, .refetch, .invalidate, .step, .fail, .cancel, .elapse, .touch]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func aPeekServesAValueYoungerThanStaleTimeAndAsksAtExactlyStaleTime() {
+    var machine = QueryRecordMachine()
+    #expect(machine.valuePeeked() == .ask)  // Nothing fetched yet.
+    guard
+      case .awaitFetch(.start(let first, .refresh)) = machine.valueRequested(
+        now: .zero, staleTime: .seconds(10), accepting: .fresh)
+    else {
+      Issue.record("the first caller of an empty record starts a refresh")
+      return
+    }
+    #expect(machine.fetchReturned(first) == .apply(keepPending: false))
+    #expect(machine.finished(first, outcome: .applied(at: .seconds(1)), isHeld: false) == .none)
+    #expect(machine.valuePeeked() == .serveIfYounger(fetchedAt: .seconds(1)))  // Fresh until 11 s, not at 11 s.
+    #expect(machine.gcTick(now: .seconds(15), gcTime: .seconds(60), isHeld: false) == .keep)
+    #expect(machine.use == .unusedSince(.seconds(15)))
+    _ = machine.valuePeeked()
+    #expect(machine.use == .inUse)  // A use: the garbage count starts again.
+    #expect(machine.invalidated(isHeld: false) == .none)
+    #expect(machine.valuePeeked() == .ask)  // Invalidated: never served by a peek.
+    _ = machine.gcTick(now: .seconds(30), gcTime: .seconds(60), isHeld: false)
+    _ = machine.gcTick(now: .seconds(90), gcTime: .seconds(60), isHeld: false)
+    #expect(machine.activity == .collected)
+    #expect(machine.valuePeeked() == .ask)  // Collected: never served by a peek.
   }
 
   @Test func everyOrderingOfEightRefreshEventsKeepsAHeldQueryFresh() {
