@@ -7,7 +7,7 @@ import SharedState
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-probe",
   let probe = MemoryProbe(rawValue: CommandLine.arguments[2]), let count = Int(CommandLine.arguments[3])
 {
-  print(probe.bytesPerItem(count: count))
+  print(await probe.bytesPerItem(count: count))
   exit(0)
 }
 
@@ -175,6 +175,10 @@ for sweep in sweeps {
 if isSelected("create/drop cycles") {
   let cycles = quick ? 100_000 : 1_000_000
   print("\nresident growth over \(cycles) create/drop cycles of a box: \(Int(createDropCycles(cycles))) B")
+}
+if isSelected("memory per query nobody holds") {
+  let bytes = probeMemory(.queries, count: quick ? 10_000 : 100_000)
+  print("\nmemory per cached query nobody holds: \(format(bytes)) B (budget <= 512 B)")
 }
 if let keys = sweeps.first(where: { $0.sizeLabel == "keys held" }), let largest = keys.points.last {
   print("\nmemory per key: \(format(largest.bytesPerItem)) B (budget <= 256 B)")

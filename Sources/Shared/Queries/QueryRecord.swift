@@ -16,6 +16,16 @@ protocol QueryRecordProtocol: AnyObject {
   func gcTick(now: Duration) -> QueryRecordMachine.CollectAction
   /// Notes a use, so garbage collection counts a whole gcTime from now.
   func touch()
+  /// The store is over its capacity: whether the record may go now (nobody holds it, no work runs on it).
+  func evicted() -> QueryRecordMachine.CollectAction
+  /// The clock the query measures its time on.
+  var clockKey: QueryClockKey { get }
+  /// How often the store's sweeper checks the query.
+  var gcCheckInterval: Duration { get }
+  /// The less recently used neighbour in the store's recency list.
+  var older: (any QueryRecordProtocol)? { get set }
+  /// The more recently used neighbour in the store's recency list.
+  var newer: (any QueryRecordProtocol)? { get set }
 }
 
 /// One cached query: its value (held strongly, so it outlives its holders until collected), its state machine and
@@ -32,11 +42,15 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   private(set) var machine = QueryRecordMachine()
   /// The running and queued units of work, by the machine's identifiers.
   private var works: [QueryRecordMachine.WorkID: QueryWork<State.Success>] = [:]
+  let clockKey: QueryClockKey
+  var older: (any QueryRecordProtocol)?
+  var newer: (any QueryRecordProtocol)?
 
   init(query: Query<State>, root: SharedRoot<State>, epoch: Stopwatch) {
     self.query = query
     self.root = root
     self.epoch = epoch
+    self.clockKey = QueryClockKey(query.options.operation.clock)
   }
 
   var key: QueryKey { query.key }
@@ -73,6 +87,12 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   func touch() {
     machine.touched()
   }
+
+  func evicted() -> QueryRecordMachine.CollectAction {
+    machine.evicted(isHeld: isHeld)
+  }
+
+  var gcCheckInterval: Duration { QueryStore.gcCheckInterval(gcTime: query.options.gcTime) }
 
   /// A caller asks for `work`, done by `body`; returns the unit of work that serves the request (and its
   /// identifier, for a cancellation) and what to start after the lock.

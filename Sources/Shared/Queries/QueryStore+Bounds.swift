@@ -1,0 +1,177 @@
+/// Which clock a query measures its time on, so that the queries of one store on one clock share one sweeper.
+///
+/// A clock that is an object (a ``ManualClock``) is one clock per instance; a clock that is a value
+/// (`ContinuousClock`, `SuspendingClock`) is one clock per type.
+struct QueryClockKey: Hashable, Sendable {
+  private let id: ObjectIdentifier
+
+  init(_ clock: any Clock<Duration>) {
+    if type(of: clock) is AnyClass {
+      id = ObjectIdentifier(clock as AnyObject)
+    } else {
+      id = ObjectIdentifier(type(of: clock))
+    }
+  }
+}
+
+/// What bounds a store's memory: its queries from the least to the most recently used, its capacity, and the
+/// clocks it runs a sweeper on.
+///
+/// Only touched under the ``QueryStore``'s lock. The recency list links the records themselves (two references
+/// each, no node of its own); the store breaks the links as it removes a record, and when it goes.
+struct QueryBounds: ~Copyable {
+  /// The least recently used query.
+  private(set) var oldest: (any QueryRecordProtocol)?
+  /// The most recently used query.
+  private(set) var newest: (any QueryRecordProtocol)?
+  /// The most queries the store keeps; `nil`: no limit.
+  var capacity: Int?
+  /// The clocks a sweeper runs on.
+  var sweptClocks: Set<QueryClockKey> = []
+
+  init() {}
+
+  deinit {
+    // The links are strong both ways: break them so the records are freed with the store.
+    var record = oldest
+    while let current = record {
+      record = current.newer
+      current.older = nil
+      current.newer = nil
+    }
+  }
+
+  /// Links a new record as the most recently used; returns whether its clock needs a sweeper.
+  mutating func add(_ record: any QueryRecordProtocol) -> Bool {
+    append(record)
+    return sweptClocks.insert(record.clockKey).inserted
+  }
+
+  /// Notes a use of `record`: it becomes the most recently used.
+  mutating func use(_ record: any QueryRecordProtocol) {
+    guard newest !== record, record.older != nil || oldest === record else { return }
+    unlink(record)
+    append(record)
+  }
+
+  /// Takes `record` out of the list (it is being removed).
+  mutating func unlink(_ record: any QueryRecordProtocol) {
+    let older = record.older
+    let newer = record.newer
+    if let older { older.newer = newer } else if oldest === record { oldest = newer }
+    if let newer { newer.older = older } else if newest === record { newest = older }
+    record.older = nil
+    record.newer = nil
+  }
+
+  private mutating func append(_ record: any QueryRecordProtocol) {
+    record.older = newest
+    record.newer = nil
+    if let newest { newest.newer = record } else { oldest = record }
+    newest = record
+  }
+}
+
+extension QueryStore {
+  /// The most queries the store keeps; `nil` (the default) keeps every query until its ``QueryOptions/gcTime``
+  /// passes unused.
+  ///
+  /// ```swift
+  /// let store = SharedRegistry.current.queries
+  /// store.capacity = 1_000  // a server answering for many distinct keys stays at 1,000 queries
+  /// ```
+  ///
+  /// When a new query would take the store over its capacity, the least recently used queries that nobody holds
+  /// and that fetch nothing are removed first, at once, however recently they were fetched. A query that is held
+  /// (by a holder, an iteration, an observer), fetching, or awaited is never removed from under its users: when
+  /// every query is in use the store goes over its capacity, and comes back to it as they are released (at the next
+  /// garbage check or the next new query). A use is a new holder, an awaited value, a refetch, a prefetch or a
+  /// write through ``update(_:as:_:)``. Lowering the capacity removes the queries over it at once.
+  ///
+  /// Zero keeps only the queries in use.
+  public var capacity: Int? {
+    get { state.withLock { $0.bounds.capacity } }
+    set {
+      precondition(newValue.map { $0 >= 0 } ?? true, "A query store's capacity cannot be negative: \(newValue!)")
+      let evicted = state.withLock { state in
+        state.bounds.capacity = newValue
+        return state.evictOverCapacity()
+      }
+      withExtendedLifetime(evicted) {}  // Their values are released after the lock.
+    }
+  }
+
+  /// Runs one sweeper for the queries of this store on `clock`, checking them every `interval` (then every quarter
+  /// of the shortest `gcTime` among them), until none is left.
+  func startSweeper(on clock: any Clock<Duration>, key: QueryClockKey, interval: Duration) {
+    // Weak, and detached so it does not inherit (and keep alive) the task-local registry: a store whose registry is
+    // gone stops sweeping and is freed with its queries.
+    Task.detached { [weak self] in
+      let stopwatch = Stopwatch(clock)
+      var interval = interval
+      while true {
+        do { try await clock.sleep(for: interval) } catch { return }
+        guard let self, let next = self.sweep(key, now: stopwatch.elapsed()) else { return }
+        interval = next
+      }
+    }
+  }
+
+  /// One garbage check of every query on the clock `key` at `now` (the sweeper's own time): removes those unused
+  /// for their whole `gcTime`, and those over the capacity. Returns when to check next, or `nil` when no query on
+  /// that clock is left (the sweeper stops).
+  private func sweep(_ key: QueryClockKey, now: Duration) -> Duration? {
+    let (next, removed) = state.withLock { state -> (Duration?, [any QueryRecordProtocol]) in
+      var removed: [any QueryRecordProtocol] = []
+      var next: Duration?
+      var record = state.bounds.oldest
+      while let current = record {
+        record = current.newer
+        guard current.clockKey == key else { continue }
+        if current.gcTick(now: now) == .collect {
+          state.remove(current)
+          removed.append(current)
+        } else {
+          next = min(next ?? current.gcCheckInterval, current.gcCheckInterval)
+        }
+      }
+      removed += state.evictOverCapacity()
+      if next == nil { state.bounds.sweptClocks.remove(key) }
+      return (next, removed)
+    }
+    withExtendedLifetime(removed) {}  // Their values are released after the lock.
+    return next
+  }
+
+  /// How often the sweeper checks a query whose `gcTime` is `gcTime`.
+  static func gcCheckInterval(gcTime: Duration) -> Duration {
+    gcTime > .zero ? gcTime / checksPerGCTime : .seconds(1)
+  }
+}
+
+extension QueryStore.State {
+  /// Removes `record` from the tree and the recency list; call under the lock, and release the record after it.
+  mutating func remove(_ record: any QueryRecordProtocol) {
+    bounds.unlink(record)
+    guard let node = root.node(at: record.key.parts), node.record === record else { return }
+    node.record = nil
+    count -= 1
+    root.prune(record.key.parts[...])
+  }
+
+  /// Removes the least recently used queries nobody uses until the store is within its capacity; returns them, to
+  /// be released after the lock.
+  mutating func evictOverCapacity() -> [any QueryRecordProtocol] {
+    guard let capacity = bounds.capacity, count > capacity else { return [] }
+    var evicted: [any QueryRecordProtocol] = []
+    var record = bounds.oldest
+    while count > capacity, let current = record {
+      record = current.newer
+      if current.evicted() == .collect {
+        remove(current)
+        evicted.append(current)
+      }
+    }
+    return evicted
+  }
+}
