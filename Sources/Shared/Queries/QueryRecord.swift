@@ -200,6 +200,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   ) -> (finished: QueryWork<State.Success>?, effect: QueryRecordEffect) {
     let next = machine.finished(id, outcome: outcome, isHeld: isHeld)
     let finished = works.removeValue(forKey: id)
+    if works.isEmpty { works = [:] }  // Its storage is freed: a cached query keeps no empty table.
     return (finished, plan(next, store: store, body: nil).effect)
   }
 

@@ -44,6 +44,8 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case ensure
   /// `prefetch`: a refresh if the value is missing, stale or invalidated, with no task.
   case prefetch
+  /// The store is over its capacity and this is its least recently used query: it goes if nothing uses it.
+  case evict
 
   var description: String {
     switch self {
@@ -63,6 +65,7 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .awaitStale: "awaitStale"
     case .ensure: "ensure"
     case .prefetch: "prefetch"
+    case .evict: "evict"
     }
   }
 }
@@ -209,6 +212,13 @@ private struct Harness {
         if let leftAt, now - leftAt < Self.gcTime { fail("collected \(now - leftAt) after the holder left") }
         if !waiting.isEmpty { fail("collected with work waiting") }
         if !callers.isEmpty { fail("collected while callers \(callers) await it") }
+        collected = true
+      }
+    case .evict:
+      if machine.evicted(isHeld: isReferenced) == .collect {
+        if isReferenced { fail("evicted while referenced") }
+        if !waiting.isEmpty { fail("evicted with work waiting") }
+        if !callers.isEmpty { fail("evicted while callers \(callers) await it") }
         collected = true
       }
     }
@@ -509,6 +519,20 @@ struct QueryRecordMachineTests {
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 
+  @Test func everyOrderingOfSixEventsWithEvictionsKeepsTheRecordsInvariants() {
+    let events: [Event] = [.awaitValue, .invalidate, .step, .cancel, .toggleHolder, .evict]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithPagesFailuresAndEvictionsKeepsTheRecordsInvariants() {
+    let events: [Event] = [.requestNextPage, .refetch, .step, .fail, .prefetch, .toggleHolder, .gcTick, .evict]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
   @Test func everyOrderingOfEightRefreshEventsKeepsAHeldQueryFresh() {
     let (sequences, failures) = explore([.invalidate, .refetch, .step], depth: 8)
     #expect(sequences == 6_561)
@@ -555,6 +579,23 @@ struct QueryRecordMachineTests {
     #expect(machine.gcTick(now: .seconds(149), gcTime: gcTime, isHeld: false) == .keep)
     #expect(machine.gcTick(now: .seconds(150), gcTime: gcTime, isHeld: false) == .collect)
     #expect(machine.request(.refresh, by: .caller) == .none)  // A collected record takes no more work.
+  }
+
+  @Test func aGCTimeOfZeroCollectsAtTheFirstCheckThatFindsTheRecordUnused() {
+    var machine = QueryRecordMachine()
+    #expect(machine.gcTick(now: .seconds(1), gcTime: .zero, isHeld: true) == .keep)
+    #expect(machine.gcTick(now: .seconds(2), gcTime: .zero, isHeld: false) == .collect)
+    #expect(machine.request(.refresh, by: .caller) == .none)
+  }
+
+  @Test func anEvictedRecordGoesOnlyWhenNothingUsesIt() {
+    var machine = QueryRecordMachine()
+    #expect(machine.evicted(isHeld: true) == .keep)  // Held: never dropped from under a holder.
+    #expect(machine.request(.refresh, by: .library) == .start(1, .refresh))
+    #expect(machine.evicted(isHeld: false) == .keep)  // Fetching.
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: false) == .none)
+    #expect(machine.evicted(isHeld: false) == .collect)
+    #expect(machine.request(.refresh, by: .caller) == .none)  // An evicted record takes no more work.
   }
 
   @Test func aRefreshAskedForAfterTheRunningOneWasCancelledWaitsForItAndRunsAfter() {

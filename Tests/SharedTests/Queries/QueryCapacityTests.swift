@@ -1,0 +1,170 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import SharedState
+
+/// A store's bounds: its capacity (least recently used, unused queries first), a `gcTime` of zero, and one garbage
+/// sweeper per clock instead of a task per query.
+@Suite(.freshRegistry) struct QueryCapacityTests {
+  private func query(
+    _ key: QueryKey,
+    clock: ManualClock,
+    gcTime: Duration = .seconds(60),
+    fetches: Counter = Counter()
+  ) -> Query<OperationState<String>> {
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: gcTime, operation: .retry(.none).clock(clock))
+    return .query(key, options: options) {
+      fetches.increment()
+      return "\(key)"
+    }
+  }
+
+  private func waitForSuccess(_ shared: Shared<OperationState<String>>) async {
+    for await state in shared.values where state.status.isSuccess { break }
+  }
+
+  @Test func aStoreOverItsCapacityRemovesTheLeastRecentlyUsedUnusedQuery() async throws {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    store.capacity = 2
+    _ = try await store.fetch(query(["a"], clock: clock))
+    _ = try await store.fetch(query(["b"], clock: clock))
+    _ = try await store.fetch(query(["a"], clock: clock))  // A use: now ["b"] is the least recently used.
+    _ = try await store.fetch(query(["c"], clock: clock))
+    #expect(store.count == 2)
+    #expect(store.contains(["a"]))
+    #expect(!store.contains(["b"]))
+    #expect(store.contains(["c"]))
+  }
+
+  @Test func aHeldQueryIsNeverEvictedAndAnUnheldOneGoesFirst() async throws {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    store.capacity = 1
+    let held = Shared(wrappedValue: OperationState<String>(), query(["held"], clock: clock))
+    await waitForSuccess(held)
+    _ = try await store.fetch(query(["b"], clock: clock))
+    // Over the capacity: ["held"] is held, and ["b"] was in use (awaited) when it was made.
+    #expect(store.count == 2)
+    _ = try await store.fetch(query(["c"], clock: clock))
+    // ["held"] is the least recently used, but held: ["b"], unused, goes instead.
+    #expect(store.contains(["held"]))
+    #expect(!store.contains(["b"]))
+    #expect(store.contains(["c"]))
+    #expect(held.wrappedValue.value == "[\"held\"]")
+  }
+
+  @Test func aStoreWhoseQueriesAreAllHeldComesBackToItsCapacityAsTheyAreReleased() async {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    store.capacity = 1
+    do {
+      let first = Shared(wrappedValue: OperationState<String>(), query(["first"], clock: clock))
+      let second = Shared(wrappedValue: OperationState<String>(), query(["second"], clock: clock))
+      await waitForSuccess(first)
+      await waitForSuccess(second)
+      #expect(store.count == 2)  // Both held: over the capacity while they are.
+    }
+    // The next garbage check (a quarter of gcTime) removes the least recently used one, now unheld.
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(15))
+    await waitUntil { store.count == 1 }
+    #expect(!store.contains(["first"]))
+    #expect(store.contains(["second"]))
+  }
+
+  @Test func loweringTheCapacityRemovesTheQueriesOverItAtOnce() async throws {
+    let clock = ManualClock()
+    let registry = SharedRegistry.current
+    let store = registry.queries
+    #expect(store.capacity == nil)
+    for key in ["a", "b", "c"] { _ = try await store.fetch(query([key], clock: clock)) }
+    #expect(store.count == 3)
+    store.capacity = 1
+    #expect(store.count == 1)
+    #expect(store.contains(["c"]))
+    store.capacity = 0
+    #expect(store.count == 0)
+    #expect(registry.count == 0)  // Their values are freed with them.
+  }
+
+  @Test func anEvictedQueryIsFetchedAgainByItsNextUser() async throws {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    store.capacity = 1
+    let fetches = Counter()
+    #expect(try await store.fetch(query(["a"], clock: clock, fetches: fetches)) == "[\"a\"]")
+    _ = try await store.fetch(query(["b"], clock: clock))
+    #expect(!store.contains(["a"]))
+    #expect(try await store.fetch(query(["a"], clock: clock, fetches: fetches)) == "[\"a\"]")
+    #expect(fetches.count == 2)
+  }
+
+  @Test func aGCTimeOfZeroRemovesAQueryAtTheFirstCheckThatFindsItUnused() async throws {
+    let clock = ManualClock()
+    let registry = SharedRegistry.current
+    let store = registry.queries
+    _ = try await store.fetch(query(["brief"], clock: clock, gcTime: .zero))
+    #expect(store.contains(["brief"]))  // Until the next check.
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))  // Queries with a gcTime of zero are checked every second.
+    await waitUntil { !store.contains(["brief"]) }
+    #expect(store.count == 0)
+    #expect(registry.count == 0)
+  }
+
+  @Test func aHeldQueryWithAGCTimeOfZeroIsKept() async {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    let held = Shared(wrappedValue: OperationState<String>(), query(["kept"], clock: clock, gcTime: .zero))
+    await waitForSuccess(held)
+    for _ in 0..<3 {
+      await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(1))
+    }
+    await clock.waitForSleepers(1)
+    #expect(store.contains(["kept"]))
+    #expect(held.wrappedValue.value == "[\"kept\"]")
+  }
+
+  @Test func theQueriesOnOneClockShareOneSweeperThatStopsWhenTheyAreGone() async throws {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    for key in ["a", "b", "c"] { _ = try await store.fetch(query([key], clock: clock)) }
+    await clock.waitForSleepers(1)
+    #expect(clock.sleeperCount == 1)  // One sweeper, not one task per query.
+    // Unused from the first check, gone a whole gcTime (four checks) later.
+    for _ in 0..<5 {
+      await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(15))
+    }
+    await waitUntil { store.count == 0 }
+    await waitUntil { clock.sleeperCount == 0 }  // The sweeper stopped with its last query.
+    _ = try await store.fetch(query(["d"], clock: clock))
+    await clock.waitForSleepers(1)  // A new query on the clock starts a sweeper again.
+    #expect(store.contains(["d"]))
+  }
+
+  @Test func tenThousandDistinctKeysWithASmallCapacityKeepTheStoreAtItsCapacity() async throws {
+    let clock = ManualClock()
+    let registry = SharedRegistry.current
+    let store = registry.queries
+    store.capacity = 100
+    var largest = 0
+    for id in 0..<10_000 {
+      _ = try await store.fetch(query(["user", id], clock: clock))
+      largest = max(largest, store.count)
+    }
+    // A fetch's task may still hold the value it wrote when its caller goes on: then that query is kept until the
+    // next new query.
+    #expect(largest <= 102)
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(15))  // The next check brings the store back to its capacity.
+    await waitUntil { store.count == 100 }
+    #expect(store.contains(["user", 9_999]))
+    #expect(!store.contains(["user", 9_899]))
+    #expect(registry.count <= 100)
+  }
+}
