@@ -1,13 +1,20 @@
 import SharedState
 
-/// The first holder of a new query key (the fetch it starts is constant and settles at once).
-func newQueryKey(_ count: Int) async -> Double {
+/// The first holder of a new query key (the fetch it starts is constant and settles at once), with `cached` other
+/// queries already in the store (held, their fetches settled): nanoseconds per new key.
+func newQueryKey(_ count: Int, cached: Int = 0) async -> Double {
   let registry = SharedRegistry()
   let keys = (0..<count).map { QueryKey(["items", $0]) }
   let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), operation: .retry(.none))
-  return SharedRegistry.$current.withValue(registry) {
+  return await SharedRegistry.$current.withValue(registry) {
     var holders: [Shared<OperationState<Int>>] = []
-    holders.reserveCapacity(count)
+    holders.reserveCapacity(cached + count)
+    for id in 0..<cached {
+      holders.append(Shared(wrappedValue: OperationState<Int>(), .query(["cached", id], options: options) { 1 }))
+    }
+    for holder in holders {
+      for await state in holder.values where state.status.isSuccess { break }
+    }
     let start = now()
     for key in keys {
       holders.append(Shared(wrappedValue: OperationState<Int>(), .query(key, options: options) { 1 }))

@@ -122,7 +122,18 @@ await scenario("new query key") {
   Row(
     scenario: $0, measurement: await asyncPlan.measureAsync { await newQueryKey(2_000) },
     baselineName: "Task { } + await", baseline: await asyncPlan.measureAsync { await bareTask(2_000) },
-    budget: .none)
+    budget: .ratio(3))
+}
+var newQueryKeyCosts: [Int: Double] = [:]
+for cached in quick ? [1_000] : [1_000, 100_000] {
+  await scenario("new query key, \(cached) cached") {
+    let measurement = await asyncPlan.measureAsync { await newQueryKey(2_000, cached: cached) }
+    newQueryKeyCosts[cached] = measurement.median
+    return Row(
+      scenario: $0, measurement: measurement,
+      baselineName: "Task { } + await", baseline: await asyncPlan.measureAsync { await bareTask(2_000) },
+      budget: .ratio(3))
+  }
 }
 await scenario("await a fresh cached query") {
   Row(
@@ -175,6 +186,9 @@ for sweep in sweeps {
 if isSelected("create/drop cycles") {
   let cycles = quick ? 100_000 : 1_000_000
   print("\nresident growth over \(cycles) create/drop cycles of a box: \(Int(createDropCycles(cycles))) B")
+}
+if let small = newQueryKeyCosts[1_000], let large = newQueryKeyCosts[100_000] {
+  print("\nnew query key, 100000 cached / 1000 cached: \(format(large / small))x (budget <= 1.5x)")
 }
 if isSelected("memory per query nobody holds") {
   let bytes = probeMemory(.queries, count: quick ? 10_000 : 100_000)

@@ -77,8 +77,10 @@ extension QueryStore {
   /// passes unused.
   ///
   /// ```swift
-  /// let store = SharedRegistry.current.queries
-  /// store.capacity = 1_000  // a server answering for many distinct keys stays at 1,000 queries
+  /// func boundTheCache() {
+  ///   let store = SharedRegistry.current.queries
+  ///   store.capacity = 1_000
+  /// }
   /// ```
   ///
   /// When a new query would take the store over its capacity, the least recently used queries that nobody holds
