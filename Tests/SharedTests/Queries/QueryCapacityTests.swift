@@ -152,8 +152,10 @@ import Testing
     let registry = SharedRegistry.current
     let store = registry.queries
     store.capacity = 100
+    // ThreadSanitizer makes each fetch's task a hundred times slower: a thousand keys show the same there.
+    let keys = isThreadSanitizerBuild ? 1_000 : 10_000
     var largest = 0
-    for id in 0..<10_000 {
+    for id in 0..<keys {
       _ = try await store.fetch(query(["user", id], clock: clock))
       largest = max(largest, store.count)
     }
@@ -163,8 +165,9 @@ import Testing
     await clock.waitForSleepers(1)
     clock.advance(by: .seconds(15))  // The next check brings the store back to its capacity.
     await waitUntil { store.count == 100 }
-    #expect(store.contains(["user", 9_999]))
-    #expect(!store.contains(["user", 9_899]))
+    #expect(store.contains(["user", keys - 1]))
+    #expect(store.contains(["user", keys - 100]))
+    #expect(!store.contains(["user", keys - 101]))
     #expect(registry.count <= 100)
   }
 }
