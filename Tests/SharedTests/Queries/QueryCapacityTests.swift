@@ -147,6 +147,23 @@ import Testing
     #expect(store.contains(["d"]))
   }
 
+  @Test func aStoreThatGoesFreesEveryQueryItKept() async throws {
+    let clock = ManualClock()
+    weak var weakStore: QueryStore?
+    weak var weakRecord: AnyObject?
+    do {
+      let registry = SharedRegistry()
+      let store = registry.queries
+      weakStore = store
+      for key in ["a", "b", "c"] { _ = try await store.fetch(query([key], clock: clock)) }
+      // The middle one is linked to both others in the recency list.
+      weakRecord = store.state.withLock { $0.root.node(at: QueryKey(["b"]).parts)?.record }
+      #expect(weakRecord != nil)
+    }
+    await waitUntil { weakStore == nil }
+    #expect(weakRecord == nil)
+  }
+
   @Test func tenThousandDistinctKeysWithASmallCapacityKeepTheStoreAtItsCapacity() async throws {
     let clock = ManualClock()
     let registry = SharedRegistry.current
