@@ -26,8 +26,8 @@ struct QueryBounds: ~Copyable {
   private(set) var newest: (any QueryRecordProtocol)?
   /// The most queries the store keeps; `nil`: no limit.
   var capacity: Int?
-  /// The clocks a sweeper runs on.
-  var sweptClocks: Set<QueryClockKey> = []
+  /// How many queries each clock measures, while a sweeper runs on it.
+  var sweptClocks: [QueryClockKey: Int] = [:]
 
   init() {}
 
@@ -44,18 +44,27 @@ struct QueryBounds: ~Copyable {
   /// Links a new record as the most recently used; returns whether its clock needs a sweeper.
   mutating func add(_ record: any QueryRecordProtocol) -> Bool {
     append(record)
-    return sweptClocks.insert(record.clockKey).inserted
+    let count = sweptClocks[record.clockKey]
+    sweptClocks[record.clockKey] = (count ?? 0) + 1
+    return count == nil
+  }
+
+  /// Whether `record` is in the list.
+  func contains(_ record: any QueryRecordProtocol) -> Bool {
+    record.older != nil || oldest === record
   }
 
   /// Notes a use of `record`: it becomes the most recently used.
   mutating func use(_ record: any QueryRecordProtocol) {
-    guard newest !== record, record.older != nil || oldest === record else { return }
+    guard newest !== record, contains(record) else { return }
     unlink(record)
     append(record)
   }
 
   /// Takes `record` out of the list (it is being removed).
   mutating func unlink(_ record: any QueryRecordProtocol) {
+    guard contains(record) else { return }
+    if let count = sweptClocks[record.clockKey] { sweptClocks[record.clockKey] = max(0, count - 1) }
     let older = record.older
     let newer = record.newer
     if let older { older.newer = newer } else if oldest === record { oldest = newer }
@@ -122,27 +131,74 @@ extension QueryStore {
   /// One garbage check of every query on the clock `key` at `now` (the sweeper's own time): removes those unused
   /// for their whole `gcTime`, and those over the capacity. Returns when to check next, or `nil` when no query on
   /// that clock is left (the sweeper stops).
+  ///
+  /// The queries are checked a batch at a time, each batch under the lock, so that a large store never holds its
+  /// lock for long; a batch whose place in the list was removed meanwhile ends the check (the next one covers the
+  /// rest).
   private func sweep(_ key: QueryClockKey, now: Duration) -> Duration? {
-    let (next, removed) = state.withLock { state -> (Duration?, [any QueryRecordProtocol]) in
-      var removed: [any QueryRecordProtocol] = []
-      var next: Duration?
+    var next: Duration?
+    var cursor: SweepCursor?
+    var isFirstBatch = true
+    while true {
+      let batch = state.withLock { [cursor] state -> SweepBatch in
+        var batch = SweepBatch()
+        var record = isFirstBatch ? state.bounds.oldest : cursor.flatMap { state.record(at: $0) }
+        var visited = 0
+        while let current = record, visited < Self.sweepBatchSize {
+          visited += 1
+          record = current.newer
+          guard current.clockKey == key else { continue }
+          if current.gcTick(now: now) == .collect {
+            state.remove(current)
+            batch.removed.append(current)
+          } else {
+            batch.next = min(batch.next ?? current.gcCheckInterval, current.gcCheckInterval)
+          }
+        }
+        batch.cursor = record.map { SweepCursor(key: $0.key, id: ObjectIdentifier($0)) }
+        guard record == nil else { return batch }
+        batch.removed += state.evictOverCapacity()
+        if state.bounds.sweptClocks[key] == 0 {
+          state.bounds.sweptClocks[key] = nil
+          batch.isLast = true
+        }
+        return batch
+      }
+      withExtendedLifetime(batch.removed) {}  // Their values are released after the lock.
+      if let interval = batch.next { next = min(next ?? interval, interval) }
+      if batch.isLast { return nil }
+      guard let following = batch.cursor else { break }
+      cursor = following
+      isFirstBatch = false
+    }
+    // Queries on this clock remain even if none was reached this time (the check ended early): the same pace.
+    return next ?? previousInterval(for: key)
+  }
+
+  /// What one batch of a garbage check found.
+  private struct SweepBatch {
+    var removed: [any QueryRecordProtocol] = []
+    var next: Duration?
+    /// Where the next batch starts; `nil` when the check is done.
+    var cursor: SweepCursor?
+    /// Whether no query on the clock is left.
+    var isLast = false
+  }
+
+  /// How many queries one batch of a garbage check visits under the lock.
+  static var sweepBatchSize: Int { 1_024 }
+
+  /// The pace for a clock whose check reached none of its queries: that of the shortest `gcTime` in the store.
+  private func previousInterval(for key: QueryClockKey) -> Duration {
+    state.withLock { state in
+      var shortest: Duration?
       var record = state.bounds.oldest
       while let current = record {
         record = current.newer
-        guard current.clockKey == key else { continue }
-        if current.gcTick(now: now) == .collect {
-          state.remove(current)
-          removed.append(current)
-        } else {
-          next = min(next ?? current.gcCheckInterval, current.gcCheckInterval)
-        }
+        if current.clockKey == key { shortest = min(shortest ?? current.gcCheckInterval, current.gcCheckInterval) }
       }
-      removed += state.evictOverCapacity()
-      if next == nil { state.bounds.sweptClocks.remove(key) }
-      return (next, removed)
+      return shortest ?? .seconds(1)
     }
-    withExtendedLifetime(removed) {}  // Their values are released after the lock.
-    return next
   }
 
   /// How often the sweeper checks a query whose `gcTime` is `gcTime`.
@@ -151,7 +207,22 @@ extension QueryStore {
   }
 }
 
+/// Where a garbage check goes on after a batch: the record it reached, by key and identity (no reference to a record
+/// leaves the lock).
+struct SweepCursor: Sendable {
+  let key: QueryKey
+  let id: ObjectIdentifier
+}
+
 extension QueryStore.State {
+  /// The record a garbage check reached, if it is still in the store and in the recency list.
+  func record(at cursor: SweepCursor) -> (any QueryRecordProtocol)? {
+    guard let record = root.node(at: cursor.key.parts)?.record, ObjectIdentifier(record) == cursor.id,
+      bounds.contains(record)
+    else { return nil }
+    return record
+  }
+
   /// Removes `record` from the tree and the recency list; call under the lock, and release the record after it.
   mutating func remove(_ record: any QueryRecordProtocol) {
     bounds.unlink(record)

@@ -147,6 +147,21 @@ import Testing
     #expect(store.contains(["d"]))
   }
 
+  @Test func aCheckOfMoreQueriesThanOneBatchReachesThemAll() async throws {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    let count = QueryStore.sweepBatchSize + 100
+    for id in 0..<count { _ = try await store.fetch(query(["item", id], clock: clock)) }
+    #expect(store.count == count)
+    // Unused from the first check, gone a whole gcTime (four checks) later: every batch of every check ran.
+    for _ in 0..<5 {
+      await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(15))
+    }
+    await waitUntil { store.count == 0 }
+    await waitUntil { clock.sleeperCount == 0 }
+  }
+
   @Test func aStoreThatGoesFreesEveryQueryItKept() async throws {
     let clock = ManualClock()
     weak var weakStore: QueryStore?
