@@ -22,6 +22,10 @@ protocol QueryRecordProtocol: AnyObject {
   var clockKey: QueryClockKey { get }
   /// How often the store's sweeper checks the query.
   var gcCheckInterval: Duration { get }
+  /// Frees the value's box if nothing uses the query; returns what to release after the lock.
+  func sleepIfUnused() -> Any?
+  /// Makes a box again for a sleeping query.
+  func wakeIfSleeping(in registry: SharedRegistry?, store: QueryStore)
   /// The less recently used neighbour in the store's recency list.
   var older: (any QueryRecordProtocol)? { get set }
   /// The more recently used neighbour in the store's recency list.
@@ -38,7 +42,10 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
 
   let query: Query<State>
   let epoch: Stopwatch
-  private var root: SharedRoot<State>
+  /// The value's box while the query is used; `nil` while it sleeps (see ``sleepIfUnused()``).
+  private var root: SharedRoot<State>?
+  /// The value while the query sleeps: nobody used it at the last garbage check, so its box was freed.
+  private var sleepingValue: State?
   private(set) var machine = QueryRecordMachine()
   /// The running and queued units of work, by the machine's identifiers.
   private var works: [QueryRecordMachine.WorkID: QueryWork<State.Success>] = [:]
@@ -55,10 +62,13 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
 
   var key: QueryKey { query.key }
 
-  var shared: Shared<State> { Shared(reference: .root(root)) }
+  var shared: Shared<State> {
+    guard let root else { preconditionFailure("a sleeping query's value is used before the query is woken") }
+    return Shared(reference: .root(root))
+  }
 
   /// Whether something besides this record refers to the value: a holder, an iteration, an observer, a fetch.
-  var isHeld: Bool { !isKnownUniquelyReferenced(&root) }
+  var isHeld: Bool { root != nil && !isKnownUniquelyReferenced(&root) }
 
   // MARK: Events
 
@@ -93,6 +103,51 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   }
 
   var gcCheckInterval: Duration { QueryStore.gcCheckInterval(gcTime: query.options.gcTime) }
+
+  var isSleeping: Bool { root == nil }
+
+  /// Frees the value's box if nobody holds the query and no work runs on it: the record keeps only the value, and
+  /// the next use makes a box for it again (``wakeIfSleeping(in:store:)``). Returns what to release after the lock.
+  func sleepIfUnused() -> Any? {
+    // Asked before a local copy of the reference would count as a holder.
+    guard root != nil, machine.activity == .idle, !isHeld, let root else { return nil }
+    let replaced = sleepingValue  // A holder's default value, kept since the last wake (see below).
+    sleepingValue = root.box.value
+    self.root = nil
+    return (root, replaced)
+  }
+
+  /// Gives a sleeping query a box again, through `registry` so that a holder of its key shares it, linked to
+  /// `store`.
+  func wakeIfSleeping(in registry: SharedRegistry?, store: QueryStore) {
+    wakeIfSleeping(in: registry, store: store, root: nil)
+  }
+
+  /// Wakes a sleeping query with the box `given` (a holder's, just made by the registry), or as
+  /// ``wakeIfSleeping(in:store:)`` does when `given` is `nil`.
+  func wakeIfSleeping(in registry: SharedRegistry?, store: QueryStore, root given: SharedRoot<State>?) {
+    guard root == nil, var value = sleepingValue else { return }
+    var isMade = false
+    let made: SharedRoot<State>
+    if let given {
+      made = given
+    } else if let registry,
+      case .root(let found) = registry.reference(
+        memoryOnly: query, defaultValue: { isMade = true; return value })
+    {
+      made = found
+    } else {
+      // No registry, or another type under this key there: a value of its own.
+      (made, isMade) = (SharedRoot(memoryOnly: value, registration: nil), true)
+    }
+    // A box a holder made an instant ago from its default takes the cached value (its only user is still being
+    // made); the default is kept until the query next sleeps or goes, both released after the lock.
+    if !isMade { made.box.withLock { swap(&$0, &value) } }
+    sleepingValue = isMade ? nil : value
+    root = made
+    made.attachment(QueryLink<State>.self, make: QueryLink.init)
+      .link(to: store, key: query.key, kind: query.kind, epoch: epoch)
+  }
 
   /// A caller asks for `work`, done by `body`; returns the unit of work that serves the request (and its
   /// identifier, for a cancellation) and what to start after the lock.

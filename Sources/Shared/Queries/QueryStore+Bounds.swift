@@ -153,6 +153,7 @@ extension QueryStore {
             batch.removed.append(current)
           } else {
             batch.next = min(batch.next ?? current.gcCheckInterval, current.gcCheckInterval)
+            if let box = current.sleepIfUnused() { batch.released.append(box) }
           }
         }
         batch.cursor = record.map { SweepCursor(key: $0.key, id: ObjectIdentifier($0)) }
@@ -164,7 +165,7 @@ extension QueryStore {
         }
         return batch
       }
-      withExtendedLifetime(batch.removed) {}  // Their values are released after the lock.
+      withExtendedLifetime((batch.removed, batch.released)) {}  // Their values are released after the lock.
       if let interval = batch.next { next = min(next ?? interval, interval) }
       if batch.isLast { return nil }
       guard let following = batch.cursor else { break }
@@ -178,6 +179,8 @@ extension QueryStore {
   /// What one batch of a garbage check found.
   private struct SweepBatch {
     var removed: [any QueryRecordProtocol] = []
+    /// The boxes of the queries that went to sleep.
+    var released: [Any] = []
     var next: Duration?
     /// Where the next batch starts; `nil` when the check is done.
     var cursor: SweepCursor?

@@ -98,6 +98,7 @@ public final class QueryStore: Sendable {
     let effect = state.withLock { state -> QueryRecordEffect? in
       guard let record = state.root.node(at: key.parts)?.record else { return nil }
       state.bounds.use(record)
+      record.wakeIfSleeping(in: owner.registry, store: self)
       return record.refetch(store: self)
     }
     effect?()
@@ -191,6 +192,7 @@ public final class QueryStore: Sendable {
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
       record.touch()
       state.bounds.use(record)
+      record.wakeIfSleeping(in: owner.registry, store: self)
       return record.shared
     }
     guard let shared else { return false }
@@ -217,7 +219,9 @@ public final class QueryStore: Sendable {
     // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
     // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
     let link = root.attachment(QueryLink<State>.self, make: QueryLink.init)
-    let epoch = link.epoch(in: self) ?? Stopwatch(query.options.operation.clock)
+    // A sleeping record's new box has no link yet: its time is the record's.
+    let epoch =
+      link.epoch(in: self) ?? existingEpoch(of: query.key, as: State.self) ?? Stopwatch(query.options.operation.clock)
     let now = epoch.elapsed()
     let (effect, conflict, created, replaced, sweeps) = state.withLock {
       state -> (QueryRecordEffect, CodeLocation?, Bool, [any QueryRecordProtocol], Bool) in
@@ -228,6 +232,7 @@ public final class QueryStore: Sendable {
         // A record made between the two locks started its own time: this holder's reading is of another clock.
         let now = record.epoch.isSame(as: epoch) ? now : .zero
         state.bounds.use(record)
+        record.wakeIfSleeping(in: nil, store: self, root: root)
         return (asHolder ? record.holderAppeared(now: now, store: self) : .none, conflict, false, [], false)
       }
       // A record of another state type is not expected here (its value keeps the registry's entry, so a holder of
@@ -266,6 +271,11 @@ public final class QueryStore: Sendable {
 
   // MARK: Awaiting values
 
+  /// The time of the record named `key`, if the store keeps one of state type `State`.
+  private func existingEpoch<State: OperationTrackable>(of key: QueryKey, as _: State.Type) -> Stopwatch? {
+    state.withLock { ($0.root.node(at: key.parts)?.record as? QueryRecord<State>)?.epoch }
+  }
+
   /// The time of the record of `query`, made with no holder (and nothing fetched) if the store keeps none; `nil`
   /// when the store keeps a query of another state type under its key.
   func recordEpoch<Value: Sendable>(of query: Query<OperationState<Value>>) -> Stopwatch? {
@@ -302,6 +312,7 @@ public final class QueryStore: Sendable {
     let effect = state.withLock { state -> QueryRecordEffect in
       guard let record = Self.record(in: state, named: key, epoch: epoch, as: type) else { return .none }
       state.bounds.use(record)
+      record.wakeIfSleeping(in: owner.registry, store: self)
       return record.prefetch(now: now, store: self)
     }
     effect()
@@ -309,7 +320,11 @@ public final class QueryStore: Sendable {
 
   /// The value of the query named `key`, if the store keeps it with state type `State`.
   func cachedShared<State: OperationTrackable>(_ key: QueryKey, as type: State.Type) -> Shared<State>? {
-    state.withLock { state in Self.record(in: state, named: key, epoch: nil, as: type)?.shared }
+    state.withLock { state in
+      let record = Self.record(in: state, named: key, epoch: nil, as: type)
+      record?.wakeIfSleeping(in: owner.registry, store: self)
+      return record?.shared
+    }
   }
 
   /// The values of state type `State` whose keys start with `prefix`.
@@ -320,7 +335,9 @@ public final class QueryStore: Sendable {
     state.withLock { state in
       var values: [(key: QueryKey, value: Shared<State>)] = []
       state.root.node(at: prefix.parts)?.visitRecords { record in
-        if let record = record as? QueryRecord<State> { values.append((record.key, record.shared)) }
+        guard let record = record as? QueryRecord<State> else { return }
+        record.wakeIfSleeping(in: owner.registry, store: self)
+        values.append((record.key, record.shared))
       }
       return values
     }
@@ -347,6 +364,7 @@ public final class QueryStore: Sendable {
       let answer = state.withLock { state -> QueryRecord<State>.ValueAnswer in
         guard let record = Self.record(in: state, named: key, epoch: epoch, as: State.self) else { return .gone }
         state.bounds.use(record)
+        record.wakeIfSleeping(in: owner.registry, store: self)
         return refetches
           ? record.refreshRequested(store: self)
           : record.valueRequested(now: now, accepting: acceptance, store: self)
@@ -386,6 +404,7 @@ public final class QueryStore: Sendable {
     let planned = state.withLock { state -> (QueryRecordMachine.WorkID, QueryWork<State.Success>, QueryRecordEffect)? in
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
       state.bounds.use(record)
+      record.wakeIfSleeping(in: owner.registry, store: self)
       return record.request(work, body: body, store: self)
     }
     guard let (id, work, effect) = planned else { return nil }

@@ -12,13 +12,28 @@ import Testing
     _ key: QueryKey,
     clock: ManualClock,
     gcTime: Duration = .seconds(60),
+    staleTime: Duration = .seconds(600),
     fetches: Counter = Counter()
   ) -> Query<OperationState<String>> {
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: gcTime, operation: .retry(.none).clock(clock))
+    let options = QueryOptions(staleTime: staleTime, gcTime: gcTime, operation: .retry(.none).clock(clock))
     return .query(key, options: options) {
-      fetches.increment()
-      return "\(key)"
+      let number = fetches.increment()
+      return number == 1 ? "\(key)" : "\(key) \(number)"
     }
+  }
+
+  /// Fetches `query` for a holder that then goes, and lets the next garbage check put it to sleep: the store keeps
+  /// its value, and its box is freed.
+  private func fetchAndLetSleep(_ query: Query<OperationState<String>>, clock: ManualClock) async {
+    let registry = SharedRegistry.current
+    do {
+      let holder = Shared(wrappedValue: OperationState<String>(), query)
+      await waitForSuccess(holder)
+    }
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(15))
+    await waitUntil { registry.count == 0 }
+    #expect(registry.queries.count == 1)
   }
 
   private func waitForSuccess(_ shared: Shared<OperationState<String>>) async {
@@ -98,7 +113,7 @@ import Testing
     #expect(try await store.fetch(query(["a"], clock: clock, fetches: fetches)) == "[\"a\"]")
     _ = try await store.fetch(query(["b"], clock: clock))
     #expect(!store.contains(["a"]))
-    #expect(try await store.fetch(query(["a"], clock: clock, fetches: fetches)) == "[\"a\"]")
+    #expect(try await store.fetch(query(["a"], clock: clock, fetches: fetches)) == "[\"a\"] 2")
     #expect(fetches.count == 2)
   }
 
@@ -160,6 +175,58 @@ import Testing
     }
     await waitUntil { store.count == 0 }
     await waitUntil { clock.sleeperCount == 0 }
+  }
+
+  @Test func aQueryNobodyUsesFreesItsBoxAtTheNextCheckAndItsNextHolderGetsItsValueWithoutAFetch() async {
+    let clock = ManualClock()
+    let fetches = Counter()
+    let post = query(["post"], clock: clock, fetches: fetches)
+    await fetchAndLetSleep(post, clock: clock)
+    let holder = Shared(wrappedValue: OperationState<String>(), post)
+    #expect(holder.wrappedValue.value == "[\"post\"]")
+    #expect(holder.wrappedValue.status == .success)
+    #expect(fetches.count == 1)
+    #expect(holder.refetch())  // Linked to its query again.
+    await waitUntil { holder.wrappedValue.value == "[\"post\"] 2" }
+  }
+
+  @Test func aSleepingStaleQueryIsShownAndRefetchedByItsNextHolder() async {
+    let clock = ManualClock()
+    let fetches = Counter()
+    let post = query(["post"], clock: clock, staleTime: .seconds(10), fetches: fetches)
+    await fetchAndLetSleep(post, clock: clock)  // 15 s later: stale.
+    let holder = Shared(wrappedValue: OperationState<String>(), post)
+    #expect(holder.wrappedValue.value == "[\"post\"]")
+    await waitUntil { holder.wrappedValue.value == "[\"post\"] 2" }
+    #expect(fetches.count == 2)
+  }
+
+  @Test func aSleepingQueryIsWrittenReadRefetchedAndAwaitedThroughTheStore() async throws {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    let fetches = Counter()
+    let post = query(["post"], clock: clock, fetches: fetches)
+    await fetchAndLetSleep(post, clock: clock)
+    #expect(store.update(["post"], as: OperationState<String>.self) { $0.value = "edited" })
+    #expect(store.cachedValue(for: ["post"], as: String.self) == "edited")
+    #expect(try await store.fetch(post) == "edited")  // Fresh: no fetch.
+    #expect(fetches.count == 1)
+    await fetchAndLetSleep(post, clock: clock)
+    #expect(store.refetch(["post"]))
+    await waitUntil { fetches.count == 2 }
+    #expect(try await store.fetch(post) == "[\"post\"] 2")
+  }
+
+  @Test func anInvalidatedSleepingQueryIsRefetchedByItsNextHolder() async {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    let fetches = Counter()
+    let post = query(["post"], clock: clock, fetches: fetches)
+    await fetchAndLetSleep(post, clock: clock)
+    #expect(store.invalidate(matching: ["post"]) == 1)
+    #expect(fetches.count == 1)  // Nobody holds it: it waits for its next holder.
+    let holder = Shared(wrappedValue: OperationState<String>(), post)
+    await waitUntil { holder.wrappedValue.value == "[\"post\"] 2" }
   }
 
   @Test func aStoreThatGoesFreesEveryQueryItKept() async throws {
