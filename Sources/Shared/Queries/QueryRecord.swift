@@ -133,7 +133,11 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
       made = given
     } else if let registry,
       case .root(let found) = registry.reference(
-        memoryOnly: query, defaultValue: { isMade = true; return value })
+        memoryOnly: query,
+        defaultValue: {
+          isMade = true
+          return value
+        })
     {
       made = found
     } else {
