@@ -217,6 +217,31 @@ import Testing
     #expect(try await store.fetch(post) == "[\"post\"] 2")
   }
 
+  @Test func holdersAndCallersWakingASleepingQueryAtOnceAllShareItsValue() async throws {
+    let clock = ManualClock()
+    let registry = SharedRegistry.current
+    let fetches = Counter()
+    let post = query(["post"], clock: clock, fetches: fetches)
+    await fetchAndLetSleep(post, clock: clock)
+    let values = try await withThrowingTaskGroup(of: String?.self) { group in
+      for index in 0..<40 {
+        group.addTask {
+          try await SharedRegistry.$current.withValue(registry) {
+            if index.isMultiple(of: 2) {
+              return Shared(wrappedValue: OperationState<String>(), post).wrappedValue.value
+            }
+            return try await registry.queries.fetch(post)
+          }
+        }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(values.count == 40)
+    #expect(values.allSatisfy { $0 == "[\"post\"]" })
+    #expect(fetches.count == 1)
+    #expect(registry.queries.count == 1)
+  }
+
   @Test func anInvalidatedSleepingQueryIsRefetchedByItsNextHolder() async {
     let clock = ManualClock()
     let store = SharedRegistry.current.queries
