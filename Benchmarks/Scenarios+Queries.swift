@@ -68,6 +68,30 @@ func invalidate100Of10k() async -> Double {
   }
 }
 
+/// Invalidating the 100 keys under one prefix among 10,000 query keys nobody holds, after a garbage check found them
+/// unused (they sleep: each keeps its value, not its box): nanoseconds per call.
+func invalidate100Of10kSleeping() async -> Double {
+  let registry = SharedRegistry()
+  let clock = ManualClock()
+  let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), operation: .retry(.none).clock(clock))
+  return await SharedRegistry.$current.withValue(registry) {
+    for group in 0..<100 {
+      for item in 0..<100 {
+        let key = QueryKey(["group", group, item])
+        let holder = Shared(wrappedValue: OperationState<Int>(), .query(key, options: options) { 1 })
+        for await state in holder.values where state.status.isSuccess { break }
+      }
+    }
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(900))  // One garbage check: every query sleeps.
+    await clock.waitForSleepers(1)
+    let rounds = 200
+    let start = now()
+    for round in 0..<rounds { blackHole(registry.queries.invalidate(matching: ["group", round % 100])) }
+    return Double(now() - start) / Double(rounds)
+  }
+}
+
 /// Awaiting the value of a query that is cached and fresh (`QueryStore.fetch`): nanoseconds per call.
 func awaitFreshCachedQuery(_ count: Int) async -> Double {
   let registry = SharedRegistry()

@@ -154,6 +154,14 @@ await scenario("invalidate 100 matching among 10k keys") {
     },
     baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(200_000))
 }
+await scenario("invalidate 100 matching among 10k sleeping keys") {
+  Row(
+    scenario: $0,
+    measurement: await Plan(repetitions: quick ? 1 : 3, warmUps: 0).measureAsync {
+      await invalidate100Of10kSleeping()
+    },
+    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(20_000))
+}
 
 // Scaling sweeps: how cost and memory grow with the work.
 if isSelected("sweep keys") {
