@@ -129,17 +129,21 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     guard root == nil, var value = sleepingValue else { return }
     var isMade = false
     let made: SharedRoot<State>
+    // The box made here, if the registry keeps it: another one may win the race to the registry (a holder's).
+    var created: SharedRoot<State>?
     if let given {
       made = given
     } else if let registry,
       case .root(let found) = registry.reference(
-        memoryOnly: query,
-        defaultValue: {
-          isMade = true
-          return value
+        for: query, defaultValue: { value },
+        create: { value, registration in
+          let root = SharedRoot(memoryOnly: value, registration: registration)
+          created = root
+          return .root(root)
         })
     {
       made = found
+      isMade = found === created
     } else {
       // No registry, or another type under this key there: a value of its own.
       (made, isMade) = (SharedRoot(memoryOnly: value, registration: nil), true)
