@@ -1,86 +1,3 @@
-/// Which clock a query measures its time on, so that the queries of one store on one clock share one sweeper.
-///
-/// A clock that is an object (a ``ManualClock``) is one clock per instance; a clock that is a value
-/// (`ContinuousClock`, `SuspendingClock`) is one clock per type.
-struct QueryClockKey: Hashable, Sendable {
-  private let id: ObjectIdentifier
-
-  init(_ clock: any Clock<Duration>) {
-    if type(of: clock) is AnyClass {
-      id = ObjectIdentifier(clock as AnyObject)
-    } else {
-      id = ObjectIdentifier(type(of: clock))
-    }
-  }
-}
-
-/// What bounds a store's memory: its queries from the least to the most recently used, its capacity, and the
-/// clocks it runs a sweeper on.
-///
-/// Only touched under the ``QueryStore``'s lock. The recency list links the records themselves (two references
-/// each, no node of its own); the store breaks the links as it removes a record, and when it goes.
-struct QueryBounds: ~Copyable {
-  /// The least recently used query.
-  private(set) var oldest: (any QueryRecordProtocol)?
-  /// The most recently used query.
-  private(set) var newest: (any QueryRecordProtocol)?
-  /// The most queries the store keeps; `nil`: no limit.
-  var capacity: Int?
-  /// How many queries each clock measures, while a sweeper runs on it.
-  var sweptClocks: [QueryClockKey: Int] = [:]
-
-  init() {}
-
-  deinit {
-    // The links are strong both ways: break them so the records are freed with the store.
-    var record = oldest
-    while let current = record {
-      record = current.newer
-      current.older = nil
-      current.newer = nil
-    }
-  }
-
-  /// Links a new record as the most recently used; returns whether its clock needs a sweeper.
-  mutating func add(_ record: any QueryRecordProtocol) -> Bool {
-    append(record)
-    let count = sweptClocks[record.clockKey]
-    sweptClocks[record.clockKey] = (count ?? 0) + 1
-    return count == nil
-  }
-
-  /// Whether `record` is in the list.
-  func contains(_ record: any QueryRecordProtocol) -> Bool {
-    record.older != nil || oldest === record
-  }
-
-  /// Notes a use of `record`: it becomes the most recently used.
-  mutating func use(_ record: any QueryRecordProtocol) {
-    guard newest !== record, contains(record) else { return }
-    unlink(record)
-    append(record)
-  }
-
-  /// Takes `record` out of the list (it is being removed).
-  mutating func unlink(_ record: any QueryRecordProtocol) {
-    guard contains(record) else { return }
-    if let count = sweptClocks[record.clockKey] { sweptClocks[record.clockKey] = max(0, count - 1) }
-    let older = record.older
-    let newer = record.newer
-    if let older { older.newer = newer } else if oldest === record { oldest = newer }
-    if let newer { newer.older = older } else if newest === record { newest = older }
-    record.older = nil
-    record.newer = nil
-  }
-
-  private mutating func append(_ record: any QueryRecordProtocol) {
-    record.older = newest
-    record.newer = nil
-    if let newest { newest.newer = record } else { oldest = record }
-    newest = record
-  }
-}
-
 extension QueryStore {
   /// The most queries the store keeps; `nil` (the default) keeps every query until its ``QueryOptions/gcTime``
   /// passes unused.
@@ -176,6 +93,13 @@ extension QueryStore {
     return next ?? previousInterval(for: key)
   }
 
+  /// Where a garbage check goes on after a batch: the record it reached, by key and identity (no reference to a
+  /// record leaves the lock).
+  struct SweepCursor: Sendable {
+    let key: QueryKey
+    let id: ObjectIdentifier
+  }
+
   /// What one batch of a garbage check found.
   private struct SweepBatch {
     var removed: [any QueryRecordProtocol] = []
@@ -210,16 +134,9 @@ extension QueryStore {
   }
 }
 
-/// Where a garbage check goes on after a batch: the record it reached, by key and identity (no reference to a record
-/// leaves the lock).
-struct SweepCursor: Sendable {
-  let key: QueryKey
-  let id: ObjectIdentifier
-}
-
 extension QueryStore.State {
   /// The record a garbage check reached, if it is still in the store and in the recency list.
-  func record(at cursor: SweepCursor) -> (any QueryRecordProtocol)? {
+  func record(at cursor: QueryStore.SweepCursor) -> (any QueryRecordProtocol)? {
     guard let record = root.node(at: cursor.key.parts)?.record, ObjectIdentifier(record) == cursor.id,
       bounds.contains(record)
     else { return nil }
