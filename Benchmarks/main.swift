@@ -7,7 +7,7 @@ import SharedState
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-probe",
   let probe = MemoryProbe(rawValue: CommandLine.arguments[2]), let count = Int(CommandLine.arguments[3])
 {
-  print(probe.bytesPerItem(count: count))
+  print(await probe.bytesPerItem(count: count))
   exit(0)
 }
 
@@ -122,7 +122,18 @@ await scenario("new query key") {
   Row(
     scenario: $0, measurement: await asyncPlan.measureAsync { await newQueryKey(2_000) },
     baselineName: "Task { } + await", baseline: await asyncPlan.measureAsync { await bareTask(2_000) },
-    budget: .none)
+    budget: .ratio(3))
+}
+var newQueryKeyCosts: [Int: Double] = [:]
+for cached in quick ? [1_000] : [1_000, 100_000] {
+  await scenario("new query key, \(cached) cached") {
+    let measurement = await asyncPlan.measureAsync { await newQueryKey(2_000, cached: cached) }
+    newQueryKeyCosts[cached] = measurement.median
+    return Row(
+      scenario: $0, measurement: measurement,
+      baselineName: "Task { } + await", baseline: await asyncPlan.measureAsync { await bareTask(2_000) },
+      budget: .ratio(3))
+  }
 }
 await scenario("await a fresh cached query") {
   Row(
@@ -147,6 +158,14 @@ await scenario("invalidate 100 matching among 10k keys") {
       await invalidate100Of10k()
     },
     baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(200_000))
+}
+await scenario("invalidate 100 matching among 10k sleeping keys") {
+  Row(
+    scenario: $0,
+    measurement: await Plan(repetitions: quick ? 1 : 3, warmUps: 0).measureAsync {
+      await invalidate100Of10kSleeping()
+    },
+    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(20_000))
 }
 
 // Scaling sweeps: how cost and memory grow with the work.
@@ -180,6 +199,13 @@ for sweep in sweeps {
 if isSelected("create/drop cycles") {
   let cycles = quick ? 100_000 : 1_000_000
   print("\nresident growth over \(cycles) create/drop cycles of a box: \(Int(createDropCycles(cycles))) B")
+}
+if let small = newQueryKeyCosts[1_000], let large = newQueryKeyCosts[100_000] {
+  print("\nnew query key, 100000 cached / 1000 cached: \(format(large / small))x (budget <= 1.5x)")
+}
+if isSelected("memory per query nobody holds") {
+  let bytes = probeMemory(.queries, count: quick ? 10_000 : 100_000)
+  print("\nmemory per cached query nobody holds: \(format(bytes)) B (budget <= 512 B)")
 }
 if let keys = sweeps.first(where: { $0.sizeLabel == "keys held" }), let largest = keys.points.last {
   print("\nmemory per key: \(format(largest.bytesPerItem)) B (budget <= 256 B)")

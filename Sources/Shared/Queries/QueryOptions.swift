@@ -16,6 +16,10 @@ public struct QueryOptions: Sendable {
   public var staleTime: Duration
   /// How long a query with no holders, iterations or running fetch keeps its value before it is removed. The
   /// default is five minutes.
+  ///
+  /// One sweeper per store and clock checks the queries a few times per `gcTime` (every quarter of the shortest
+  /// `gcTime` on that clock; every second for a `gcTime` of zero), so a query goes between one `gcTime` and one and
+  /// a quarter after its last use. Zero removes a query at the first check that finds it unused.
   public var gcTime: Duration
   /// How each fetch runs, exactly as an operation run does: its retries, the timeout of each attempt, and the clock.
   /// The default (``defaultOperation``) retries 3 times, waiting 1 s, 2 s, then 4 s; options built from scratch
@@ -47,7 +51,7 @@ public struct QueryOptions: Sendable {
   ///
   /// - Parameters:
   ///   - staleTime: How long a fetched value counts as fresh.
-  ///   - gcTime: How long an unused query keeps its value; must be positive.
+  ///   - gcTime: How long an unused query keeps its value; zero or more.
   ///   - enabled: Whether the query fetches by itself when held, stale or invalidated (see ``isEnabled``).
   ///   - operation: How each fetch runs: retries, timeout, and the clock for these and for staleness and garbage
   ///     collection.
@@ -58,7 +62,7 @@ public struct QueryOptions: Sendable {
     operation: OperationOptions = QueryOptions.defaultOperation
   ) {
     precondition(staleTime >= .zero, "A query's staleTime cannot be negative: \(staleTime)")
-    precondition(gcTime > .zero, "A query's gcTime must be positive: \(gcTime)")
+    precondition(gcTime >= .zero, "A query's gcTime cannot be negative: \(gcTime)")
     self.staleTime = staleTime
     self.gcTime = gcTime
     self.isEnabled = enabled

@@ -28,6 +28,20 @@ protocol QueryRecordProtocol: AnyObject {
   /// query's `staleTime`, the value's box (to read after the lock) and the record's time, if the value may serve,
   /// the state type is `stateType` and the record measures from `epoch` (when given); a use.
   func valuePeeked(epoch: Stopwatch?, stateType: ObjectIdentifier) -> QueryValuePeek?
+  /// The store is over its capacity: whether the record may go now (nobody holds it, no work runs on it).
+  func evicted() -> QueryRecordMachine.CollectAction
+  /// The clock the query measures its time on.
+  var clockKey: QueryClockKey { get }
+  /// How often the store's sweeper checks the query.
+  var gcCheckInterval: Duration { get }
+  /// Frees the value's box if nothing uses the query; returns what to release after the lock.
+  func sleepIfUnused() -> Any?
+  /// Makes a box again for a sleeping query.
+  func wakeIfSleeping(in registry: SharedRegistry?, store: QueryStore)
+  /// The less recently used neighbour in the store's recency list.
+  var older: (any QueryRecordProtocol)? { get set }
+  /// The more recently used neighbour in the store's recency list.
+  var newer: (any QueryRecordProtocol)? { get set }
 }
 
 /// What an awaiting caller learns of a record before it reads the clock (see ``QueryRecordProtocol/valuePeeked(epoch:stateType:)``).
@@ -55,24 +69,34 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
 
   let query: Query<State>
   let epoch: Stopwatch
-  private var root: SharedRoot<State>
+  /// The value's box while the query is used; `nil` while it sleeps (see ``sleepIfUnused()``).
+  private var root: SharedRoot<State>?
+  /// The value while the query sleeps: nobody used it at the last garbage check, so its box was freed.
+  private var sleepingValue: State?
   private(set) var machine: QueryRecordMachine
   /// The running and queued units of work, by the machine's identifiers.
   private var works: [QueryRecordMachine.WorkID: QueryWork<State.Success>] = [:]
+  let clockKey: QueryClockKey
+  var older: (any QueryRecordProtocol)?
+  var newer: (any QueryRecordProtocol)?
 
   init(query: Query<State>, root: SharedRoot<State>, epoch: Stopwatch) {
     self.query = query
     self.root = root
     self.epoch = epoch
     machine = QueryRecordMachine(isEnabled: query.options.isEnabled)
+    self.clockKey = QueryClockKey(query.options.operation.clock)
   }
 
   var key: QueryKey { query.key }
 
-  var shared: Shared<State> { Shared(reference: .root(root)) }
+  var shared: Shared<State> {
+    guard let root else { preconditionFailure("a sleeping query's value is used before the query is woken") }
+    return Shared(reference: .root(root))
+  }
 
   /// Whether something besides this record refers to the value: a holder, an iteration, an observer, a fetch.
-  var isHeld: Bool { !isKnownUniquelyReferenced(&root) }
+  var isHeld: Bool { root != nil && !isKnownUniquelyReferenced(&root) }
 
   // MARK: Events
 
@@ -128,6 +152,65 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     }
   }
 
+  func evicted() -> QueryRecordMachine.CollectAction {
+    machine.evicted(isHeld: isHeld)
+  }
+
+  var gcCheckInterval: Duration { QueryStore.gcCheckInterval(gcTime: query.options.gcTime) }
+
+  var isSleeping: Bool { root == nil }
+
+  /// Frees the value's box if nobody holds the query and no work runs on it: the record keeps only the value, and
+  /// the next use makes a box for it again (``wakeIfSleeping(in:store:)``). Returns what to release after the lock.
+  func sleepIfUnused() -> Any? {
+    // Asked before a local copy of the reference would count as a holder.
+    guard root != nil, machine.activity == .idle, !isHeld, let root else { return nil }
+    let replaced = sleepingValue  // A holder's default value, kept since the last wake (see below).
+    sleepingValue = root.box.value
+    self.root = nil
+    return (root, replaced)
+  }
+
+  /// Gives a sleeping query a box again, through `registry` so that a holder of its key shares it, linked to
+  /// `store`.
+  func wakeIfSleeping(in registry: SharedRegistry?, store: QueryStore) {
+    wakeIfSleeping(in: registry, store: store, root: nil)
+  }
+
+  /// Wakes a sleeping query with the box `given` (a holder's, just made by the registry), or as
+  /// ``wakeIfSleeping(in:store:)`` does when `given` is `nil`.
+  func wakeIfSleeping(in registry: SharedRegistry?, store: QueryStore, root given: SharedRoot<State>?) {
+    guard root == nil, var value = sleepingValue else { return }
+    var isMade = false
+    let made: SharedRoot<State>
+    // The box made here, if the registry keeps it: another one may win the race to the registry (a holder's).
+    var created: SharedRoot<State>?
+    if let given {
+      made = given
+    } else if let registry,
+      case .root(let found) = registry.reference(
+        for: query, defaultValue: { value },
+        create: { value, registration in
+          let root = SharedRoot(memoryOnly: value, registration: registration)
+          created = root
+          return .root(root)
+        })
+    {
+      made = found
+      isMade = found === created
+    } else {
+      // No registry, or another type under this key there: a value of its own.
+      (made, isMade) = (SharedRoot(memoryOnly: value, registration: nil), true)
+    }
+    // A box a holder made an instant ago from its default takes the cached value (its only user is still being
+    // made); the default is kept until the query next sleeps or goes, both released after the lock.
+    if !isMade { made.box.withLock { swap(&$0, &value) } }
+    sleepingValue = isMade ? nil : value
+    root = made
+    made.attachment(QueryLink<State>.self, make: QueryLink.init)
+      .link(to: store, key: query.key, kind: query.kind, epoch: epoch)
+  }
+
   /// A caller asks for `work`, done by `body`; returns the unit of work that serves the request (and its
   /// identifier, for a cancellation) and what to start after the lock.
   func request(
@@ -177,7 +260,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   func valuePeeked(epoch: Stopwatch?, stateType: ObjectIdentifier) -> QueryValuePeek? {
     guard stateType == ObjectIdentifier(State.self) else { return nil }
     if let epoch, !self.epoch.isSame(as: epoch) { return nil }
-    guard case .serveIfYounger(let at) = machine.valuePeeked() else { return nil }
+    // A sleeping query answers the usual way, which wakes it.
+    guard let root, case .serveIfYounger(let at) = machine.valuePeeked() else { return nil }
     return QueryValuePeek(fetchedAt: at, staleTime: query.options.staleTime, box: root.box, epoch: self.epoch)
   }
 
@@ -263,6 +347,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   ) -> (finished: QueryWork<State.Success>?, effect: QueryRecordEffect) {
     let next = machine.finished(id, outcome: outcome, isHeld: isHeld)
     let finished = works.removeValue(forKey: id)
+    if works.isEmpty { works = [:] }  // Its storage is freed: a cached query keeps no empty table.
     return (finished, plan(next, store: store, body: nil).effect)
   }
 
@@ -291,6 +376,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     case .wait(let id, let kind):
       return launch(id, kind, body: body, waitsForTurn: true, store: store)
     case .settleStatus(let id):
+      wakeIfSleeping(in: store.registry, store: store)
       let shared = self.shared
       let key = self.key
       return (
@@ -314,6 +400,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     waitsForTurn: Bool,
     store: QueryStore
   ) -> (work: QueryWork<State.Success>?, effect: QueryRecordEffect) {
+    // Work on a query that sleeps (a refetch of a query nobody holds, asked for by the app) needs its box.
+    wakeIfSleeping(in: store.registry, store: store)
     let work = QueryWork<State.Success>()
     works[id] = work
     let query = self.query

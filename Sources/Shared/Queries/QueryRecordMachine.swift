@@ -577,9 +577,29 @@ struct QueryRecordMachine: Sendable {
     switch use {
     case .inUse:
       use = .unusedSince(now)
+      // A gcTime of zero: removed at the first check that finds it unused.
+      guard gcTime > .zero else {
+        activity = .collected
+        return .collect
+      }
       return .keep
     case .unusedSince(let since):
       guard now - since >= gcTime else { return .keep }
+      activity = .collected
+      return .collect
+    }
+  }
+
+  /// The store is over its capacity and this is the least recently used record it may drop: collects the record
+  /// if nobody holds it and no work runs or waits on it.
+  mutating func evicted(isHeld: Bool) -> CollectAction {
+    switch activity {
+    case .collected:
+      return .collect
+    case .busy:
+      return .keep
+    case .idle:
+      guard !isHeld else { return .keep }
       activity = .collected
       return .collect
     }

@@ -75,12 +75,9 @@ extension QueryStore {
   @discardableResult
   public func remove(_ filter: QueryFilter) -> Int {
     forEachRecord(matching: filter) { state, record in
-      let parts = record.key.parts
-      guard let node = state.root.node(at: parts), node.record === record else { return .none }
+      guard state.root.node(at: record.key.parts)?.record === record else { return .none }
       let stop = record.stopFetches(removing: true)
-      node.record = nil
-      state.count -= 1
-      state.root.prune(parts[...])
+      state.remove(record)  // From the tree and the recency list.
       // The record, and the value it keeps, are released with this effect: after the lock.
       return QueryRecordEffect {
         stop()

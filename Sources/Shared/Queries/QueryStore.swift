@@ -27,6 +27,8 @@ public final class QueryStore: Sendable {
   struct State: ~Copyable {
     let root = QueryIndexNode()
     var count = 0
+    /// The recency of the queries, the capacity, the sweepers.
+    var bounds = QueryBounds()
   }
 
   /// The registry whose queries these are; a query made without a holder gets its value there, so a later holder
@@ -43,6 +45,9 @@ public final class QueryStore: Sendable {
   init(registry: SharedRegistry? = nil) {
     owner = WeakRegistry(registry: registry)
   }
+
+  /// The registry whose queries these are, while it exists: a sleeping query wakes in it.
+  var registry: SharedRegistry? { owner.registry }
 
   /// The number of queries the store keeps.
   public var count: Int {
@@ -97,7 +102,10 @@ public final class QueryStore: Sendable {
   @discardableResult
   public func refetch(_ key: QueryKey) -> Bool {
     let effect = state.withLock { state -> QueryRecordEffect? in
-      state.root.node(at: key.parts)?.record?.refetch(store: self)
+      guard let record = state.root.node(at: key.parts)?.record else { return nil }
+      state.bounds.use(record)
+      record.wakeIfSleeping(in: owner.registry, store: self)
+      return record.refetch(store: self)
     }
     effect?()
     return effect != nil
@@ -206,6 +214,8 @@ public final class QueryStore: Sendable {
     let shared = state.withLock { state -> Shared<State>? in
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
       record.touch()
+      state.bounds.use(record)
+      record.wakeIfSleeping(in: owner.registry, store: self)
       return record.shared
     }
     guard let shared else { return false }
@@ -233,25 +243,38 @@ public final class QueryStore: Sendable {
     // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
     // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
     let link = root.attachment(QueryLink<State>.self, make: QueryLink.init)
-    let epoch = link.epoch(in: self) ?? Stopwatch(query.options.operation.clock)
+    // A sleeping record's new box has no link yet: its time is the record's.
+    let epoch =
+      link.epoch(in: self) ?? existingEpoch(of: query.key, as: State.self) ?? Stopwatch(query.options.operation.clock)
     let now = epoch.elapsed()
-    let (effect, conflict, created, replaced) = state.withLock {
-      state -> (QueryRecordEffect, CodeLocation?, Bool, (any QueryRecordProtocol)?) in
+    let (effect, conflict, created, replaced, sweeps) = state.withLock {
+      state -> (QueryRecordEffect, CodeLocation?, Bool, [any QueryRecordProtocol], Bool) in
       let node = state.root.makeNode(at: query.key.parts)
       if let record = node.record as? QueryRecord<State> {
         let first = record.query.fetcherLocation
         let conflict = first == query.fetcherLocation ? nil : first
         // A record made between the two locks started its own time: this holder's reading is of another clock.
         let now = record.epoch.isSame(as: epoch) ? now : .zero
-        return (asHolder ? record.holderAppeared(now: now, store: self) : .none, conflict, false, nil)
+        state.bounds.use(record)
+        record.wakeIfSleeping(in: nil, store: self, root: root)
+        return (asHolder ? record.holderAppeared(now: now, store: self) : .none, conflict, false, [], false)
       }
       // A record of another state type is not expected here (its value keeps the registry's entry, so a holder of
       // another type gets a value of its own); if one is, it and its value are released after the lock.
-      let replaced = node.record
+      var replaced: [any QueryRecordProtocol] = []
+      if let other = node.record {
+        state.remove(other)
+        replaced.append(other)
+      }
       let record = QueryRecord(query: query, root: root, epoch: epoch)
-      if replaced == nil { state.count += 1 }
-      node.record = record
-      return (asHolder ? record.holderAppeared(now: now, store: self) : .none, nil, true, replaced)
+      state.count += 1
+      // Removing the other record may have pruned its node.
+      (replaced.isEmpty ? node : state.root.makeNode(at: query.key.parts)).record = record
+      let sweeps = state.bounds.add(record)
+      let effect = asHolder ? record.holderAppeared(now: now, store: self) : .none
+      // The new record is the most recently used, and held while `holder` lives: it is not the one evicted.
+      replaced += state.evictOverCapacity()
+      return (effect, nil, true, replaced, sweeps)
     }
     withExtendedLifetime(replaced) {}
     if let conflict {
@@ -260,14 +283,22 @@ public final class QueryStore: Sendable {
           kind: .conflictingFetchers(first: conflict.description, second: query.fetcherLocation.description),
           key: String(describing: query)))
     }
-    if created {
-      link.link(to: self, key: query.key, kind: query.kind, epoch: epoch)
-      startCollecting(query, epoch: epoch)
+    if created { link.link(to: self, key: query.key, kind: query.kind, epoch: epoch) }
+    if sweeps {
+      let gcTime = query.options.gcTime
+      startSweeper(
+        on: query.options.operation.clock, key: QueryClockKey(query.options.operation.clock),
+        interval: Self.gcCheckInterval(gcTime: gcTime))
     }
     effect()
   }
 
   // MARK: Awaiting values
+
+  /// The time of the record named `key`, if the store keeps one of state type `State`.
+  private func existingEpoch<State: OperationTrackable>(of key: QueryKey, as _: State.Type) -> Stopwatch? {
+    state.withLock { ($0.root.node(at: key.parts)?.record as? QueryRecord<State>)?.epoch }
+  }
 
   /// The time of the record of `query`, made with no holder (and nothing fetched) if the store keeps none; `nil`
   /// when the store keeps a query of another state type under its key.
@@ -295,8 +326,12 @@ public final class QueryStore: Sendable {
   /// record was asked: a value it finds young enough was fresh then.
   @usableFromInline
   func freshValueBox(named key: QueryKey, epoch: Stopwatch?, stateType: ObjectIdentifier) -> AnyObject? {
-    let peeked = state.withLock { state in
-      state.root.node(at: key.parts)?.record?.valuePeeked(epoch: epoch, stateType: stateType)
+    let peeked = state.withLock { state -> QueryValuePeek? in
+      guard let record = state.root.node(at: key.parts)?.record,
+        let peeked = record.valuePeeked(epoch: epoch, stateType: stateType)
+      else { return nil }
+      state.bounds.use(record)  // The most recently used, for the capacity.
+      return peeked
     }
     guard let peeked, peeked.isFresh else { return nil }
     return peeked.box
@@ -318,15 +353,22 @@ public final class QueryStore: Sendable {
   /// Asks the record named `key` (measuring from `epoch`) for a refresh if its value is missing, stale or
   /// invalidated at `now`.
   func prefetch<State: OperationTrackable>(_ key: QueryKey, epoch: Stopwatch, now: Duration, as type: State.Type) {
-    let effect = state.withLock { state in
-      Self.record(in: state, named: key, epoch: epoch, as: type)?.prefetch(now: now, store: self) ?? .none
+    let effect = state.withLock { state -> QueryRecordEffect in
+      guard let record = Self.record(in: state, named: key, epoch: epoch, as: type) else { return .none }
+      state.bounds.use(record)
+      record.wakeIfSleeping(in: owner.registry, store: self)
+      return record.prefetch(now: now, store: self)
     }
     effect()
   }
 
   /// The value of the query named `key`, if the store keeps it with state type `State`.
   func cachedShared<State: OperationTrackable>(_ key: QueryKey, as type: State.Type) -> Shared<State>? {
-    state.withLock { state in Self.record(in: state, named: key, epoch: nil, as: type)?.shared }
+    state.withLock { state in
+      let record = Self.record(in: state, named: key, epoch: nil, as: type)
+      record?.wakeIfSleeping(in: owner.registry, store: self)
+      return record?.shared
+    }
   }
 
   /// The values of state type `State` whose keys start with `prefix`.
@@ -337,7 +379,9 @@ public final class QueryStore: Sendable {
     state.withLock { state in
       var values: [(key: QueryKey, value: Shared<State>)] = []
       state.root.node(at: prefix.parts)?.visitRecords { record in
-        if let record = record as? QueryRecord<State> { values.append((record.key, record.shared)) }
+        guard let record = record as? QueryRecord<State> else { return }
+        record.wakeIfSleeping(in: owner.registry, store: self)
+        values.append((record.key, record.shared))
       }
       return values
     }
@@ -363,6 +407,8 @@ public final class QueryStore: Sendable {
       let now = refetches ? .zero : epoch.elapsed()
       let answer = state.withLock { state -> QueryRecord<State>.ValueAnswer in
         guard let record = Self.record(in: state, named: key, epoch: epoch, as: State.self) else { return .gone }
+        state.bounds.use(record)
+        record.wakeIfSleeping(in: owner.registry, store: self)
         return refetches
           ? record.refreshRequested(store: self)
           : record.valueRequested(now: now, accepting: acceptance, store: self)
@@ -399,8 +445,11 @@ public final class QueryStore: Sendable {
     as _: State.Type,
     body: @escaping QueryRecord<State>.Body
   ) -> OperationTask<State.Success>? {
-    let planned = state.withLock { state in
-      (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.request(work, body: body, store: self)
+    let planned = state.withLock { state -> (QueryRecordMachine.WorkID, QueryWork<State.Success>, QueryRecordEffect)? in
+      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
+      state.bounds.use(record)
+      record.wakeIfSleeping(in: owner.registry, store: self)
+      return record.request(work, body: body, store: self)
     }
     guard let (id, work, effect) = planned else { return nil }
     effect()
@@ -642,37 +691,6 @@ public final class QueryStore: Sendable {
 
   // MARK: Garbage collection
 
-  /// Checks the query a few times per `gcTime` and removes it once it has gone unused for a whole `gcTime`.
-  private func startCollecting<State: OperationTrackable>(_ query: Query<State>, epoch: Stopwatch) {
-    let key = query.key
-    let clock = query.options.operation.clock
-    let interval = query.options.gcTime / Self.checksPerGCTime
-    // Weak, and detached so it does not inherit (and keep alive) the task-local registry: a store whose registry is
-    // gone stops collecting and is freed with its queries.
-    Task.detached { [weak self] in
-      while true {
-        do { try await clock.sleep(for: interval) } catch { return }
-        guard let self, !self.collect(key, now: epoch.elapsed(), epoch: epoch) else { return }
-      }
-    }
-  }
-
   /// How many garbage checks run per `gcTime`.
   static var checksPerGCTime: Int { 4 }
-
-  /// One check of `key` at `now`: returns `true` when the query is gone (removed now, or earlier, or replaced).
-  private func collect(_ key: QueryKey, now: Duration, epoch: Stopwatch) -> Bool {
-    let (isGone, removed) = state.withLock { state -> (Bool, (any QueryRecordProtocol)?) in
-      guard let node = state.root.node(at: key.parts), let record = node.record, record.epoch.isSame(as: epoch) else {
-        return (true, nil)
-      }
-      guard record.gcTick(now: now) == .collect else { return (false, nil) }
-      node.record = nil
-      state.count -= 1
-      state.root.prune(key.parts[...])
-      return (true, record)
-    }
-    withExtendedLifetime(removed) {}  // The value is released after the lock.
-    return isGone
-  }
 }

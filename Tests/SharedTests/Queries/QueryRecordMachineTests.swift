@@ -63,6 +63,8 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case peekValue
   /// Half a staleTime passes (two make exactly a staleTime).
   case elapse
+  /// The store is over its capacity and this is its least recently used query: it goes if nothing uses it.
+  case evict
 
   var description: String {
     switch self {
@@ -91,6 +93,7 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .remove: "remove"
     case .peekValue: "peekValue"
     case .elapse: "elapse"
+    case .evict: "evict"
     }
   }
 }
@@ -227,6 +230,13 @@ private struct Harness {
       peekValue()
     case .elapse:
       now += Self.staleTime / 2
+    case .evict:
+      if machine.evicted(isHeld: isReferenced) == .collect {
+        if isReferenced { fail("evicted while referenced") }
+        if !waiting.isEmpty { fail("evicted with work waiting") }
+        if !callers.isEmpty { fail("evicted while callers \(callers) await it") }
+        collected = true
+      }
     case .disable:
       machine.disabled()
     case .enable:
@@ -891,6 +901,37 @@ struct QueryRecordMachineTests {
     _ = machine.gcTick(now: .seconds(90), gcTime: .seconds(60), isHeld: false)
     #expect(machine.activity == .collected)
     #expect(machine.valuePeeked() == .ask)  // Collected: never served by a peek.
+  }
+
+  @Test func everyOrderingOfSixEventsWithEvictionsKeepsTheRecordsInvariants() {
+    let events: [Event] = [.awaitValue, .invalidate, .step, .cancel, .toggleHolder, .evict]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithPagesFailuresAndEvictionsKeepsTheRecordsInvariants() {
+    let events: [Event] = [.requestNextPage, .refetch, .step, .fail, .prefetch, .toggleHolder, .gcTick, .evict]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func aGCTimeOfZeroCollectsAtTheFirstCheckThatFindsTheRecordUnused() {
+    var machine = QueryRecordMachine()
+    #expect(machine.gcTick(now: .seconds(1), gcTime: .zero, isHeld: true) == .keep)
+    #expect(machine.gcTick(now: .seconds(2), gcTime: .zero, isHeld: false) == .collect)
+    #expect(machine.request(.refresh, by: .caller) == .none)
+  }
+
+  @Test func anEvictedRecordGoesOnlyWhenNothingUsesIt() {
+    var machine = QueryRecordMachine()
+    #expect(machine.evicted(isHeld: true) == .keep)  // Held: never dropped from under a holder.
+    #expect(machine.request(.refresh, by: .library) == .start(1, .refresh))
+    #expect(machine.evicted(isHeld: false) == .keep)  // Fetching.
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: false) == .none)
+    #expect(machine.evicted(isHeld: false) == .collect)
+    #expect(machine.request(.refresh, by: .caller) == .none)  // An evicted record takes no more work.
   }
 
   @Test func everyOrderingOfEightRefreshEventsKeepsAHeldQueryFresh() {

@@ -380,7 +380,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     }
     let other = Shared(wrappedValue: OperationState<String>(), cancelling)
     await waitUntil { cancels.count == 1 && other.wrappedValue.status != .pending }
-    #expect(clock.sleeperCount == 2)  // Two gc checks; no retry wait.
+    #expect(clock.sleeperCount == 1)  // The store's one garbage sweeper for this clock; no retry wait.
     #expect(cancels.count == 1)
     // Not cancelled by anyone: a failure like any other error, as for operation runs.
     #expect(other.wrappedValue.status == .error)

@@ -74,6 +74,13 @@ struct UsingQueriesArticle {
     render(feed)
   }
 
+  // MARK: Bounding the store
+
+  func boundTheCache() {
+    let store = SharedRegistry.current.queries
+    store.capacity = 1_000
+  }
+
   // MARK: Mutations
 
   func rename(api: API) {
