@@ -41,14 +41,19 @@ struct QueryBounds: ~Copyable {
   /// Notes a use of `record`: it becomes the most recently used.
   mutating func use(_ record: any QueryRecordProtocol) {
     guard newest !== record, contains(record) else { return }
-    unlink(record)
+    detach(record)
     append(record)
   }
 
-  /// Takes `record` out of the list (it is being removed).
+  /// Takes `record` out of the list (it is being removed), and out of its clock's count.
   mutating func unlink(_ record: any QueryRecordProtocol) {
     guard contains(record) else { return }
     if let count = sweptClocks[record.clockKey] { sweptClocks[record.clockKey] = max(0, count - 1) }
+    detach(record)
+  }
+
+  /// Takes `record` out of the list only: it stays in the store (a use moves it to the newest end).
+  private mutating func detach(_ record: any QueryRecordProtocol) {
     let older = record.older
     let newer = record.newer
     if let older { older.newer = newer } else if oldest === record { oldest = newer }

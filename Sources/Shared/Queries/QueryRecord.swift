@@ -80,11 +80,13 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   var older: (any QueryRecordProtocol)?
   var newer: (any QueryRecordProtocol)?
 
-  init(query: Query<State>, root: SharedRoot<State>, epoch: Stopwatch) {
+  init(query: Query<State>, root: SharedRoot<State>, epoch: Stopwatch, serial: UInt64) {
     self.query = query
     self.root = root
     self.epoch = epoch
-    machine = QueryRecordMachine(isEnabled: query.options.isEnabled)
+    // Each record's work identifiers are its own (the serial in the high bits): a fetch of a removed record that
+    // reports late cannot be taken for work of the record made again under its key.
+    machine = QueryRecordMachine(isEnabled: query.options.isEnabled, identifiersAfter: serial << 32)
     self.clockKey = QueryClockKey(query.options.operation.clock)
   }
 

@@ -10,8 +10,9 @@
 /// - A page asked for while the same page work is queued, or runs and has not written its page, joins it.
 /// - Every fetched value is written; a refresh that an invalidation superseded is followed by another, so a held
 ///   query always ends on a value fetched after its last invalidation.
-/// - Work that a caller cancels is cancelled only when nobody else needs it (another caller, a holder, an
-///   invalidation); queued work nobody needs is withdrawn at once.
+/// - Work that a caller cancels is cancelled only when nobody else needs it (another caller, an invalidation);
+///   queued work nobody needs is withdrawn at once. A refresh cancelled that way is followed by another while the
+///   query is held, so its holders still end on a fresh value.
 /// - Between queued works the value stays fetching: a result written with work behind it keeps `isFetching`.
 /// - A fetch nobody needs any more (no holder, no awaiting caller) does not retry: it ends as cancelled.
 /// - A record is collected only after nobody held or fetched it for a whole `gcTime`.
@@ -262,6 +263,13 @@ struct QueryRecordMachine: Sendable {
     self.isEnabled = isEnabled
   }
 
+  /// A machine whose work identifiers start after `firstID`: the store gives each record its own range, so that
+  /// the late report of a record it removed never names work of the record made after it under the same key.
+  init(isEnabled: Bool, identifiersAfter firstID: WorkID) {
+    self.isEnabled = isEnabled
+    lastID = firstID
+  }
+
   /// The running work, if any.
   var running: (id: WorkID, work: Work, phase: Phase, isSuperseded: Bool)? {
     guard case .busy(let busy) = activity else { return nil }
@@ -496,7 +504,11 @@ struct QueryRecordMachine: Sendable {
       freshness = .fetched(at: at)
     }
     let refreshQueued = busy.queue.firstIndex { $0.work == .refresh }
-    let unanswered = !busy.isStopped && (superseded || (outcome == .cancelled && freshness == .invalidated))
+    // A refresh its callers cancelled (nobody else awaited it) still answers a holder, which needs a value as fresh
+    // as the callers asked for: while held, another follows, as after an invalidation.
+    let unanswered =
+      !busy.isStopped
+      && (superseded || (outcome == .cancelled && (freshness == .invalidated || busy.isCancelled)))
     if unanswered, handsOver || isHeld, let index = refreshQueued {
       // The refresh that waits answers the invalidation: no caller's cancellation may withdraw it now.
       busy.queue[index].demand.isNeeded = true
@@ -617,6 +629,7 @@ struct QueryRecordMachine: Sendable {
     busy.phase = .fetching
     busy.demand = next.demand
     busy.isCancelled = false
+    busy.isStopped = false  // The app's cancel stopped the work before this one, asked for after it.
     activity = .busy(busy)
     return .start(next.id, next.work)
   }

@@ -17,8 +17,8 @@ extension QueryStore {
   /// stale cached value returns at once and is refetched in the background; only a query with no value waits.
   ///
   /// A failed fetch throws its error, after the retries of ``QueryOptions/operation``. A cancelled caller stops
-  /// waiting at once with a `CancellationError`; the fetch itself is cancelled only when nobody else needs it (no
-  /// other caller, holder or invalidation).
+  /// waiting at once with a `CancellationError`; the fetch itself is cancelled only when no other caller awaits it
+  /// and no invalidation asked for it, and a held query then gets another refresh for its holders.
   ///
   /// - Parameters:
   ///   - query: The query; its fetcher is used if the store does not keep the query yet.

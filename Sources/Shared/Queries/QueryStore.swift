@@ -29,6 +29,8 @@ public final class QueryStore: Sendable {
     var count = 0
     /// The recency of the queries, the capacity, the sweepers.
     var bounds = QueryBounds()
+    /// How many records were made: each record's serial number.
+    var serial: UInt64 = 0
   }
 
   /// The registry whose queries these are; a query made without a holder gets its value there, so a later holder
@@ -266,7 +268,8 @@ public final class QueryStore: Sendable {
         state.remove(other)
         replaced.append(other)
       }
-      let record = QueryRecord(query: query, root: root, epoch: epoch)
+      state.serial += 1
+      let record = QueryRecord(query: query, root: root, epoch: epoch, serial: state.serial)
       state.count += 1
       // Removing the other record may have pruned its node.
       (replaced.isEmpty ? node : state.root.makeNode(at: query.key.parts)).record = record

@@ -54,8 +54,8 @@ extension Shared {
   /// The same as ``QueryStore/fetch(_:servingStale:)`` with this holder's query, instead of a loop over
   /// ``Shared/values`` that waits for a success: a fresh value returns without a suspension; a stale, invalidated
   /// or missing one joins the fetch under way or starts one. A failed fetch throws its error, after its retries; a
-  /// cancelled caller stops waiting at once with a `CancellationError`, and the fetch goes on (the holder still
-  /// needs it).
+  /// cancelled caller stops waiting at once with a `CancellationError`, and the holder still gets a fresh value (the
+  /// fetch goes on, or another follows it).
   ///
   /// - Parameter servingStale: Whether a stale cached value returns at once while a refetch runs in the
   ///   background.

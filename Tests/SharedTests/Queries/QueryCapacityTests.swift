@@ -222,6 +222,24 @@ import Testing
     #expect(try await store.fetch(post) == "[\"post\"] 2")
   }
 
+  @Test func queriesUsedAgainAreStillCollected() async throws {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    let fetches = Counter()
+    _ = try await store.fetch(query(["a"], clock: clock, fetches: fetches))
+    _ = try await store.fetch(query(["b"], clock: clock, fetches: fetches))
+    // Uses that move each query to the newest end of the recency list.
+    #expect(store.update(["a"], as: OperationState<String>.self) { $0.value = "edited a" })
+    #expect(store.update(["b"], as: OperationState<String>.self) { $0.value = "edited b" })
+    // The sweeper sleeps between its checks for as long as the store keeps queries on its clock.
+    for _ in 0..<12 {
+      await waitUntil { clock.sleeperCount >= 1 || store.count == 0 }  // Sleeping, or done with the last query.
+      guard store.count > 0 else { break }
+      clock.advance(by: .seconds(15))
+    }
+    #expect(store.count == 0)
+  }
+
   @Test func sleepingQueriesAreWokenByInvalidationsThatRefetchAllAndByTurningThemOn() async throws {
     let clock = ManualClock()
     let store = SharedRegistry.current.queries

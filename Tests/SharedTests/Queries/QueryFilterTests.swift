@@ -230,6 +230,33 @@ private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: Str
     #expect(store.count == 0)
   }
 
+  @Test func aFetchOfARemovedQueryThatEndsLateLeavesTheQueryMadeAgainAlone() async throws {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    let calls = Counter()
+    let gates = [Gate(), Gate(), Gate()]
+    // The fetcher does not notice cancellation: the removed query's fetch ends only when its gate opens.
+    let query: Query<OperationState<Int>> = .query(["late"], options: queryStoreOptions(clock)) {
+      let call = calls.increment()
+      await gates[call - 1].wait()
+      return call
+    }
+    let first = Task { try await store.fetch(query) }
+    await waitUntil { calls.count == 1 }
+    #expect(store.remove(.exactly(["late"])) == 1)
+    let second = Task { try await store.fetch(query) }  // Made again: a fetch of its own.
+    await waitUntil { calls.count == 2 }
+    gates[0].open()  // The removed query's fetch ends while the new one runs.
+    _ = try? await first.value
+    let third = Task { try await store.fetch(query) }  // Joins the fetch under way, or finds its value fresh.
+    gates[1].open()
+    gates[2].open()
+    #expect(try await second.value == 2)
+    #expect(try await third.value == 2)
+    #expect(store.cachedValue(for: ["late"], as: Int.self) == 2)
+    #expect(calls.count == 2)  // One fetch at a time, and its value kept.
+  }
+
   @Test func holdersOfAQueryRemovedWhileItFetchesAreNotLeftFetching() async throws {
     let clock = ManualClock()
     let fetcher = KeyedFetcher()

@@ -934,6 +934,20 @@ struct QueryRecordMachineTests {
     #expect(machine.request(.refresh, by: .caller) == .none)  // An evicted record takes no more work.
   }
 
+  @Test func workQueuedAfterTheAppCancelledFetchesIsFollowedByARefreshLikeAnyOther() {
+    var machine = QueryRecordMachine()
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .start(1, .refresh))
+    #expect(machine.fetchReturned(1) == .apply(keepPending: false))
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: true) == .none)
+    #expect(machine.invalidated(isHeld: true) == .start(2, .refresh))
+    #expect(machine.fetchesCancelled() == QueryRecordMachine.StopAction(cancelRunning: 2, withdraw: []))
+    #expect(machine.request(.refresh, by: .caller) == .wait(3, .refresh))  // Asked for after the app's cancel.
+    #expect(machine.finished(2, outcome: .cancelled, isHeld: true) == .start(3, .refresh))
+    #expect(machine.cancelRequested(3) == .cancelRunning(3))  // Its caller cancels; no holder is counted here.
+    // The query is still invalidated and held: like any cancelled refresh, another follows.
+    #expect(machine.finished(3, outcome: .cancelled, isHeld: true) == .start(4, .refresh))
+  }
+
   @Test func everyOrderingOfEightRefreshEventsKeepsAHeldQueryFresh() {
     let (sequences, failures) = explore([.invalidate, .refetch, .step], depth: 8)
     #expect(sequences == 6_561)

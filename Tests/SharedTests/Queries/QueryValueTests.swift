@@ -281,4 +281,27 @@ private final class ValueFetcher: Sendable {
     store.update(["post"], as: OperationState<String>.self) { $0 = OperationState() }
     #expect(try await store.fetch(query(fetcher, clock: clock)) == "fetch 2")
   }
+
+  @Test func aHolderStillGetsARefreshWhenTheCallerWhoAskedForItCancels() async throws {
+    let clock = ManualClock()
+    let calls = Counter()
+    let gate = Gate()
+    let options = QueryOptions(staleTime: .zero, gcTime: .seconds(60), operation: .retry(.none).clock(clock))
+    let query: Query<OperationState<Int>> = .query(["held"], options: options) {
+      let call = calls.increment()
+      if call == 2 { await gate.wait() }
+      return call
+    }
+    let holder = Shared(wrappedValue: OperationState<Int>(), query)
+    await waitUntil { holder.wrappedValue.value == 1 && !holder.wrappedValue.isFetching }
+    let caller = Task { try await holder.fetchValue() }  // Stale: a refresh, which the holder needs too.
+    await waitUntil { calls.count == 2 }
+    caller.cancel()
+    await #expect(throws: CancellationError.self) { try await caller.value }
+    gate.open()
+    await waitUntil { !holder.wrappedValue.isFetching }
+    // The caller's refresh was cancelled with it; the holder, which shows the stale value, gets another.
+    #expect(holder.wrappedValue.value == 3)
+    #expect(calls.count == 3)
+  }
 }

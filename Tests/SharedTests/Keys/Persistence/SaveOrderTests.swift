@@ -24,7 +24,10 @@ private struct RecordingKey: SharedKey {
     let saves = Collector<Int>()
     @Shared(RecordingKey(name: "ordered", saves: saves)) var value = 0
     try await delayFirstWriterBehindASecond($value)
-    #expect(saves.elements == [2])
+    // Writer A's change may be saved before B's change exists (a busy machine runs its save early); it is never
+    // saved after B's.
+    #expect(saves.elements.last == 2)
+    #expect(!saves.elements.drop { $0 != 2 }.contains(1))
     #expect(value == 2)
     #expect($value.saveError == nil)
   }
