@@ -47,6 +47,13 @@ import Testing
       #expect(summary.contains("refetched after a rename") == refetched)
       #expect(summary.contains("recovered after 3 attempts") == recovered)
       #expect(summary.contains("gave up") == !recovered)
+      // Awaiting a post always says what it got; a fresh post (loaded and not invalidated since, or refetched)
+      // needs no fetch.
+      let renameFailed = lines.contains { $0.hasPrefix("rename: ") }
+      let fresh = refetched || (loaded && renameFailed)
+      let awaited = try #require(lines.first { $0.hasPrefix("awaiting post 1: ") })
+      #expect(awaited.hasSuffix("at once, from the cache (no fetch)") == fresh)
+      #expect(lines.contains { $0.hasPrefix("3 callers await post 2 at once: ") })
     default:
       Issue.record("no check for \(scenario)")
     }

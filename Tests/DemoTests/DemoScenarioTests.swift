@@ -54,6 +54,9 @@ import Testing
       lines.contains(
         "while it refetches: the sidebar still shows \"Shared state, simply\" (status success, isFetching = true)"))
     #expect(lines.contains("after the rename: the sidebar refetched \"Renamed: shared state\""))
+    #expect(lines.contains("awaiting post 1: \"Renamed: shared state\" at once, from the cache (no fetch)"))
+    #expect(
+      lines.contains("3 callers await post 2 at once: \"Queries without the boilerplate\" (1 fetch for the three)"))
     #expect(lines.contains("detail: Retrying… (attempt 2 of 3)"))
     #expect(lines.contains("detail: success after 3 attempts"))
     #expect(

@@ -58,6 +58,7 @@ func runQueriesScenario() async -> String {
   case .failure(let error):
     console.line("rename: \(error); the sidebar keeps what it had", .failure)
   }
+  await awaitPosts(postQuery, options: options)
   for watcher in watchers {
     // A consumer stops by itself once it sees the renamed post; otherwise it is stopped here.
     if !refetched { watcher.cancel() }
@@ -90,6 +91,45 @@ func runQueriesScenario() async -> String {
   let retried =
     detail.status.isSuccess ? "recovered after \(detail.attempt) attempts" : "gave up after \(detail.attempt) attempts"
   return "queries: \(fetched), \(afterRename), \(retried)"
+}
+
+/// Awaits posts the way a server's handler does, with `store.fetch`: the fresh post the screens hold returns at once
+/// from the cache, and three callers of a post nobody fetched yet share one fetch. Counts the backend's fetches.
+@MainActor
+private func awaitPosts(_ postQuery: Query<OperationState<Post>>, options: QueryOptions) async {
+  let environment = DemoEnvironment.current
+  let console = environment.console
+  let backend = environment.content
+  let store = SharedRegistry.current.queries
+  var before = await backend.postFetches
+  do {
+    let post = try await store.fetch(postQuery)
+    let fetched = await backend.postFetches - before
+    let how = fetched == 0 ? "at once, from the cache (no fetch)" : "after \(fetches(fetched))"
+    console.line("awaiting post 1: \"\(post.title)\" \(how)", .success)
+  } catch {
+    console.line(
+      "awaiting post 1: \(describe(error)) after \(fetches(await backend.postFetches - before))", .failure)
+  }
+
+  before = await backend.postFetches
+  let coldQuery: Query<OperationState<Post>> = .query(["posts", 2], options: options) { try await backend.post(2) }
+  // `nil` for a caller whose fetch failed.
+  let titles = await withTaskGroup(of: String?.self) { group in
+    for _ in 0..<3 {
+      group.addTask { try? await store.fetch(coldQuery).title }
+    }
+    var titles: [String?] = []
+    for await title in group { titles.append(title) }
+    return titles
+  }
+  let fetched = fetches(await backend.postFetches - before)
+  let failures = titles.filter { $0 == nil }.count
+  if failures == 0, let title = titles.first ?? nil, titles.allSatisfy({ $0 == title }) {
+    console.line("3 callers await post 2 at once: \"\(title)\" (\(fetched) for the three)", .success)
+  } else {
+    console.line("3 callers await post 2 at once: \(failures) of 3 failed (\(fetched) for the three)", .failure)
+  }
 }
 
 /// "1 fetch", "3 fetches".
