@@ -29,6 +29,8 @@ public final class QueryStore: Sendable {
     var count = 0
     /// The recency of the queries, the capacity, the sweepers.
     var bounds = QueryBounds()
+    /// The definitions its records share.
+    var definitions = QueryDefinitions()
   }
 
   /// The registry whose queries these are; a query made without a holder gets its value there, so a later holder
@@ -251,7 +253,7 @@ public final class QueryStore: Sendable {
       state -> (QueryRecordEffect, CodeLocation?, Bool, [any QueryRecordProtocol], Bool) in
       let node = state.root.makeNode(at: query.key.parts)
       if let record = node.record as? QueryRecord<State> {
-        let first = record.query.fetcherLocation
+        let first = record.definition.fetcherLocation
         let conflict = first == query.fetcherLocation ? nil : first
         // A record made between the two locks started its own time: this holder's reading is of another clock.
         let now = record.epoch.isSame(as: epoch) ? now : .zero
@@ -266,7 +268,8 @@ public final class QueryStore: Sendable {
         state.remove(other)
         replaced.append(other)
       }
-      let record = QueryRecord(query: query, root: root, epoch: epoch)
+      let record = QueryRecord(
+        query: query, definition: state.definitions.definition(of: query), root: root, epoch: epoch)
       state.count += 1
       // Removing the other record may have pruned its node.
       (replaced.isEmpty ? node : state.root.makeNode(at: query.key.parts)).record = record
