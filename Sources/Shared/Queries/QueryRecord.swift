@@ -114,7 +114,10 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   }
 
   func invalidate(store: QueryStore) -> QueryRecordEffect {
-    plan(machine.invalidated(isHeld: isHeld), store: store, body: nil).effect
+    let action = machine.invalidated(isHeld: isHeld)
+    // A query nobody holds only notes it: no generic planning (its metadata lookups cost more than the rest).
+    if case .none = action { return .none }
+    return plan(action, store: store, body: nil).effect
   }
 
   func refetch(store: QueryStore) -> QueryRecordEffect {
@@ -137,7 +140,9 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   }
 
   func invalidate(refetchesNow: Bool, store: QueryStore) -> QueryRecordEffect {
-    plan(machine.invalidated(isHeld: refetchesNow), store: store, body: nil).effect
+    let action = machine.invalidated(isHeld: refetchesNow)
+    if case .none = action { return .none }
+    return plan(action, store: store, body: nil).effect
   }
 
   func stopFetches(removing: Bool) -> QueryRecordEffect {
