@@ -76,7 +76,10 @@ public struct RetryPolicy: Sendable {
   /// $post.run(.retry(.none)) { try await api.post(1) }
   /// ```
   @inlinable
-  public static var none: RetryPolicy { RetryPolicy(retries: 0) }
+  public static var none: RetryPolicy { noRetries }
+
+  /// The one policy ``none`` returns: an operation run with default options allocates no identity for its policy.
+  @usableFromInline static let noRetries = RetryPolicy(retries: 0)
 
   /// Retries `retries` times, waiting `delay` before each.
   ///

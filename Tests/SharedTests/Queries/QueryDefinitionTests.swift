@@ -68,8 +68,13 @@ import Testing
     let copy = options
     #expect(options.isIdentical(to: copy))
     #expect(QueryOptions().isIdentical(to: QueryOptions()))
-    // Policies built apart may differ in their closures; clocks that are objects are told apart by identity.
-    #expect(!options.isIdentical(to: QueryOptions(staleTime: .seconds(5), operation: .retry(.none).clock(clock))))
+    // `.none` is one policy; others built apart may differ in their closures, so they are told apart.
+    #expect(options.isIdentical(to: QueryOptions(staleTime: .seconds(5), operation: .retry(.none).clock(clock))))
+    let retrying = OperationOptions.retry(.constant(retries: 1, delay: .seconds(1))).clock(clock)
+    let again = OperationOptions.retry(.constant(retries: 1, delay: .seconds(1))).clock(clock)
+    #expect(!QueryOptions(operation: retrying).isIdentical(to: QueryOptions(operation: again)))
+    #expect(QueryOptions(operation: retrying).isIdentical(to: QueryOptions(operation: retrying)))
+    // Clocks that are objects are told apart by identity.
     var otherClock = options
     otherClock.operation.clock = ManualClock()
     #expect(!options.isIdentical(to: otherClock))
