@@ -34,6 +34,9 @@ public struct RetryPolicy: Sendable {
   /// Whether to retry after `error`, the `failureCount`-th failure of the run (1 for the first). Asked only while
   /// retries remain; a `CancellationError` is never retried, whatever this says.
   public let shouldRetry: @Sendable (_ error: any Error, _ failureCount: Int) -> Bool
+  /// Made with the policy and shared by its copies, which alone are known to share its closures (closures cannot be
+  /// compared): it lets the records of queries made with one policy share their options.
+  @usableFromInline let identity: RetryPolicyIdentity
 
   /// A policy with a wait and a decision of your own.
   ///
@@ -59,6 +62,12 @@ public struct RetryPolicy: Sendable {
     self.retries = retries
     self.backoff = backoff
     self.shouldRetry = shouldRetry
+    self.identity = RetryPolicyIdentity()
+  }
+
+  /// Whether both are copies of one policy.
+  func isIdentical(to other: RetryPolicy) -> Bool {
+    identity === other.identity
   }
 
   /// Never retries: one attempt.
@@ -67,7 +76,10 @@ public struct RetryPolicy: Sendable {
   /// $post.run(.retry(.none)) { try await api.post(1) }
   /// ```
   @inlinable
-  public static var none: RetryPolicy { RetryPolicy(retries: 0) }
+  public static var none: RetryPolicy { noRetries }
+
+  /// The one policy ``none`` returns: an operation run with default options allocates no identity for its policy.
+  @usableFromInline static let noRetries = RetryPolicy(retries: 0)
 
   /// Retries `retries` times, waiting `delay` before each.
   ///
@@ -154,4 +166,11 @@ private func power(_ base: Double, _ exponent: Int) -> Double {
     if result > 1e12 { break }
   }
   return result
+}
+
+/// What tells copies of one ``RetryPolicy`` from policies made apart.
+@usableFromInline
+final class RetryPolicyIdentity: Sendable {
+  @usableFromInline
+  init() {}
 }

@@ -21,8 +21,8 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
   public let options: QueryOptions
   /// Whether the query was made without options of its own: the store it enters gives it its defaults.
   let usesDefaultOptions: Bool
-  /// Fetches the value: the query's own fetcher, given the value it fetches into and its attempt's context.
-  let fetch: QueryRecord<State>.Body
+  /// The query's own fetcher, as it was written.
+  let fetcher: QueryFetcher<State>
   /// Where the fetcher is written, to tell two fetchers for one key apart.
   let fetcherLocation: CodeLocation
   /// A single or a paginated query, with what a paginated one needs to fetch its pages.
@@ -35,13 +35,36 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
     fetcherLocation: CodeLocation,
     kind: QueryKind<State> = .single
   ) {
+    self.init(key: key, options: options, fetcher: .full(fetch), fetcherLocation: fetcherLocation, kind: kind)
+  }
+
+  init(
+    key: QueryKey,
+    options: QueryOptions?,
+    fetcher: QueryFetcher<State>,
+    fetcherLocation: CodeLocation,
+    kind: QueryKind<State> = .single
+  ) {
     self.key = key
     self.options = options ?? QueryOptions()
     self.usesDefaultOptions = options == nil
-    self.fetch = fetch
+    self.fetcher = fetcher
     self.fetcherLocation = fetcherLocation
     self.kind = kind
   }
+
+  /// The query named `key` of `definition`, with its fetcher and kind: a query a record keeps in parts, made whole.
+  init(key: QueryKey, definition: QueryDefinition, fetcher: QueryFetcher<State>, kind: QueryKind<State>) {
+    self.key = key
+    self.options = definition.options
+    self.usesDefaultOptions = definition.usesDefaultOptions
+    self.fetcher = fetcher
+    self.fetcherLocation = definition.fetcherLocation
+    self.kind = kind
+  }
+
+  /// Fetches the value: the query's own fetcher, given the value it fetches into and its attempt's context.
+  var fetch: QueryRecord<State>.Body { fetcher.body }
 
   /// The registry identity: the query key.
   public var id: QueryKey { key }
@@ -51,7 +74,7 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
   /// This query with `defaults` as its options, if it was made without options of its own.
   func withDefaultOptions(_ defaults: QueryOptions) -> Self {
     guard usesDefaultOptions else { return self }
-    return Self(key: key, options: defaults, fetch: fetch, fetcherLocation: fetcherLocation, kind: kind)
+    return Self(key: key, options: defaults, fetcher: fetcher, fetcherLocation: fetcherLocation, kind: kind)
   }
 
   /// Registers the holder with the query store, which fetches if the value is missing, stale or invalidated.
@@ -93,7 +116,7 @@ extension SharedReaderKey {
     _ fetch: @escaping @Sendable () async throws -> State.Success
   ) -> Self where Self == Query<State> {
     Query(
-      key: key, options: options, fetch: { _, _ in try await fetch() },
+      key: key, options: options, fetcher: .plain(fetch),
       fetcherLocation: CodeLocation(fileID: fileID, line: line))
   }
 
@@ -130,7 +153,7 @@ extension SharedReaderKey {
     _ fetch: @escaping @Sendable (OperationContext<State.Success>) async throws -> State.Success
   ) -> Self where Self == Query<State> {
     Query(
-      key: key, options: options, fetch: { _, context in try await fetch(context) },
+      key: key, options: options, fetcher: .contextual(fetch),
       fetcherLocation: CodeLocation(fileID: fileID, line: line))
   }
 }

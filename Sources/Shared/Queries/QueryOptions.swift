@@ -75,7 +75,10 @@ public struct QueryOptions: Sendable {
   /// ```swift
   /// let options = QueryOptions(operation: QueryOptions.defaultOperation.timeout(.seconds(10)))
   /// ```
-  public static var defaultOperation: OperationOptions {
-    OperationOptions(retry: .exponential(retries: 3, initial: .seconds(1), multiplier: 2, maxDelay: .seconds(30)))
-  }
+  public static var defaultOperation: OperationOptions { sharedDefaultOperation }
+
+  /// One value for every query made with the default operation, so that their records share one definition (see
+  /// ``QueryOptions/isIdentical(to:)``).
+  private static let sharedDefaultOperation = OperationOptions(
+    retry: .exponential(retries: 3, initial: .seconds(1), multiplier: 2, maxDelay: .seconds(30)))
 }

@@ -67,7 +67,12 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   /// Fetches something for the query from its value (the query's fetcher, or one page), in an attempt's context.
   typealias Body = @Sendable (Shared<State>, OperationContext<State.Success>) async throws -> State.Success
 
-  let query: Query<State>
+  let key: QueryKey
+  /// The options and fetcher location, shared with the other records of the same definition.
+  let definition: QueryDefinition
+  /// The query's own fetcher.
+  private let fetcher: QueryFetcher<State>
+  private let kind: QueryKind<State>
   let epoch: Stopwatch
   /// The value's box while the query is used; `nil` while it sleeps (see ``sleepIfUnused()``).
   private var root: SharedRoot<State>?
@@ -76,21 +81,25 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   private(set) var machine: QueryRecordMachine
   /// The running and queued units of work, by the machine's identifiers.
   private var works: [QueryRecordMachine.WorkID: QueryWork<State.Success>] = [:]
-  let clockKey: QueryClockKey
   var older: (any QueryRecordProtocol)?
   var newer: (any QueryRecordProtocol)?
 
-  init(query: Query<State>, root: SharedRoot<State>, epoch: Stopwatch, serial: UInt64) {
-    self.query = query
+  init(query: Query<State>, definition: QueryDefinition, root: SharedRoot<State>, epoch: Stopwatch, serial: UInt64) {
+    self.key = query.key
+    self.definition = definition
+    self.fetcher = query.fetcher
+    self.kind = query.kind
     self.root = root
     self.epoch = epoch
     // Each record's work identifiers are its own (the serial in the high bits): a fetch of a removed record that
     // reports late cannot be taken for work of the record made again under its key.
-    machine = QueryRecordMachine(isEnabled: query.options.isEnabled, identifiersAfter: serial << 32)
-    self.clockKey = QueryClockKey(query.options.operation.clock)
+    machine = QueryRecordMachine(isEnabled: definition.options.isEnabled, identifiersAfter: serial << 32)
   }
 
-  var key: QueryKey { query.key }
+  /// The query the record was made for.
+  var query: Query<State> { Query(key: key, definition: definition, fetcher: fetcher, kind: kind) }
+
+  var clockKey: QueryClockKey { definition.clockKey }
 
   var shared: Shared<State> {
     guard let root else { preconditionFailure("a sleeping query's value is used before the query is woken") }
@@ -103,11 +112,14 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   // MARK: Events
 
   func holderAppeared(now: Duration, store: QueryStore) -> QueryRecordEffect {
-    plan(machine.holderAppeared(now: now, staleTime: query.options.staleTime), store: store, body: nil).effect
+    plan(machine.holderAppeared(now: now, staleTime: definition.options.staleTime), store: store, body: nil).effect
   }
 
   func invalidate(store: QueryStore) -> QueryRecordEffect {
-    plan(machine.invalidated(isHeld: isHeld), store: store, body: nil).effect
+    let action = machine.invalidated(isHeld: isHeld)
+    // A query nobody holds only notes it: no generic planning (its metadata lookups cost more than the rest).
+    if case .none = action { return .none }
+    return plan(action, store: store, body: nil).effect
   }
 
   func refetch(store: QueryStore) -> QueryRecordEffect {
@@ -117,11 +129,12 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
 
   func refetchIfStale(now: Duration, store: QueryStore) -> QueryRecordEffect {
     guard isHeld else { return .none }
-    return plan(machine.refreshIfStale(now: now, staleTime: query.options.staleTime), store: store, body: nil).effect
+    return plan(machine.refreshIfStale(now: now, staleTime: definition.options.staleTime), store: store, body: nil)
+      .effect
   }
 
   func gcTick(now: Duration) -> QueryRecordMachine.CollectAction {
-    machine.gcTick(now: now, gcTime: query.options.gcTime, isHeld: isHeld)
+    machine.gcTick(now: now, gcTime: definition.options.gcTime, isHeld: isHeld)
   }
 
   func touch() {
@@ -129,7 +142,9 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   }
 
   func invalidate(refetchesNow: Bool, store: QueryStore) -> QueryRecordEffect {
-    plan(machine.invalidated(isHeld: refetchesNow), store: store, body: nil).effect
+    let action = machine.invalidated(isHeld: refetchesNow)
+    if case .none = action { return .none }
+    return plan(action, store: store, body: nil).effect
   }
 
   func stopFetches(removing: Bool) -> QueryRecordEffect {
@@ -158,7 +173,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     machine.evicted(isHeld: isHeld)
   }
 
-  var gcCheckInterval: Duration { QueryStore.gcCheckInterval(gcTime: query.options.gcTime) }
+  var gcCheckInterval: Duration { QueryStore.gcCheckInterval(gcTime: definition.options.gcTime) }
 
   var isSleeping: Bool { root == nil }
 
@@ -210,7 +225,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     sleepingValue = isMade ? nil : value
     root = made
     made.attachment(QueryLink<State>.self, make: QueryLink.init)
-      .link(to: store, key: query.key, kind: query.kind, epoch: epoch)
+      .link(to: store, key: key, kind: kind, epoch: epoch)
   }
 
   /// A caller asks for `work`, done by `body`; returns the unit of work that serves the request (and its
@@ -249,7 +264,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     accepting acceptance: QueryRecordMachine.Acceptance,
     store: QueryStore
   ) -> ValueAnswer {
-    switch machine.valueRequested(now: now, staleTime: query.options.staleTime, accepting: acceptance) {
+    switch machine.valueRequested(now: now, staleTime: definition.options.staleTime, accepting: acceptance) {
     case .serveCached:
       return .cached(shared, effect: .none)
     case .serveCachedAndRefetch(let action):
@@ -264,7 +279,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     if let epoch, !self.epoch.isSame(as: epoch) { return nil }
     // A sleeping query answers the usual way, which wakes it.
     guard let root, case .serveIfYounger(let at) = machine.valuePeeked() else { return nil }
-    return QueryValuePeek(fetchedAt: at, staleTime: query.options.staleTime, box: root.box, epoch: self.epoch)
+    return QueryValuePeek(fetchedAt: at, staleTime: definition.options.staleTime, box: root.box, epoch: self.epoch)
   }
 
   /// A caller awaits a value fetched now: the cached one is gone (the app reset it).
@@ -286,7 +301,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
 
   /// Someone asks for the value ahead of need: a refresh if it is missing, invalidated or stale at `now`.
   func prefetch(now: Duration, store: QueryStore) -> QueryRecordEffect {
-    return plan(machine.prefetchRequested(now: now, staleTime: query.options.staleTime), store: store, body: nil)
+    return plan(machine.prefetchRequested(now: now, staleTime: definition.options.staleTime), store: store, body: nil)
       .effect
   }
 
@@ -297,7 +312,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
       machine.disabled()
       return .none
     }
-    let action = machine.enabled(now: now, staleTime: query.options.staleTime, isHeld: isHeld)
+    let action = machine.enabled(now: now, staleTime: definition.options.staleTime, isHeld: isHeld)
     return plan(action, store: store, body: nil).effect
   }
 

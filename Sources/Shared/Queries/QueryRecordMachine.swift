@@ -129,7 +129,8 @@ struct QueryRecordMachine: Sendable {
   /// What the record is doing.
   enum Activity: Equatable, Sendable {
     case idle
-    case busy(Busy)
+    /// Boxed: an idle record, as every cached query nobody uses is, keeps only a word for its activity.
+    indirect case busy(Busy)
     /// Removed from the store: it takes no more work.
     case collected
   }
@@ -249,12 +250,13 @@ struct QueryRecordMachine: Sendable {
 
   // MARK: State
 
+  // In this order, the flag fills a gap the layout would leave: every cached query keeps a machine.
   private(set) var activity = Activity.idle
-  private(set) var freshness = Freshness.empty
-  private(set) var use = Use.inUse
   private var lastID: WorkID = 0
+  private(set) var freshness = Freshness.empty
   /// Whether holders, invalidations and triggers fetch; see ``enabled(now:staleTime:isHeld:)``.
   private(set) var isEnabled = true
+  private(set) var use = Use.inUse
 
   init() {}
 

@@ -31,6 +31,8 @@ public final class QueryStore: Sendable {
     var bounds = QueryBounds()
     /// How many records were made: each record's serial number.
     var serial: UInt64 = 0
+    /// The definitions its records share.
+    var definitions = QueryDefinitions()
   }
 
   /// The registry whose queries these are; a query made without a holder gets its value there, so a later holder
@@ -253,7 +255,7 @@ public final class QueryStore: Sendable {
       state -> (QueryRecordEffect, CodeLocation?, Bool, [any QueryRecordProtocol], Bool) in
       let node = state.root.makeNode(at: query.key.parts)
       if let record = node.record as? QueryRecord<State> {
-        let first = record.query.fetcherLocation
+        let first = record.definition.fetcherLocation
         let conflict = first == query.fetcherLocation ? nil : first
         // A record made between the two locks started its own time: this holder's reading is of another clock.
         let now = record.epoch.isSame(as: epoch) ? now : .zero
@@ -269,7 +271,9 @@ public final class QueryStore: Sendable {
         replaced.append(other)
       }
       state.serial += 1
-      let record = QueryRecord(query: query, root: root, epoch: epoch, serial: state.serial)
+      let record = QueryRecord(
+        query: query, definition: state.definitions.definition(of: query), root: root, epoch: epoch,
+        serial: state.serial)
       state.count += 1
       // Removing the other record may have pruned its node.
       (replaced.isEmpty ? node : state.root.makeNode(at: query.key.parts)).record = record

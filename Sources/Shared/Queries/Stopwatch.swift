@@ -3,7 +3,8 @@
 /// One object per record (the clock and the start instant together), whose identity tells one start from another.
 @usableFromInline
 struct Stopwatch: Sendable {
-  private let start: any StopwatchStart
+  /// A class, not a protocol: a reference of one word, kept by every cached query.
+  private let start: StopwatchStart
 
   init(_ clock: any Clock<Duration>) {
     // The continuous clock, every query's default, is read without generic code: an awaited fresh value reads it.
@@ -11,7 +12,7 @@ struct Stopwatch: Sendable {
       self.start = ContinuousStart(instant: .now)
       return
     }
-    func start<C: Clock<Duration>>(_ clock: C) -> any StopwatchStart {
+    func start<C: Clock<Duration>>(_ clock: C) -> StopwatchStart {
       ClockStart(clock: clock, instant: clock.now)
     }
     self.start = start(clock)
@@ -28,11 +29,15 @@ struct Stopwatch: Sendable {
   }
 }
 
-private protocol StopwatchStart: AnyObject, Sendable {
-  func elapsed() -> Duration
+/// A start instant on some clock. Its subclasses are immutable, so it is sendable.
+private class StopwatchStart: @unchecked Sendable {
+  /// The time since the start.
+  func elapsed() -> Duration {
+    preconditionFailure("a subclass measures the time")
+  }
 }
 
-private final class ClockStart<C: Clock<Duration>>: StopwatchStart {
+private final class ClockStart<C: Clock<Duration>>: StopwatchStart, @unchecked Sendable {
   let clock: C
   let instant: C.Instant
 
@@ -41,19 +46,19 @@ private final class ClockStart<C: Clock<Duration>>: StopwatchStart {
     self.instant = instant
   }
 
-  func elapsed() -> Duration {
+  override func elapsed() -> Duration {
     instant.duration(to: clock.now)
   }
 }
 
-private final class ContinuousStart: StopwatchStart {
+private final class ContinuousStart: StopwatchStart, @unchecked Sendable {
   let instant: ContinuousClock.Instant
 
   init(instant: ContinuousClock.Instant) {
     self.instant = instant
   }
 
-  func elapsed() -> Duration {
+  override func elapsed() -> Duration {
     instant.duration(to: .now)
   }
 }

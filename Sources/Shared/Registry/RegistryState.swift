@@ -54,7 +54,9 @@ struct RegistryState: ~Copyable {
 
   mutating func remove<ID: Hashable>(_ id: ID, generation: UInt64) -> RegistryEntry? {
     guard let table = table(for: ID.self), table.entries[id]?.generation == generation else { return nil }
-    return table.entries.removeValue(forKey: id)
+    let removed = table.entries.removeValue(forKey: id)
+    table.shrinkIfSparse()
+    return removed
   }
 
   func liveObjects() -> [AnyObject] {

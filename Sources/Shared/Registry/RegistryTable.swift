@@ -7,6 +7,17 @@ final class RegistryTable<ID: Hashable>: RegistryTableProtocol {
   init() {}
 
   var liveObjects: [AnyObject] { entries.values.compactMap(\.object) }
+
+  /// Gives back the room of the entries removed, once the table uses an eighth of it: a dictionary never shrinks
+  /// by itself, so thousands of values freed at once (queries that went to sleep) would keep their slots. Each
+  /// rebuild follows as many removals as entries it copies.
+  func shrinkIfSparse() {
+    let capacity = entries.capacity
+    guard capacity >= 1024, entries.count <= capacity / 8 else { return }
+    var smaller = [ID: RegistryEntry](minimumCapacity: entries.count * 2)
+    for (id, entry) in entries { smaller[id] = entry }
+    entries = smaller
+  }
 }
 
 /// What a registry needs of a table without knowing its identity type.
