@@ -24,6 +24,9 @@ protocol QueryRecordProtocol: AnyObject {
   /// Stops the query's fetches (`removing`: for good, as the record leaves the store); returns what to do after the
   /// lock, which also releases the withdrawn work there.
   func stopFetches(removing: Bool) -> QueryRecordEffect
+  /// Puts the query back in its initial state: stops its fetches, forgets what was fetched, and refetches a held
+  /// query; returns what to do after the lock (write the value, cancel, start), which also releases what it replaced.
+  func reset(store: QueryStore) -> QueryRecordEffect
   /// An awaiting caller asks before reading the clock: the time of a value fetched with no invalidation since, the
   /// query's `staleTime`, the value's box (to read after the lock) and the record's time, if the value may serve,
   /// the state type is `stateType` and the record measures from `epoch` (when given); a use.
@@ -151,6 +154,39 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
         if state.operation.status == .pending { state.operation.status = .idle }
         state.operation.endFetch()
       }
+    }
+  }
+
+  func reset(store: QueryStore) -> QueryRecordEffect {
+    let action = machine.reset(isHeld: isHeld)
+    let running = action.stop.cancelRunning.flatMap { works[$0] }
+    let withdrawn = action.stop.withdraw.compactMap { works.removeValue(forKey: $0) }
+    // A sleeping query is reset where it is kept; the value it replaces is released after the lock.
+    var replaced: State?
+    if root == nil, var value = sleepingValue {
+      replaced = sleepingValue
+      value.resetToInitialState()
+      sleepingValue = value
+    }
+    let shared = root.map { Shared(reference: .root($0)) }
+    // The refresh queued behind the cancelled work takes over its fetching: the value shows a first load.
+    let waitsForTurn: Bool
+    if case .wait = action.refresh { waitsForTurn = true } else { waitsForTurn = false }
+    // Asked after the value's box is read: starting a refresh wakes a sleeping query.
+    let refresh = plan(action.refresh, store: store, body: nil).effect
+    return QueryRecordEffect {
+      withExtendedLifetime(replaced) {}
+      // Written before a refresh starting now shows its first load.
+      shared?.withLockReleasingReplaced { state in
+        state.resetToInitialState()
+        if waitsForTurn { state.operation.beginFetch() }
+      }
+      running?.cancel()
+      for work in withdrawn {
+        work.withdraw()
+        work.finish(.failure(CancellationError()))
+      }
+      refresh()
     }
   }
 

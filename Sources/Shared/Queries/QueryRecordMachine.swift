@@ -240,6 +240,15 @@ struct QueryRecordMachine: Sendable {
     static var none: Self { Self(cancelRunning: nil, withdraw: []) }
   }
 
+  /// What the caller does when the app resets the query to its initial state.
+  struct ResetAction: Equatable, Sendable {
+    /// The fetches to stop, as ``QueryRecordMachine/fetchesCancelled()`` stops them.
+    var stop: StopAction
+    /// The refresh that fetches the value again: started at once (``RequestAction/start(_:_:)``) or queued behind the
+    /// cancelled work (``RequestAction/wait(_:_:)``) for a held query; ``RequestAction/none`` otherwise.
+    var refresh: RequestAction
+  }
+
   /// What a garbage check decided.
   enum CollectAction: Equatable, Sendable {
     case keep
@@ -560,6 +569,44 @@ struct QueryRecordMachine: Sendable {
     }
     activity = .busy(busy)
     return StopAction(cancelRunning: cancelled, withdraw: withdrawn)
+  }
+
+  /// The app reset the query to its initial state: its fetches stop as ``fetchesCancelled()`` stops them, nothing
+  /// fetched counts any more (the freshness is empty), and a held, enabled query (`isHeld`) fetches again at once,
+  /// behind the cancelled work if some still runs; an unheld one fetches on its next holder or caller.
+  ///
+  /// A running refresh whose value is already being written is written (it cannot be stopped), but it makes nothing
+  /// fresh: the record stays empty until a refresh asked for after the reset ends.
+  mutating func reset(isHeld: Bool) -> ResetAction {
+    use = .inUse
+    freshness = .empty
+    let refetches = isHeld && isEnabled
+    switch activity {
+    case .collected:
+      return ResetAction(stop: .none, refresh: .none)
+    case .idle:
+      return ResetAction(stop: .none, refresh: refetches ? request(.refresh, by: .library) : .none)
+    case .busy(var busy):
+      let withdrawn = busy.queue.map(\.id)
+      busy.queue = []
+      busy.isStopped = true
+      busy.demand = Demand(callers: 0, isNeeded: false)
+      // Nobody joins the running work any more, and a refresh written after the reset makes nothing fresh.
+      if case .refresh = busy.running { busy.running = .refresh(superseded: true) }
+      var cancelled: WorkID?
+      if busy.phase == .fetching && !busy.isCancelled {
+        busy.isCancelled = true
+        cancelled = busy.id
+      }
+      var refresh = RequestAction.none
+      if refetches {
+        let id = makeID()
+        busy.queue = [Queued(id: id, work: .refresh, demand: Demand(callers: 0, isNeeded: true))]
+        refresh = .wait(id, .refresh)
+      }
+      activity = .busy(busy)
+      return ResetAction(stop: StopAction(cancelRunning: cancelled, withdraw: withdrawn), refresh: refresh)
+    }
   }
 
   /// The app removed the record from the store: it takes no more work; the running work is cancelled if it still

@@ -58,6 +58,8 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case cancelFetches
   /// `QueryStore.remove`: the app removes the query from the store.
   case remove
+  /// `QueryStore.reset`: the app puts the query back in its initial state.
+  case reset
   /// `QueryStore.fetch` (or `fetchValue()`) taking the cheap path first: it asks before reading the clock, and
   /// asks again the usual way when the value is not fresh.
   case peekValue
@@ -91,6 +93,7 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .invalidateNone: "invalidateNone"
     case .cancelFetches: "cancelFetches"
     case .remove: "remove"
+    case .reset: "reset"
     case .peekValue: "peekValue"
     case .elapse: "elapse"
     case .evict: "evict"
@@ -201,6 +204,8 @@ private struct Harness {
     case .remove:
       stop(machine.removed(), removing: true)
       return
+    case .reset:
+      reset()
     case .requestNextPage:
       guard isHeld else { return }  // Only a holder can ask.
       requestPage(.nextPage)
@@ -372,6 +377,51 @@ private struct Harness {
     } else if !waiting.isEmpty || machine.running?.phase == .fetching {
       fail("work still fetches or waits after every fetch was cancelled")
     }
+  }
+
+  /// The app resets the query, as the store does: the value goes back to its initial state, queued work is
+  /// withdrawn, the running work is cancelled, nothing fetched counts as fresh, and a referenced query refetches
+  /// behind the cancelled work (a first load) or at once.
+  mutating func reset() {
+    // A value being written when the reset comes cannot be stopped; modelled as written before the reset's own write.
+    if let running, running.progress.hasReturned { step() }
+    let runningAtReset = running?.id
+    let action = machine.reset(isHeld: isReferenced)
+    if Set(action.stop.withdraw) != waiting { fail("a reset withdrew \(action.stop.withdraw) of the waiting \(waiting)") }
+    waiting = []
+    queuedWork = [:]
+    callers.removeAll { action.stop.withdraw.contains($0) }
+    // The store's write: the initial state, showing a first load when a refresh waits behind the cancelled work.
+    state = PaginatedState()
+    hasValue = false
+    lastEndedStatus = .idle
+    lastRefreshFailed = false
+    leftStale = false
+    appliedRefreshVersion = nil
+    switch action.refresh {
+    case .none:
+      if isReferenced && machine.isEnabled { fail("a held query was reset and fetches nothing") }
+    case .wait:
+      if running == nil { fail("a reset queued a refresh behind nothing: \(action.refresh)") }
+      state.operation.beginFetch()
+    case .start:
+      if running != nil { fail("a reset started a refresh while work \(running!.id) runs") }
+    case .join, .settleStatus:
+      fail("a reset answered \(action.refresh)")
+    }
+    if !isReferenced || !machine.isEnabled, action.refresh != .none { fail("an unheld or disabled query refetches") }
+    handle(action.refresh)
+    if let cancelled = action.stop.cancelRunning {
+      guard let (id, _, _) = running, id == cancelled else {
+        fail("a reset cancelled \(cancelled), which does not run")
+        return
+      }
+      stop(id, cancelled: true)
+    } else if let runningAtReset {
+      fail("a reset left \(runningAtReset) fetching")
+    }
+    if machine.freshness != .empty { fail("a reset query counts as \(machine.freshness)") }
+    if !state.pages.isEmpty { fail("a reset query shows pages \(state.pages)") }
   }
 
   /// A caller awaits a fresh value the cheap way: it peeks, reads the clock after (here at the same time), and is
@@ -791,6 +841,64 @@ struct QueryRecordMachineTests {
     let (sequences, failures) = explore(events, depth: 6)
     #expect(sequences == 46_656)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfSixEventsWithResetsKeepsTheRecordsInvariants() {
+    let events: [Event] = [.reset, .invalidate, .requestNextPage, .awaitValue, .step, .toggleHolder]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithResetsAmongCancellationsFailuresAndTurningOffKeepsTheRecordsInvariants() {
+    let events: [Event] = [.reset, .cancelFetches, .fail, .refetch, .step, .cancel, .disable, .gcTick]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithResetsAmongRetriesAndStaleServingKeepsTheRecordsInvariants() {
+    let events: [Event] = [.reset, .retryPoint, .awaitStale, .ensure, .requestPreviousPage, .step, .toggleHolder, .evict]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func aResetCancelsTheRunningFetchAndQueuesARefreshForAHeldQuery() {
+    var machine = QueryRecordMachine()
+    let staleTime = Duration.seconds(10)
+    #expect(machine.holderAppeared(now: .zero, staleTime: staleTime) == .start(1, .refresh))
+    #expect(machine.request(.nextPage, by: .caller) == .wait(2, .nextPage))
+    let reset = machine.reset(isHeld: true)
+    #expect(reset.stop == QueryRecordMachine.StopAction(cancelRunning: 1, withdraw: [2]))
+    #expect(reset.refresh == .wait(3, .refresh))
+    #expect(machine.freshness == .empty)
+    // Nobody joins the cancelled fetch: a refresh asked for now joins the queued one.
+    #expect(machine.request(.refresh, by: .caller) == .join(3))
+    #expect(machine.fetchStopped(1, cancelled: true, isHeld: true) == .apply(keepPending: true))
+    #expect(machine.finished(1, outcome: .cancelled, isHeld: true) == .start(3, .refresh))
+  }
+
+  @Test func aResetOfAnUnheldIdleQueryFetchesNothingAndEmptiesItsFreshness() {
+    var machine = QueryRecordMachine()
+    let staleTime = Duration.seconds(10)
+    #expect(machine.holderAppeared(now: .zero, staleTime: staleTime) == .start(1, .refresh))
+    #expect(machine.fetchReturned(1) == .apply(keepPending: false))
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: false) == .none)
+    #expect(machine.freshness == .fetched(at: .zero))
+    #expect(machine.reset(isHeld: false) == .init(stop: .none, refresh: .none))
+    #expect(machine.freshness == .empty)
+    // Its next holder fetches it, however recent its last fetch was.
+    #expect(machine.holderAppeared(now: .zero, staleTime: staleTime) == .start(2, .refresh))
+  }
+
+  @Test func aRefreshWrittenWhenTheResetComesMakesNothingFresh() {
+    var machine = QueryRecordMachine()
+    #expect(machine.request(.refresh, by: .library) == .start(1, .refresh))
+    #expect(machine.fetchReturned(1) == .apply(keepPending: false))
+    #expect(machine.reset(isHeld: false) == .init(stop: .none, refresh: .none))
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: false) == .none)
+    #expect(machine.freshness == .empty)
   }
 
   @Test func aManualQueryFetchesNeitherForHoldersNorForInvalidationsUntilTurnedOn() {
