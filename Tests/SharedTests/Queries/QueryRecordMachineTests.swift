@@ -387,7 +387,9 @@ private struct Harness {
     if let running, running.progress.hasReturned { step() }
     let runningAtReset = running?.id
     let action = machine.reset(isHeld: isReferenced)
-    if Set(action.stop.withdraw) != waiting { fail("a reset withdrew \(action.stop.withdraw) of the waiting \(waiting)") }
+    if Set(action.stop.withdraw) != waiting {
+      fail("a reset withdrew \(action.stop.withdraw) of the waiting \(waiting)")
+    }
     waiting = []
     queuedWork = [:]
     callers.removeAll { action.stop.withdraw.contains($0) }
@@ -858,7 +860,9 @@ struct QueryRecordMachineTests {
   }
 
   @Test func everyOrderingOfFiveEventsWithResetsAmongRetriesAndStaleServingKeepsTheRecordsInvariants() {
-    let events: [Event] = [.reset, .retryPoint, .awaitStale, .ensure, .requestPreviousPage, .step, .toggleHolder, .evict]
+    let events: [Event] = [
+      .reset, .retryPoint, .awaitStale, .ensure, .requestPreviousPage, .step, .toggleHolder, .evict,
+    ]
     let (sequences, failures) = explore(events, depth: 5)
     #expect(sequences == 32_768)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")

@@ -59,6 +59,11 @@ struct QueryStoreChoicesSnippets {
     store.remove(.prefix(["users", userID]))  // after signing out: nothing of the user stays cached
   }
 
+  // QueryStore.reset(_:); UsingQueries.md, "Cancelling and removing queries"
+  func reset(store: QueryStore) {
+    store.reset(.prefix(["posts"]))  // after switching accounts: show a first load, not the other account's posts
+  }
+
   // QueryStore.defaultOptions, hooks, activity
   func settings() {
     let store = SharedRegistry.current.queries
@@ -119,6 +124,7 @@ struct QueryStoreChoicesSnippets {
     store.hooks = QueryHooks(onError: { subject, error in print("\(subject) failed: \(error)") })
     store.invalidate(.exactly(["posts", 42]), refetching: .all)  // one key; held or not, fetch now
     store.cancel(.prefix(["posts"]))  // stop fetches under way, back to the status before
+    store.reset(.prefix(["feed"]))  // no value, no error; held ones load again
     store.remove(.prefix(["users", userID]))  // forget a user's queries
     _ = store.activity.wrappedValue.fetchingQueries  // also observable: a global spinner
   }
