@@ -168,7 +168,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
       value.resetToInitialState()
       sleepingValue = value
     }
-    let shared = root.map { Shared(reference: .root($0)) }
+    // Work writing its value when the reset came resets the value as it ends (``finished(_:outcome:store:)``).
+    let shared = action.resetsValueNow ? root.map { Shared(reference: .root($0)) } : nil
     // The refresh queued behind the cancelled work takes over its fetching: the value shows a first load.
     let waitsForTurn: Bool
     if case .wait = action.refresh { waitsForTurn = true } else { waitsForTurn = false }
@@ -177,16 +178,22 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     return QueryRecordEffect {
       withExtendedLifetime(replaced) {}
       // Written before a refresh starting now shows its first load.
-      shared?.withLockReleasingReplaced { state in
-        state.resetToInitialState()
-        if waitsForTurn { state.operation.beginFetch() }
-      }
+      shared.map { Self.resetValue(of: $0, showingLoad: waitsForTurn) }
       running?.cancel()
       for work in withdrawn {
         work.withdraw()
         work.finish(.failure(CancellationError()))
       }
       refresh()
+    }
+  }
+
+  /// Puts `shared`'s value back in its initial state, showing a first load if `showingLoad` (a refresh takes over
+  /// the fetching); call after the store's lock. What the reset replaces is released after the value's lock.
+  private static func resetValue(of shared: Shared<State>, showingLoad: Bool) {
+    shared.withLockReleasingReplaced { state in
+      state.resetToInitialState()
+      if showingLoad { state.operation.beginFetch() }
     }
   }
 
@@ -383,10 +390,23 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     outcome: QueryRecordMachine.Outcome,
     store: QueryStore
   ) -> (finished: QueryWork<State.Success>?, effect: QueryRecordEffect) {
+    let resetsValue = machine.resetsValueAtEnd(of: id)
     let next = machine.finished(id, outcome: outcome, isHeld: isHeld)
     let finished = works.removeValue(forKey: id)
     if works.isEmpty { works = [:] }  // Its storage is freed: a cached query keeps no empty table.
-    return (finished, plan(next, store: store, body: nil).effect)
+    let effect = plan(next, store: store, body: nil).effect
+    guard resetsValue, let root else { return (finished, effect) }
+    // Reset while the work wrote its value: reset now, after that write, before the work that follows starts.
+    let shared = Shared(reference: .root(root))
+    let startsNext: Bool
+    if case .start = next { startsNext = true } else { startsNext = false }
+    return (
+      finished,
+      QueryRecordEffect {
+        Self.resetValue(of: shared, showingLoad: startsNext)
+        effect()
+      }
+    )
   }
 
   /// The fetching that the work `id` left showing was ended: returns what to start next.

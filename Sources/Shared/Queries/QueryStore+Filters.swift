@@ -69,8 +69,8 @@ extension QueryStore {
   /// Queries nobody used lately, whose value the store keeps without a box, are reset too. A disabled query is
   /// reset and fetches only when asked to.
   ///
-  /// A fetch whose value is already being written when the reset comes is not stopped: its value shows until the
-  /// refetch that follows, and it makes nothing fresh.
+  /// A fetch whose value is already being written when the reset comes is not stopped: the query is reset right
+  /// after that write, which counts as nothing fetched.
   ///
   /// - Parameter filter: Which queries.
   /// - Returns: How many queries were reset.

@@ -146,6 +146,8 @@ private struct Harness {
   var hasValue = false
   /// An invalidation came while the running refresh fetched.
   var fetchSuperseded = false
+  /// The work that wrote its value when the app reset the query: the value is reset as it ends.
+  var resetAtEnd: QueryRecordMachine.WorkID?
   /// The status the last work that ended left (success if it wrote its value, error if it failed).
   var lastEndedStatus = OperationStatus.idle
   /// The app left the query stale on purpose (an invalidation that refetches nothing, or cancelled fetches) and no
@@ -379,13 +381,12 @@ private struct Harness {
     }
   }
 
-  /// The app resets the query, as the store does: the value goes back to its initial state, queued work is
-  /// withdrawn, the running work is cancelled, nothing fetched counts as fresh, and a referenced query refetches
-  /// behind the cancelled work (a first load) or at once.
+  /// The app resets the query, as the store does: queued work is withdrawn, the running work is cancelled, nothing
+  /// fetched counts as fresh, a referenced query refetches behind the cancelled work (a first load) or at once, and
+  /// the value goes back to its initial state: now, or, when the running work is writing its value, as that work
+  /// ends (after its write).
   mutating func reset() {
-    // A value being written when the reset comes cannot be stopped; modelled as written before the reset's own write.
-    if let running, running.progress.hasReturned { step() }
-    let runningAtReset = running?.id
+    let runningAtReset = running
     let action = machine.reset(isHeld: isReferenced)
     if Set(action.stop.withdraw) != waiting {
       fail("a reset withdrew \(action.stop.withdraw) of the waiting \(waiting)")
@@ -393,37 +394,50 @@ private struct Harness {
     waiting = []
     queuedWork = [:]
     callers.removeAll { action.stop.withdraw.contains($0) }
-    // The store's write: the initial state, showing a first load when a refresh waits behind the cancelled work.
-    state = PaginatedState()
-    hasValue = false
-    lastEndedStatus = .idle
-    lastRefreshFailed = false
-    leftStale = false
-    appliedRefreshVersion = nil
+    if machine.freshness != .empty { fail("a reset query counts as \(machine.freshness)") }
+    leftStale = false  // A refresh follows now or on the next holder, unless the app cancels it.
+    let writes = runningAtReset?.progress.hasReturned == true
+    if action.resetsValueNow == writes { fail("a reset while \(writes ? "" : "not ") writing resets the value now") }
     switch action.refresh {
     case .none:
       if isReferenced && machine.isEnabled { fail("a held query was reset and fetches nothing") }
     case .wait:
-      if running == nil { fail("a reset queued a refresh behind nothing: \(action.refresh)") }
-      state.operation.beginFetch()
+      if runningAtReset == nil { fail("a reset queued a refresh behind nothing: \(action.refresh)") }
     case .start:
-      if running != nil { fail("a reset started a refresh while work \(running!.id) runs") }
+      if let runningAtReset { fail("a reset started a refresh while work \(runningAtReset.id) runs") }
     case .join, .settleStatus:
       fail("a reset answered \(action.refresh)")
     }
     if !isReferenced || !machine.isEnabled, action.refresh != .none { fail("an unheld or disabled query refetches") }
+    if let runningAtReset, writes {
+      // Its value is written; the reset's own write comes as it ends.
+      if action.stop.cancelRunning != nil { fail("a reset cancelled \(runningAtReset.id) while it writes") }
+      resetAtEnd = runningAtReset.id
+      handle(action.refresh)
+      return
+    }
+    resetValue(showingLoad: action.refresh != .none && runningAtReset != nil)
     handle(action.refresh)
     if let cancelled = action.stop.cancelRunning {
-      guard let (id, _, _) = running, id == cancelled else {
+      guard let runningAtReset, runningAtReset.id == cancelled else {
         fail("a reset cancelled \(cancelled), which does not run")
         return
       }
-      stop(id, cancelled: true)
+      stop(cancelled, cancelled: true)
     } else if let runningAtReset {
-      fail("a reset left \(runningAtReset) fetching")
+      fail("a reset left \(runningAtReset.id) fetching")
     }
-    if machine.freshness != .empty { fail("a reset query counts as \(machine.freshness)") }
     if !state.pages.isEmpty { fail("a reset query shows pages \(state.pages)") }
+  }
+
+  /// The store's write of a reset: the initial state, showing a first load when a refresh takes over the fetching.
+  mutating func resetValue(showingLoad: Bool) {
+    state = PaginatedState()
+    hasValue = false
+    lastEndedStatus = .idle
+    lastRefreshFailed = false
+    appliedRefreshVersion = nil
+    if showingLoad { state.operation.beginFetch() }
   }
 
   /// A caller awaits a fresh value the cheap way: it peeks, reads the clock after (here at the same time), and is
@@ -504,7 +518,16 @@ private struct Harness {
     runningWork = nil
     if case .cancelled = outcome {} else { lastEndedStatus = state.status == .error ? .error : .success }
     callers.removeAll { $0 == id }
+    if machine.resetsValueAtEnd(of: id) != (resetAtEnd == id) {
+      fail(
+        "the machine resets the value as \(id) ends: \(machine.resetsValueAtEnd(of: id)), a reset came while it wrote: \(resetAtEnd == id)"
+      )
+    }
     let next = machine.finished(id, outcome: outcome, isHeld: isHeld)
+    if resetAtEnd == id {
+      resetAtEnd = nil
+      if case .start = next { resetValue(showingLoad: true) } else { resetValue(showingLoad: false) }
+    }
     if case .start(let started, _) = next, !waiting.contains(started), !machine.isEnabled {
       fail("a disabled query fetches again by itself after \(id)")
     }
@@ -564,7 +587,10 @@ private struct Harness {
       applied = true
       if let fetchedVersion { appliedRefreshVersion = fetchedVersion }
       // A refresh of the server as it is now (page work that loaded the first pages does not count).
-      if machine.running?.work == .refresh && fetchedVersion == serverVersion { leftStale = false }
+      // A refresh the app reset while it wrote does not count: the value is reset as it ends.
+      if machine.running?.work == .refresh && fetchedVersion == serverVersion && resetAtEnd != id {
+        leftStale = false
+      }
       // A failed refresh leaves the query stale (its next holder refetches) until a refresh succeeds; page work
       // does not count, even when it had to load the first page.
       if machine.running?.work == .refresh { lastRefreshFailed = false }
@@ -890,18 +916,20 @@ struct QueryRecordMachineTests {
     #expect(machine.fetchReturned(1) == .apply(keepPending: false))
     #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: false) == .none)
     #expect(machine.freshness == .fetched(at: .zero))
-    #expect(machine.reset(isHeld: false) == .init(stop: .none, refresh: .none))
+    #expect(machine.reset(isHeld: false) == .init(stop: .none, refresh: .none, resetsValueNow: true))
     #expect(machine.freshness == .empty)
     // Its next holder fetches it, however recent its last fetch was.
     #expect(machine.holderAppeared(now: .zero, staleTime: staleTime) == .start(2, .refresh))
   }
 
-  @Test func aRefreshWrittenWhenTheResetComesMakesNothingFresh() {
+  @Test func aRefreshWrittenWhenTheResetComesMakesNothingFreshAndTheValueIsResetAfterIt() {
     var machine = QueryRecordMachine()
     #expect(machine.request(.refresh, by: .library) == .start(1, .refresh))
     #expect(machine.fetchReturned(1) == .apply(keepPending: false))
-    #expect(machine.reset(isHeld: false) == .init(stop: .none, refresh: .none))
-    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: false) == .none)
+    #expect(machine.reset(isHeld: true) == .init(stop: .none, refresh: .wait(2, .refresh), resetsValueNow: false))
+    #expect(machine.resetsValueAtEnd(of: 1))
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: true) == .start(2, .refresh))
+    #expect(!machine.resetsValueAtEnd(of: 2))  // The refresh that follows fetches after the reset.
     #expect(machine.freshness == .empty)
   }
 
