@@ -61,6 +61,15 @@ public struct OperationState<Value: Sendable>: OperationTrackable {
   public mutating func applySuccess(_ success: Value) {
     value = success
   }
+
+  /// Puts the state back as ``init(value:)`` makes it with no value: no value, idle, no error, no failures.
+  ///
+  /// ```swift
+  /// state.resetToInitialState()  // state.value == nil, state.status == .idle
+  /// ```
+  public mutating func resetToInitialState() {
+    self = Self()
+  }
 }
 
 extension OperationState: Equatable where Value: Equatable {}

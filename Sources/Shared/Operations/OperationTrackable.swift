@@ -41,4 +41,37 @@ public protocol OperationTrackable: Sendable {
   ///
   /// - Parameter success: What the operation returned.
   mutating func applySuccess(_ success: Success)
+
+  /// Puts the value back in its initial state: what it holds before anything was fetched, with an idle status, no
+  /// error and no failures.
+  ///
+  /// ``QueryStore/reset(_:)`` calls it on every query it reaches. The default implementation resets ``operation``
+  /// only and keeps the domain data; a domain type kept in a query implements it to clear its data too, so that a
+  /// reset query shows nothing fetched:
+  ///
+  /// ```swift
+  /// struct Profile: OperationTrackable {
+  ///   var user: User?
+  ///   var operation = OperationTracking()
+  ///
+  ///   mutating func applySuccess(_ user: User) { self.user = user }
+  ///   mutating func resetToInitialState() { self = Profile() }
+  /// }
+  /// ```
+  ///
+  /// ``OperationState`` (no value) and ``PaginatedState`` (no pages) implement it fully. It runs under the value's
+  /// lock: keep it to plain assignments, calling no other code.
+  mutating func resetToInitialState()
+}
+
+extension OperationTrackable {
+  /// Puts ``operation`` back in its initial state (idle, no error, no failures, attempt 0, never updated); the rest
+  /// of the value stays.
+  ///
+  /// ```swift
+  /// session.resetToInitialState()  // session.operation == OperationTracking()
+  /// ```
+  public mutating func resetToInitialState() {
+    operation = OperationTracking()
+  }
 }

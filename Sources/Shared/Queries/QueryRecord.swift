@@ -24,6 +24,9 @@ protocol QueryRecordProtocol: AnyObject {
   /// Stops the query's fetches (`removing`: for good, as the record leaves the store); returns what to do after the
   /// lock, which also releases the withdrawn work there.
   func stopFetches(removing: Bool) -> QueryRecordEffect
+  /// Puts the query back in its initial state: stops its fetches, forgets what was fetched, and refetches a held
+  /// query; returns what to do after the lock (write the value, cancel, start), which also releases what it replaced.
+  func reset(store: QueryStore) -> QueryRecordEffect
   /// An awaiting caller asks before reading the clock: the time of a value fetched with no invalidation since, the
   /// query's `staleTime`, the value's box (to read after the lock) and the record's time, if the value may serve,
   /// the state type is `stateType` and the record measures from `epoch` (when given); a use.
@@ -166,6 +169,46 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
         if state.operation.status == .pending { state.operation.status = .idle }
         state.operation.endFetch()
       }
+    }
+  }
+
+  func reset(store: QueryStore) -> QueryRecordEffect {
+    let action = machine.reset(isHeld: isHeld)
+    let running = action.stop.cancelRunning.flatMap { works[$0] }
+    let withdrawn = action.stop.withdraw.compactMap { works.removeValue(forKey: $0) }
+    // A sleeping query is reset where it is kept; the value it replaces is released after the lock.
+    var replaced: State?
+    if root == nil, var value = sleepingValue {
+      replaced = sleepingValue
+      value.resetToInitialState()
+      sleepingValue = value
+    }
+    // Work writing its value when the reset came resets the value as it ends (``finished(_:outcome:store:)``).
+    let shared = action.resetsValueNow ? root.map { Shared(reference: .root($0)) } : nil
+    // The refresh queued behind the cancelled work takes over its fetching: the value shows a first load.
+    let waitsForTurn: Bool
+    if case .wait = action.refresh { waitsForTurn = true } else { waitsForTurn = false }
+    // Asked after the value's box is read: starting a refresh wakes a sleeping query.
+    let refresh = plan(action.refresh, store: store, body: nil).effect
+    return QueryRecordEffect {
+      withExtendedLifetime(replaced) {}
+      // Written before a refresh starting now shows its first load.
+      shared.map { Self.resetValue(of: $0, showingLoad: waitsForTurn) }
+      running?.cancel()
+      for work in withdrawn {
+        work.withdraw()
+        work.finish(.failure(CancellationError()))
+      }
+      refresh()
+    }
+  }
+
+  /// Puts `shared`'s value back in its initial state, showing a first load if `showingLoad` (a refresh takes over
+  /// the fetching); call after the store's lock. What the reset replaces is released after the value's lock.
+  private static func resetValue(of shared: Shared<State>, showingLoad: Bool) {
+    shared.withLockReleasingReplaced { state in
+      state.resetToInitialState()
+      if showingLoad { state.operation.beginFetch() }
     }
   }
 
@@ -362,10 +405,23 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     outcome: QueryRecordMachine.Outcome,
     store: QueryStore
   ) -> (finished: QueryWork<State.Success>?, effect: QueryRecordEffect) {
+    let resetsValue = machine.resetsValueAtEnd(of: id)
     let next = machine.finished(id, outcome: outcome, isHeld: isHeld)
     let finished = works.removeValue(forKey: id)
     if works.isEmpty { works = [:] }  // Its storage is freed: a cached query keeps no empty table.
-    return (finished, plan(next, store: store, body: nil).effect)
+    let effect = plan(next, store: store, body: nil).effect
+    guard resetsValue, let root else { return (finished, effect) }
+    // Reset while the work wrote its value: reset now, after that write, before the work that follows starts.
+    let shared = Shared(reference: .root(root))
+    let startsNext: Bool
+    if case .start = next { startsNext = true } else { startsNext = false }
+    return (
+      finished,
+      QueryRecordEffect {
+        Self.resetValue(of: shared, showingLoad: startsNext)
+        effect()
+      }
+    )
   }
 
   /// The fetching that the work `id` left showing was ended: returns what to start next.

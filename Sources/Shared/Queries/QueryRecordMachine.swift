@@ -117,6 +117,9 @@ struct QueryRecordMachine: Sendable {
     /// Whether the app cancelled the record's fetches: no refresh follows the running work when it ends, until an
     /// invalidation asks for one again.
     var isStopped = false
+    /// Whether the app reset the query while the running work wrote its value: the value is reset when the work
+    /// ends, after its write.
+    var resetsValueAtEnd = false
   }
 
   /// A unit of work waiting for its turn.
@@ -239,6 +242,18 @@ struct QueryRecordMachine: Sendable {
 
     /// Nothing to stop.
     static var none: Self { Self(cancelRunning: nil, withdraw: []) }
+  }
+
+  /// What the caller does when the app resets the query to its initial state.
+  struct ResetAction: Equatable, Sendable {
+    /// The fetches to stop, as ``QueryRecordMachine/fetchesCancelled()`` stops them.
+    var stop: StopAction
+    /// The refresh that fetches the value again: started at once (``RequestAction/start(_:_:)``) or queued behind the
+    /// cancelled work (``RequestAction/wait(_:_:)``) for a held query; ``RequestAction/none`` otherwise.
+    var refresh: RequestAction
+    /// Whether the value is reset now; otherwise the running work is writing its value, and the value is reset
+    /// when that work ends (``QueryRecordMachine/resetsValueAtEnd(of:)``), so that the reset comes after the write.
+    var resetsValueNow: Bool
   }
 
   /// What a garbage check decided.
@@ -521,6 +536,7 @@ struct QueryRecordMachine: Sendable {
       busy.phase = .fetching
       busy.demand = Demand(callers: 0, isNeeded: true)
       busy.isCancelled = false
+      busy.resetsValueAtEnd = false
       activity = .busy(busy)
       return .start(next, .refresh)
     }
@@ -562,6 +578,56 @@ struct QueryRecordMachine: Sendable {
     }
     activity = .busy(busy)
     return StopAction(cancelRunning: cancelled, withdraw: withdrawn)
+  }
+
+  /// The app reset the query to its initial state: its fetches stop as ``fetchesCancelled()`` stops them, nothing
+  /// fetched counts any more (the freshness is empty), and a held, enabled query (`isHeld`) fetches again at once,
+  /// behind the cancelled work if some still runs; an unheld one fetches on its next holder or caller.
+  ///
+  /// Running work whose value is already being written cannot be stopped: the value is reset when it ends, after
+  /// its write, and a refresh written so makes nothing fresh: the record stays empty until a refresh asked for after
+  /// the reset ends.
+  mutating func reset(isHeld: Bool) -> ResetAction {
+    use = .inUse
+    freshness = .empty
+    let refetches = isHeld && isEnabled
+    switch activity {
+    case .collected:
+      return ResetAction(stop: .none, refresh: .none, resetsValueNow: false)
+    case .idle:
+      return ResetAction(
+        stop: .none, refresh: refetches ? request(.refresh, by: .library) : .none, resetsValueNow: true)
+    case .busy(var busy):
+      if case .applying = busy.phase { busy.resetsValueAtEnd = true }
+      let withdrawn = busy.queue.map(\.id)
+      busy.queue = []
+      busy.isStopped = true
+      busy.demand = Demand(callers: 0, isNeeded: false)
+      // Nobody joins the running work any more, and a refresh written after the reset makes nothing fresh.
+      if case .refresh = busy.running { busy.running = .refresh(superseded: true) }
+      var cancelled: WorkID?
+      if busy.phase == .fetching && !busy.isCancelled {
+        busy.isCancelled = true
+        cancelled = busy.id
+      }
+      var refresh = RequestAction.none
+      if refetches {
+        let id = makeID()
+        busy.queue = [Queued(id: id, work: .refresh, demand: Demand(callers: 0, isNeeded: true))]
+        refresh = .wait(id, .refresh)
+      }
+      activity = .busy(busy)
+      return ResetAction(
+        stop: StopAction(cancelRunning: cancelled, withdraw: withdrawn), refresh: refresh,
+        resetsValueNow: !busy.resetsValueAtEnd)
+    }
+  }
+
+  /// Whether the value is to be reset as the work `id` ends: the app reset the query while the work wrote its
+  /// value. Ask before ``finished(_:outcome:isHeld:)``.
+  func resetsValueAtEnd(of id: WorkID) -> Bool {
+    guard case .busy(let busy) = activity, busy.id == id else { return false }
+    return busy.resetsValueAtEnd
   }
 
   /// The app removed the record from the store: it takes no more work; the running work is cancelled if it still
@@ -632,6 +698,7 @@ struct QueryRecordMachine: Sendable {
     busy.demand = next.demand
     busy.isCancelled = false
     busy.isStopped = false  // The app's cancel stopped the work before this one, asked for after it.
+    busy.resetsValueAtEnd = false
     activity = .busy(busy)
     return .start(next.id, next.work)
   }

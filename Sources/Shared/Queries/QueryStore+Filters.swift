@@ -33,7 +33,7 @@ extension QueryStore {
     }.count
   }
 
-  // MARK: Cancelling, removing
+  // MARK: Cancelling, resetting, removing
 
   /// Cancels the fetches of the queries `filter` reaches, putting back the status each showed before.
   ///
@@ -54,6 +54,29 @@ extension QueryStore {
   @discardableResult
   public func cancel(_ filter: QueryFilter) -> Int {
     forEachRecord(matching: filter) { _, record in record.stopFetches(removing: false) }.acted
+  }
+
+  /// Puts the queries `filter` reaches back in their initial state, and fetches the held ones again.
+  ///
+  /// ```swift
+  /// store.reset(.prefix(["posts"]))   // after switching accounts: show a first load, not the other account's posts
+  /// ```
+  ///
+  /// Each query's value goes back to its initial state (``OperationTrackable/resetToInitialState()``: no value,
+  /// status idle, no error, no failures), its fetches under way are cancelled as ``cancel(_:)`` cancels them (everyone
+  /// awaiting one gets a `CancellationError`), and nothing fetched before counts as fresh any more. A query with
+  /// holders fetches again at once (a first load, pending); the others fetch when a holder or a caller next asks.
+  /// Queries nobody used lately, whose value the store keeps without a box, are reset too. A disabled query is
+  /// reset and fetches only when asked to.
+  ///
+  /// A fetch whose value is already being written when the reset comes is not stopped: the query is reset right
+  /// after that write, which counts as nothing fetched.
+  ///
+  /// - Parameter filter: Which queries.
+  /// - Returns: How many queries were reset.
+  @discardableResult
+  public func reset(_ filter: QueryFilter) -> Int {
+    forEachRecord(matching: filter) { _, record in record.reset(store: self) }.count
   }
 
   /// Removes the queries `filter` reaches from the store.

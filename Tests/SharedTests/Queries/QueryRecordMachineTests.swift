@@ -58,6 +58,8 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case cancelFetches
   /// `QueryStore.remove`: the app removes the query from the store.
   case remove
+  /// `QueryStore.reset`: the app puts the query back in its initial state.
+  case reset
   /// `QueryStore.fetch` (or `fetchValue()`) taking the cheap path first: it asks before reading the clock, and
   /// asks again the usual way when the value is not fresh.
   case peekValue
@@ -91,6 +93,7 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .invalidateNone: "invalidateNone"
     case .cancelFetches: "cancelFetches"
     case .remove: "remove"
+    case .reset: "reset"
     case .peekValue: "peekValue"
     case .elapse: "elapse"
     case .evict: "evict"
@@ -143,6 +146,8 @@ private struct Harness {
   var hasValue = false
   /// An invalidation came while the running refresh fetched.
   var fetchSuperseded = false
+  /// The work that wrote its value when the app reset the query: the value is reset as it ends.
+  var resetAtEnd: QueryRecordMachine.WorkID?
   /// The status the last work that ended left (success if it wrote its value, error if it failed).
   var lastEndedStatus = OperationStatus.idle
   /// The app left the query stale on purpose (an invalidation that refetches nothing, or cancelled fetches) and no
@@ -201,6 +206,8 @@ private struct Harness {
     case .remove:
       stop(machine.removed(), removing: true)
       return
+    case .reset:
+      reset()
     case .requestNextPage:
       guard isHeld else { return }  // Only a holder can ask.
       requestPage(.nextPage)
@@ -374,6 +381,65 @@ private struct Harness {
     }
   }
 
+  /// The app resets the query, as the store does: queued work is withdrawn, the running work is cancelled, nothing
+  /// fetched counts as fresh, a referenced query refetches behind the cancelled work (a first load) or at once, and
+  /// the value goes back to its initial state: now, or, when the running work is writing its value, as that work
+  /// ends (after its write).
+  mutating func reset() {
+    let runningAtReset = running
+    let action = machine.reset(isHeld: isReferenced)
+    if Set(action.stop.withdraw) != waiting {
+      fail("a reset withdrew \(action.stop.withdraw) of the waiting \(waiting)")
+    }
+    waiting = []
+    queuedWork = [:]
+    callers.removeAll { action.stop.withdraw.contains($0) }
+    if machine.freshness != .empty { fail("a reset query counts as \(machine.freshness)") }
+    leftStale = false  // A refresh follows now or on the next holder, unless the app cancels it.
+    let writes = runningAtReset?.progress.hasReturned == true
+    if action.resetsValueNow == writes { fail("a reset while \(writes ? "" : "not ") writing resets the value now") }
+    switch action.refresh {
+    case .none:
+      if isReferenced && machine.isEnabled { fail("a held query was reset and fetches nothing") }
+    case .wait:
+      if runningAtReset == nil { fail("a reset queued a refresh behind nothing: \(action.refresh)") }
+    case .start:
+      if let runningAtReset { fail("a reset started a refresh while work \(runningAtReset.id) runs") }
+    case .join, .settleStatus:
+      fail("a reset answered \(action.refresh)")
+    }
+    if !isReferenced || !machine.isEnabled, action.refresh != .none { fail("an unheld or disabled query refetches") }
+    if let runningAtReset, writes {
+      // Its value is written; the reset's own write comes as it ends.
+      if action.stop.cancelRunning != nil { fail("a reset cancelled \(runningAtReset.id) while it writes") }
+      resetAtEnd = runningAtReset.id
+      handle(action.refresh)
+      return
+    }
+    resetValue(showingLoad: action.refresh != .none && runningAtReset != nil)
+    handle(action.refresh)
+    if let cancelled = action.stop.cancelRunning {
+      guard let runningAtReset, runningAtReset.id == cancelled else {
+        fail("a reset cancelled \(cancelled), which does not run")
+        return
+      }
+      stop(cancelled, cancelled: true)
+    } else if let runningAtReset {
+      fail("a reset left \(runningAtReset.id) fetching")
+    }
+    if !state.pages.isEmpty { fail("a reset query shows pages \(state.pages)") }
+  }
+
+  /// The store's write of a reset: the initial state, showing a first load when a refresh takes over the fetching.
+  mutating func resetValue(showingLoad: Bool) {
+    state = PaginatedState()
+    hasValue = false
+    lastEndedStatus = .idle
+    lastRefreshFailed = false
+    appliedRefreshVersion = nil
+    if showingLoad { state.operation.beginFetch() }
+  }
+
   /// A caller awaits a fresh value the cheap way: it peeks, reads the clock after (here at the same time), and is
   /// served only a value fetched after the last invalidation and younger than staleTime, exactly when asking the
   /// usual way at that time would serve it; otherwise it asks the usual way.
@@ -452,7 +518,16 @@ private struct Harness {
     runningWork = nil
     if case .cancelled = outcome {} else { lastEndedStatus = state.status == .error ? .error : .success }
     callers.removeAll { $0 == id }
+    if machine.resetsValueAtEnd(of: id) != (resetAtEnd == id) {
+      fail(
+        "the machine resets the value as \(id) ends: \(machine.resetsValueAtEnd(of: id)), a reset came while it wrote: \(resetAtEnd == id)"
+      )
+    }
     let next = machine.finished(id, outcome: outcome, isHeld: isHeld)
+    if resetAtEnd == id {
+      resetAtEnd = nil
+      if case .start = next { resetValue(showingLoad: true) } else { resetValue(showingLoad: false) }
+    }
     if case .start(let started, _) = next, !waiting.contains(started), !machine.isEnabled {
       fail("a disabled query fetches again by itself after \(id)")
     }
@@ -512,7 +587,10 @@ private struct Harness {
       applied = true
       if let fetchedVersion { appliedRefreshVersion = fetchedVersion }
       // A refresh of the server as it is now (page work that loaded the first pages does not count).
-      if machine.running?.work == .refresh && fetchedVersion == serverVersion { leftStale = false }
+      // A refresh the app reset while it wrote does not count: the value is reset as it ends.
+      if machine.running?.work == .refresh && fetchedVersion == serverVersion && resetAtEnd != id {
+        leftStale = false
+      }
       // A failed refresh leaves the query stale (its next holder refetches) until a refresh succeeds; page work
       // does not count, even when it had to load the first page.
       if machine.running?.work == .refresh { lastRefreshFailed = false }
@@ -791,6 +869,68 @@ struct QueryRecordMachineTests {
     let (sequences, failures) = explore(events, depth: 6)
     #expect(sequences == 46_656)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfSixEventsWithResetsKeepsTheRecordsInvariants() {
+    let events: [Event] = [.reset, .invalidate, .requestNextPage, .awaitValue, .step, .toggleHolder]
+    let (sequences, failures) = explore(events, depth: 6)
+    #expect(sequences == 46_656)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithResetsAmongCancellationsFailuresAndTurningOffKeepsTheRecordsInvariants() {
+    let events: [Event] = [.reset, .cancelFetches, .fail, .refetch, .step, .cancel, .disable, .gcTick]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithResetsAmongRetriesAndStaleServingKeepsTheRecordsInvariants() {
+    let events: [Event] = [
+      .reset, .retryPoint, .awaitStale, .ensure, .requestPreviousPage, .step, .toggleHolder, .evict,
+    ]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func aResetCancelsTheRunningFetchAndQueuesARefreshForAHeldQuery() {
+    var machine = QueryRecordMachine()
+    let staleTime = Duration.seconds(10)
+    #expect(machine.holderAppeared(now: .zero, staleTime: staleTime) == .start(1, .refresh))
+    #expect(machine.request(.nextPage, by: .caller) == .wait(2, .nextPage))
+    let reset = machine.reset(isHeld: true)
+    #expect(reset.stop == QueryRecordMachine.StopAction(cancelRunning: 1, withdraw: [2]))
+    #expect(reset.refresh == .wait(3, .refresh))
+    #expect(machine.freshness == .empty)
+    // Nobody joins the cancelled fetch: a refresh asked for now joins the queued one.
+    #expect(machine.request(.refresh, by: .caller) == .join(3))
+    #expect(machine.fetchStopped(1, cancelled: true, isHeld: true) == .apply(keepPending: true))
+    #expect(machine.finished(1, outcome: .cancelled, isHeld: true) == .start(3, .refresh))
+  }
+
+  @Test func aResetOfAnUnheldIdleQueryFetchesNothingAndEmptiesItsFreshness() {
+    var machine = QueryRecordMachine()
+    let staleTime = Duration.seconds(10)
+    #expect(machine.holderAppeared(now: .zero, staleTime: staleTime) == .start(1, .refresh))
+    #expect(machine.fetchReturned(1) == .apply(keepPending: false))
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: false) == .none)
+    #expect(machine.freshness == .fetched(at: .zero))
+    #expect(machine.reset(isHeld: false) == .init(stop: .none, refresh: .none, resetsValueNow: true))
+    #expect(machine.freshness == .empty)
+    // Its next holder fetches it, however recent its last fetch was.
+    #expect(machine.holderAppeared(now: .zero, staleTime: staleTime) == .start(2, .refresh))
+  }
+
+  @Test func aRefreshWrittenWhenTheResetComesMakesNothingFreshAndTheValueIsResetAfterIt() {
+    var machine = QueryRecordMachine()
+    #expect(machine.request(.refresh, by: .library) == .start(1, .refresh))
+    #expect(machine.fetchReturned(1) == .apply(keepPending: false))
+    #expect(machine.reset(isHeld: true) == .init(stop: .none, refresh: .wait(2, .refresh), resetsValueNow: false))
+    #expect(machine.resetsValueAtEnd(of: 1))
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: true) == .start(2, .refresh))
+    #expect(!machine.resetsValueAtEnd(of: 2))  // The refresh that follows fetches after the reset.
+    #expect(machine.freshness == .empty)
   }
 
   @Test func aManualQueryFetchesNeitherForHoldersNorForInvalidationsUntilTurnedOn() {

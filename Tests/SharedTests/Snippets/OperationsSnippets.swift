@@ -233,6 +233,25 @@ struct OperationDocumentationSnippets {
     if auth.operation.status.isPending { showSpinner() }
   }
 
+  // OperationTrackable.resetToInitialState()
+  struct Profile: OperationTrackable {
+    var user: User?
+    var operation = OperationTracking()
+
+    mutating func applySuccess(_ user: User) { self.user = user }
+    mutating func resetToInitialState() { self = Profile() }
+  }
+
+  func resetStates(
+    session: inout AuthSession,
+    state: inout OperationState<Post>,
+    feed: inout PaginatedState<Int, [Item]>
+  ) {
+    session.resetToInitialState()  // session.operation == OperationTracking()
+    state.resetToInitialState()  // state.value == nil, state.status == .idle
+    feed.resetToInitialState()  // feed.pages == [], feed.status == .idle
+  }
+
   // OperationContext.yield(_:)
   func loadFeed(api: API, cache: FeedCache) {
     @Shared(.inMemory("feed")) var feed = OperationState<[Item]>()

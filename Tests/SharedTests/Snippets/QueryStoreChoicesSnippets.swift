@@ -1,5 +1,5 @@
-// The snippets about invalidation choices, cancelling and removing queries, a store's default options, hooks and
-// activity, as the README, the DocC article "Queries" (UsingQueries.md) and the documentation comments of
+// The snippets about invalidation choices, cancelling, resetting and removing queries, a store's default options,
+// hooks and activity, as the README, the DocC article "Queries" (UsingQueries.md) and the documentation comments of
 // QueryFilter, QueryRefetch, QueryStore+Filters, QueryStore+Settings, QueryHooks, QueryHookSubject and QueryActivity
 // show them, so that they compile.
 import SharedState
@@ -51,12 +51,17 @@ struct QueryStoreChoicesSnippets {
     store.invalidate(.prefix(["posts"]).satisfying { key in key.parts.count == 2 }, refetching: .none)
   }
 
-  // QueryStore.cancel(_:), remove(_:); UsingQueries.md, "Cancelling and removing queries"
+  // QueryStore.cancel(_:), remove(_:); UsingQueries.md, "Cancelling, resetting and removing queries"
   func cancelAndRemove(store: QueryStore, userID: Int) {
     store.cancel(.prefix(["posts"]))  // before an optimistic update, so no fetch overwrites it
     store.update(["posts", 42], as: OperationState<Post>.self) { $0.value?.title = "Edited" }
 
     store.remove(.prefix(["users", userID]))  // after signing out: nothing of the user stays cached
+  }
+
+  // QueryStore.reset(_:); UsingQueries.md, "Cancelling, resetting and removing queries"
+  func reset(store: QueryStore) {
+    store.reset(.prefix(["posts"]))  // after switching accounts: show a first load, not the other account's posts
   }
 
   // QueryStore.defaultOptions, hooks, activity
@@ -119,6 +124,7 @@ struct QueryStoreChoicesSnippets {
     store.hooks = QueryHooks(onError: { subject, error in print("\(subject) failed: \(error)") })
     store.invalidate(.exactly(["posts", 42]), refetching: .all)  // one key; held or not, fetch now
     store.cancel(.prefix(["posts"]))  // stop fetches under way, back to the status before
+    store.reset(.prefix(["feed"]))  // no value, no error; held ones load again
     store.remove(.prefix(["users", userID]))  // forget a user's queries
     _ = store.activity.wrappedValue.fetchingQueries  // also observable: a global spinner
   }

@@ -73,6 +73,15 @@ public struct PaginatedState<PageID: Hashable & Sendable, Page: Sendable>: Opera
       break
     }
   }
+
+  /// Puts the state back as ``init()`` makes it: no pages, idle, no error, no failures.
+  ///
+  /// ```swift
+  /// feed.resetToInitialState()  // feed.pages == [], feed.status == .idle
+  /// ```
+  public mutating func resetToInitialState() {
+    self = Self()
+  }
 }
 
 extension PaginatedState: Equatable where Page: Equatable {}
