@@ -5,26 +5,6 @@ import Testing
 
 @testable import SharedState
 
-/// A backend that counts its fetches, which can be held at a gate.
-private final class CountingAPI: Sendable {
-  let fetches = Counter()
-  private let gate = Lock<Gate?>(nil)
-
-  /// Holds the fetches that start from now on until the returned gate opens, so that a test reads their pending
-  /// status before they end.
-  func hold() -> Gate {
-    let held = Gate()
-    gate.withLock { $0 = held }
-    return held
-  }
-
-  func post() async throws -> String {
-    let number = fetches.increment()
-    if let gate = gate.withLock({ $0 }) { await gate.wait() }
-    return "fetch \(number)"
-  }
-}
-
 /// Waits until the holder shows a success.
 private func waitForSuccess(_ shared: Shared<OperationState<String>>) async {
   var values = shared.values.makeAsyncIterator()
@@ -41,7 +21,7 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
 /// query alone, explicit requests still fetch, and turning it on fetches a held query that is missing or stale.
 @Suite(.freshRegistry) struct QueryEnabledTests {
   private func query(
-    _ api: CountingAPI,
+    _ api: GatedFetcher,
     clock: ManualClock,
     enabled: Bool,
     staleTime: Duration = .seconds(10)
@@ -50,12 +30,12 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
       ["post"],
       options: QueryOptions(
         staleTime: staleTime, gcTime: .seconds(60), enabled: enabled, operation: .retry(.none).clock(clock))
-    ) { try await api.post() }
+    ) { await api.fetch() }
   }
 
   @Test func aDisabledQueryFetchesForNeitherHoldersNorInvalidationsNorTriggers() async {
     let clock = ManualClock()
-    let api = CountingAPI()
+    let api = GatedFetcher()
     let store = SharedRegistry.current.queries
     @Shared(query(api, clock: clock, enabled: false)) var post = OperationState<String>()
     // A fetch that starts shows pending before the holder's initializer returns: none did.
@@ -69,7 +49,7 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
 
   @Test func anExplicitRefetchOrFetchOfADisabledQueryStillFetches() async throws {
     let clock = ManualClock()
-    let api = CountingAPI()
+    let api = GatedFetcher()
     let store = SharedRegistry.current.queries
     @Shared(query(api, clock: clock, enabled: false)) var post = OperationState<String>()
     #expect($post.refetch())
@@ -85,7 +65,7 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
 
   @Test func turningOnFetchesAHeldQueryWithNoValueAtOnce() async throws {
     let clock = ManualClock()
-    let api = CountingAPI()
+    let api = GatedFetcher()
     let store = SharedRegistry.current.queries
     @Shared(query(api, clock: clock, enabled: false)) var post = OperationState<String>()
     #expect(post.status == .idle)
@@ -107,7 +87,7 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
 
   @Test func turningOnLeavesAFreshValueAndFetchesAStaleOne() async throws {
     let clock = ManualClock()
-    let api = CountingAPI()
+    let api = GatedFetcher()
     @Shared(query(api, clock: clock, enabled: false)) var post = OperationState<String>()
     $post.refetch()
     try await waitForFetchToEnd($post)
@@ -127,7 +107,7 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
 
   @Test func turningOffAnEnabledQueryStopsItsInvalidationsFromFetching() async throws {
     let clock = ManualClock()
-    let api = CountingAPI()
+    let api = GatedFetcher()
     let store = SharedRegistry.current.queries
     @Shared(query(api, clock: clock, enabled: true)) var post = OperationState<String>()
     try await waitForFetchToEnd($post)

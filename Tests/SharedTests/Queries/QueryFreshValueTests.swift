@@ -3,31 +3,12 @@ import Testing
 
 @testable import SharedState
 
-/// A fetcher whose values count its fetches, and which can be held at a gate.
-private final class CountingFetcher: Sendable {
-  let fetches = Counter()
-  private let gate = Lock<Gate?>(nil)
-
-  /// Holds the fetches that start from now on until the returned gate opens.
-  func hold() -> Gate {
-    let held = Gate()
-    gate.withLock { $0 = held }
-    return held
-  }
-
-  func fetch() async -> String {
-    let number = fetches.increment()
-    if let gate = gate.withLock({ $0 }) { await gate.wait() }
-    return "fetch \(number)"
-  }
-}
-
 /// The cheap path for a fresh cached value (`store.fetch`, `ensureValue`, `$value.fetchValue()`): it serves only a
 /// value fetched less than staleTime ago with no invalidation since, from the record it was fetched into.
 @Suite(.freshRegistry) struct QueryFreshValueTests {
   private static let staleTime = Duration.seconds(10)
 
-  private func query(_ fetcher: CountingFetcher, clock: ManualClock) -> Query<OperationState<String>> {
+  private func query(_ fetcher: GatedFetcher, clock: ManualClock) -> Query<OperationState<String>> {
     .query(["post"], options: queryStoreOptions(clock, staleTime: Self.staleTime)) { await fetcher.fetch() }
   }
 
@@ -42,7 +23,7 @@ private final class CountingFetcher: Sendable {
 
   @Test func theStoreServesAValueUntilJustBeforeStaleTimeAndFetchesAtExactlyStaleTime() async throws {
     let clock = ManualClock()
-    let fetcher = CountingFetcher()
+    let fetcher = GatedFetcher()
     let store = SharedRegistry.current.queries
     #expect(try await store.fetch(query(fetcher, clock: clock)) == "fetch 1")
     clock.advance(by: Self.staleTime - .nanoseconds(1))
@@ -55,7 +36,7 @@ private final class CountingFetcher: Sendable {
 
   @Test func aHolderIsServedAValueUntilJustBeforeStaleTimeAndWaitsForAFetchAtExactlyStaleTime() async throws {
     let clock = ManualClock()
-    let fetcher = CountingFetcher()
+    let fetcher = GatedFetcher()
     let holder = Shared(wrappedValue: OperationState<String>(), query(fetcher, clock: clock))
     #expect(try await holder.fetchValue() == "fetch 1")
     clock.advance(by: Self.staleTime - .nanoseconds(1))
@@ -67,7 +48,7 @@ private final class CountingFetcher: Sendable {
 
   @Test func anInvalidatedValueIsNotServedAsFreshToTheStore() async throws {
     let clock = ManualClock()
-    let fetcher = CountingFetcher()
+    let fetcher = GatedFetcher()
     let store = SharedRegistry.current.queries
     #expect(try await store.fetch(query(fetcher, clock: clock)) == "fetch 1")
     store.invalidate(matching: ["post"])  // Young, but invalidated.
@@ -77,7 +58,7 @@ private final class CountingFetcher: Sendable {
 
   @Test func anInvalidatedValueIsNotServedAsFreshToAHolderWhileItsRefetchRuns() async throws {
     let clock = ManualClock()
-    let fetcher = CountingFetcher()
+    let fetcher = GatedFetcher()
     let holder = Shared(wrappedValue: OperationState<String>(), query(fetcher, clock: clock))
     #expect(try await holder.fetchValue() == "fetch 1")
     let gate = fetcher.hold()
@@ -90,7 +71,7 @@ private final class CountingFetcher: Sendable {
 
   @Test func aRecordCollectedAndMadeAgainMeasuresFreshnessFromItsOwnFetch() async throws {
     let clock = ManualClock()
-    let fetcher = CountingFetcher()
+    let fetcher = GatedFetcher()
     let store = SharedRegistry.current.queries
     #expect(try await store.fetch(query(fetcher, clock: clock)) == "fetch 1")
     await collectUnheldRecord(store, clock: clock)
@@ -103,7 +84,7 @@ private final class CountingFetcher: Sendable {
 
   @Test func aCallerOfARecordThatWasRemovedAndMadeAgainIsNotServedByIt() async throws {
     let clock = ManualClock()
-    let fetcher = CountingFetcher()
+    let fetcher = GatedFetcher()
     let store = SharedRegistry.current.queries
     _ = try await store.fetch(query(fetcher, clock: clock))
     let removed = try #require(store.recordEpoch(of: query(fetcher, clock: clock)))
@@ -119,7 +100,7 @@ private final class CountingFetcher: Sendable {
 
   @Test func aFreshValueOfAnotherTypeUnderTheSameKeyIsNotServed() async throws {
     let clock = ManualClock()
-    let fetcher = CountingFetcher()
+    let fetcher = GatedFetcher()
     let store = SharedRegistry.current.queries
     _ = try await store.fetch(query(fetcher, clock: clock))
     let numbers: Query<OperationState<Int>> = .query(["post"], options: queryStoreOptions(clock)) { 42 }
@@ -130,7 +111,7 @@ private final class CountingFetcher: Sendable {
 
   @Test func servingAFreshValueCountsAsAUseForGarbageCollection() async throws {
     let clock = ManualClock()
-    let fetcher = CountingFetcher()
+    let fetcher = GatedFetcher()
     let store = SharedRegistry.current.queries
     let query: Query<OperationState<String>> = .query(["post"], options: queryStoreOptions(clock)) {
       await fetcher.fetch()

@@ -5,25 +5,6 @@ import Testing
 
 @testable import SharedState
 
-/// A fetcher that counts its fetches and can be held at a gate.
-private final class GatedFetcher: Sendable {
-  let fetches = Counter()
-  private let gate = Lock<Gate?>(nil)
-
-  /// Holds the fetches that start from now on until the returned gate opens.
-  func hold() -> Gate {
-    let held = Gate()
-    gate.withLock { $0 = held }
-    return held
-  }
-
-  func fetch() async -> String {
-    let number = fetches.increment()
-    if let gate = gate.withLock({ $0 }) { await gate.wait() }
-    return "fetch \(number)"
-  }
-}
-
 /// Waits until `shared` has settled on `value`.
 private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: String) async {
   var values = shared.values.makeAsyncIterator()
