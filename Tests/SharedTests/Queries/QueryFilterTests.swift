@@ -5,49 +5,6 @@ import Testing
 
 @testable import SharedState
 
-/// A fetcher that counts its fetches per key and can hold the fetches that start; a held fetch sees its task's
-/// cancellation at once.
-private final class KeyedFetcher: Sendable {
-  private let fetches = Lock<[String: Int]>([:])
-  private let isHolding = Lock(false)
-  /// Held fetches sleep on this clock until it moves on.
-  private let holdClock = ManualClock()
-
-  /// Holds the fetches that start from now on, until ``release()``.
-  func hold() {
-    isHolding.withLock { $0 = true }
-  }
-
-  /// Lets the held fetches go on, and the later ones run at once.
-  func release() {
-    isHolding.withLock { $0 = false }
-    holdClock.advance(by: .seconds(1_000))
-  }
-
-  func count(_ name: String) -> Int {
-    fetches.withLock { $0[name, default: 0] }
-  }
-
-  func fetch(_ name: String) async throws -> String {
-    let number = fetches.withLock { fetches in
-      fetches[name, default: 0] += 1
-      return fetches[name, default: 0]
-    }
-    if isHolding.withLock({ $0 }) { try await holdClock.sleep(for: .seconds(1_000)) }
-    return "\(name) \(number)"
-  }
-
-  func query(_ key: QueryKey, _ name: String, clock: ManualClock) -> Query<OperationState<String>> {
-    .query(key, options: queryStoreOptions(clock)) { try await self.fetch(name) }
-  }
-}
-
-/// Waits until `shared` has settled on `value`.
-private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: String) async {
-  var values = shared.values.makeAsyncIterator()
-  while let state = await values.next(), state.status != .success || state.value != value {}
-}
-
 /// Invalidating an exact key or a prefix, refetching the held queries, all of them or none, narrowing by a
 /// predicate; cancelling and removing queries by the same filters.
 @Suite(.freshRegistry) struct QueryFilterTests {

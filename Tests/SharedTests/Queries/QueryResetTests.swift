@@ -5,63 +5,12 @@ import Testing
 
 @testable import SharedState
 
-/// A fetcher that counts its fetches per name, can hold the fetches that start (a held fetch sees its task's
-/// cancellation at once), and fails while told to.
-private final class ResetFetcher: Sendable {
-  private let fetches = Lock<[String: Int]>([:])
-  private let isHolding = Lock(false)
-  private let isFailing = Lock(false)
-  /// Held fetches sleep on this clock until it moves on.
-  private let holdClock = ManualClock()
-
-  /// Holds the fetches that start from now on, until ``release()``.
-  func hold() {
-    isHolding.withLock { $0 = true }
-  }
-
-  /// Lets the held fetches go on, and the later ones run at once.
-  func release() {
-    isHolding.withLock { $0 = false }
-    holdClock.advance(by: .seconds(1_000))
-  }
-
-  /// Makes the fetches that start from now on fail (`true`) or succeed.
-  func setFailing(_ failing: Bool) {
-    isFailing.withLock { $0 = failing }
-  }
-
-  func count(_ name: String) -> Int {
-    fetches.withLock { $0[name, default: 0] }
-  }
-
-  func fetch(_ name: String) async throws -> String {
-    let number = fetches.withLock { fetches in
-      fetches[name, default: 0] += 1
-      return fetches[name, default: 0]
-    }
-    if isHolding.withLock({ $0 }) { try await holdClock.sleep(for: .seconds(1_000)) }
-    if isFailing.withLock({ $0 }) { throw URLError(.notConnectedToInternet) }
-    return "\(name) \(number)"
-  }
-
-  /// A query whose value stays fresh for ten minutes: a fetch after a reset is the reset's doing, not its age.
-  func query(_ key: QueryKey, _ name: String, clock: ManualClock) -> Query<OperationState<String>> {
-    .query(key, options: queryStoreOptions(clock)) { try await self.fetch(name) }
-  }
-}
-
-/// Waits until `shared` has settled on `value`.
-private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: String) async {
-  var values = shared.values.makeAsyncIterator()
-  while let state = await values.next(), state.status != .success || state.value != value {}
-}
-
 /// Resetting queries by key or prefix: the value goes back to its initial state, fetches under way are cancelled,
 /// nothing fetched counts as fresh, and held queries fetch again at once.
 @Suite(.freshRegistry) struct QueryResetTests {
   @Test func aHeldQueryGoesBackToAFirstLoadAndFetchesAgainAtOnce() async {
     let clock = ManualClock()
-    let fetcher = ResetFetcher()
+    let fetcher = KeyedFetcher()
     let store = SharedRegistry.current.queries
     let feed = Shared(wrappedValue: OperationState<String>(), fetcher.query(["feed"], "feed", clock: clock))
     await waitForValue(feed, "feed 1")
@@ -78,7 +27,7 @@ private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: Str
 
   @Test func aFetchUnderWayIsCancelledItsCallersFailAndAHeldQueryFetchesAfterIt() async throws {
     let clock = ManualClock()
-    let fetcher = ResetFetcher()
+    let fetcher = KeyedFetcher()
     let store = SharedRegistry.current.queries
     let query = fetcher.query(["feed"], "feed", clock: clock)
     let feed = Shared(wrappedValue: OperationState<String>(), query)
@@ -99,7 +48,7 @@ private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: Str
 
   @Test func anUnheldQueryForgetsItsFreshValueAndFetchesOnItsNextCaller() async throws {
     let clock = ManualClock()
-    let fetcher = ResetFetcher()
+    let fetcher = KeyedFetcher()
     let store = SharedRegistry.current.queries
     let query = fetcher.query(["feed"], "feed", clock: clock)
     #expect(try await store.fetch(query) == "feed 1")
@@ -112,7 +61,7 @@ private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: Str
 
   @Test func aFailedQueryLosesItsErrorAndFailures() async throws {
     let clock = ManualClock()
-    let fetcher = ResetFetcher()
+    let fetcher = KeyedFetcher()
     let store = SharedRegistry.current.queries
     let query = fetcher.query(["feed"], "feed", clock: clock)
     #expect(try await store.fetch(query) == "feed 1")
@@ -136,7 +85,7 @@ private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: Str
 
   @Test func aPrefixResetsTheQueriesUnderItAndLeavesTheOthers() async throws {
     let clock = ManualClock()
-    let fetcher = ResetFetcher()
+    let fetcher = KeyedFetcher()
     let store = SharedRegistry.current.queries
     _ = try await store.fetch(fetcher.query(["users", 1], "one", clock: clock))
     _ = try await store.fetch(fetcher.query(["users", 2], "two", clock: clock))
@@ -151,7 +100,7 @@ private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: Str
 
   @Test func aPaginatedQueryLosesItsPagesAndLoadsItsFirstPageAgain() async throws {
     let clock = ManualClock()
-    let fetcher = ResetFetcher()
+    let fetcher = KeyedFetcher()
     let store = SharedRegistry.current.queries
     let nextPage: @Sendable ([String], Int) -> Int? = { _, id in id + 1 }
     let query: Query<PaginatedState<Int, [String]>> = .paginatedQuery(
@@ -173,7 +122,7 @@ private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: Str
 
   @Test func aSleepingQueryIsResetToo() async throws {
     let clock = ManualClock()
-    let fetcher = ResetFetcher()
+    let fetcher = KeyedFetcher()
     let registry = SharedRegistry.current
     let store = registry.queries
     let query = fetcher.query(["feed"], "feed", clock: clock)
@@ -198,7 +147,7 @@ private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: Str
 
   @Test func aDisabledHeldQueryIsResetAndFetchesOnlyWhenAsked() async throws {
     let clock = ManualClock()
-    let fetcher = ResetFetcher()
+    let fetcher = KeyedFetcher()
     let store = SharedRegistry.current.queries
     let query = fetcher.query(["feed"], "feed", clock: clock)
     let feed = Shared(wrappedValue: OperationState<String>(), query)

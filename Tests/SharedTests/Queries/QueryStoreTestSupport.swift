@@ -29,3 +29,54 @@ final class GatedFetcher: Sendable {
     return "fetch \(number)"
   }
 }
+
+/// A fetcher that counts its fetches per name, can hold the fetches that start (a held fetch sees its task's
+/// cancellation at once), and fails while told to.
+final class KeyedFetcher: Sendable {
+  private let fetches = Lock<[String: Int]>([:])
+  private let isHolding = Lock(false)
+  private let isFailing = Lock(false)
+  /// Held fetches sleep on this clock until it moves on.
+  private let holdClock = ManualClock()
+
+  /// Holds the fetches that start from now on, until ``release()``.
+  func hold() {
+    isHolding.withLock { $0 = true }
+  }
+
+  /// Lets the held fetches go on, and the later ones run at once.
+  func release() {
+    isHolding.withLock { $0 = false }
+    holdClock.advance(by: .seconds(1_000))
+  }
+
+  /// Makes the fetches that start from now on fail (`true`) or succeed.
+  func setFailing(_ failing: Bool) {
+    isFailing.withLock { $0 = failing }
+  }
+
+  func count(_ name: String) -> Int {
+    fetches.withLock { $0[name, default: 0] }
+  }
+
+  func fetch(_ name: String) async throws -> String {
+    let number = fetches.withLock { fetches in
+      fetches[name, default: 0] += 1
+      return fetches[name, default: 0]
+    }
+    if isHolding.withLock({ $0 }) { try await holdClock.sleep(for: .seconds(1_000)) }
+    if isFailing.withLock({ $0 }) { throw URLError(.notConnectedToInternet) }
+    return "\(name) \(number)"
+  }
+
+  /// A query whose value stays fresh for ten minutes: a fetch is what the test asked for, not the value's age.
+  func query(_ key: QueryKey, _ name: String, clock: ManualClock) -> Query<OperationState<String>> {
+    .query(key, options: queryStoreOptions(clock)) { try await self.fetch(name) }
+  }
+}
+
+/// Waits until `shared` has settled on `value`.
+func waitForValue(_ shared: Shared<OperationState<String>>, _ value: String) async {
+  var values = shared.values.makeAsyncIterator()
+  while let state = await values.next(), state.status != .success || state.value != value {}
+}

@@ -5,12 +5,6 @@ import Testing
 
 @testable import SharedState
 
-/// Waits until `shared` has settled on `value`.
-private func waitForValue(_ shared: Shared<OperationState<String>>, _ value: String) async {
-  var values = shared.values.makeAsyncIterator()
-  while let state = await values.next(), state.status != .success || state.value != value {}
-}
-
 /// The store's public API: one way to write a query's state, "refetch" meaning one thing, and the trigger that
 /// refetches only held, stale queries.
 @Suite(.freshRegistry) struct QueryStoreTests {
