@@ -15,7 +15,10 @@
 ///   query is held, so its holders still end on a fresh value.
 /// - Between queued works the value stays fetching: a result written with work behind it keeps `isFetching`.
 /// - A fetch nobody needs any more (no holder, no awaiting caller) does not retry: it ends as cancelled.
-/// - A record is collected only after nobody held or fetched it for a whole `gcTime`.
+/// - A record is collected only after nobody held or fetched it for a whole `gcTime`, or evicted over the store's
+///   capacity only while nothing holds or fetches it.
+/// - The app's cancel, remove and reset stop the record's fetches: no refresh follows them until something asks
+///   again (a reset asks at once for a held record).
 /// - A disabled record fetches only when asked to explicitly (a refetch, a page, an awaiting caller, a prefetch):
 ///   holders, invalidations and triggers leave it alone until it is enabled again.
 struct QueryRecordMachine: Sendable {

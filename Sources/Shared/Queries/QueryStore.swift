@@ -495,11 +495,6 @@ public final class QueryStore: Sendable {
     effect()
   }
 
-  /// The value of the query named `key`, borrowed for one fetch.
-  private func shared<State: OperationTrackable>(of key: QueryKey, as _: State.Type) -> Shared<State>? {
-    state.withLock { ($0.root.node(at: key.parts)?.record as? QueryRecord<State>)?.shared }
-  }
-
   private func fetchReturned<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     key: QueryKey,
