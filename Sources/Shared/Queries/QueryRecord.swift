@@ -82,8 +82,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   /// The value while the query sleeps: nobody used it at the last garbage check, so its box was freed.
   private var sleepingValue: State?
   private(set) var machine: QueryRecordMachine
-  /// The running and queued units of work, by the machine's identifiers.
-  private var works: [QueryRecordMachine.WorkID: QueryWork<State.Success>] = [:]
+  /// The running and queued units of work, by the machine's identifiers: each a `QueryWork<State.Success>`.
+  private var works = QueryWorkTable()
   var older: (any QueryRecordProtocol)?
   var newer: (any QueryRecordProtocol)?
 
@@ -153,8 +153,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   func stopFetches(removing: Bool) -> QueryRecordEffect {
     let wasBusy = machine.running != nil
     let action = removing ? machine.removed() : machine.fetchesCancelled()
-    let running = action.cancelRunning.flatMap { works[$0] }
-    let withdrawn = action.withdraw.compactMap { works.removeValue(forKey: $0) }
+    let running = action.cancelRunning.flatMap(work)
+    let withdrawn = action.withdraw.compactMap(removeWork)
     // A removed record's fetch can no longer reach its value (it borrows the value from the record), so the value
     // its holders keep is told here that no fetch runs any more.
     let detached = removing && wasBusy ? shared : nil
@@ -174,8 +174,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
 
   func reset(store: QueryStore) -> QueryRecordEffect {
     let action = machine.reset(isHeld: isHeld)
-    let running = action.stop.cancelRunning.flatMap { works[$0] }
-    let withdrawn = action.stop.withdraw.compactMap { works.removeValue(forKey: $0) }
+    let running = action.stop.cancelRunning.flatMap(work)
+    let withdrawn = action.stop.withdraw.compactMap(removeWork)
     // A sleeping query is reset where it is kept; the value it replaces is released after the lock.
     var replaced: State?
     if root == nil, var value = sleepingValue {
@@ -372,7 +372,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     case .cancelRunning:
       return (nil, QueryRecordEffect { work.cancel() })
     case .withdraw:
-      let withdrawn = works.removeValue(forKey: id)
+      let withdrawn = removeWork(id)
       return (
         withdrawn,
         QueryRecordEffect {
@@ -407,8 +407,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   ) -> (finished: QueryWork<State.Success>?, effect: QueryRecordEffect) {
     let resetsValue = machine.resetsValueAtEnd(of: id)
     let next = machine.finished(id, outcome: outcome, isHeld: isHeld)
-    let finished = works.removeValue(forKey: id)
-    if works.isEmpty { works = [:] }  // Its storage is freed: a cached query keeps no empty table.
+    let finished = removeWork(id)  // With the last one, the table is freed: a cached query keeps no empty table.
     let effect = plan(next, store: store, body: nil).effect
     guard resetsValue, let root else { return (finished, effect) }
     // Reset while the work wrote its value: reset now, after that write, before the work that follows starts.
@@ -431,6 +430,17 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
 
   // MARK: Acting on the machine's decisions
 
+  /// The unit of work `id`, if it is kept.
+  private func work(_ id: QueryRecordMachine.WorkID) -> QueryWork<State.Success>? {
+    // Only `launch` keeps work here, each a `QueryWork<State.Success>`.
+    works[id].map { unsafeDowncast($0, to: QueryWork<State.Success>.self) }
+  }
+
+  /// Forgets the unit of work `id` and returns it, if it was kept.
+  private func removeWork(_ id: QueryRecordMachine.WorkID) -> QueryWork<State.Success>? {
+    works.remove(id).map { unsafeDowncast($0, to: QueryWork<State.Success>.self) }
+  }
+
   /// Turns an action into the unit of work it concerns and the effect to perform after the lock: a new unit of
   /// work gets a task (which waits for its turn if it must), a queued one whose turn came is let go.
   private func plan(
@@ -442,9 +452,9 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     case .none:
       return (nil, .none)
     case .join(let id):
-      return (works[id], .none)
+      return (work(id), .none)
     case .start(let id, let kind):
-      if let queued = works[id] { return (queued, QueryRecordEffect { queued.giveTurn() }) }
+      if let queued = work(id) { return (queued, QueryRecordEffect { queued.giveTurn() }) }
       return launch(id, kind, body: body, waitsForTurn: false, store: store)
     case .wait(let id, let kind):
       return launch(id, kind, body: body, waitsForTurn: true, store: store)
@@ -476,7 +486,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     // Work on a query that sleeps (a refetch of a query nobody holds, asked for by the app) needs its box.
     wakeIfSleeping(in: store.registry, store: store)
     let work = QueryWork<State.Success>()
-    works[id] = work
+    works.insert(work, for: id)
     let query = self.query
     let epoch = self.epoch
     let body = body ?? query.fetch

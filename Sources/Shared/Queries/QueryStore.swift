@@ -230,6 +230,7 @@ public final class QueryStore: Sendable {
   // MARK: Holders
 
   /// Registers a holder of `query` and fetches if the value is missing, stale or invalidated.
+  @usableFromInline
   func demand<State: OperationTrackable>(_ query: Query<State>, holder: Shared<State>, in registry: SharedRegistry) {
     attach(query, holder: holder, in: registry, asHolder: true)
   }
@@ -495,13 +496,19 @@ public final class QueryStore: Sendable {
     effect()
   }
 
+  /// The fetch of `id` of the record named `key` (measuring from `epoch`) returned a value: whether to write it,
+  /// and the value to write it into, borrowed in the same lock (one lock and one lookup per fetch, not two).
   private func fetchReturned<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     key: QueryKey,
-    as _: State.Type
-  ) -> QueryRecordMachine.ReturnAction {
+    epoch: Stopwatch,
+    as type: State.Type
+  ) -> (action: QueryRecordMachine.ReturnAction, value: Shared<State>?) {
     state.withLock { state in
-      (state.root.node(at: key.parts)?.record as? QueryRecord<State>)?.fetchReturned(id) ?? .discard
+      guard let record = Self.record(in: state, named: key, epoch: epoch, as: type) else { return (.discard, nil) }
+      let action = record.fetchReturned(id)
+      guard case .apply = action else { return (action, nil) }
+      return (action, record.shared)
     }
   }
 
@@ -645,10 +652,8 @@ public final class QueryStore: Sendable {
     case .success(let value):
       // Fresh from this moment: read before the value shows, so no reader sees it stale.
       let now = epoch.elapsed()
-      let action = store.store?.fetchReturned(id, key: key, as: State.self) ?? .discard
-      guard case .apply(let keepFetching) = action,
-        let shared = store.store?.borrow(key, epoch: epoch, as: State.self)
-      else {
+      let returned = store.store?.fetchReturned(id, key: key, epoch: epoch, as: State.self)
+      guard case .apply(let keepFetching) = returned?.action, let shared = returned?.value else {
         gate.close()
         return (.success(value), .cancelled)
       }

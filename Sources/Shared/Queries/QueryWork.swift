@@ -82,13 +82,16 @@ final class QueryWork<Success: Sendable>: Sendable {
 
   /// Settles the work and resumes everyone waiting for it.
   func finish(_ result: Result<Success, any Error>) {
-    let waiters = state.withLock { state in
+    let waiters = state.withLock { state -> [UInt64: UnsafeContinuation<Result<Success, any Error>, Never>]? in
       state.result = result
       state.task = nil
-      state.cancelledWaiters = []
+      // Most work has nobody waiting (a holder's fetch): nothing to empty, nothing to hand out.
+      if !state.cancelledWaiters.isEmpty { state.cancelledWaiters = [] }
+      guard !state.waiters.isEmpty else { return nil }
       defer { state.waiters = [:] }
       return state.waiters
     }
+    guard let waiters else { return }
     for waiter in waiters.values { waiter.resume(returning: result) }
   }
 

@@ -15,9 +15,16 @@ extension Shared where Value: OperationTrackable {
   /// - Parameters:
   ///   - wrappedValue: The state to start from when nobody holds the query yet.
   ///   - query: The query.
+  @inlinable
   public init(wrappedValue: @autoclosure () -> Value, _ query: Query<Value>) {
     let registry = SharedRegistry.current
-    self.init(reference: registry.reference(memoryOnly: query, defaultValue: wrappedValue))
+    // The registry's part is specialized where it is called, as for any in-memory key (a query's value has no
+    // store: a root that leaves the registry after its last holder).
+    self.init(
+      reference: registry.reference(for: query, defaultValue: wrappedValue) { value, registration in
+        guard let registration else { return .box(ReactiveBox(value)) }
+        return .root(SharedRoot(memoryOnly: value, registration: registration))
+      })
     registry.queries.demand(query, holder: self, in: registry)
   }
 
