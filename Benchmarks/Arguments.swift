@@ -2,6 +2,7 @@
 struct Arguments {
   var filter: String?
   var quick = false
+  var checksBudgets = false
   var jsonPath: String?
   var csvPath: String?
   var svgPath: String?
@@ -15,6 +16,7 @@ struct Arguments {
     Options:
       --filter TEXT   run only the scenarios whose name contains TEXT (case-insensitive)
       --quick         a seconds-long smoke run: fewer repetitions and smaller sweeps
+      --check         exit with status 1 when any row or figure is over its budget
       --json FILE     also write the results as JSON to FILE
       --csv FILE      also write the table as CSV to FILE
       --svg FILE      also draw the scaling sweeps as log-log line charts to FILE
@@ -38,6 +40,7 @@ struct Arguments {
       switch argument {
       case "--filter": filter = try value(for: argument)
       case "--quick": quick = true
+      case "--check": checksBudgets = true
       case "--json": jsonPath = try value(for: argument)
       case "--csv": csvPath = try value(for: argument)
       case "--svg": svgPath = try value(for: argument)

@@ -12,17 +12,17 @@ final class Stamp: Sendable {
 }
 
 /// Bare `Mutex` increments.
-func mutexIncrement(_ plan: Plan) -> Measurement {
+func mutexIncrement() -> (Int) -> Void {
   let holder = MutexHolder()
-  return plan.measure { operations in
+  return { operations in
     for _ in 0..<operations { holder.mutex.withLock { $0 += 1 } }
   }
 }
 
 /// Bare `Mutex` reads.
-func mutexRead(_ plan: Plan) -> Measurement {
+func mutexRead() -> (Int) -> Void {
   let holder = MutexHolder()
-  return plan.measure { operations in
+  return { operations in
     var sum = 0
     for _ in 0..<operations { sum &+= holder.mutex.withLock { $0 } }
     blackHole(sum)
@@ -58,15 +58,47 @@ func asyncStreamFanOut(subscribers: Int, changes: Int) async -> Double {
   return Double(elapsed) / Double(subscribers * changes)
 }
 
+/// One change handed to each of `observers` closures kept in an array under a `Mutex` (the value changed and the
+/// array read under the lock, the closures called after it): nanoseconds per closure call.
+func closureFanOut(observers: Int, changes: Int) -> Double {
+  let calls = AtomicHolder()
+  let state = ClosureList(closures: (0..<observers).map { _ in { (_: Int) in calls.value.add(1, ordering: .relaxed) } })
+  let start = now()
+  for _ in 0..<changes {
+    let (value, closures) = state.mutex.withLock { state in
+      state.value += 1
+      return (state.value, state.closures)
+    }
+    for closure in closures { closure(value) }
+  }
+  let elapsed = Double(now() - start) / Double(observers * changes)
+  precondition(calls.value.load(ordering: .relaxed) == observers * changes, "every closure hears every change")
+  return elapsed
+}
+
+/// A value and the closures to call when it changes, under one `Mutex`.
+final class ClosureList: Sendable {
+  struct State {
+    var value = 0
+    var closures: [@Sendable (Int) -> Void]
+  }
+
+  let mutex: Mutex<State>
+
+  init(closures: [@Sendable (Int) -> Void]) {
+    mutex = Mutex(State(closures: closures))
+  }
+}
+
 /// A bare `Atomic<Int>` in a class.
 final class AtomicHolder: Sendable {
   let value = Atomic<Int>(0)
 }
 
 /// Bare `Atomic` adds.
-func atomicAdd(_ plan: Plan) -> Measurement {
+func atomicAdd() -> (Int) -> Void {
   let holder = AtomicHolder()
-  return plan.measure { operations in
+  return { operations in
     for _ in 0..<operations { holder.value.add(1, ordering: .relaxed) }
   }
 }
@@ -78,9 +110,9 @@ final class ObservableCounter {
 }
 
 /// Bare `@Observable` mutations with nobody observing.
-func observableMutation(_ plan: Plan) -> Measurement {
+func observableMutation() -> (Int) -> Void {
   let model = ObservableCounter()
-  return plan.measure { operations in
+  return { operations in
     for _ in 0..<operations { model.count += 1 }
   }
 }

@@ -40,6 +40,48 @@ struct Plan {
     return Measurement(samples: samples)
   }
 
+  /// Times `scenario` and `baseline` in alternating repetitions, so that both see the same machine: a ratio of the
+  /// two then means the same on a quiet machine and on a busy one.
+  func compare(_ scenario: (Int) -> Void, with baseline: (Int) -> Void) -> Pair {
+    for _ in 0..<warmUps {
+      baseline(operations / 10)
+      scenario(operations / 10)
+    }
+    var scenarioSamples: [Double] = []
+    var baselineSamples: [Double] = []
+    for _ in 0..<repetitions {
+      baselineSamples.append(Self.time(operations, baseline))
+      scenarioSamples.append(Self.time(operations, scenario))
+    }
+    return Pair(scenario: Measurement(samples: scenarioSamples), baseline: Measurement(samples: baselineSamples))
+  }
+
+  /// Runs `scenario` and `baseline` in alternating repetitions after the warm-ups; each returns nanoseconds per
+  /// operation.
+  func compareAsync(
+    isolation: isolated (any Actor)? = #isolation,
+    _ scenario: () async -> Double,
+    with baseline: () async -> Double
+  ) async -> Pair {
+    for _ in 0..<warmUps {
+      _ = await baseline()
+      _ = await scenario()
+    }
+    var scenarioSamples: [Double] = []
+    var baselineSamples: [Double] = []
+    for _ in 0..<repetitions {
+      baselineSamples.append(await baseline())
+      scenarioSamples.append(await scenario())
+    }
+    return Pair(scenario: Measurement(samples: scenarioSamples), baseline: Measurement(samples: baselineSamples))
+  }
+
+  private static func time(_ operations: Int, _ body: (Int) -> Void) -> Double {
+    let start = now()
+    body(operations)
+    return Double(now() - start) / Double(operations)
+  }
+
   /// Runs `body` once per repetition after the warm-ups; `body` returns nanoseconds per operation.
   func measureAsync(
     isolation: isolated (any Actor)? = #isolation,
@@ -52,4 +94,10 @@ struct Plan {
     }
     return Measurement(samples: samples)
   }
+}
+
+/// A scenario and its baseline, timed in alternating repetitions of one run.
+struct Pair {
+  let scenario: Measurement
+  let baseline: Measurement
 }

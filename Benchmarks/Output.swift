@@ -27,10 +27,31 @@ struct Results: Codable {
     }
   }
 
+  struct FigureResult: Codable {
+    let name: String
+    let value: Double
+    let unit: String
+    let limit: Double?
+    let withinBudget: Bool?
+  }
+
   let date: String
   let machine: String
+  let wallSeconds: Double
   let rows: [RowResult]
+  let figures: [FigureResult]
   let sweeps: [SweepResult]
+  let summary: String
+}
+
+extension Results.FigureResult {
+  init(_ figure: Figure) {
+    name = figure.name
+    value = figure.value
+    unit = figure.unit
+    limit = figure.limit
+    withinBudget = figure.limit == nil ? nil : figure.isWithinBudget
+  }
 }
 
 extension Results.RowResult {

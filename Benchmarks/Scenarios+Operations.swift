@@ -38,3 +38,28 @@ func trivialOperation(_ count: Int) async -> Double {
 final class CallCounter {
   var count = 0
 }
+
+/// `run` with no callbacks, its task awaited: the baseline of `perform`.
+func runAndAwait(_ count: Int) async -> Double {
+  let post = Shared(value: OperationState<Int>())
+  let start = now()
+  for value in 0..<count {
+    let task = post.run { value }
+    blackHole(try? await task.value)
+  }
+  let elapsed = Double(now() - start) / Double(count)
+  precondition(post.wrappedValue.value == count - 1, "every run succeeds")
+  return elapsed
+}
+
+/// `perform`: a run awaited in one call.
+func performAwaited(_ count: Int) async -> Double {
+  let post = Shared(value: OperationState<Int>())
+  let start = now()
+  for value in 0..<count {
+    blackHole(try? await post.perform { value })
+  }
+  let elapsed = Double(now() - start) / Double(count)
+  precondition(post.wrappedValue.value == count - 1, "every run succeeds")
+  return elapsed
+}

@@ -2,17 +2,17 @@ import Reactive
 import Synchronization
 
 /// `withLock { $0 += 1 }` on a box nobody listens to.
-func boxIncrement(_ plan: Plan) -> Measurement {
+func boxIncrement() -> (Int) -> Void {
   let box = ReactiveBox(0)
-  return plan.measure { operations in
+  return { operations in
     for _ in 0..<operations { box.withLock { $0 += 1 } }
   }
 }
 
 /// Reading a box's value.
-func boxRead(_ plan: Plan) -> Measurement {
+func boxRead() -> (Int) -> Void {
   let box = ReactiveBox(0)
-  return plan.measure { operations in
+  return { operations in
     var sum = 0
     for _ in 0..<operations { sum &+= box.value }
     blackHole(sum)

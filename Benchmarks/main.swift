@@ -23,6 +23,7 @@ if arguments.showsHelp {
   exit(0)
 }
 
+let runStart = now()
 let quick = arguments.quick
 let plan = quick ? Plan(repetitions: 3, warmUps: 1, operations: 200_000) : Plan()
 let asyncPlan = quick ? Plan(repetitions: 3, warmUps: 0) : Plan(repetitions: 5, warmUps: 1)
@@ -35,137 +36,171 @@ func isSelected(_ name: String) -> Bool {
   return name.localizedCaseInsensitiveContains(filter)
 }
 
+/// Bare `Mutex.withLock` increments timed in one go: nanoseconds per call, the baseline of the asynchronous rows
+/// that compare with a `Mutex`.
+func mutexIncrements(_ operations: Int) -> Double {
+  let body = mutexIncrement()
+  let start = now()
+  body(operations)
+  return Double(now() - start) / Double(operations)
+}
+
 /// Runs `makeRow` unless `--filter` excludes `name`.
 @MainActor func scenario(_ name: String, _ makeRow: (String) async -> Row) async {
   guard isSelected(name) else { return }
   rows.append(await makeRow(name))
 }
 
-// Baselines, measured once and shared by the rows that compare with them.
-let mutexIncrements = mutexIncrement(plan)
-let mutexReads = mutexRead(plan)
-
+// Each row times its scenario and its bare baseline in alternating repetitions (see `Plan.compare`).
 await scenario("withLock { $0 += 1 }, no subscribers") {
   Row(
-    scenario: $0, measurement: boxIncrement(plan),
-    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .ratio(3))
+    scenario: $0, pair: plan.compare(boxIncrement(), with: mutexIncrement()), baselineName: "Mutex.withLock",
+    budget: .ratio(1.3))
 }
 await scenario("read") {
   Row(
-    scenario: $0, measurement: boxRead(plan),
-    baselineName: "Mutex.withLock read", baseline: mutexReads, budget: .ratio(2))
+    scenario: $0, pair: plan.compare(boxRead(), with: mutexRead()), baselineName: "Mutex.withLock read",
+    budget: .ratio(1.3))
 }
 await scenario("Atomic add (baseline)") {
   Row(
-    scenario: $0, measurement: atomicAdd(plan),
-    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .none)
+    scenario: $0, pair: plan.compare(atomicAdd(), with: mutexIncrement()), baselineName: "Mutex.withLock", budget: .none
+  )
 }
 await scenario("@Observable mutation, no observer (baseline)") {
   Row(
-    scenario: $0, measurement: observableMutation(plan),
-    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .none)
+    scenario: $0, pair: plan.compare(observableMutation(), with: mutexIncrement()), baselineName: "Mutex.withLock",
+    budget: .none)
 }
 await scenario("1 change -> 100 subscribers (.all), per delivery") {
   let changes = quick ? 500 : 5_000
-  let streams = await asyncPlan.measureAsync { await asyncStreamFanOut(subscribers: 100, changes: changes) }
-  let fanOut = await asyncPlan.measureAsync { await boxFanOut(subscribers: 100, changes: changes) }
-  return Row(
-    scenario: $0, measurement: fanOut,
-    baselineName: "100 AsyncStreams", baseline: streams, budget: .nanoseconds(60))
+  let pair = await asyncPlan.compareAsync {
+    await boxFanOut(subscribers: 100, changes: changes)
+  } with: {
+    await asyncStreamFanOut(subscribers: 100, changes: changes)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "100 AsyncStreams", budget: .ratio(0.5))
 }
 await scenario("1 change -> 100 observers, per delivery") {
   let changes = quick ? 2_000 : 20_000
-  let observers = await asyncPlan.measureAsync { boxObserverFanOut(observers: 100, changes: changes) }
-  return Row(
-    scenario: $0, measurement: observers,
-    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(20))
+  let pair = await asyncPlan.compareAsync {
+    boxObserverFanOut(observers: 100, changes: changes)
+  } with: {
+    closureFanOut(observers: 100, changes: changes)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "100 closures, Mutex", budget: .ratio(1.2))
 }
 await scenario("@Shared withLock { $0 += 1 }") {
   Row(
-    scenario: $0, measurement: sharedIncrement(plan),
-    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .ratio(3))
+    scenario: $0, pair: plan.compare(sharedIncrement(), with: mutexIncrement()), baselineName: "Mutex.withLock",
+    budget: .ratio(1.3))
 }
 await scenario("@Shared read") {
   Row(
-    scenario: $0, measurement: sharedRead(plan),
-    baselineName: "Mutex.withLock read", baseline: mutexReads, budget: .ratio(2))
+    scenario: $0, pair: plan.compare(sharedRead(), with: mutexRead()), baselineName: "Mutex.withLock read",
+    budget: .ratio(1.3))
 }
 await scenario("holder of an existing key") {
-  Row(
-    scenario: $0, measurement: existingKeyHolder(Plan(repetitions: plan.repetitions, operations: 500_000)),
-    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(150))
+  let holders = Plan(repetitions: plan.repetitions, warmUps: plan.warmUps, operations: 500_000)
+  return Row(
+    scenario: $0, pair: holders.compare(existingKeyHolder(), with: lockedDictionaryLookup()),
+    baselineName: "Dictionary lookup, Mutex", budget: .ratio(4))
 }
 for existing in quick ? [1_000] : [1_000, 100_000, 1_000_000] {
   await scenario("new key, \(existing) keys held") {
     Row(
-      scenario: $0, measurement: newKey(existing: existing, repetitions: quick ? 3 : 5),
-      baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(1_000))
+      scenario: $0, pair: newKey(existing: existing, repetitions: quick ? 3 : 5),
+      baselineName: "Dictionary insert, Mutex", budget: .ratio(8))
   }
 }
 for sameKey in [true, false] {
   await scenario("contention: 2 threads withLock, \(sameKey ? "one key" : "two keys")") {
     let operations = quick ? 200_000 : 2_000_000
-    let bare = await asyncPlan.measureAsync { contendedMutex(sameMutex: sameKey, operations: operations) }
-    let box = await asyncPlan.measureAsync { contendedIncrements(sameBox: sameKey, operations: operations) }
-    return Row(
-      scenario: $0, measurement: box, baselineName: "2 threads Mutex", baseline: bare, budget: .none)
+    let pair = await asyncPlan.compareAsync {
+      contendedIncrements(sameBox: sameKey, operations: operations)
+    } with: {
+      contendedMutex(sameMutex: sameKey, operations: operations)
+    }
+    return Row(scenario: $0, pair: pair, baselineName: "2 threads Mutex", budget: .none)
   }
 }
 await scenario("trivial operation, 4 callbacks, off the main actor") {
   let count = quick ? 2_000 : 20_000
-  let bare = await asyncPlan.measureAsync { await bareTask(count) }
-  let operation = await asyncPlan.measureAsync { await trivialOperation(count) }
-  return Row(
-    scenario: $0, measurement: operation, baselineName: "Task { } + await", baseline: bare, budget: .ratio(2))
+  let pair = await asyncPlan.compareAsync {
+    await trivialOperation(count)
+  } with: {
+    await bareTask(count)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "Task { } + await", budget: .ratio(2))
+}
+await scenario("perform, awaited") {
+  let count = quick ? 2_000 : 20_000
+  let pair = await asyncPlan.compareAsync {
+    await performAwaited(count)
+  } with: {
+    await runAndAwait(count)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "run + await its task", budget: .ratio(1.1))
 }
 await scenario("new query key") {
-  Row(
-    scenario: $0, measurement: await asyncPlan.measureAsync { await newQueryKey(2_000) },
-    baselineName: "Task { } + await", baseline: await asyncPlan.measureAsync { await bareTask(2_000) },
-    budget: .ratio(3))
+  let pair = await asyncPlan.compareAsync {
+    await newQueryKey(2_000)
+  } with: {
+    await bareTask(2_000)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "Task { } + await", budget: .ratio(3))
 }
 var newQueryKeyCosts: [Int: Double] = [:]
 for cached in quick ? [1_000] : [1_000, 100_000] {
   await scenario("new query key, \(cached) cached") {
-    let measurement = await asyncPlan.measureAsync { await newQueryKey(2_000, cached: cached) }
-    newQueryKeyCosts[cached] = measurement.median
-    return Row(
-      scenario: $0, measurement: measurement,
-      baselineName: "Task { } + await", baseline: await asyncPlan.measureAsync { await bareTask(2_000) },
-      budget: .ratio(3))
+    let pair = await asyncPlan.compareAsync {
+      await newQueryKey(2_000, cached: cached)
+    } with: {
+      await bareTask(2_000)
+    }
+    newQueryKeyCosts[cached] = pair.scenario.median
+    return Row(scenario: $0, pair: pair, baselineName: "Task { } + await", budget: .ratio(3))
   }
 }
 await scenario("await a fresh cached query") {
-  Row(
-    scenario: $0, measurement: await asyncPlan.measureAsync { await awaitFreshCachedQuery(100_000) },
-    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .ratio(20))
+  let pair = await asyncPlan.compareAsync {
+    await awaitFreshCachedQuery(100_000)
+  } with: {
+    mutexIncrements(100_000)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "Mutex.withLock", budget: .ratio(20))
 }
 await scenario("await a fresh cached query through its holder") {
-  Row(
-    scenario: $0, measurement: await asyncPlan.measureAsync { await awaitFreshHeldQuery(100_000) },
-    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .none)
+  let pair = await asyncPlan.compareAsync {
+    await awaitFreshHeldQuery(100_000)
+  } with: {
+    mutexIncrements(100_000)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "Mutex.withLock", budget: .none)
 }
 await scenario("constant query fetched, per holder of 100") {
-  Row(
-    scenario: $0, measurement: await asyncPlan.measureAsync { await queryFetchTo100Holders() },
-    baselineName: "Task { } + await", baseline: await asyncPlan.measureAsync { await bareTask(2_000) },
-    budget: .none)
+  let pair = await asyncPlan.compareAsync {
+    await queryFetchTo100Holders()
+  } with: {
+    await bareTask(2_000)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "Task { } + await", budget: .none)
 }
 await scenario("invalidate 100 matching among 10k keys") {
-  Row(
-    scenario: $0,
-    measurement: await Plan(repetitions: quick ? 1 : 3, warmUps: 0).measureAsync {
-      await invalidate100Of10k()
-    },
-    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(200_000))
+  let pair = await Plan(repetitions: quick ? 1 : 3, warmUps: 0).compareAsync {
+    await invalidate100Of10k()
+  } with: {
+    mutexIncrements(100_000)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "Mutex.withLock", budget: .ratio(16_000))
 }
 await scenario("invalidate 100 matching among 10k sleeping keys") {
-  Row(
-    scenario: $0,
-    measurement: await Plan(repetitions: quick ? 1 : 3, warmUps: 0).measureAsync {
-      await invalidate100Of10kSleeping()
-    },
-    baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .nanoseconds(20_000))
+  let pair = await Plan(repetitions: quick ? 1 : 3, warmUps: 0).compareAsync {
+    await invalidate100Of10kSleeping()
+  } with: {
+    mutexIncrements(100_000)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "Mutex.withLock", budget: .ratio(1_600))
 }
 
 // Scaling sweeps: how cost and memory grow with the work.
@@ -187,7 +222,7 @@ if isSelected("sweep subscribers") {
       points: points.map { .init(size: $0.size, nanoseconds: $0.nanoseconds, bytesPerItem: $0.bytesPerItem) }))
 }
 
-printTable(rows)
+if !rows.isEmpty { printTable(rows) }
 for sweep in sweeps {
   print("\n\(sweep.name):")
   print("| \(sweep.sizeLabel) | ns per operation | bytes per item |")
@@ -196,36 +231,65 @@ for sweep in sweeps {
     print("| \(point.size) | \(format(point.nanoseconds)) | \(format(point.bytesPerItem)) |")
   }
 }
+var figures: [Figure] = []
 if isSelected("create/drop cycles") {
   let cycles = quick ? 100_000 : 1_000_000
-  print("\nresident growth over \(cycles) create/drop cycles of a box: \(Int(createDropCycles(cycles))) B")
+  figures.append(
+    Figure(
+      name: "resident growth over \(cycles) create/drop cycles of a box", value: createDropCycles(cycles), unit: "B",
+      limit: nil))
 }
 if let small = newQueryKeyCosts[1_000], let large = newQueryKeyCosts[100_000] {
-  print("\nnew query key, 100000 cached / 1000 cached: \(format(large / small))x (budget <= 1.5x)")
+  figures.append(
+    Figure(name: "new query key, 100000 cached / 1000 cached", value: large / small, unit: "x", limit: 1.5))
 }
 if isSelected("memory per query nobody holds") {
-  let bytes = probeMemory(.queries, count: quick ? 10_000 : 100_000)
-  print("\nmemory per cached query nobody holds: \(format(bytes)) B (budget <= 512 B)")
+  figures.append(
+    Figure(
+      name: "memory per cached query nobody holds, 100000 queries", value: probeMemory(.queries, count: 100_000),
+      unit: "B", limit: 512))
 }
-if let keys = sweeps.first(where: { $0.sizeLabel == "keys held" }), let largest = keys.points.last {
-  print("\nmemory per key: \(format(largest.bytesPerItem)) B (budget <= 256 B)")
+if isSelected("memory per key") {
+  // A million keys, in quick runs too: with fewer, the registry's fixed cost counts into each key.
+  let sweepPoint = sweeps.first { $0.sizeLabel == "keys held" }?.points.first { $0.size == 1_000_000 }
+  figures.append(
+    Figure(
+      name: "memory per key, 1000000 keys", value: sweepPoint?.bytesPerItem ?? probeMemory(.keys, count: 1_000_000),
+      unit: "B", limit: 256))
 }
-if let subscribers = sweeps.first(where: { $0.sizeLabel == "subscribers" }), let largest = subscribers.points.last {
-  print("memory per idle subscriber: \(format(largest.bytesPerItem)) B (budget <= 256 B)")
+if isSelected("memory per idle subscriber") {
+  figures.append(
+    Figure(
+      name: "memory per idle subscriber, 100000 subscribers", value: probeMemory(.subscribers, count: 100_000),
+      unit: "B", limit: 256))
+}
+let wallSeconds = Double(now() - runStart) / 1e9
+figures.append(Figure(name: "wall time of this run", value: wallSeconds, unit: "s", limit: nil))
+if !figures.isEmpty {
+  print("")
+  printFigures(figures)
 }
 let noisy = rows.filter(\.measurement.isNoisy).map(\.scenario)
 if !noisy.isEmpty {
   print("\nnote: p90 is more than 1.5x p10 for: \(noisy.joined(separator: "; ")). Rerun on a quieter machine.")
 }
+let summary = summaryLine(rows: rows, figures: figures)
+print("\n" + summary)
 
 let results = Results(
-  date: ISO8601DateFormatter().string(from: Date()), machine: machineDescription(),
-  rows: rows.map(Results.RowResult.init), sweeps: sweeps)
+  date: ISO8601DateFormatter().string(from: Date()), machine: machineDescription(), wallSeconds: wallSeconds,
+  rows: rows.map(Results.RowResult.init), figures: figures.map(Results.FigureResult.init), sweeps: sweeps,
+  summary: summary)
 do {
   if let path = arguments.jsonPath { try writeJSON(results, to: path) }
   if let path = arguments.csvPath { try writeCSV(results, to: path) }
   if let path = arguments.svgPath { try writeSVG(results, to: path) }
 } catch {
   FileHandle.standardError.write(Data("error: cannot write the results: \(error)\n".utf8))
+  exit(1)
+}
+if arguments.checksBudgets,
+  rows.contains(where: { !$0.isWithinBudget }) || figures.contains(where: { !$0.isWithinBudget })
+{
   exit(1)
 }

@@ -163,7 +163,8 @@ extension Shared where Value: OperationTrackable {
   /// let loaded = try await $post.perform { try await api.post(1) }
   /// ```
   ///
-  /// Cancelling the calling task cancels the operation.
+  /// Cancelling the calling task cancels the operation. With the default ``OperationPolicy/parallel`` policy the run
+  /// goes on in the calling task, with no task of its own: a caller already cancelled never starts the operation.
   ///
   /// - Parameters:
   ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
@@ -174,6 +175,7 @@ extension Shared where Value: OperationTrackable {
   /// - Returns: The operation's value.
   /// - Throws: The operation's error, ``OperationTimeoutError``, or `CancellationError`.
   @discardableResult
+  @inlinable
   public func perform(
     _ options: OperationOptions = OperationOptions(),
     policy: OperationPolicy = .parallel,
@@ -193,7 +195,8 @@ extension Shared where Value: OperationTrackable {
   /// }
   /// ```
   ///
-  /// Cancelling the calling task cancels the operation.
+  /// Cancelling the calling task cancels the operation. With the default ``OperationPolicy/parallel`` policy the run
+  /// goes on in the calling task, with no task of its own: a caller already cancelled never starts the operation.
   ///
   /// - Parameters:
   ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
@@ -204,6 +207,7 @@ extension Shared where Value: OperationTrackable {
   /// - Returns: The operation's value.
   /// - Throws: The operation's error, ``OperationTimeoutError``, or `CancellationError`.
   @discardableResult
+  @inlinable
   public func perform(
     _ options: OperationOptions = OperationOptions(),
     policy: OperationPolicy = .parallel,
@@ -216,6 +220,7 @@ extension Shared where Value: OperationTrackable {
   }
 
   /// Starts a run of `body` with no callbacks and waits for it; cancelling the calling task cancels the run.
+  @inlinable
   func perform(
     _ body: OperationBody<Value.Success>,
     options: OperationOptions,
@@ -223,6 +228,16 @@ extension Shared where Value: OperationTrackable {
     optimistic: OptimisticUpdate<Value>?,
     isolation: isolated (any Actor)?
   ) async throws -> Value.Success {
+    if case .parallel = policy {
+      // Nothing else ever cancels a parallel run, so it needs no task of its own: it runs in the caller's, whose
+      // cancellation is the run's, as the steps of `runParallel` do in the task that `run` starts.
+      let coordinator = self.coordinator
+      let attempts = RunAttempts(shared: self, body: body, options: options)
+      let run = begin(optimistic, coordinator: coordinator)
+      let outcome = await attempts.run(run, coordinator: coordinator)
+      settle(outcome, run: run, optimistic: optimistic, coordinator: coordinator)
+      return try RunCallbacks(onSuccess: nil, onError: nil, onSettled: nil).deliver(outcome)
+    }
     let task = start(
       body, options: options, policy: policy, optimistic: optimistic, isolation: isolation,
       onAttempt: nil, onSuccess: nil, onError: nil, onSettled: nil)
