@@ -10,6 +10,11 @@ protocol QueryRecordProtocol: AnyObject {
   func setEnabled(_ isEnabled: Bool, now: Duration, store: QueryStore) -> QueryRecordEffect
   /// Marks the query stale; returns what to start after the lock.
   func invalidate(store: QueryStore) -> QueryRecordEffect
+  /// Marks the query stale and returns the machine's decision, `.none` for a query nobody holds; a decision other
+  /// than `.none` goes to ``effect(of:store:)``. Needs no store: an invalidation asks this of every matched query.
+  func invalidated() -> QueryRecordMachine.RequestAction
+  /// What to start after the lock for a decision of ``invalidated()``.
+  func effect(of action: QueryRecordMachine.RequestAction, store: QueryStore) -> QueryRecordEffect
   /// Asks for a refresh; returns what to start after the lock.
   func refetch(store: QueryStore) -> QueryRecordEffect
   /// Asks for a refresh if the query is held and its value stale at `now`.
@@ -78,10 +83,21 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   private let kind: QueryKind<State>
   let epoch: Stopwatch
   /// The value's box while the query is used; `nil` while it sleeps (see ``sleepIfUnused()``).
-  private var root: SharedRoot<State>?
+  private var root: SharedRoot<State>? {
+    // A bit cast: `storedRoot` only ever holds a `SharedRoot<State>` (set here).
+    get { storedRoot.map { unsafeDowncast($0, to: SharedRoot<State>.self) } }
+    set { storedRoot = newValue }
+  }
+  /// The box, stored untyped so that asking whether it is held (``isHeld``) needs no generic metadata: an
+  /// invalidation asks that of every matched query.
+  ///
+  /// Unchecked: only touched under the store's lock (see the type's note), which already excludes overlapping
+  /// accesses; the runtime check of every access cost more than the rest of asking whether a query is held.
+  @exclusivity(unchecked) private var storedRoot: AnyObject?
   /// The value while the query sleeps: nobody used it at the last garbage check, so its box was freed.
   private var sleepingValue: State?
-  private(set) var machine: QueryRecordMachine
+  // Unchecked, as `storedRoot` is.
+  @exclusivity(unchecked) private(set) var machine: QueryRecordMachine
   /// The running and queued units of work, by the machine's identifiers: each a `QueryWork<State.Success>`.
   private var works = QueryWorkTable()
   var older: (any QueryRecordProtocol)?
@@ -92,7 +108,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     self.definition = definition
     self.fetcher = query.fetcher
     self.kind = query.kind
-    self.root = root
+    self.storedRoot = root
     self.epoch = epoch
     // Each record's work identifiers are its own (the serial in the high bits): a fetch of a removed record that
     // reports late cannot be taken for work of the record made again under its key.
@@ -110,7 +126,13 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   }
 
   /// Whether something besides this record refers to the value: a holder, an iteration, an observer, a fetch.
-  var isHeld: Bool { root != nil && !isKnownUniquelyReferenced(&root) }
+  ///
+  /// Reads the box's reference count in place: no retain of the box and no generic code (an invalidation asks this
+  /// of every matched query).
+  var isHeld: Bool {
+    guard storedRoot != nil else { return false }
+    return !isKnownUniquelyReferenced(&storedRoot)
+  }
 
   // MARK: Events
 
@@ -119,10 +141,18 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   }
 
   func invalidate(store: QueryStore) -> QueryRecordEffect {
-    let action = machine.invalidated(isHeld: isHeld)
+    let action = invalidated()
     // A query nobody holds only notes it: no generic planning (its metadata lookups cost more than the rest).
     if case .none = action { return .none }
-    return plan(action, store: store, body: nil).effect
+    return effect(of: action, store: store)
+  }
+
+  func invalidated() -> QueryRecordMachine.RequestAction {
+    machine.invalidated(isHeld: isHeld)
+  }
+
+  func effect(of action: QueryRecordMachine.RequestAction, store: QueryStore) -> QueryRecordEffect {
+    plan(action, store: store, body: nil).effect
   }
 
   func refetch(store: QueryStore) -> QueryRecordEffect {

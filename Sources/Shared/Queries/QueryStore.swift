@@ -76,14 +76,17 @@ public final class QueryStore: Sendable {
   @discardableResult
   public func invalidate(matching prefix: QueryKey) -> Int {
     let (marked, effects) = state.withLock { state -> (Int, [QueryRecordEffect]) in
-      var effects: [QueryRecordEffect] = []
       var marked = 0
+      // A query nobody holds only notes it. The store is not used in the visit: it is referred to weakly, so each
+      // retain of it would take the slow path, once per match.
+      var decided: [(record: any QueryRecordProtocol, action: QueryRecordMachine.RequestAction)] = []
       state.root.node(at: prefix.parts)?.visitRecords { record in
         marked += 1
-        // A query nobody holds only notes it: no effect to keep.
-        let effect = record.invalidate(store: self)
-        if effect.perform != nil { effects.append(effect) }
+        let action = record.invalidated()
+        if case .none = action { return }
+        decided.append((record, action))
       }
+      let effects = decided.map { $0.record.effect(of: $0.action, store: self) }.filter { $0.perform != nil }
       return (marked, effects)
     }
     for effect in effects { effect() }
