@@ -65,13 +65,25 @@ await scenario("@Observable mutation, no observer (baseline)") {
     scenario: $0, measurement: observableMutation(plan),
     baselineName: "Mutex.withLock", baseline: mutexIncrements, budget: .none)
 }
-await scenario("1 change -> 100 subscribers (.all), per delivery") {
-  let changes = quick ? 500 : 5_000
-  let streams = await asyncPlan.measureAsync { await asyncStreamFanOut(subscribers: 100, changes: changes) }
-  let fanOut = await asyncPlan.measureAsync { await boxFanOut(subscribers: 100, changes: changes) }
-  return Row(
-    scenario: $0, measurement: fanOut,
-    baselineName: "100 AsyncStreams", baseline: streams, budget: .nanoseconds(60))
+// Delivery to `for await` loops that each hash every element they get (`ConsumerWork`), against one AsyncStream per
+// consumer doing the same; 100 and 10,000 consumers get the same number of changes, so the two compare per delivery.
+let fanOuts = FanOutRows(quick: quick, plan: asyncPlan)
+for (policy, name) in [(BufferingPolicy.all, ".all"), (.latest, ".latest")] {
+  await scenario("1 change -> 100 consumers (\(name)), per delivery") {
+    Row(
+      scenario: $0, measurement: await fanOuts.box(consumers: 100, policy),
+      baselineName: "100 AsyncStreams", baseline: await fanOuts.streams(policy), budget: .ratio(0.2))
+  }
+  await scenario("1 change -> 10000 consumers (\(name)), per delivery") {
+    Row(
+      scenario: $0, measurement: await fanOuts.box(consumers: 10_000, policy),
+      baselineName: "100 AsyncStreams", baseline: await fanOuts.streams(policy), budget: .ratio(0.6))
+  }
+  await scenario("10000 / 100 consumers (\(name)), per delivery") {
+    Row(
+      scenario: $0, measurement: await fanOuts.box(consumers: 10_000, policy),
+      baselineName: "100 consumers", baseline: await fanOuts.box(consumers: 100, policy), budget: .ratio(3))
+  }
 }
 await scenario("1 change -> 100 observers, per delivery") {
   let changes = quick ? 2_000 : 20_000
@@ -178,7 +190,7 @@ if isSelected("sweep keys") {
 }
 if isSelected("sweep subscribers") {
   var points: [SweepPoint] = []
-  for size in quick ? [1, 10, 100] : [1, 10, 100, 1_000, 10_000] {
+  for size in quick ? [1, 10, 100] : [1, 10, 100, 1_000, 10_000, 100_000] {
     points.append(await subscriberSweepPoint(size: size, changes: max(20, (quick ? 20_000 : 200_000) / size)))
   }
   sweeps.append(
