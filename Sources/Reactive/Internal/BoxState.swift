@@ -98,15 +98,19 @@ struct BoxState<Value: Sendable> {
     }
   }
 
-  /// Takes every value the subscriber has buffered.
+  /// Moves every value the subscriber has buffered into `batch`, which must be empty, and returns whether there
+  /// were any.
+  ///
+  /// The two buffers trade places: the subscriber keeps `batch`'s storage for its next values, so a consumer that
+  /// takes batches of about the same size makes no allocation under the lock, and touches no new memory there.
   @inlinable
-  mutating func takeAll(_ handle: SlotHandle) -> RingBuffer<Value>? {
-    listeners?.subscribers.withElement(handle) { subscriber in
-      guard !subscriber.buffer.isEmpty else { return nil }
-      var taken = RingBuffer<Value>()
-      swap(&taken, &subscriber.buffer)
-      return taken
-    } ?? nil
+  mutating func takeAll(_ handle: SlotHandle, into batch: inout RingBuffer<Value>) -> Bool {
+    assert(batch.isEmpty, "a batch was traded before its consumer took every value")
+    return listeners?.subscribers.withElement(handle) { subscriber in
+      guard !subscriber.buffer.isEmpty else { return false }
+      swap(&batch, &subscriber.buffer)
+      return true
+    } ?? false
   }
 
   /// Parks `waiter` until the next change, unless a value or the end is already there (then returns that step).
