@@ -191,7 +191,9 @@ if isSelected("sweep keys") {
 if isSelected("sweep subscribers") {
   var points: [SweepPoint] = []
   for size in quick ? [1, 10, 100] : [1, 10, 100, 1_000, 10_000, 100_000] {
-    points.append(await subscriberSweepPoint(size: size, changes: max(20, (quick ? 20_000 : 200_000) / size)))
+    // At least 100 changes each up to 10,000 consumers, as in the fan-out rows; 20 at 100,000 to keep the run short.
+    let changes = max(size > 10_000 ? 20 : 100, (quick ? 20_000 : 200_000) / size)
+    points.append(await subscriberSweepPoint(size: size, changes: changes))
   }
   sweeps.append(
     Results.SweepResult(
