@@ -6,11 +6,6 @@ final class MutexHolder: Sendable {
   let mutex = Mutex(0)
 }
 
-/// A timestamp written by one task and read by another.
-final class Stamp: Sendable {
-  let nanoseconds = Atomic<UInt64>(0)
-}
-
 /// Bare `Mutex` increments.
 func mutexIncrement() -> (Int) -> Void {
   let holder = MutexHolder()
@@ -29,32 +24,38 @@ func mutexRead() -> (Int) -> Void {
   }
 }
 
-/// One `AsyncStream` per subscriber: nanoseconds per value delivered to one subscriber.
-func asyncStreamFanOut(subscribers: Int, changes: Int) async -> Double {
-  var streams: [AsyncStream<Int>] = []
+/// One `AsyncStream` per subscriber, each consumer doing ``ConsumerWork`` per element: nanoseconds per change and
+/// consumer, from the first change until the last consumer has seen the last one (measured like ``boxFanOut``).
+///
+/// - Parameter newest: Whether each stream keeps only its newest element (as `.latest` does) rather than all.
+func asyncStreamFanOut(subscribers: Int, changes: Int, newest: Bool = false) async -> Double {
+  let finish = FanOutFinish(consumers: subscribers)
   var continuations: [AsyncStream<Int>.Continuation] = []
+  var consumers: [Task<UInt64, Never>] = []
+  continuations.reserveCapacity(subscribers)
+  consumers.reserveCapacity(subscribers)
   for _ in 0..<subscribers {
-    let (stream, continuation) = AsyncStream<Int>.makeStream()
-    streams.append(stream)
+    let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: newest ? .bufferingNewest(1) : .unbounded)
     continuations.append(continuation)
+    consumers.append(
+      Task {
+        var work = ConsumerWork()
+        for await value in stream {
+          work.take(value)
+          if value == changes { break }
+        }
+        finish.consumerDone()
+        return work.hash
+      })
   }
-  let start = Stamp()
-  let allContinuations = continuations
-  await withTaskGroup(of: Void.self) { group in
-    for stream in streams {
-      group.addTask {
-        for await value in stream where value == changes { break }
-      }
-    }
-    group.addTask {
-      start.nanoseconds.store(now(), ordering: .relaxed)
-      for value in 1...changes {
-        for continuation in allContinuations { continuation.yield(value) }
-      }
-    }
-    await group.waitForAll()
+  let start = now()
+  for value in 1...changes {
+    for continuation in continuations { continuation.yield(value) }
   }
-  let elapsed = now() - start.nanoseconds.load(ordering: .relaxed)
+  var hashes: UInt64 = 0
+  for consumer in consumers { hashes ^= await consumer.value }
+  blackHole(hashes)
+  let elapsed = finish.nanoseconds.load(ordering: .acquiring) - start
   return Double(elapsed) / Double(subscribers * changes)
 }
 

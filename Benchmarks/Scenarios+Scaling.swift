@@ -70,8 +70,9 @@ func keySweepPoint(size: Int) -> SweepPoint {
   }
 }
 
-/// `size` iterations of one box: the cost per delivery of a change to each, and resident bytes per idle iteration
-/// (its registration and buffer; the consumer's own task aside).
+/// `size` iterations of one box (`.all`, each consumer hashing every element, see ``ConsumerWork``): the cost per
+/// delivery of a change to each, and resident bytes per idle iteration (its registration and buffer; the consumer's
+/// own task aside).
 func subscriberSweepPoint(size: Int, changes: Int) async -> SweepPoint {
   // Memory: idle registrations, at least 10,000 so that whole pages count, made in a fresh process.
   let bytes = probeMemory(.subscribers, count: max(size, 10_000))

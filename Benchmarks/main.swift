@@ -72,14 +72,28 @@ await scenario("@Observable mutation, no observer (baseline)") {
     scenario: $0, pair: plan.compare(observableMutation(), with: mutexIncrement()), baselineName: "Mutex.withLock",
     budget: .none)
 }
-await scenario("1 change -> 100 subscribers (.all), per delivery") {
-  let changes = quick ? 500 : 5_000
-  let pair = await asyncPlan.compareAsync {
-    await boxFanOut(subscribers: 100, changes: changes)
-  } with: {
-    await asyncStreamFanOut(subscribers: 100, changes: changes)
+// Delivery to `for await` loops that each hash every element they get (`ConsumerWork`), against one AsyncStream per
+// consumer doing the same; 100 and 10,000 consumers get the same number of changes, so the two compare per delivery.
+let fanOuts = FanOutRows(quick: quick, plan: asyncPlan)
+for (policy, name) in [(BufferingPolicy.all, ".all"), (.latest, ".latest")] {
+  await scenario("1 change -> 100 consumers (\(name)), per delivery") {
+    let measured = await fanOuts.measurements(policy)
+    return Row(
+      scenario: $0, measurement: measured.hundred, baselineName: "100 AsyncStreams", baseline: measured.streams,
+      budget: .ratio(0.2))
   }
-  return Row(scenario: $0, pair: pair, baselineName: "100 AsyncStreams", budget: .ratio(0.5))
+  await scenario("1 change -> 10000 consumers (\(name)), per delivery") {
+    let measured = await fanOuts.measurements(policy)
+    return Row(
+      scenario: $0, measurement: measured.tenThousand, baselineName: "100 AsyncStreams", baseline: measured.streams,
+      budget: .ratio(0.6))
+  }
+  await scenario("10000 / 100 consumers (\(name)), per delivery") {
+    let measured = await fanOuts.measurements(policy)
+    return Row(
+      scenario: $0, measurement: measured.tenThousand, baselineName: "100 consumers", baseline: measured.hundred,
+      budget: .ratio(3))
+  }
 }
 await scenario("1 change -> 100 observers, per delivery") {
   let changes = quick ? 2_000 : 20_000
@@ -213,8 +227,10 @@ if isSelected("sweep keys") {
 }
 if isSelected("sweep subscribers") {
   var points: [SweepPoint] = []
-  for size in quick ? [1, 10, 100] : [1, 10, 100, 1_000, 10_000] {
-    points.append(await subscriberSweepPoint(size: size, changes: max(20, (quick ? 20_000 : 200_000) / size)))
+  for size in quick ? [1, 10, 100] : [1, 10, 100, 1_000, 10_000, 100_000] {
+    // At least 100 changes each up to 10,000 consumers, as in the fan-out rows; 20 at 100,000 to keep the run short.
+    let changes = max(size > 10_000 ? 20 : 100, (quick ? 20_000 : 200_000) / size)
+    points.append(await subscriberSweepPoint(size: size, changes: changes))
   }
   sweeps.append(
     Results.SweepResult(

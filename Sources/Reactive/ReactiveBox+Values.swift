@@ -117,12 +117,11 @@ extension ReactiveBox {
         cancel()
         return nil
       }
+      if takesBatches && batch.capacity > RingBuffer<Value>.reusedCapacity {
+        batch.removeAll()  // A burst's storage is released here rather than kept by the subscriber.
+      }
       let step = box.state.withLock { state -> BoxState<Value>.NextStep in
-        if takesBatches, var taken = state.takeAll(handle) {
-          let first = taken.popFirst()!
-          swap(&batch, &taken)
-          return .value(first)
-        }
+        if takesBatches && state.takeAll(handle, into: &batch) { return .value(batch.popFirst()!) }
         return state.next(handle)
       }
       switch step {

@@ -59,7 +59,8 @@ private final class Payload: Sendable {
   @Test func aValueDroppedByABufferIsReleasedAfterTheLock() {
     let box = ReactiveBox<Payload?>(nil)
     let released = Lock(0)
-    let iterator = box.values.makeAsyncIterator()
+    // A buffer of two (a `.latest` iteration keeps no copy: it reads the box's own value).
+    let iterator = box.values(buffering: .bounded(2)).makeAsyncIterator()
     box.withLock {
       $0 = Payload {
         _ = box.value
@@ -67,7 +68,8 @@ private final class Payload: Sendable {
       }
     }
     box.withLock { $0 = nil }
-    box.withLock { $0 = nil }  // The `.latest` buffer drops the payload here.
+    #expect(released.withLock { $0 } == 0)
+    box.withLock { $0 = nil }  // The buffer drops the payload here.
     #expect(released.withLock { $0 } == 1)
     withExtendedLifetime(iterator) {}
   }

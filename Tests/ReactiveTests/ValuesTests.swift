@@ -22,6 +22,21 @@ import Testing
     #expect(received == Array(0...100))
   }
 
+  @Test func allKeepsEveryChangeOfBurstsLargerThanTheStorageAConsumerHandsBack() async {
+    let box = ReactiveBox(0)
+    var iterator = box.values(buffering: .all).makeAsyncIterator()
+    var received: [Int] = []
+    var written = 0
+    // Bursts around the size of the storage a consumer hands back to its subscriber (64 values of `Int`), and
+    // much larger: each batch is taken whole and the next one arrives in full.
+    for burst in [1, 63, 64, 65, 500, 3, 64, 1_000, 2] {
+      for _ in 0..<burst { box.withLock { $0 += 1 } }
+      written += burst
+      while received.last != written { received.append(await iterator.next()!) }
+    }
+    #expect(received == Array(0...written))
+  }
+
   @Test func latestCoalescesAndEndsOnTheNewestValue() async {
     let box = ReactiveBox(0)
     var iterator = box.values.makeAsyncIterator()

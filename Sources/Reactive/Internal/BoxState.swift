@@ -45,7 +45,7 @@ struct BoxState<Value: Sendable> {
   @inline(never)
   mutating func didChange() -> ChangeDelivery<Value> {
     var delivery = ChangeDelivery(value: value)
-    listeners?.didChange(value, isFinished: isFinished, into: &delivery)
+    listeners?.didChange(value, version: version, isFinished: isFinished, into: &delivery)
     return delivery
   }
 
@@ -61,8 +61,7 @@ struct BoxState<Value: Sendable> {
   /// Registers a subscriber whose first value is the current one.
   @inlinable
   mutating func subscribe(limit: Int) -> SlotHandle {
-    var subscriber = Subscriber<Value>(limit: limit)
-    subscriber.buffer.append(value, limit: limit)
+    let subscriber = Subscriber<Value>(limit: limit, value: value, version: version, isFinished: isFinished)
     let handle = makeListeners().subscribers.insert(subscriber)
     refreshListeners()
     return handle
@@ -82,7 +81,13 @@ struct BoxState<Value: Sendable> {
   mutating func next(_ handle: SlotHandle) -> NextStep {
     guard let listeners else { return .end(nil) }
     let isFinished = self.isFinished
+    let version = self.version
     let step: NextStep? = listeners.subscribers.withElement(handle) { subscriber in
+      // Once the box has finished, a subscriber's last values are in its buffer (see `finish()`).
+      if !isFinished && subscriber.hasNewerValue(than: version) {
+        subscriber.takenVersion = version
+        return .value(self.value)
+      }
       if let value = subscriber.buffer.popFirst() { return .value(value) }
       return isFinished ? .end(nil) : .wait
     }
@@ -98,15 +103,19 @@ struct BoxState<Value: Sendable> {
     }
   }
 
-  /// Takes every value the subscriber has buffered.
+  /// Moves every value the subscriber has buffered into `batch`, which must be empty, and returns whether there
+  /// were any.
+  ///
+  /// The two buffers trade places: the subscriber keeps `batch`'s storage for its next values, so a consumer that
+  /// takes batches of about the same size makes no allocation under the lock, and touches no new memory there.
   @inlinable
-  mutating func takeAll(_ handle: SlotHandle) -> RingBuffer<Value>? {
-    listeners?.subscribers.withElement(handle) { subscriber in
-      guard !subscriber.buffer.isEmpty else { return nil }
-      var taken = RingBuffer<Value>()
-      swap(&taken, &subscriber.buffer)
-      return taken
-    } ?? nil
+  mutating func takeAll(_ handle: SlotHandle, into batch: inout RingBuffer<Value>) -> Bool {
+    assert(batch.isEmpty, "a batch was traded before its consumer took every value")
+    return listeners?.subscribers.withElement(handle) { subscriber in
+      guard !subscriber.buffer.isEmpty else { return false }
+      swap(&batch, &subscriber.buffer)
+      return true
+    } ?? false
   }
 
   /// Parks `waiter` until the next change, unless a value or the end is already there (then returns that step).
@@ -128,17 +137,25 @@ struct BoxState<Value: Sendable> {
   }
 
   /// Ends every iteration: waiting consumers are returned to be resumed with `nil`; the others end after
-  /// taking what they have buffered.
+  /// taking what they have buffered. A subscriber that keeps only the newest value and has not taken it gets it
+  /// in its buffer, since the box's later changes are not the iteration's.
   @inlinable
   mutating func finish() -> [UnsafeContinuation<Value?, Never>] {
-    isFinished = true
     var waiters: [UnsafeContinuation<Value?, Never>] = []
-    listeners?.subscribers.updateEach { subscriber in
-      if let waiter = subscriber.waiter {
-        subscriber.waiter = nil
-        waiters.append(waiter)
+    if !isFinished {
+      let version = self.version
+      let value = self.value
+      listeners?.subscribers.updateEach { subscriber in
+        if let waiter = subscriber.waiter {
+          subscriber.waiter = nil
+          waiters.append(waiter)
+        } else if subscriber.hasNewerValue(than: version) {
+          subscriber.takenVersion = version
+          subscriber.buffer.append(value, limit: subscriber.limit)
+        }
       }
     }
+    isFinished = true
     return waiters
   }
 

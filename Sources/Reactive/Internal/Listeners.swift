@@ -16,15 +16,21 @@ final class Listeners<Value: Sendable> {
   @inlinable
   init() {}
 
-  /// Records a change for every subscriber and observer.
+  /// Records a change, the box's value at `version`, for every subscriber and observer.
+  ///
+  /// A subscriber that keeps only the newest value is written only when it waits: otherwise the box's version tells
+  /// it that a value is pending.
   @inlinable
-  func didChange(_ value: Value, isFinished: Bool, into delivery: inout ChangeDelivery<Value>) {
+  func didChange(_ value: Value, version: UInt64, isFinished: Bool, into delivery: inout ChangeDelivery<Value>) {
     if !isFinished && !subscribers.isEmpty {
       subscribers.updateEach { subscriber in
         if let waiter = subscriber.waiter {
           subscriber.waiter = nil
+          subscriber.takenVersion = version
           delivery.waiters.append(waiter)
-        } else if let dropped = subscriber.buffer.append(value, limit: subscriber.limit) {
+        } else if !subscriber.keepsNewestOnly,
+          let dropped = subscriber.buffer.append(value, limit: subscriber.limit)
+        {
           // Released after the lock: a value's deinit may use this box.
           delivery.released.append(dropped)
         }

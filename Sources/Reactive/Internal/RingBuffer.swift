@@ -14,6 +14,14 @@ struct RingBuffer<Element> {
   @inlinable
   var isEmpty: Bool { count == 0 }
 
+  /// The number of elements the storage holds before it must grow.
+  @inlinable
+  var capacity: Int { storage.count }
+
+  /// The largest empty storage worth handing back for reuse: up to 1 KiB, and at least 4 elements.
+  @inlinable
+  static var reusedCapacity: Int { Swift.max(4, 1_024 / MemoryLayout<Element?>.stride) }
+
   /// Appends `element`; when the buffer already holds `limit` elements, removes the oldest first and returns it,
   /// so the caller can release it where it chooses.
   @inlinable
