@@ -351,8 +351,10 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     guard stateType == ObjectIdentifier(State.self) else { return nil }
     if let epoch, !self.epoch.isSame(as: epoch) { return nil }
     // A sleeping query answers the usual way, which wakes it.
-    guard let root, case .serveIfYounger(let at) = machine.valuePeeked() else { return nil }
-    return QueryValuePeek(fetchedAt: at, staleTime: definition.options.staleTime, box: root.box, epoch: self.epoch)
+    guard let stored = storedRoot, case .serveIfYounger(let at) = machine.valuePeeked() else { return nil }
+    // Read in place, not through `root`: the box is asked of every awaited fresh value.
+    let box = unsafeDowncast(stored, to: SharedRoot<State>.self).box
+    return QueryValuePeek(fetchedAt: at, staleTime: definition.options.staleTime, box: box, epoch: self.epoch)
   }
 
   /// A caller awaits a value fetched now: the cached one is gone (the app reset it).
