@@ -164,7 +164,8 @@ extension Shared where Value: OperationTrackable {
   /// ```
   ///
   /// Cancelling the calling task cancels the operation. With the default ``OperationPolicy/parallel`` policy the run
-  /// goes on in the calling task, with no task of its own: a caller already cancelled never starts the operation.
+  /// goes on in the calling task, with no task of its own, and a caller already cancelled gets a `CancellationError`
+  /// at once: the operation never starts and the state does not change.
   ///
   /// - Parameters:
   ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
@@ -196,7 +197,8 @@ extension Shared where Value: OperationTrackable {
   /// ```
   ///
   /// Cancelling the calling task cancels the operation. With the default ``OperationPolicy/parallel`` policy the run
-  /// goes on in the calling task, with no task of its own: a caller already cancelled never starts the operation.
+  /// goes on in the calling task, with no task of its own, and a caller already cancelled gets a `CancellationError`
+  /// at once: the operation never starts and the state does not change.
   ///
   /// - Parameters:
   ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
@@ -230,7 +232,9 @@ extension Shared where Value: OperationTrackable {
   ) async throws -> Value.Success {
     if case .parallel = policy {
       // Nothing else ever cancels a parallel run, so it needs no task of its own: it runs in the caller's, whose
-      // cancellation is the run's, as the steps of `runParallel` do in the task that `run` starts.
+      // cancellation is the run's, as the steps of `runParallel` do in the task that `run` starts. A caller
+      // cancelled already leaves the state as it is: no pending flash, no optimistic update applied and undone.
+      try Task.checkCancellation()
       let coordinator = self.coordinator
       let attempts = RunAttempts(shared: self, body: body, options: options)
       let run = begin(optimistic, coordinator: coordinator)

@@ -36,6 +36,24 @@ import Testing
     #expect(post.wrappedValue.value == nil)
   }
 
+  @Test func aCallerCancelledBeforeItPerformsLeavesTheStateUntouched() async throws {
+    let post = Shared(value: OperationState<Int>(value: 1))
+    var states = post.values(buffering: .all).makeAsyncIterator()
+    #expect(await states.next()?.status == .success)
+    let caller = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await post.perform(optimistic: OptimisticUpdate(apply: { $0.value = 99 }, rollback: { $0.value = 1 }))
+      { 2 }
+    }
+    await #expect(throws: CancellationError.self) { try await caller.value }
+    #expect(post.wrappedValue.status == .success)
+    #expect(post.wrappedValue.value == 1)
+    post.withLock { $0.value = 3 }  // The next element listeners get: nothing came before it.
+    let next = await states.next()
+    #expect(next?.value == 3)
+    #expect(next?.status == .success)
+  }
+
   @Test func aNewerRunCancelsAnOlderPerformWithoutCancellingItsCaller() async throws {
     let post = Shared(value: OperationState<Int>())
     let started = Gate()
