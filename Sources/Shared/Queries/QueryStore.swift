@@ -431,12 +431,11 @@ public final class QueryStore: Sendable {
         refetches = true  // Reset by the app since it was fetched: fetch it again.
       case .awaitWork(let id, let work, let effect):
         effect()
-        let result = await withTaskCancellationHandler {
-          await work.result()
+        return try await withTaskCancellationHandler {
+          try await work.value(as: Value.self)
         } onCancel: {
           self.cancelRequest(id, of: work, key: key, as: State.self)
         }
-        return try result.get()
       case .gone:
         // Collected between two locks: the query is made again.
         guard let query, let made = recordEpoch(of: query) else { return nil }
@@ -456,7 +455,7 @@ public final class QueryStore: Sendable {
     as _: State.Type,
     body: @escaping QueryRecord<State>.Body
   ) -> OperationTask<State.Success>? {
-    let planned = state.withLock { state -> (QueryRecordMachine.WorkID, QueryWork<State.Success>, QueryRecordEffect)? in
+    let planned = state.withLock { state -> (QueryRecordMachine.WorkID, QueryWork, QueryRecordEffect)? in
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
       state.bounds.use(record)
       record.wakeIfSleeping(in: owner.registry, store: self)
@@ -467,23 +466,22 @@ public final class QueryStore: Sendable {
     let store = WeakQueryStore(store: self)
     return OperationTask(
       task: Task {
-        let result = await withTaskCancellationHandler {
-          await work.result()
+        try await withTaskCancellationHandler {
+          try await work.value(as: State.Success.self)
         } onCancel: {
           store.store?.cancelRequest(id, of: work, key: key, as: State.self)
         }
-        return try result.get()
       })
   }
 
   /// A caller of the unit of work `id` cancelled its task.
   func cancelRequest<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
-    of work: QueryWork<State.Success>,
+    of work: QueryWork,
     key: QueryKey,
     as _: State.Type
   ) {
-    let (withdrawn, effect) = state.withLock { state -> (QueryWork<State.Success>?, QueryRecordEffect) in
+    let (withdrawn, effect) = state.withLock { state -> (QueryWork?, QueryRecordEffect) in
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return (nil, .none) }
       return record.cancelRequested(id, work: work)
     }
@@ -556,7 +554,7 @@ public final class QueryStore: Sendable {
     outcome: QueryRecordMachine.Outcome,
     as _: State.Type
   ) -> QueryRecordEffect {
-    let (finished, effect) = state.withLock { state -> (QueryWork<State.Success>?, QueryRecordEffect) in
+    let (finished, effect) = state.withLock { state -> (QueryWork?, QueryRecordEffect) in
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return (nil, .none) }
       return record.finished(id, outcome: outcome, store: self)
     }
@@ -575,12 +573,12 @@ public final class QueryStore: Sendable {
     of query: Query<State>,
     epoch: Stopwatch,
     body: @escaping QueryRecord<State>.Body,
-    work: QueryWork<State.Success>,
+    work: QueryWork,
     before: OperationStatus?,
     store: WeakQueryStore
   ) async {
     let key = query.key
-    let result: Result<State.Success, any Error>
+    let result: QueryWork.Outcome
     let outcome: QueryRecordMachine.Outcome
     var settings: QueryStoreSettings?  // Set when a fetch ran: its hooks are called.
     let started: OperationStatus?
@@ -617,7 +615,7 @@ public final class QueryStore: Sendable {
     body: @escaping QueryRecord<State>.Body,
     before: OperationStatus,
     store: WeakQueryStore
-  ) async -> (Result<State.Success, any Error>, QueryRecordMachine.Outcome) {
+  ) async -> (QueryWork.Outcome, QueryRecordMachine.Outcome) {
     let key = query.key
     // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the fetch's
     // own result is written, so no yielded value lands after it.
