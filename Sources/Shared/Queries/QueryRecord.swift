@@ -85,7 +85,11 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   /// The value's box while the query is used; `nil` while it sleeps (see ``sleepIfUnused()``).
   private var root: SharedRoot<State>? {
     // A bit cast: `storedRoot` only ever holds a `SharedRoot<State>` (set here).
-    get { storedRoot.map { unsafeDowncast($0, to: SharedRoot<State>.self) } }
+    // Not `Optional.map`: the record's code is not specialized, and a generic call per read cost more than the read.
+    get {
+      guard let stored = storedRoot else { return nil }
+      return unsafeDowncast(stored, to: SharedRoot<State>.self)
+    }
     set { storedRoot = newValue }
   }
   /// The box, stored untyped so that asking whether it is held (``isHeld``) needs no generic metadata: an
