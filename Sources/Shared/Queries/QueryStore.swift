@@ -233,16 +233,26 @@ public final class QueryStore: Sendable {
   // MARK: Holders
 
   /// Registers a holder of `query` and fetches if the value is missing, stale or invalidated.
+  ///
+  /// `link` is the value's ``QueryLink``, when the caller has it: one found in code specialized for `State` where it
+  /// is called (a holder's initializer, inlined into its caller) costs a fraction of one found here.
   @usableFromInline
-  func demand<State: OperationTrackable>(_ query: Query<State>, holder: Shared<State>, in registry: SharedRegistry) {
-    attach(query, holder: holder, in: registry, asHolder: true)
+  func demand<State: OperationTrackable>(
+    _ query: Query<State>,
+    holder: Shared<State>,
+    link: QueryLink<State>? = nil,
+    in registry: SharedRegistry
+  ) {
+    attach(query, holder: holder, link: link, in: registry, asHolder: true)
   }
 
-  /// Makes the record of `query` with the value of `holder` if the store keeps none; `asHolder`: `holder` is a new
-  /// holder, which fetches if the value is missing, stale or invalidated.
+  /// Makes the record of `query` with the value of `holder` (whose ``QueryLink`` is `link`, when the caller has it)
+  /// if the store keeps none; `asHolder`: `holder` is a new holder, which fetches if the value is missing, stale or
+  /// invalidated.
   private func attach<State: OperationTrackable>(
     _ query: Query<State>,
     holder: Shared<State>,
+    link: QueryLink<State>? = nil,
     in registry: SharedRegistry,
     asHolder: Bool
   ) {
@@ -250,7 +260,7 @@ public final class QueryStore: Sendable {
     let query = settings.withDefaultOptions(query)
     // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
     // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
-    let link = root.attachment(QueryLink<State>.self, make: QueryLink.init)
+    let link = link ?? root.attachment(QueryLink<State>.self, make: QueryLink.init)
     // A sleeping record's new box has no link yet: its time is the record's, which the lock below answers with
     // (a new key takes the lock once); it is read outside the lock and the lock asked again.
     let known = link.epoch(in: self)
