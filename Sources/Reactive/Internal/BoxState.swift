@@ -33,7 +33,13 @@ struct BoxState<Value: Sendable> {
 
   @inlinable
   mutating func refreshListeners() {
-    hasListeners = listeners.map { !$0.subscribers.isEmpty || !$0.observers.isEmpty } ?? false
+    // Not `Optional.map`: in code not specialized for `Value` (a query's fetch), the generic call and its
+    // metadata cost more than the rest of a write.
+    if let listeners {
+      hasListeners = !listeners.subscribers.isEmpty || !listeners.observers.isEmpty
+    } else {
+      hasListeners = false
+    }
   }
 
   // MARK: Changes

@@ -20,16 +20,17 @@ final class QueryIndexNode {
   /// The node at `parts`, made if needed.
   func makeNode(at parts: [any Hashable & Sendable]) -> QueryIndexNode {
     var node = self
-    for part in parts.lazy.map(QueryKeyPart.init) {
-      if let child = node.children[part] {
-        node = child
-      } else {
-        let child = QueryIndexNode()
-        node.children[part] = child
-        node = child
-      }
-    }
+    // Through the table's in-place access: a new part is hashed once, not once to look and once to insert.
+    for part in parts { node = Self.child(in: &node.children[QueryKeyPart(part)]) }
     return node
+  }
+
+  /// The node in `slot`, made there if it is empty.
+  private static func child(in slot: inout QueryIndexNode?) -> QueryIndexNode {
+    if let child = slot { return child }
+    let child = QueryIndexNode()
+    slot = child
+    return child
   }
 
   /// Calls `body` with every query at or below this node.

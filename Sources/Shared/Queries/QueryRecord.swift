@@ -85,7 +85,11 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   /// The value's box while the query is used; `nil` while it sleeps (see ``sleepIfUnused()``).
   private var root: SharedRoot<State>? {
     // A bit cast: `storedRoot` only ever holds a `SharedRoot<State>` (set here).
-    get { storedRoot.map { unsafeDowncast($0, to: SharedRoot<State>.self) } }
+    // Not `Optional.map`: the record's code is not specialized, and a generic call per read cost more than the read.
+    get {
+      guard let stored = storedRoot else { return nil }
+      return unsafeDowncast(stored, to: SharedRoot<State>.self)
+    }
     set { storedRoot = newValue }
   }
   /// The box, stored untyped so that asking whether it is held (``isHeld``) needs no generic metadata: an
@@ -98,7 +102,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   private var sleepingValue: State?
   // Unchecked, as `storedRoot` is.
   @exclusivity(unchecked) private(set) var machine: QueryRecordMachine
-  /// The running and queued units of work, by the machine's identifiers: each a `QueryWork<State.Success>`.
+  /// The running and queued units of work, by the machine's identifiers.
   private var works = QueryWorkTable()
   var older: (any QueryRecordProtocol)?
   var newer: (any QueryRecordProtocol)?
@@ -307,7 +311,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     _ work: QueryRecordMachine.Work,
     body: @escaping Body,
     store: QueryStore
-  ) -> (id: QueryRecordMachine.WorkID, work: QueryWork<State.Success>, effect: QueryRecordEffect)? {
+  ) -> (id: QueryRecordMachine.WorkID, work: QueryWork, effect: QueryRecordEffect)? {
     machine.touched()
     let action = machine.request(work, by: .caller)
     let id: QueryRecordMachine.WorkID
@@ -326,7 +330,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     /// or nothing).
     case cached(Shared<State>, effect: QueryRecordEffect)
     /// Wait for the unit of work `id` (the object `work`), after performing `effect`.
-    case awaitWork(id: QueryRecordMachine.WorkID, work: QueryWork<State.Success>, effect: QueryRecordEffect)
+    case awaitWork(id: QueryRecordMachine.WorkID, work: QueryWork, effect: QueryRecordEffect)
     /// The record was collected: find or make it again.
     case gone
   }
@@ -395,8 +399,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   /// and a withdrawn unit of work to release after it.
   func cancelRequested(
     _ id: QueryRecordMachine.WorkID,
-    work: QueryWork<State.Success>
-  ) -> (withdrawn: QueryWork<State.Success>?, effect: QueryRecordEffect) {
+    work: QueryWork
+  ) -> (withdrawn: QueryWork?, effect: QueryRecordEffect) {
     guard works[id] === work else { return (nil, .none) }  // Settled already.
     switch machine.cancelRequested(id) {
     case .leave:
@@ -436,7 +440,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     _ id: QueryRecordMachine.WorkID,
     outcome: QueryRecordMachine.Outcome,
     store: QueryStore
-  ) -> (finished: QueryWork<State.Success>?, effect: QueryRecordEffect) {
+  ) -> (finished: QueryWork?, effect: QueryRecordEffect) {
     let resetsValue = machine.resetsValueAtEnd(of: id)
     let next = machine.finished(id, outcome: outcome, isHeld: isHeld)
     let finished = removeWork(id)  // With the last one, the table is freed: a cached query keeps no empty table.
@@ -463,14 +467,13 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
   // MARK: Acting on the machine's decisions
 
   /// The unit of work `id`, if it is kept.
-  private func work(_ id: QueryRecordMachine.WorkID) -> QueryWork<State.Success>? {
-    // Only `launch` keeps work here, each a `QueryWork<State.Success>`.
-    works[id].map { unsafeDowncast($0, to: QueryWork<State.Success>.self) }
+  private func work(_ id: QueryRecordMachine.WorkID) -> QueryWork? {
+    works[id]
   }
 
   /// Forgets the unit of work `id` and returns it, if it was kept.
-  private func removeWork(_ id: QueryRecordMachine.WorkID) -> QueryWork<State.Success>? {
-    works.remove(id).map { unsafeDowncast($0, to: QueryWork<State.Success>.self) }
+  private func removeWork(_ id: QueryRecordMachine.WorkID) -> QueryWork? {
+    works.remove(id)
   }
 
   /// Turns an action into the unit of work it concerns and the effect to perform after the lock: a new unit of
@@ -479,7 +482,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     _ action: QueryRecordMachine.RequestAction,
     store: QueryStore,
     body: Body?
-  ) -> (work: QueryWork<State.Success>?, effect: QueryRecordEffect) {
+  ) -> (work: QueryWork?, effect: QueryRecordEffect) {
     switch action {
     case .none:
       return (nil, .none)
@@ -514,10 +517,10 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     body: Body?,
     waitsForTurn: Bool,
     store: QueryStore
-  ) -> (work: QueryWork<State.Success>?, effect: QueryRecordEffect) {
+  ) -> (work: QueryWork?, effect: QueryRecordEffect) {
     // Work on a query that sleeps (a refetch of a query nobody holds, asked for by the app) needs its box.
     wakeIfSleeping(in: store.registry, store: store)
-    let work = QueryWork<State.Success>()
+    let work = QueryWork()
     works.insert(work, for: id)
     let query = self.query
     let epoch = self.epoch

@@ -233,16 +233,26 @@ public final class QueryStore: Sendable {
   // MARK: Holders
 
   /// Registers a holder of `query` and fetches if the value is missing, stale or invalidated.
+  ///
+  /// `link` is the value's ``QueryLink``, when the caller has it: one found in code specialized for `State` where it
+  /// is called (a holder's initializer, inlined into its caller) costs a fraction of one found here.
   @usableFromInline
-  func demand<State: OperationTrackable>(_ query: Query<State>, holder: Shared<State>, in registry: SharedRegistry) {
-    attach(query, holder: holder, in: registry, asHolder: true)
+  func demand<State: OperationTrackable>(
+    _ query: Query<State>,
+    holder: Shared<State>,
+    link: QueryLink<State>? = nil,
+    in registry: SharedRegistry
+  ) {
+    attach(query, holder: holder, link: link, in: registry, asHolder: true)
   }
 
-  /// Makes the record of `query` with the value of `holder` if the store keeps none; `asHolder`: `holder` is a new
-  /// holder, which fetches if the value is missing, stale or invalidated.
+  /// Makes the record of `query` with the value of `holder` (whose ``QueryLink`` is `link`, when the caller has it)
+  /// if the store keeps none; `asHolder`: `holder` is a new holder, which fetches if the value is missing, stale or
+  /// invalidated.
   private func attach<State: OperationTrackable>(
     _ query: Query<State>,
     holder: Shared<State>,
+    link: QueryLink<State>? = nil,
     in registry: SharedRegistry,
     asHolder: Bool
   ) {
@@ -250,22 +260,70 @@ public final class QueryStore: Sendable {
     let query = settings.withDefaultOptions(query)
     // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
     // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
-    let link = root.attachment(QueryLink<State>.self, make: QueryLink.init)
-    // A sleeping record's new box has no link yet: its time is the record's.
-    let epoch =
-      link.epoch(in: self) ?? existingEpoch(of: query.key, as: State.self) ?? Stopwatch(query.options.operation.clock)
-    let now = epoch.elapsed()
-    let (effect, conflict, created, replaced, sweeps) = state.withLock {
-      state -> (QueryRecordEffect, CodeLocation?, Bool, [any QueryRecordProtocol], Bool) in
+    let link = link ?? root.attachment(QueryLink<State>.self, make: QueryLink.init)
+    // A sleeping record's new box has no link yet: its time is the record's, which the lock below answers with
+    // (a new key takes the lock once); it is read outside the lock and the lock asked again.
+    let known = link.epoch(in: self)
+    var epoch = known ?? Stopwatch(query.options.operation.clock)
+    var attached = attach(
+      query, root: root, epoch: epoch, isKnown: known != nil, now: epoch.elapsed(), asHolder: asHolder)
+    if case .measure(let existing) = attached {
+      epoch = existing
+      attached = attach(query, root: root, epoch: epoch, isKnown: true, now: epoch.elapsed(), asHolder: asHolder)
+    }
+    // A known time is never answered with another.
+    guard case .attached(let effect, let conflict, let created, let replaced, let sweeps) = attached else { return }
+    withExtendedLifetime(replaced) {}
+    if let conflict {
+      registry.report(
+        SharedDiagnostic(
+          kind: .conflictingFetchers(first: conflict.description, second: query.fetcherLocation.description),
+          key: String(describing: query)))
+    }
+    if created { link.link(to: self, key: query.key, kind: query.kind, epoch: epoch) }
+    if sweeps {
+      let gcTime = query.options.gcTime
+      startSweeper(
+        on: query.options.operation.clock, key: QueryClockKey(query.options.operation.clock),
+        interval: Self.gcCheckInterval(gcTime: gcTime))
+    }
+    effect()
+  }
+
+  /// What the locked part of attaching a value to its record did.
+  private enum Attached {
+    /// Attached: what to start, a conflicting fetcher's location, whether the record was made, the records it
+    /// replaced (released after the lock), whether a sweeper starts.
+    case attached(QueryRecordEffect, CodeLocation?, Bool, [any QueryRecordProtocol], Bool)
+    /// The record exists and measures from this time, which the caller did not know: read it and ask again.
+    case measure(Stopwatch)
+  }
+
+  /// The locked part of ``attach(_:holder:in:asHolder:)``: finds or makes the record of `query` with the value in
+  /// `root`, a new one measuring from `epoch`, read at `now`. An existing record whose time the caller did not know
+  /// (`isKnown` false: its value slept, so no link knew it) answers with its time, read outside the lock: a new key
+  /// takes the store's lock once.
+  private func attach<State: OperationTrackable>(
+    _ query: Query<State>,
+    root: SharedRoot<State>,
+    epoch: Stopwatch,
+    isKnown: Bool,
+    now: Duration,
+    asHolder: Bool
+  ) -> Attached {
+    state.withLock { state -> Attached in
       let node = state.root.makeNode(at: query.key.parts)
       if let record = node.record as? QueryRecord<State> {
+        // The clock is the caller's code: read outside the lock.
+        guard isKnown || record.epoch.isSame(as: epoch) else { return .measure(record.epoch) }
         let first = record.definition.fetcherLocation
         let conflict = first == query.fetcherLocation ? nil : first
-        // A record made between the two locks started its own time: this holder's reading is of another clock.
+        // A record made since its time was read started its own time: this holder's reading is of another clock.
         let now = record.epoch.isSame(as: epoch) ? now : .zero
         state.bounds.use(record)
         record.wakeIfSleeping(in: nil, store: self, root: root)
-        return (asHolder ? record.holderAppeared(now: now, store: self) : .none, conflict, false, [], false)
+        return .attached(
+          asHolder ? record.holderAppeared(now: now, store: self) : .none, conflict, false, [], false)
       }
       // A record of another state type is not expected here (its value keeps the registry's entry, so a holder of
       // another type gets a value of its own); if one is, it and its value are released after the lock.
@@ -285,31 +343,11 @@ public final class QueryStore: Sendable {
       let effect = asHolder ? record.holderAppeared(now: now, store: self) : .none
       // The new record is the most recently used, and held while `holder` lives: it is not the one evicted.
       replaced += state.evictOverCapacity()
-      return (effect, nil, true, replaced, sweeps)
+      return .attached(effect, nil, true, replaced, sweeps)
     }
-    withExtendedLifetime(replaced) {}
-    if let conflict {
-      registry.report(
-        SharedDiagnostic(
-          kind: .conflictingFetchers(first: conflict.description, second: query.fetcherLocation.description),
-          key: String(describing: query)))
-    }
-    if created { link.link(to: self, key: query.key, kind: query.kind, epoch: epoch) }
-    if sweeps {
-      let gcTime = query.options.gcTime
-      startSweeper(
-        on: query.options.operation.clock, key: QueryClockKey(query.options.operation.clock),
-        interval: Self.gcCheckInterval(gcTime: gcTime))
-    }
-    effect()
   }
 
   // MARK: Awaiting values
-
-  /// The time of the record named `key`, if the store keeps one of state type `State`.
-  private func existingEpoch<State: OperationTrackable>(of key: QueryKey, as _: State.Type) -> Stopwatch? {
-    state.withLock { ($0.root.node(at: key.parts)?.record as? QueryRecord<State>)?.epoch }
-  }
 
   /// The time of the record of `query`, made with no holder (and nothing fetched) if the store keeps none; `nil`
   /// when the store keeps a query of another state type under its key.
@@ -431,12 +469,11 @@ public final class QueryStore: Sendable {
         refetches = true  // Reset by the app since it was fetched: fetch it again.
       case .awaitWork(let id, let work, let effect):
         effect()
-        let result = await withTaskCancellationHandler {
-          await work.result()
+        return try await withTaskCancellationHandler {
+          try await work.value(as: Value.self)
         } onCancel: {
           self.cancelRequest(id, of: work, key: key, as: State.self)
         }
-        return try result.get()
       case .gone:
         // Collected between two locks: the query is made again.
         guard let query, let made = recordEpoch(of: query) else { return nil }
@@ -456,7 +493,7 @@ public final class QueryStore: Sendable {
     as _: State.Type,
     body: @escaping QueryRecord<State>.Body
   ) -> OperationTask<State.Success>? {
-    let planned = state.withLock { state -> (QueryRecordMachine.WorkID, QueryWork<State.Success>, QueryRecordEffect)? in
+    let planned = state.withLock { state -> (QueryRecordMachine.WorkID, QueryWork, QueryRecordEffect)? in
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
       state.bounds.use(record)
       record.wakeIfSleeping(in: owner.registry, store: self)
@@ -467,23 +504,22 @@ public final class QueryStore: Sendable {
     let store = WeakQueryStore(store: self)
     return OperationTask(
       task: Task {
-        let result = await withTaskCancellationHandler {
-          await work.result()
+        try await withTaskCancellationHandler {
+          try await work.value(as: State.Success.self)
         } onCancel: {
           store.store?.cancelRequest(id, of: work, key: key, as: State.self)
         }
-        return try result.get()
       })
   }
 
   /// A caller of the unit of work `id` cancelled its task.
   func cancelRequest<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
-    of work: QueryWork<State.Success>,
+    of work: QueryWork,
     key: QueryKey,
     as _: State.Type
   ) {
-    let (withdrawn, effect) = state.withLock { state -> (QueryWork<State.Success>?, QueryRecordEffect) in
+    let (withdrawn, effect) = state.withLock { state -> (QueryWork?, QueryRecordEffect) in
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return (nil, .none) }
       return record.cancelRequested(id, work: work)
     }
@@ -556,7 +592,7 @@ public final class QueryStore: Sendable {
     outcome: QueryRecordMachine.Outcome,
     as _: State.Type
   ) -> QueryRecordEffect {
-    let (finished, effect) = state.withLock { state -> (QueryWork<State.Success>?, QueryRecordEffect) in
+    let (finished, effect) = state.withLock { state -> (QueryWork?, QueryRecordEffect) in
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return (nil, .none) }
       return record.finished(id, outcome: outcome, store: self)
     }
@@ -575,12 +611,12 @@ public final class QueryStore: Sendable {
     of query: Query<State>,
     epoch: Stopwatch,
     body: @escaping QueryRecord<State>.Body,
-    work: QueryWork<State.Success>,
+    work: QueryWork,
     before: OperationStatus?,
     store: WeakQueryStore
   ) async {
     let key = query.key
-    let result: Result<State.Success, any Error>
+    let result: QueryWork.Outcome
     let outcome: QueryRecordMachine.Outcome
     var settings: QueryStoreSettings?  // Set when a fetch ran: its hooks are called.
     let started: OperationStatus?
@@ -617,7 +653,7 @@ public final class QueryStore: Sendable {
     body: @escaping QueryRecord<State>.Body,
     before: OperationStatus,
     store: WeakQueryStore
-  ) async -> (Result<State.Success, any Error>, QueryRecordMachine.Outcome) {
+  ) async -> (QueryWork.Outcome, QueryRecordMachine.Outcome) {
     let key = query.key
     // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the fetch's
     // own result is written, so no yielded value lands after it.

@@ -5,13 +5,21 @@ import Reactive
 ///
 /// Its ``QueryRecordMachine`` decides when the turn comes, and whether a caller's cancellation cancels the work;
 /// this object only carries the signal to the waiting task and the result to everyone who waits.
-final class QueryWork<Success: Sendable>: Sendable {
+///
+/// Not generic: the result is kept as `any Sendable` and cast back by the awaiting caller
+/// (``value(as:)``). The work is made, settled and released on every new query key's first fetch, by code that is
+/// generic over the query's state and not specialized; a generic unit of work cost about twenty run-time metadata
+/// lookups per fetch there (its lock's state, its result, its waiters' continuations).
+final class QueryWork: Sendable {
+  /// The fetch's value, or why there is none.
+  typealias Outcome = Result<any Sendable, any Error>
+
   private let state = Lock(State())
 
   private struct State: ~Copyable {
     var turn = Turn.waiting(nil)
-    var result: Result<Success, any Error>?
-    var waiters: [UInt64: UnsafeContinuation<Result<Success, any Error>, Never>] = [:]
+    var result: Outcome?
+    var waiters: [UInt64: UnsafeContinuation<Outcome, Never>] = [:]
     /// Waiters whose task was cancelled before they started waiting.
     var cancelledWaiters: Set<UInt64> = []
     var lastWaiter: UInt64 = 0
@@ -81,8 +89,8 @@ final class QueryWork<Success: Sendable>: Sendable {
   }
 
   /// Settles the work and resumes everyone waiting for it.
-  func finish(_ result: Result<Success, any Error>) {
-    let waiters = state.withLock { state -> [UInt64: UnsafeContinuation<Result<Success, any Error>, Never>]? in
+  func finish(_ result: Outcome) {
+    let waiters = state.withLock { state -> [UInt64: UnsafeContinuation<Outcome, Never>]? in
       state.result = result
       state.task = nil
       // Most work has nobody waiting (a holder's fetch): nothing to empty, nothing to hand out.
@@ -95,15 +103,22 @@ final class QueryWork<Success: Sendable>: Sendable {
     for waiter in waiters.values { waiter.resume(returning: result) }
   }
 
+  /// Waits for the work's value, of type `type`; a cancelled caller stops waiting at once, with a
+  /// `CancellationError`.
+  func value<Success: Sendable>(as type: Success.Type) async throws -> Success {
+    // Only the record's fetches settle its work, each with a value of its state's `Success`.
+    try await result().get() as! Success
+  }
+
   /// Waits for the work's result; a cancelled caller stops waiting at once, with a `CancellationError`.
-  func result() async -> Result<Success, any Error> {
+  func result() async -> Outcome {
     let waiter = state.withLock { state in
       state.lastWaiter += 1
       return state.lastWaiter
     }
     return await withTaskCancellationHandler {
       await withUnsafeContinuation { continuation in
-        let ready = state.withLock { state -> Result<Success, any Error>? in
+        let ready = state.withLock { state -> Outcome? in
           if let result = state.result { return result }
           if state.cancelledWaiters.remove(waiter) != nil { return .failure(CancellationError()) }
           state.waiters[waiter] = continuation
@@ -112,7 +127,7 @@ final class QueryWork<Success: Sendable>: Sendable {
         if let ready { continuation.resume(returning: ready) }
       }
     } onCancel: {
-      let continuation = state.withLock { state -> UnsafeContinuation<Result<Success, any Error>, Never>? in
+      let continuation = state.withLock { state -> UnsafeContinuation<Outcome, Never>? in
         guard state.result == nil else { return nil }
         if let continuation = state.waiters.removeValue(forKey: waiter) { return continuation }
         state.cancelledWaiters.insert(waiter)

@@ -1,13 +1,13 @@
 /// The units of work of one query record, by identifier, kept with no generic code.
 ///
 /// A record runs one unit of work at a time and queues few: the first is kept inline, so a new query starts its
-/// first fetch without allocating or hashing into a table, and its record, which is generic, never instantiates the
-/// metadata of a dictionary of its own work type. The record casts back what it stored (``QueryRecord``).
+/// first fetch without allocating or hashing into a table. The work is not generic (``QueryWork``), so neither is
+/// the table: the record, which is generic, instantiates no metadata of a dictionary of its own work type.
 struct QueryWorkTable {
   private enum Storage {
     case empty
-    case one(QueryRecordMachine.WorkID, AnyObject)
-    case many([QueryRecordMachine.WorkID: AnyObject])
+    case one(QueryRecordMachine.WorkID, QueryWork)
+    case many([QueryRecordMachine.WorkID: QueryWork])
   }
 
   private var storage = Storage.empty
@@ -18,7 +18,7 @@ struct QueryWorkTable {
   }
 
   /// The unit of work `id`, if it is kept.
-  subscript(id: QueryRecordMachine.WorkID) -> AnyObject? {
+  subscript(id: QueryRecordMachine.WorkID) -> QueryWork? {
     switch storage {
     case .empty: nil
     case .one(let stored, let work): stored == id ? work : nil
@@ -27,7 +27,7 @@ struct QueryWorkTable {
   }
 
   /// Keeps `work` as the unit of work `id`, replacing one kept under it.
-  mutating func insert(_ work: AnyObject, for id: QueryRecordMachine.WorkID) {
+  mutating func insert(_ work: QueryWork, for id: QueryRecordMachine.WorkID) {
     switch storage {
     case .empty:
       storage = .one(id, work)
@@ -41,7 +41,7 @@ struct QueryWorkTable {
   }
 
   /// Forgets the unit of work `id` and returns it, if it was kept; the table is freed with its last entry.
-  mutating func remove(_ id: QueryRecordMachine.WorkID) -> AnyObject? {
+  mutating func remove(_ id: QueryRecordMachine.WorkID) -> QueryWork? {
     switch storage {
     case .empty:
       return nil

@@ -25,7 +25,10 @@ extension Shared where Value: OperationTrackable {
         guard let registration else { return .box(ReactiveBox(value)) }
         return .root(SharedRoot(memoryOnly: value, registration: registration))
       })
-    registry.queries.demand(query, holder: self, in: registry)
+    // The value's query link is found here too, specialized for `Value`: a new key makes it.
+    var link: QueryLink<Value>?
+    if case .root(let root) = reference { link = root.box.attachment(QueryLink<Value>.self, make: QueryLink.init) }
+    registry.queries.demand(query, holder: self, link: link, in: registry)
   }
 
   /// Fetches this query again now, joining a refetch of it that is under way or asked for.

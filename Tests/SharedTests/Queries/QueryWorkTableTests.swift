@@ -4,7 +4,7 @@ import Testing
 
 /// The table a query record keeps its units of work in behaves as a dictionary, whatever the order of its changes.
 @Suite struct QueryWorkTableTests {
-  private final class Work {}
+  private typealias Work = QueryWork
 
   /// One change to the table.
   private enum Change: CaseIterable {

@@ -39,7 +39,7 @@ enum AttemptLoop {
         // A value yielded once its attempt ended (from a task the attempt left behind, or after its timeout) is
         // dropped: the caller checks the attempt's gate under the value's lock.
         var onYield: (@Sendable (Success) -> Void)?
-        let gate = yield.map { _ in YieldGate() }
+        let gate = yield == nil ? nil : YieldGate()
         defer { gate?.close() }
         if let yield, let gate { onYield = { value in yield(value, gate) } }
         let context = OperationContext(attempt: number, clock: options.clock, onYield: onYield)
