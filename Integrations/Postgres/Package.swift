@@ -26,7 +26,7 @@ let package = Package(
     .testTarget(
       name: "SharedPostgresTests",
       dependencies: [
-        "SharedPostgres",
+        "SharedPostgres", "PostgresProbe",
         .product(name: "SharedState", package: "Reactive"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
       ]),
