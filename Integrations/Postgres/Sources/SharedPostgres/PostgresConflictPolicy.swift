@@ -1,10 +1,10 @@
 /// What a save does when another instance wrote the value since this instance last read it.
 ///
 /// ```swift
-/// func trackPresence(database: SharedPostgresDatabase) {
-///   @Shared(.postgres("online", in: database, conflicts: .merge { local, remote in local.union(remote) }))
-///   var online = Set<String>()
-///   $online.withLock { _ = $0.insert("ada") }
+/// func join(database: SharedPostgresDatabase, user: String) {
+///   let union: PostgresConflictPolicy<Set<String>> = .merge { local, remote in local.union(remote) }
+///   @Shared(.postgres("online", in: database, conflicts: union)) var online = Set<String>()
+///   $online.withLock { _ = $0.insert(user) }
 /// }
 /// ```
 public struct PostgresConflictPolicy<Value: Sendable>: Sendable {
