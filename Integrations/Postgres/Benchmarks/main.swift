@@ -1,0 +1,226 @@
+// Numbers for the PostgreSQL integration, against bare PostgreSQL in the same run, on the server the environment
+// names (SHARED_POSTGRES_*, as the tests; `bash .ci/postgres-tests --serve` starts one).
+//
+//   swift run -c release --package-path Integrations/Postgres PostgresBenchmarks [--quick]
+//
+// - propagation: a round trip between this process and a child process (this one changes the value, the child
+//   sees it and answers with a change of its own, this one sees that), halved; against a bare NOTIFY/LISTEN round
+//   trip between the same two processes.
+// - saves per second: `withLock` + `save()` one after another on one key, and on 1,000 keys saved at once; against
+//   bare upserts of the same JSON on one connection.
+import Foundation
+import Logging
+import PostgresNIO
+import SharedPostgres
+import SharedState
+
+struct Counter: Codable, Sendable, Equatable {
+  var value = 0
+}
+
+let environment = ProcessInfo.processInfo.environment
+guard let host = environment["SHARED_POSTGRES_HOST"], let user = environment["SHARED_POSTGRES_USER"],
+  let databaseName = environment["SHARED_POSTGRES_DATABASE"]
+else {
+  print("Set SHARED_POSTGRES_HOST/PORT/USER/PASSWORD/DATABASE (bash .ci/postgres-tests --serve starts a server).")
+  exit(64)
+}
+let configuration = SharedPostgresDatabase.Configuration(
+  host: host, port: Int(environment["SHARED_POSTGRES_PORT"] ?? "") ?? 5432, username: user,
+  password: environment["SHARED_POSTGRES_PASSWORD"], database: databaseName, tableName: "benchmark_values",
+  channel: "benchmark_values")
+let logger = Logger(label: "benchmarks", factory: { _ in SwiftLogNoOpLogHandler() })
+
+func connect() async throws -> PostgresConnection {
+  try await PostgresConnection.connect(
+    configuration: .init(
+      host: configuration.host, port: configuration.port, username: configuration.username,
+      password: configuration.password, database: configuration.database, tls: .disable),
+    id: 1, logger: logger)
+}
+
+func execute(_ query: PostgresQuery, on connection: PostgresConnection) async throws {
+  _ = try await connection.query(query, logger: logger)
+}
+
+let arguments = CommandLine.arguments
+
+// MARK: Child modes
+
+if arguments.count == 3, arguments[1] == "--echo-shared" {
+  // Answers every odd value with the next even one.
+  let database = SharedPostgresDatabase(configuration)
+  try await database.waitUntilListening()
+  let counter = Shared(wrappedValue: Counter(), .postgres(arguments[2], in: database))
+  try await counter.load()
+  FileHandle.standardOutput.write(Data("ready\n".utf8))
+  for await current in counter.values where current.value % 2 == 1 {
+    counter.withLock { $0.value = current.value + 1 }
+  }
+  exit(0)
+}
+if arguments.count == 3, arguments[1] == "--echo-bare" {
+  // Answers every notification on the channel `ping_NAME` with one on `pong_NAME`.
+  let listener = try await connect()
+  let sender = try await connect()
+  let name = arguments[2]
+  try await listener.listen(on: "ping_\(name)") { notifications in
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    for try await notification in notifications {
+      try await sender.query("SELECT pg_notify(\("pong_\(name)"), \(notification.payload))::text", logger: logger)
+    }
+  }
+  exit(0)
+}
+
+// MARK: Measurements
+
+let quick = arguments.contains("--quick")
+let samples = quick ? 50 : 1_000
+
+func percentile(_ sorted: [Duration], _ fraction: Double) -> Duration {
+  sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+}
+
+func microseconds(_ duration: Duration) -> String {
+  let (seconds, attoseconds) = duration.components
+  return String(format: "%.1f µs", Double(seconds) * 1e6 + Double(attoseconds) / 1e12)
+}
+
+/// Starts this executable as a child in `mode`, and waits for its "ready".
+func child(_ mode: String, _ name: String) throws -> Process {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: arguments[0])
+  process.arguments = [mode, name]
+  let output = Pipe()
+  process.standardOutput = output
+  try process.run()
+  var line = Data()
+  while !line.contains(UInt8(ascii: "\n")) {
+    let chunk = output.fileHandleForReading.availableData
+    if chunk.isEmpty { break }
+    line.append(chunk)
+  }
+  return process
+}
+
+let run = UUID().uuidString.prefix(8).lowercased()
+
+// Bare NOTIFY/LISTEN round trip, halved.
+let bareChild = try child("--echo-bare", "b\(run)")
+let bareListener = try await connect()
+let bareSender = try await connect()
+var bare: [Duration] = []
+try await bareListener.listen(on: "pong_b\(run)") { notifications in
+  var iterator = notifications.makeAsyncIterator()
+  for sample in 0..<(samples + 20) {
+    let start = ContinuousClock.now
+    try await bareSender.query("SELECT pg_notify(\("ping_b\(run)"), \(String(sample)))::text", logger: logger)
+    _ = try await iterator.next()
+    if sample >= 20 { bare.append((ContinuousClock.now - start) / 2) }
+  }
+}
+bareChild.terminate()
+
+// The shared value's round trip, halved.
+let database = SharedPostgresDatabase(configuration)
+try await database.waitUntilListening()
+let pingKey = "propagation-\(run)"
+let sharedChild = try child("--echo-shared", pingKey)
+var shared = try await sharedRoundTrips(database: database, key: pingKey)
+sharedChild.terminate()
+
+func sharedRoundTrips(database: SharedPostgresDatabase, key: String) async throws -> [Duration] {
+  let counter = Shared(wrappedValue: Counter(), .postgres(key, in: database))
+  try await counter.load()
+  var shared: [Duration] = []
+  var iterator = counter.values.makeAsyncIterator()
+  for sample in 0..<(samples + 20) {
+    let sent = 2 * sample + 1
+    let start = ContinuousClock.now
+    counter.withLock { $0.value = sent }
+    while let current = await iterator.next(), current.value != sent + 1 {}
+    if sample >= 20 { shared.append((ContinuousClock.now - start) / 2) }
+  }
+  return shared
+}
+
+bare.sort()
+shared.sort()
+print("| propagation (one way, half a round trip between two processes) | p50 | p99 |")
+print("|---|---|---|")
+print("| bare NOTIFY/LISTEN | \(microseconds(percentile(bare, 0.5))) | \(microseconds(percentile(bare, 0.99))) |")
+print(
+  "| withLock -> observer in the other process | \(microseconds(percentile(shared, 0.5))) "
+    + "| \(microseconds(percentile(shared, 0.99))) |")
+let ratio = percentile(shared, 0.5).seconds / percentile(bare, 0.5).seconds
+print(String(format: "| ratio at p50 | %.2fx | (goal <= 2x) |", ratio))
+
+// Saves per second.
+let saves = quick ? 200 : 2_000
+let json = String(decoding: try JSONEncoder().encode(Counter(value: 1)), as: UTF8.self)
+let bareConnection = try await connect()
+try await execute(
+  "CREATE TABLE IF NOT EXISTS bare_values (id text PRIMARY KEY, value text NOT NULL, version bigint NOT NULL)",
+  on: bareConnection)
+func bareUpsert(_ key: String) async throws {
+  try await bareConnection.query(
+    """
+    INSERT INTO bare_values AS stored (id, value, version) VALUES (\(key), \(json), 1)
+    ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value, version = stored.version + 1
+    """, logger: logger)
+}
+
+var start = ContinuousClock.now
+for _ in 0..<saves { try await bareUpsert("one-\(run)") }
+let bareOneKey = Double(saves) / (ContinuousClock.now - start).seconds
+
+let one = Shared(wrappedValue: Counter(), .postgres("one-\(run)", in: database))
+try await one.load()
+start = ContinuousClock.now
+for step in 0..<saves {
+  one.withLock { $0.value = step }
+  try await one.save()
+}
+let sharedOneKey = Double(saves) / (ContinuousClock.now - start).seconds
+
+let keyCount = quick ? 100 : 1_000
+start = ContinuousClock.now
+for index in 0..<keyCount { try await bareUpsert("many-\(run)-\(index)") }
+let bareManyKeys = Double(keyCount) / (ContinuousClock.now - start).seconds
+
+let many = (0..<keyCount).map { Shared(wrappedValue: Counter(), .postgres("many-\(run)-\($0)", in: database)) }
+for value in many { try await value.load() }
+start = ContinuousClock.now
+try await withThrowingTaskGroup(of: Void.self) { group in
+  for value in many {
+    value.withLock { $0.value = 1 }
+    group.addTask { try await value.save() }
+  }
+  try await group.waitForAll()
+}
+let sharedManyKeys = Double(keyCount) / (ContinuousClock.now - start).seconds
+
+print("")
+print("| saves per second | bare upserts | shared values | ratio |")
+print("|---|---|---|---|")
+print(
+  String(
+    format: "| one key, one after another | %.0f | %.0f | %.2fx |", bareOneKey, sharedOneKey, sharedOneKey / bareOneKey)
+)
+print(
+  String(
+    format: "| %d keys at once | %.0f | %.0f | %.2fx |", keyCount, bareManyKeys, sharedManyKeys,
+    sharedManyKeys / bareManyKeys))
+try await execute("DROP TABLE bare_values", on: bareConnection)
+try await bareConnection.close().get()
+try await bareListener.close().get()
+try await bareSender.close().get()
+await database.close()
+
+extension Duration {
+  var seconds: Double {
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
+}

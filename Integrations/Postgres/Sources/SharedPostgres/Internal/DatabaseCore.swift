@@ -1,0 +1,321 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The working parts of a ``SharedPostgresDatabase``: the listening loop, the loop that applies what it hears, the
+/// connection for reads and writes, and, per key, the held values and the machine that decides which versions
+/// reach them.
+///
+/// Everything other instances announce, and every reload after a reconnect, goes through one applying loop, so the
+/// values reach memory one after another in the order they were decided. Decisions are made under `state`'s lock;
+/// values are applied, and user code (merge functions) called, after it.
+final class DatabaseCore: Sendable {
+  let instanceID = UUID().uuidString
+  let identity = UUID()
+  private let configuration: SharedPostgresDatabase.Configuration
+  private let connectionConfiguration: PostgresConnection.Configuration
+  private let table: ValueTable
+  private let connection: SerialConnection
+  private let logger: Logger
+  private let state = Mutex(State())
+  private let deliveries: AsyncStream<Delivery>.Continuation
+  private let deliveryStream: Mutex<AsyncStream<Delivery>?>
+
+  private struct State {
+    var keys: [String: KeyEntry] = [:]
+    var nextToken: UInt64 = 0
+    var listening = false
+    /// Whether holders were told the server is lost (once per outage).
+    var outageReported = false
+    var closed = false
+    var listeningWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+    var tasks: [Task<Void, Never>] = []
+  }
+
+  private struct KeyEntry {
+    var machine = KeyVersionStateMachine()
+    var holders: [UInt64: any HeldValue] = [:]
+  }
+
+  /// What the applying loop does next.
+  private enum Delivery: Sendable {
+    /// A notification's payload.
+    case announcement(String)
+    /// A change held during a save, heard again.
+    case redeliver(key: String, StoredChange)
+    /// The listener is up again: reload every held value (and save the ones whose save failed).
+    case reloadAll
+    /// The listener is lost.
+    case outage(reason: String)
+  }
+
+  init(configuration: SharedPostgresDatabase.Configuration) {
+    self.configuration = configuration
+    var connectionConfiguration = PostgresConnection.Configuration(
+      host: configuration.host, port: configuration.port, username: configuration.username,
+      password: configuration.password, database: configuration.database, tls: .disable)
+    connectionConfiguration.options.connectTimeout = .seconds(5)
+    self.connectionConfiguration = connectionConfiguration
+    // Nothing is logged: no message can carry the password.
+    let logger = Logger(label: "SharedPostgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    self.logger = logger
+    self.table = ValueTable(
+      name: configuration.tableName, channel: configuration.channel, writer: instanceID, logger: logger)
+    self.connection = SerialConnection(configuration: connectionConfiguration, table: table, logger: logger)
+    let (stream, continuation) = AsyncStream.makeStream(of: Delivery.self)
+    self.deliveries = continuation
+    self.deliveryStream = Mutex(stream)
+  }
+
+  /// Starts the listening and applying loops; ``stop()`` ends them.
+  func start() {
+    let stream = deliveryStream.withLock { $0.take() }
+    let applying = Task {
+      guard let stream else { return }
+      for await delivery in stream { await self.apply(delivery) }
+    }
+    let listening = Task { await self.listen() }
+    state.withLock { $0.tasks = [applying, listening] }
+  }
+
+  /// Cancels the loops without waiting (the database object is gone).
+  func stop() {
+    let (tasks, waiters) = state.withLock { state in
+      state.closed = true
+      defer { state.listeningWaiters = [:] }
+      return (state.tasks, state.listeningWaiters)
+    }
+    deliveries.finish()
+    for task in tasks { task.cancel() }
+    for waiter in waiters.values { waiter.resume(throwing: SharedPostgresError.closed) }
+  }
+
+  func close() async {
+    stop()
+    await connection.close()
+  }
+
+  // MARK: Listening
+
+  private func listen() async {
+    var failures = 0
+    while !Task.isCancelled {
+      var reason = "could not connect"
+      do {
+        let listener = try await PostgresConnection.connect(
+          configuration: connectionConfiguration, id: 0, logger: logger)
+        do {
+          try await listener.listen(on: configuration.channel) { notifications in
+            listeningStarted()
+            for try await notification in notifications {
+              deliveries.yield(.announcement(notification.payload))
+            }
+          }
+          reason = "the server closed the connection"
+        } catch {
+          reason = String(describing: error)
+        }
+        try? await listener.close()
+      } catch {
+        reason = String(describing: error)
+      }
+      if Task.isCancelled { return }
+      if listeningLost(reason: reason) { failures = 0 }
+      failures += 1
+      let doublings = min(failures - 1, 20)
+      let delay = min(configuration.maximumReconnectDelay, configuration.reconnectDelay * (1 << doublings))
+      try? await Task.sleep(for: delay)
+    }
+  }
+
+  private func listeningStarted() {
+    let waiters = state.withLock { state in
+      state.listening = true
+      state.outageReported = false
+      defer { state.listeningWaiters = [:] }
+      return Array(state.listeningWaiters.values)
+    }
+    // Whatever was announced before LISTEN took effect is in the rows: read them again.
+    deliveries.yield(.reloadAll)
+    for waiter in waiters { waiter.resume() }
+  }
+
+  /// Returns whether the listener had been up.
+  private func listeningLost(reason: String) -> Bool {
+    let (wasListening, report) = state.withLock { state in
+      let wasListening = state.listening
+      state.listening = false
+      let report = !state.outageReported
+      state.outageReported = true
+      return (wasListening, report)
+    }
+    if report { deliveries.yield(.outage(reason: reason)) }
+    return wasListening
+  }
+
+  func waitUntilListening() async throws {
+    let id = state.withLock { state -> UInt64 in
+      state.nextToken += 1
+      return state.nextToken
+    }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        let resumeWith = state.withLock { state -> Result<Void, any Error>? in
+          if state.closed { return .failure(SharedPostgresError.closed) }
+          if state.listening { return .success(()) }
+          if Task.isCancelled { return .failure(CancellationError()) }
+          state.listeningWaiters[id] = continuation
+          return nil
+        }
+        if let resumeWith { continuation.resume(with: resumeWith) }
+      }
+    } onCancel: {
+      let waiter = state.withLock { $0.listeningWaiters.removeValue(forKey: id) }
+      waiter?.resume(throwing: CancellationError())
+    }
+  }
+
+  // MARK: Applying
+
+  private func apply(_ delivery: Delivery) async {
+    switch delivery {
+    case .announcement(let payload):
+      guard let announcement = ChangeAnnouncement.parse(payload), announcement.writer != instanceID else { return }
+      await hear(announcement.change, key: announcement.key)
+    case .redeliver(let key, let change):
+      await hear(change, key: key)
+    case .reloadAll:
+      let keys = state.withLock { state in state.keys.filter { !$0.value.holders.isEmpty }.map(\.key) }
+      for key in keys { await reload(key) }
+    case .outage(let reason):
+      let holders = state.withLock { state in state.keys.values.flatMap { $0.holders.values } }
+      for holder in holders { holder.reportLoadError(SharedPostgresError.disconnected(reason: reason)) }
+    }
+  }
+
+  private func hear(_ change: StoredChange, key: String) async {
+    let (action, holders) = state.withLock { state -> (KeyVersionStateMachine.NotificationAction, [any HeldValue]) in
+      guard var entry = state.keys[key], !entry.holders.isEmpty else { return (.ignore, []) }
+      let action = entry.machine.notified(change)
+      state.keys[key] = entry
+      return (action, Array(entry.holders.values))
+    }
+    guard case .apply(let change) = action else { return }
+    if let json = change.json {
+      for holder in holders { await holder.receive(json) }
+    } else {
+      await readAndApply(key)
+    }
+  }
+
+  /// Reads the row of `key` and applies it if it is newer than what this instance has.
+  private func readAndApply(_ key: String) async {
+    let holders = holders(of: key)
+    do {
+      let row = try await connection.withConnection { try await table.read(key, on: $0) }
+      let newer = row.map { row in state.withLock { $0.keys[key]?.machine.rowRead(version: row.version) ?? false } }
+      if let row, newer == true {
+        for holder in holders { await holder.receive(row.json) }
+      } else {
+        for holder in holders { holder.reportLoadError(nil) }
+      }
+    } catch {
+      for holder in holders {
+        holder.reportLoadError(SharedPostgresError.disconnected(reason: String(describing: error)))
+      }
+    }
+  }
+
+  private func reload(_ key: String) async {
+    let failed = state.withLock { $0.keys[key]?.machine.lastSaveFailed ?? false }
+    guard failed else { return await readAndApply(key) }
+    for holder in holders(of: key) {
+      await holder.saveAgain()
+      holder.reportLoadError(nil)
+    }
+  }
+
+  private func holders(of key: String) -> [any HeldValue] {
+    state.withLock { state in state.keys[key].map { Array($0.holders.values) } ?? [] }
+  }
+
+  // MARK: Holders
+
+  func hold(_ holder: any HeldValue, key: String) -> UInt64 {
+    state.withLock { state in
+      state.nextToken += 1
+      state.keys[key, default: KeyEntry()].holders[state.nextToken] = holder
+      return state.nextToken
+    }
+  }
+
+  func release(_ token: UInt64, key: String) {
+    let released = state.withLock { state in state.keys[key]?.holders.removeValue(forKey: token) }
+    withExtendedLifetime(released) {}  // Freed after the lock.
+  }
+
+  // MARK: Reads and writes
+
+  /// Reads the row of `key` for a load.
+  func loadRow(_ key: String) async throws -> ValueTable.Row? {
+    let row = try await connection.withConnection { try await table.read(key, on: $0) }
+    if let row {
+      state.withLock { $0.keys[key, default: KeyEntry()].machine.loaded(version: row.version) }
+    }
+    return row
+  }
+
+  /// Writes `json` as the next version of `key` and announces it. With `merge`, in a transaction that locks the row:
+  /// when the row holds a version this instance's memory is not based on, `merge` combines it with `json` first.
+  /// `afterWrite` gets what was written and says whether memory now holds it; it runs before the version is taken
+  /// as the base of later merges.
+  ///
+  /// - Returns: The JSON written.
+  @discardableResult
+  func write(
+    _ key: String, json: Data, merge: (@Sendable (Data) throws -> Data)?,
+    afterWrite: (Data) async -> Bool
+  ) async throws -> Data {
+    let base = state.withLock { $0.keys[key, default: KeyEntry()].machine.saveStarted() }
+    var written: (version: Int64, json: Data)?
+    var memoryHoldsWritten = false
+    defer {
+      let action = state.withLock { state in
+        state.keys[key, default: KeyEntry()].machine.saveFinished(
+          written: written?.version, memoryHoldsWritten: memoryHoldsWritten)
+      }
+      if case .redeliver(let change) = action { deliveries.yield(.redeliver(key: key, change)) }
+    }
+    let table = self.table
+    let logger = self.logger
+    if let merge {
+      written = try await connection.withConnection { connection in
+        while true {
+          let attempt = try await connection.withTransaction(logger: logger) {
+            connection -> (version: Int64, json: Data)? in
+            let row = try await table.read(key, on: connection, forUpdate: true)
+            var toWrite = json
+            if let row, row.version > base {
+              // A row this instance cannot read is overwritten by the program's change.
+              toWrite = (try? merge(row.json)) ?? json
+            }
+            guard let version = try await table.write(key, json: toWrite, expected: row?.version ?? 0, on: connection)
+            else { return nil }
+            return (version, toWrite)
+          }
+          // Another instance made the row meanwhile: read it again.
+          if let attempt { return attempt }
+        }
+      }
+    } else {
+      let version = try await connection.withConnection { connection in
+        try await table.write(key, json: json, expected: nil, on: connection)
+      }
+      guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
+      written = (version, json)
+    }
+    memoryHoldsWritten = await afterWrite(written?.json ?? json)
+    return written?.json ?? json
+  }
+}

@@ -1,0 +1,11 @@
+import Foundation
+
+/// What the database needs of one held value, whatever its type.
+protocol HeldValue: AnyObject, Sendable {
+  /// Puts another instance's stored JSON in memory.
+  func receive(_ json: Data) async
+  /// Records a load error, or clears it with `nil`.
+  func reportLoadError(_ error: (any Error)?)
+  /// Saves memory again after a failed save, now that the server is back.
+  func saveAgain() async
+}

@@ -1,0 +1,88 @@
+/// Decides, for one key of one database, which stored versions reach memory: never the instance's own echo (the
+/// caller drops those), never an older version over a newer one, and nothing while a save of this instance runs
+/// (the newest such change is held and looked at again once the save has its version).
+///
+/// It also keeps the base of merges: the version memory was last known to hold, so a save under the merge policy
+/// can tell that another instance wrote since.
+///
+/// A value type with one method per event and no tasks or clocks: the database calls it under its lock and acts
+/// after.
+struct KeyVersionStateMachine: Sendable, Equatable {
+  /// The newest version this instance has seen: written, loaded or applied.
+  private(set) var knownVersion: Int64 = 0
+  /// The version memory is known to be based on: what a merge compares the row against.
+  private(set) var baseVersion: Int64 = 0
+  /// How many saves of this instance run.
+  private(set) var savesRunning = 0
+  /// The newest change heard while a save ran.
+  private(set) var held: StoredChange?
+  /// Whether this instance's last save failed: it is saved again once the server is back.
+  private(set) var lastSaveFailed = false
+
+  enum NotificationAction: Sendable, Equatable {
+    /// Older than, or as old as, what this instance has: dropped.
+    case ignore
+    /// Heard while a save runs: held until the save has its version.
+    case hold
+    /// Put it in memory (reading the row first when the change has no JSON).
+    case apply(StoredChange)
+  }
+
+  /// Another instance announced `change`.
+  mutating func notified(_ change: StoredChange) -> NotificationAction {
+    guard change.version > knownVersion else { return .ignore }
+    if savesRunning > 0 {
+      if (held?.version ?? 0) < change.version { held = change }
+      return .hold
+    }
+    if change.json != nil { adopt(change.version) }
+    return .apply(change)
+  }
+
+  /// The row was read (a load, a reload, or a notification without JSON): whether its `version` is newer than what
+  /// this instance has, and so goes to memory.
+  mutating func rowRead(version: Int64) -> Bool {
+    guard version > knownVersion else { return false }
+    adopt(version)
+    return true
+  }
+
+  /// A load put the row's `version` in memory.
+  mutating func loaded(version: Int64) {
+    if version > knownVersion { adopt(version) }
+  }
+
+  /// A save starts; returns the version a merge compares the row against.
+  mutating func saveStarted() -> Int64 {
+    savesRunning += 1
+    return baseVersion
+  }
+
+  enum SaveFinishedAction: Sendable, Equatable {
+    case none
+    /// A change heard during the save is newer than what the save wrote: hear it again.
+    case redeliver(StoredChange)
+  }
+
+  /// A save ended: with the version it wrote (`nil` when it failed), and whether memory holds what it wrote (a
+  /// merged value may not reach memory when the program changed the value meanwhile; the next merge then compares
+  /// against the older base and merges again).
+  mutating func saveFinished(written: Int64?, memoryHoldsWritten: Bool) -> SaveFinishedAction {
+    savesRunning -= 1
+    if let written {
+      lastSaveFailed = false
+      knownVersion = max(knownVersion, written)
+      if memoryHoldsWritten { baseVersion = max(baseVersion, written) }
+    } else {
+      lastSaveFailed = true
+    }
+    guard savesRunning == 0, let change = held else { return .none }
+    held = nil
+    return change.version > knownVersion ? .redeliver(change) : .none
+  }
+
+  private mutating func adopt(_ version: Int64) {
+    knownVersion = version
+    baseVersion = max(baseVersion, version)
+  }
+}

@@ -1,0 +1,36 @@
+/// What a save does when another instance wrote the value since this instance last read it.
+///
+/// ```swift
+/// func join(database: SharedPostgresDatabase, user: String) {
+///   let union: PostgresConflictPolicy<Set<String>> = .merge { local, remote in local.union(remote) }
+///   @Shared(.postgres("online", in: database, conflicts: union)) var online = Set<String>()
+///   $online.withLock { _ = $0.insert(user) }
+/// }
+/// ```
+public struct PostgresConflictPolicy<Value: Sendable>: Sendable {
+  let merge: (@Sendable (_ local: Value, _ remote: Value) -> Value)?
+  let isEqual: @Sendable (Value, Value) -> Bool
+
+  /// The save replaces the row: the newest version wins, and the other instances converge to it within one
+  /// notification. A change of this instance not saved yet when a newer one arrives is dropped for it.
+  public static var lastWriterWins: Self { Self(merge: nil, isEqual: { _, _ in false }) }
+
+  /// The save combines the value in memory with the newer one in the row and writes the result, in one transaction
+  /// that locks the row (`SELECT … FOR UPDATE`); a newer value heard from another instance is combined with the
+  /// value in memory the same way, and written back when memory adds something to it.
+  ///
+  /// The function may be called more than once with overlapping values, so make it idempotent and commutative up to
+  /// equality: a union, a maximum, a merge by identifier. It is never called under a lock.
+  ///
+  /// ```swift
+  /// .merge { local, remote in local.union(remote) }
+  /// ```
+  ///
+  /// - Parameter merge: Combines the value in memory (`local`) with the stored one (`remote`).
+  /// - Returns: The policy.
+  public static func merge(
+    _ merge: @escaping @Sendable (_ local: Value, _ remote: Value) -> Value
+  ) -> Self where Value: Equatable {
+    Self(merge: merge, isEqual: { $0 == $1 })
+  }
+}

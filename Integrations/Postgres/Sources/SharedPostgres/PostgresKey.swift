@@ -1,0 +1,165 @@
+import Foundation
+public import SharedState
+
+/// A key for a `Codable` value kept as JSON in a row of a PostgreSQL table and shared live between every instance
+/// of a program that uses the same database.
+///
+/// ```swift
+/// func enableBeta(database: SharedPostgresDatabase) {
+///   @Shared(.postgres("feature-flags", in: database)) var flags = Flags()
+///   $flags.withLock { $0.beta = true }
+/// }
+/// ```
+///
+/// - **Loading:** the first holder reads the row asynchronously: holders see `isLoading` and their default until
+///   it arrives. No row means "no value": the default is used, and nothing is written until the first change. A row
+///   that is not JSON of this type sets `loadError` and is not touched until the value is changed.
+/// - **Saving:** each change is upserted with a version one higher than the row's, and announced on the
+///   database's channel in the same transaction (with the value, when it fits the notification's 8000 bytes).
+/// - **Other instances:** every instance listens on the channel and applies other instances' changes, never its
+///   own echo and never a version older than one it has. With ``PostgresConflictPolicy/lastWriterWins`` (the
+///   default) the newest version wins; with ``PostgresConflictPolicy/merge(_:)`` a save that finds a newer version in
+///   the row combines both.
+/// - **Outages:** see ``SharedPostgresDatabase``.
+public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringConvertible {
+  /// The value's key in the table.
+  public let name: String
+  /// The database the value lives in.
+  public let database: SharedPostgresDatabase
+  /// What a save does when another instance wrote since this one read.
+  public let conflicts: PostgresConflictPolicy<Value>
+
+  /// Creates a key for the row `name` of `database`'s table.
+  ///
+  /// - Parameters:
+  ///   - name: The value's key in the table.
+  ///   - database: The database.
+  ///   - conflicts: What a save does when another instance wrote since this one read.
+  public init(
+    _ name: String, in database: SharedPostgresDatabase,
+    conflicts: PostgresConflictPolicy<Value> = .lastWriterWins
+  ) {
+    self.name = name
+    self.database = database
+    self.conflicts = conflicts
+  }
+
+  /// The identity of the value: the database object and the row's key.
+  public var id: PostgresKeyID { PostgresKeyID(database: database.core.identity, name: name) }
+
+  /// The key as it reads in code.
+  public var description: String { ".postgres(\(name))" }
+
+  /// Reads the row from a task: holders see `isLoading` until it arrives.
+  ///
+  /// - Parameters:
+  ///   - context: The context of the shared value.
+  ///   - continuation: Resumed with the decoded row, `nil` when there is none, or the error.
+  public func load(context: SharedKeyContext<Value>, continuation: SharedLoadContinuation<Value>) {
+    let core = database.core
+    let name = self.name
+    Task {
+      do {
+        guard let row = try await core.loadRow(name) else { return continuation.resume(returning: nil) }
+        continuation.resume(returning: try Self.decode(row.json, key: name))
+      } catch {
+        continuation.resume(throwing: error)
+      }
+    }
+  }
+
+  /// Upserts the value as the row's next version and announces it; under the merge policy, combines it first with
+  /// a newer version found in the row, and puts the result in memory.
+  ///
+  /// - Parameters:
+  ///   - value: The value to save.
+  ///   - context: The context of the shared value.
+  /// - Throws: ``SharedPostgresError`` or the server's error; exposed as `saveError`.
+  public func save(_ value: Value, context: SharedKeyContext<Value>) async throws {
+    let json = try Self.encode(value, key: name)
+    try await write(json, local: value, context: context)
+  }
+
+  /// Writes `json` (of `local`) and puts a merged result in memory; see ``save(_:context:)``.
+  @discardableResult
+  func write(_ json: Data, local: Value, context: SharedKeyContext<Value>) async throws -> Value {
+    let name = self.name
+    let merger = Self.merger(conflicts, local: local, key: name)
+    let conflicts = self.conflicts
+    var stored = local
+    _ = try await database.core.write(name, json: json, merge: merger) { written in
+      guard written != json, let merged = try? Self.decode(written, key: name) else { return true }
+      stored = merged
+      context.update(merged)
+      guard let current = context.currentValue else { return false }
+      return conflicts.isEqual(current, merged)
+    }
+    return stored
+  }
+
+  /// Starts applying other instances' changes to this value.
+  ///
+  /// - Parameter context: The context to report changes to.
+  /// - Returns: A subscription that stops applying them.
+  public func subscribe(context: SharedKeyContext<Value>) -> SharedSubscription {
+    let holder = HeldPostgresValue(key: self, context: context)
+    let core = database.core
+    let token = core.hold(holder, key: name)
+    return SharedSubscription { core.release(token, key: name) }
+  }
+
+  /// What a save under the merge policy does with a newer row: combines `local` with it; `nil` for last writer
+  /// wins.
+  static func merger(
+    _ conflicts: PostgresConflictPolicy<Value>, local: Value, key: String
+  ) -> (@Sendable (Data) throws -> Data)? {
+    guard let merge = conflicts.merge else { return nil }
+    return { remote in
+      let combined = merge(local, try decode(remote, key: key))
+      return try encode(combined, key: key)
+    }
+  }
+
+  static func encode(_ value: Value, key: String) throws -> Data {
+    do {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      return try encoder.encode(value)
+    } catch {
+      throw SharedPostgresError.unencodable(key: key, reason: String(describing: error))
+    }
+  }
+
+  static func decode(_ json: Data, key: String) throws -> Value {
+    do {
+      return try JSONDecoder().decode(Value.self, from: json)
+    } catch {
+      throw SharedPostgresError.undecodable(key: key, reason: String(describing: error))
+    }
+  }
+}
+
+extension SharedReaderKey {
+  /// A key for a `Codable` value kept as JSON in the row `name` of `database`'s table, and shared live with every
+  /// other instance that uses the database.
+  ///
+  /// ```swift
+  /// func showFlags(database: SharedPostgresDatabase) {
+  ///   @Shared(.postgres("feature-flags", in: database)) var flags = Flags()
+  ///   print(flags)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - name: The value's key in the table.
+  ///   - database: The database.
+  ///   - conflicts: What a save does when another instance wrote since this one read; the newest version wins by
+  ///     default.
+  /// - Returns: The key.
+  public static func postgres<Value>(
+    _ name: String, in database: SharedPostgresDatabase,
+    conflicts: PostgresConflictPolicy<Value> = .lastWriterWins
+  ) -> Self where Self == PostgresKey<Value> {
+    PostgresKey(name, in: database, conflicts: conflicts)
+  }
+}

@@ -1,0 +1,91 @@
+extension SharedPostgresDatabase {
+  /// Where the database is and how to reach it: server, credentials, the table that holds the values and the
+  /// channel their changes are announced on.
+  ///
+  /// ```swift
+  /// let configuration = SharedPostgresDatabase.Configuration(
+  ///   host: "db.internal", username: "app", password: secret, database: "app")
+  /// let database = SharedPostgresDatabase(configuration)
+  /// ```
+  ///
+  /// Its description names the server, user, database, table and channel, never the password.
+  public struct Configuration: Sendable, CustomStringConvertible {
+    /// The server's host name or address.
+    public var host: String
+    /// The server's port.
+    public var port: Int
+    /// The user to connect as.
+    public var username: String
+    /// The user's password; never logged, never part of ``description``.
+    public var password: String?
+    /// The database to connect to.
+    public var database: String
+    /// The table that holds one row per key (created if missing): lower-case letters, digits and underscores.
+    public var tableName: String
+    /// The channel changes are announced on: lower-case letters, digits and underscores.
+    public var channel: String
+    /// The first wait before connecting again after the server was lost; each failed attempt doubles it.
+    public var reconnectDelay: Duration
+    /// The longest wait between two attempts to connect again.
+    public var maximumReconnectDelay: Duration
+
+    /// Creates a configuration.
+    ///
+    /// ```swift
+    /// let configuration = SharedPostgresDatabase.Configuration(
+    ///   host: "127.0.0.1", port: 5432, username: "app", password: "secret", database: "app",
+    ///   tableName: "feature_values", channel: "feature_values")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - host: The server's host name or address.
+    ///   - port: The server's port.
+    ///   - username: The user to connect as.
+    ///   - password: The user's password, or `nil` for a server that asks for none.
+    ///   - database: The database to connect to.
+    ///   - tableName: The table of values, created if missing.
+    ///   - channel: The channel changes are announced on; every instance that shares the values uses the same.
+    ///   - reconnectDelay: The first wait before connecting again after the server was lost.
+    ///   - maximumReconnectDelay: The longest wait between two attempts.
+    public init(
+      host: String,
+      port: Int = 5432,
+      username: String,
+      password: String?,
+      database: String,
+      tableName: String = "shared_values",
+      channel: String = "shared_values",
+      reconnectDelay: Duration = .milliseconds(100),
+      maximumReconnectDelay: Duration = .seconds(5)
+    ) {
+      precondition(Self.isPlainName(tableName), "A table name is lower-case letters, digits and _: \(tableName)")
+      precondition(Self.isPlainName(channel), "A channel name is lower-case letters, digits and _: \(channel)")
+      precondition(reconnectDelay > .zero && maximumReconnectDelay >= reconnectDelay, "Invalid reconnect delays")
+      self.host = host
+      self.port = port
+      self.username = username
+      self.password = password
+      self.database = database
+      self.tableName = tableName
+      self.channel = channel
+      self.reconnectDelay = reconnectDelay
+      self.maximumReconnectDelay = maximumReconnectDelay
+    }
+
+    /// The server, user, database, table and channel; the password is left out.
+    public var description: String {
+      "postgres://\(username)@\(host):\(port)/\(database) (table \(tableName), channel \(channel))"
+    }
+
+    /// Whether `name` can be used in SQL unquoted: lower-case ASCII letters, digits and `_`, not starting with a
+    /// digit, at most 63 bytes.
+    static func isPlainName(_ name: String) -> Bool {
+      guard let first = name.utf8.first, name.utf8.count <= 63, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+      else { return false }
+      return name.utf8.allSatisfy { byte in
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+          || byte == UInt8(ascii: "_")
+      }
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// A PostgreSQL database that shares values between the instances of a program: the table that holds them, one
+/// connection that hears other instances' changes (`LISTEN`), and one that reads and writes.
+///
+/// Make one per process and server, and hand it to every ``PostgresKey``:
+///
+/// ```swift
+/// let database = SharedPostgresDatabase(
+///   .init(host: "db.internal", username: "app", password: secret, database: "app"))
+///
+/// func enableBeta(database: SharedPostgresDatabase) {
+///   @Shared(.postgres("feature-flags", in: database)) var flags = Flags()
+///   $flags.withLock { $0.beta = true }   // saved, and every other instance hears it
+/// }
+/// ```
+///
+/// It connects on its own, in the background, and connects again with a growing delay when the server is lost;
+/// meanwhile holders see ``SharedPostgresError/disconnected(reason:)`` as their `loadError` (and failed saves as
+/// `saveError`), keep their changes, and save them once the server is back, after every held value is reloaded.
+/// Call ``close()`` when done with it.
+public final class SharedPostgresDatabase: Sendable, CustomStringConvertible {
+  /// Where the database is and how to reach it.
+  public let configuration: Configuration
+  let core: DatabaseCore
+
+  /// Connects, in the background, to the database that `configuration` names.
+  ///
+  /// ```swift
+  /// let database = SharedPostgresDatabase(
+  ///   .init(host: "127.0.0.1", username: "app", password: "secret", database: "app"))
+  /// ```
+  ///
+  /// - Parameter configuration: The server, credentials, table and channel.
+  public init(_ configuration: Configuration) {
+    self.configuration = configuration
+    self.core = DatabaseCore(configuration: configuration)
+    core.start()
+  }
+
+  deinit {
+    core.stop()
+  }
+
+  /// This instance's name in the table's `writer` column and in its notifications; its own changes are recognised
+  /// by it and never applied twice.
+  public var instanceID: String { core.instanceID }
+
+  /// The configuration, without the password.
+  public var description: String { "SharedPostgresDatabase(\(configuration))" }
+
+  /// Waits until this instance hears other instances' changes: the `LISTEN` connection is up (and the held values
+  /// were reloaded on it). Returns at once when it is; throws `CancellationError` if the caller is cancelled.
+  ///
+  /// A program need not call it: values load and save without it. Call it before relying on hearing changes, in a
+  /// test say.
+  ///
+  /// ```swift
+  /// try await database.waitUntilListening()
+  /// ```
+  public func waitUntilListening() async throws {
+    try await core.waitUntilListening()
+  }
+
+  /// Stops listening and closes the connections; later loads and saves fail with ``SharedPostgresError/closed``.
+  ///
+  /// ```swift
+  /// await database.close()
+  /// ```
+  public func close() async {
+    await core.close()
+  }
+}

@@ -1,0 +1,103 @@
+// A helper for the two-process tests: a separate instance that shares one value through PostgreSQL, driven by
+// commands on standard input, one per line, each answered by one line on standard output. Not part of the product.
+//
+//   PostgresProbe KEY lww|merge       hold KEY (last writer wins, or merging the items of both ends)
+//
+// Commands:
+//   ready            wait until listening and loaded; answers "ready"
+//   count N          set the counter to 1, 2, ... N, one change each; answers "counted N"
+//   insert NAME N    insert NAME-1 ... NAME-N into the items, one change each; answers "inserted N"
+//   save             save now; answers "saved" or "save-failed"
+//   await N          wait until the counter is N; answers "value N"
+//   items N          wait until there are N items; answers "items N"
+//   hammer           save large values in a loop until killed; answers "hammering" after the first save
+// The server the environment names (SHARED_POSTGRES_*, as the tests).
+import Foundation
+import SharedPostgres
+import SharedState
+
+struct ProbeValue: Codable, Sendable, Equatable {
+  var counter = 0
+  var items: Set<String> = []
+  var padding = ""
+}
+
+func answer(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let arguments = CommandLine.arguments
+let environment = ProcessInfo.processInfo.environment
+guard arguments.count == 3, let host = environment["SHARED_POSTGRES_HOST"],
+  let user = environment["SHARED_POSTGRES_USER"], let databaseName = environment["SHARED_POSTGRES_DATABASE"]
+else {
+  FileHandle.standardError.write(Data("usage: PostgresProbe KEY lww|merge (with SHARED_POSTGRES_* set)\n".utf8))
+  exit(64)
+}
+let database = SharedPostgresDatabase(
+  .init(
+    host: host, port: Int(environment["SHARED_POSTGRES_PORT"] ?? "") ?? 5432, username: user,
+    password: environment["SHARED_POSTGRES_PASSWORD"], database: databaseName,
+    reconnectDelay: .milliseconds(50), maximumReconnectDelay: .milliseconds(500)))
+let conflicts: PostgresConflictPolicy<ProbeValue> =
+  arguments[2] == "merge"
+  ? .merge { local, remote in
+    ProbeValue(
+      counter: max(local.counter, remote.counter), items: local.items.union(remote.items),
+      padding: local.padding.count >= remote.padding.count ? local.padding : remote.padding)
+  }
+  : .lastWriterWins
+let value = Shared(wrappedValue: ProbeValue(), .postgres(arguments[1], in: database, conflicts: conflicts))
+
+func waitUntil(_ predicate: @escaping @Sendable (ProbeValue) -> Bool) async {
+  for await current in value.values where predicate(current) { return }
+}
+
+while let line = readLine() {
+  let words = line.split(separator: " ").map(String.init)
+  switch (words.first ?? "", words.count) {
+  case ("ready", 1):
+    try? await database.waitUntilListening()
+    try? await value.load()
+    answer("ready")
+  case ("count", 2):
+    let count = Int(words[1]) ?? 0
+    for step in 0..<count {
+      value.withLock { $0.counter = step + 1 }
+    }
+    answer("counted \(count)")
+  case ("insert", 3):
+    let count = Int(words[2]) ?? 0
+    for step in 0..<count {
+      _ = value.withLock { $0.items.insert("\(words[1])-\(step + 1)") }
+    }
+    answer("inserted \(count)")
+  case ("save", 1):
+    do {
+      try await value.save()
+      answer("saved")
+    } catch {
+      answer("save-failed")
+    }
+  case ("await", 2):
+    let target = Int(words[1]) ?? 0
+    await waitUntil { $0.counter == target }
+    answer("value \(target)")
+  case ("items", 2):
+    let target = Int(words[1]) ?? 0
+    await waitUntil { $0.items.count == target }
+    answer("items \(target)")
+  case ("hammer", 1):
+    var step = 0
+    while true {
+      step += 1
+      let current = step
+      value.withLock { $0 = ProbeValue(counter: current, padding: String(repeating: "p", count: 50_000)) }
+      try? await value.save()
+      if current == 1 { answer("hammering") }
+    }
+  default:
+    answer("unknown \(line)")
+  }
+}
+await database.close()

@@ -1,0 +1,107 @@
+import Foundation
+import SharedPostgres
+import SharedState
+import Testing
+
+extension ServerTests {
+  /// The server goes away and comes back: instances reconnect, reload, expose the outage meanwhile, and save the
+  /// changes made during it.
+  @Suite struct FaultTests {
+    struct MissingCommand: Error, CustomStringConvertible {
+      var name: String
+      var description: String {
+        "\(name) is not set: run the tests with `bash .ci/postgres-tests`, which sets it to control its server"
+      }
+    }
+
+    struct CommandFailed: Error, CustomStringConvertible {
+      var name: String
+      var status: Int32
+      var description: String { "\(name) exited with \(status)" }
+    }
+
+    /// Runs the server command the environment names (`SHARED_POSTGRES_STOP`, `_START` or `_RESTART`).
+    static func server(_ name: String) throws {
+      guard let command = ProcessInfo.processInfo.environment[name] else { throw MissingCommand(name: name) }
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/bin/bash")
+      // The server the command starts must keep none of this process's files open (a pipe it kept would keep the
+      // test runner waiting for its end): every inherited descriptor above 2 is closed first.
+      let closeInherited =
+        #"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done 2>/dev/null; "#
+      process.arguments = ["-c", closeInherited + "\(command) < /dev/null > /dev/null 2>&1"]
+      process.standardInput = FileHandle.nullDevice
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      process.waitUntilExit()
+      guard process.terminationStatus == 0 else {
+        throw CommandFailed(name: name, status: process.terminationStatus)
+      }
+    }
+
+    @Test func anOutageIsExposedAndAChangeMadeDuringItIsSavedOnReconnect() async throws {
+      let key = TestDatabase.uniqueKey()
+      let first = try await TestDatabase.instance()
+      let second = try await TestDatabase.instance()
+      let one = Shared(wrappedValue: Flags(), .postgres(key, in: first))
+      let two = Shared(wrappedValue: Flags(), .postgres(key, in: second))
+      try await one.load()
+      try await two.load()
+      one.withLock { $0.limit = 1 }
+      try await waitForValue(two, "the change before the outage") { $0.limit == 1 }
+
+      try Self.server("SHARED_POSTGRES_STOP")
+      do {
+        try await waitUntil("the outage in loadError") {
+          if case .disconnected? = one.loadError as? SharedPostgresError { return true }
+          return false
+        }
+        one.withLock { $0.limit = 42 }
+        await #expect(throws: (any Error).self) { try await one.save() }
+        #expect(one.saveError != nil)
+        #expect(one.wrappedValue.limit == 42)
+      } catch {
+        try Self.server("SHARED_POSTGRES_START")
+        throw error
+      }
+      try Self.server("SHARED_POSTGRES_START")
+
+      // Once back, the change made during the outage is saved and reaches the other instance.
+      try await waitForValue(two, "the change made during the outage") { $0.limit == 42 }
+      try await waitUntil("the errors cleared") { one.saveError == nil && one.loadError == nil }
+      #expect(try await TestDatabase.row(key)?.json.contains(#""limit":42"#) == true)
+      await first.close()
+      await second.close()
+    }
+
+    @Test func theServerRestartedMidRunBothProcessesReconnectAndConverge() async throws {
+      _ = try TestDatabase.configuration()
+      let key = TestDatabase.uniqueKey()
+      let first = try ProbeProcess(key: key, policy: "lww")
+      let second = try ProbeProcess(key: key, policy: "lww")
+      defer {
+        first.finish()
+        second.finish()
+      }
+      try await first.run("ready", expecting: "ready")
+      try await second.run("ready", expecting: "ready")
+      first.send("hammer")
+      try await first.expect("hammering")
+      try Self.server("SHARED_POSTGRES_RESTART")
+      // The hammering process wrote through the restart; the other converges on what it holds after it is stopped.
+      first.kill()
+      let row = try #require(try await TestDatabase.row(key))
+      let stored = try JSONDecoder().decode(TwoProcessTests.StoredItems.self, from: Data(row.json.utf8))
+      try await second.run("await \(stored.counter)", expecting: "value \(stored.counter)")
+      // And both directions work again after the restart.
+      let third = try ProbeProcess(key: key, policy: "lww")
+      defer { third.finish() }
+      try await third.run("ready", expecting: "ready")
+      try await second.run("count \(stored.counter + 5)", expecting: "counted \(stored.counter + 5)")
+      try await third.run("await \(stored.counter + 5)", expecting: "value \(stored.counter + 5)")
+      try await third.run("count \(stored.counter + 9)", expecting: "counted \(stored.counter + 9)")
+      try await second.run("await \(stored.counter + 9)", expecting: "value \(stored.counter + 9)")
+    }
+  }
+}

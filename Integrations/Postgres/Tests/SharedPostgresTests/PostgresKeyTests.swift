@@ -1,0 +1,180 @@
+import Foundation
+import PostgresNIO
+import SharedPostgres
+import SharedState
+import Synchronization
+import Testing
+
+struct Flags: Codable, Sendable, Equatable {
+  var beta = false
+  var limit = 0
+  var note = ""
+}
+
+extension ServerTests {
+  /// The key against a real server, with two database objects in one process standing for two instances.
+  @Suite struct PostgresKeyTests {
+    @Test func aMissingRowLoadsAsTheDefaultAfterALoadingPhase() async throws {
+      let database = try await TestDatabase.instance()
+      let flags = Shared(wrappedValue: Flags(limit: 7), .postgres(TestDatabase.uniqueKey(), in: database))
+      #expect(flags.isLoading)
+      try await flags.load()
+      #expect(!flags.isLoading)
+      #expect(flags.wrappedValue == Flags(limit: 7))
+      #expect(flags.loadError == nil)
+      await database.close()
+    }
+
+    @Test func aSaveUpsertsTheRowWithAGrowingVersionAndLoadsInAnotherInstance() async throws {
+      let key = TestDatabase.uniqueKey()
+      let first = try await TestDatabase.instance()
+      let writer = Shared(wrappedValue: Flags(), .postgres(key, in: first))
+      try await writer.load()
+      writer.withLock { $0.limit = 1 }
+      try await writer.save()
+      #expect(try await TestDatabase.row(key)?.version == 1)
+      writer.withLock { $0.limit = 2 }
+      try await writer.save()
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(row.version == 2)
+      #expect(try JSONDecoder().decode(Flags.self, from: Data(row.json.utf8)) == Flags(limit: 2))
+
+      let second = try await TestDatabase.instance()
+      let reader = Shared(wrappedValue: Flags(), .postgres(key, in: second))
+      try await reader.load()
+      #expect(reader.wrappedValue == Flags(limit: 2))
+      await first.close()
+      await second.close()
+    }
+
+    @Test func eachInstanceSeesTheOthersChange() async throws {
+      let key = TestDatabase.uniqueKey()
+      let first = try await TestDatabase.instance()
+      let second = try await TestDatabase.instance()
+      let one = Shared(wrappedValue: Flags(), .postgres(key, in: first))
+      let two = Shared(wrappedValue: Flags(), .postgres(key, in: second))
+      try await one.load()
+      try await two.load()
+      one.withLock { $0.beta = true }
+      try await waitForValue(two, "the first instance's change") { $0.beta }
+      two.withLock { $0.limit = 9 }
+      try await waitForValue(one, "the second instance's change") { $0 == Flags(beta: true, limit: 9) }
+      #expect(try await TestDatabase.row(key)?.version == 2)
+      await first.close()
+      await second.close()
+    }
+
+    @Test func aValueTooLargeForANotificationIsReadFromTheRow() async throws {
+      let key = TestDatabase.uniqueKey()
+      let first = try await TestDatabase.instance()
+      let second = try await TestDatabase.instance()
+      let one = Shared(wrappedValue: Flags(), .postgres(key, in: first))
+      let two = Shared(wrappedValue: Flags(), .postgres(key, in: second))
+      try await one.load()
+      try await two.load()
+      let large = String(repeating: "x", count: 20_000)
+      one.withLock { $0.note = large }
+      try await waitForValue(two, "the large value") { $0.note == large }
+      await first.close()
+      await second.close()
+    }
+
+    @Test func anInstanceNeverAppliesItsOwnEchoNorAnOlderVersion() async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      try await flags.load()
+      let seen = Recorder<Int>()
+      let token = flags.observe { seen.append($0.limit) }
+      for limit in 1...50 {
+        flags.withLock { $0.limit = limit }
+      }
+      try await flags.save()
+      let version = try #require(try await TestDatabase.row(key)?.version)
+      // An announcement of an older version, as a late or replayed notification would be, from another writer.
+      try await announce(key: key, version: version - 1, writer: "another", value: Flags(limit: -1))
+      // Then a newer one: once it is in memory, the older one was heard before it (one channel, in order).
+      try await announce(key: key, version: version + 1, writer: "another", value: Flags(limit: 1_000))
+      // Waited for through the observer itself: the observer and the value's sequence are told in either order.
+      try await waitUntil("the observer to see the newer announcement") { seen.values.contains(1_000) }
+      token.cancel()
+      let limits = seen.values
+      // Every change of the program reached the observer in order, no echo brought an older one back, and the older
+      // announcement was never applied.
+      #expect(!limits.contains(-1))
+      #expect(limits.filter { $0 != 1_000 } == limits.filter { $0 != 1_000 }.sorted())
+      #expect(limits.last == 1_000)
+      #expect(flags.wrappedValue.limit == 1_000)
+      await database.close()
+    }
+
+    @Test func aRowOfAnotherTypeIsALoadErrorAndIsLeftUntilWritten() async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      for stored in ["not json", #"{"beta": "yes"}"#] {
+        try await TestDatabase.withConnection { connection in
+          try await connection.query(
+            """
+            INSERT INTO shared_values (id, value, version, writer) VALUES (\(key), \(stored), 5, 'elsewhere')
+            ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value
+            """, logger: Logger(label: "tests"))
+        }
+        let flags = Shared(wrappedValue: Flags(limit: 3), .postgres(key, in: database))
+        await #expect(throws: SharedPostgresError.self) { try await flags.load() }
+        #expect(flags.wrappedValue == Flags(limit: 3))
+        guard case .undecodable(let name, _)? = flags.loadError as? SharedPostgresError else {
+          Issue.record("expected an undecodable row, got \(String(describing: flags.loadError))")
+          return
+        }
+        #expect(name == key)
+        #expect(try await TestDatabase.row(key)?.json == stored)
+      }
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      flags.withLock { $0.limit = 4 }
+      try await flags.save()
+      #expect(try await TestDatabase.row(key)?.version == 6)
+      await database.close()
+    }
+
+    @Test func theConfigurationNeverDescribesThePassword() throws {
+      let configuration = SharedPostgresDatabase.Configuration(
+        host: "db.example", username: "app", password: "hunter2-secret", database: "app")
+      #expect(!String(describing: configuration).contains("hunter2"))
+      #expect(!String(reflecting: configuration).contains("hunter2"))
+      let database = SharedPostgresDatabase(configuration)
+      #expect(!String(describing: database).contains("hunter2"))
+      #expect(String(describing: configuration).contains("db.example"))
+    }
+
+    @Test func aServerThatCannotBeReachedIsALoadErrorNotAHang() async throws {
+      var configuration = try TestDatabase.configuration()
+      configuration.port = 1  // Nothing listens there.
+      let database = SharedPostgresDatabase(configuration)
+      let flags = Shared(wrappedValue: Flags(limit: 2), .postgres(TestDatabase.uniqueKey(), in: database))
+      await #expect(throws: (any Error).self) { try await flags.load() }
+      #expect(flags.wrappedValue == Flags(limit: 2))
+      #expect(!String(describing: flags.loadError as Any).contains(configuration.password ?? "-"))
+      await database.close()
+    }
+
+    /// Sends an announcement on the channel as another instance would.
+    private func announce(key: String, version: Int64, writer: String, value: Flags) async throws {
+      let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+      try await TestDatabase.withConnection { connection in
+        try await connection.query(
+          """
+          SELECT pg_notify('shared_values',
+            json_build_object('key', \(key)::text, 'version', \(version)::bigint, 'writer', \(writer)::text,
+              'value', \(json)::text)::text)::text
+          """, logger: Logger(label: "tests"))
+      }
+    }
+  }
+}
+
+/// Collects values from an observer, under a lock.
+final class Recorder<Element: Sendable>: Sendable {
+  private let storage = Mutex<[Element]>([])
+  func append(_ element: Element) { storage.withLock { $0.append(element) } }
+  var values: [Element] { storage.withLock { $0 } }
+}
