@@ -160,13 +160,10 @@ extension ServerTests {
     /// Sends an announcement on the channel as another instance would.
     private func announce(key: String, version: Int64, writer: String, value: Flags) async throws {
       let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+      let payload = "\(version) \(writer) \(key.utf8.count) \(key)\(json)"
       try await TestDatabase.withConnection { connection in
         try await connection.query(
-          """
-          SELECT pg_notify('shared_values',
-            json_build_object('key', \(key)::text, 'version', \(version)::bigint, 'writer', \(writer)::text,
-              'value', \(json)::text)::text)::text
-          """, logger: Logger(label: "tests"))
+          "SELECT pg_notify('shared_values', \(payload))::text", logger: Logger(label: "tests"))
       }
     }
   }
