@@ -35,9 +35,9 @@ public struct SharedKeyContext<Value: Sendable>: Sendable {
   /// Call it one call after another (from one task or loop), not from several tasks at once: two concurrent calls
   /// are applied in either order, and memory and store may then settle on different values.
   ///
-  /// The value is always applied: it says what the store holds now. A key that polls its store cannot tell this
-  /// call that it read before a change of the program (the file key's checked path is internal), so in a rare race
-  /// a polled value can replace a change made while it was read; report from a change feed where you can.
+  /// The value is always applied: it says what the store holds now. A key that polls its store, or combines what it
+  /// read with memory before applying it, reports with ``update(_:readAt:)`` instead, so that a change the program
+  /// made while the read was under way is not replaced.
   ///
   /// The value the library lets go of is released after its locks, so its `deinit` may read this shared value.
   ///
@@ -74,23 +74,61 @@ public struct SharedKeyContext<Value: Sendable>: Sendable {
     persistence?.box.value
   }
 
-  // MARK: Reads checked against saves
+  // MARK: Reads checked against changes of the program
 
-  /// Marks the start of a read of the store, for ``update(_:readAt:)``; `nil` once every holder is gone.
-  func storeReadStarted() -> StoreRead? {
-    persistence?.storeReadStarted()
-  }
-
-  /// Applies `value`, read from the store by a read that began at `read`, unless the program saved or changed
-  /// the value since: the store then holds, or will hold, the program's newer value.
+  /// Marks the start of a read of the store, for ``update(_:readAt:)``: the value read is later applied only if
+  /// the program did not change (or save) the shared value in between.
   ///
-  /// - Returns: Whether the value was applied; if not, read the store again on the next check.
-  func update(_ value: Value, readAt read: StoreRead) -> Bool {
-    persistence?.update(fromStore: value, read: read) ?? true
+  /// Take it before the read: before fetching the store's value, or, for a key that combines the store's value with
+  /// memory (a merge), before reading ``currentValue``.
+  ///
+  /// ```swift
+  /// guard let read = context.storeReadStarted() else { return }  // Every holder is gone.
+  /// let stored = try await remote.fetch(name)
+  /// if !context.update(stored, readAt: read) { scheduleAnotherRead() }
+  /// ```
+  ///
+  /// - Returns: Where the read began, or `nil` once every holder is gone.
+  public func storeReadStarted() -> SharedStoreRead? {
+    persistence.map { SharedStoreRead(read: $0.storeReadStarted()) }
   }
 
-  /// ``resetToDefault()`` for a read that began at `read`; see ``update(_:readAt:)``.
-  func resetToDefault(readAt read: StoreRead) -> Bool {
-    persistence?.resetFromStore(read: read) ?? true
+  /// Applies `value`, read from the store by a read that began at `read`, unless the program changed or saved the
+  /// value since: then the store holds, or will hold, the program's newer value, and `value` is dropped.
+  ///
+  /// ``update(_:)`` always applies its value: a key that reads its store (or combines the store's value with
+  /// memory) and then applies the result can, with it, undo a change the program made while the read was under
+  /// way. This method closes that window: the check and the write happen under the value's lock, where every change
+  /// of the program is numbered, so a change made after the read began is never overwritten, even when its save has
+  /// not started yet. When it returns `false`, read again (a change of the program is saved as usual and may need
+  /// combining with what the store holds; a save that was running may have written the store after the read).
+  ///
+  /// ```swift
+  /// while let read = context.storeReadStarted(), let local = context.currentValue {
+  ///   let merged = local.merging(try await remote.fetch(name))
+  ///   if context.update(merged, readAt: read) { break }
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - value: The value the store holds (or memory combined with it).
+  ///   - read: Where the read began, from ``storeReadStarted()``.
+  /// - Returns: Whether `value` was applied; `true` when every holder is gone.
+  public func update(_ value: Value, readAt read: SharedStoreRead) -> Bool {
+    persistence?.update(fromStore: value, read: read.read) ?? true
+  }
+
+  /// ``resetToDefault()`` for a read that began at `read`: drops the store's "no value" when the program changed
+  /// or saved the value since, as ``update(_:readAt:)`` does.
+  ///
+  /// ```swift
+  /// guard let read = context.storeReadStarted() else { return }
+  /// if try await remote.fetch(name) == nil, !context.resetToDefault(readAt: read) { scheduleAnotherRead() }
+  /// ```
+  ///
+  /// - Parameter read: Where the read began, from ``storeReadStarted()``.
+  /// - Returns: Whether the default was applied; `true` when every holder is gone.
+  public func resetToDefault(readAt read: SharedStoreRead) -> Bool {
+    persistence?.resetFromStore(read: read.read) ?? true
   }
 }

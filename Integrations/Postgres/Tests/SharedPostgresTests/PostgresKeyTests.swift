@@ -136,6 +136,45 @@ extension ServerTests {
       await database.close()
     }
 
+    /// Under merge, the program changes the value while a newer value from another instance is being combined
+    /// with memory: the change is kept, combined with the other instance's, in memory and in the row.
+    @Test func aChangeMadeWhileAMergeIsComputedIsKept() async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      let duringMerge = OneShot()
+      let union: PostgresConflictPolicy<Set<String>> = .merge { local, remote in
+        duringMerge.run()
+        return local.union(remote)
+      }
+      let marks = Shared(wrappedValue: Set<String>(), .postgres(key, in: database, conflicts: union))
+      try await marks.load()
+      try await database.waitUntilListening()
+      marks.withLock { _ = $0.insert("a") }
+      try await marks.save()
+      #expect(try await TestDatabase.row(key)?.version == 1)
+
+      duringMerge.arm { marks.withLock { _ = $0.insert("program") } }
+      // Another instance writes version 2 and announces it.
+      let remote = String(decoding: try JSONEncoder().encode(Set(["a", "remote"])), as: UTF8.self)
+      let payload = "2 elsewhere \(key.utf8.count) \(key)\(remote)"
+      try await TestDatabase.withConnection { connection in
+        try await connection.query(
+          "UPDATE shared_values SET value = \(remote), version = 2, writer = 'elsewhere' WHERE id = \(key)",
+          logger: Logger(label: "tests"))
+        try await connection.query(
+          "SELECT pg_notify('shared_values', \(payload))::text", logger: Logger(label: "tests"))
+      }
+
+      let all: Set<String> = ["a", "program", "remote"]
+      try await waitForValue(marks, "the program's change and the other instance's") { $0 == all }
+      #expect(duringMerge.ran)
+      try await marks.save()
+      #expect(marks.wrappedValue == all)
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(try JSONDecoder().decode(Set<String>.self, from: Data(row.json.utf8)) == all)
+      await database.close()
+    }
+
     @Test func theConfigurationNeverDescribesThePassword() throws {
       let configuration = SharedPostgresDatabase.Configuration(
         host: "db.example", username: "app", password: "hunter2-secret", database: "app")
@@ -160,16 +199,26 @@ extension ServerTests {
     /// Sends an announcement on the channel as another instance would.
     private func announce(key: String, version: Int64, writer: String, value: Flags) async throws {
       let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+      let payload = "\(version) \(writer) \(key.utf8.count) \(key)\(json)"
       try await TestDatabase.withConnection { connection in
         try await connection.query(
-          """
-          SELECT pg_notify('shared_values',
-            json_build_object('key', \(key)::text, 'version', \(version)::bigint, 'writer', \(writer)::text,
-              'value', \(json)::text)::text)::text
-          """, logger: Logger(label: "tests"))
+          "SELECT pg_notify('shared_values', \(payload))::text", logger: Logger(label: "tests"))
       }
     }
   }
+}
+
+/// Runs an action once, the first time it is asked to after being armed.
+final class OneShot: Sendable {
+  private let action = Mutex<(@Sendable () -> Void)?>(nil)
+  private let done = Mutex(false)
+  func arm(_ body: @escaping @Sendable () -> Void) { action.withLock { $0 = body } }
+  func run() {
+    guard let body = action.withLock({ $0.take() }) else { return }
+    body()
+    done.withLock { $0 = true }
+  }
+  var ran: Bool { done.withLock { $0 } }
 }
 
 /// Collects values from an observer, under a lock.

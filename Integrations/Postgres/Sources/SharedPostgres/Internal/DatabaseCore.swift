@@ -213,7 +213,7 @@ final class DatabaseCore: Sendable {
   private func readAndApply(_ key: String) async {
     let holders = holders(of: key)
     do {
-      let row = try await connection.withConnection { try await table.read(key, on: $0) }
+      let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
       let newer = row.map { row in state.withLock { $0.keys[key]?.machine.rowRead(version: row.version) ?? false } }
       if let row, newer == true {
         for holder in holders { await holder.receive(row.json) }
@@ -259,7 +259,7 @@ final class DatabaseCore: Sendable {
 
   /// Reads the row of `key` for a load.
   func loadRow(_ key: String) async throws -> ValueTable.Row? {
-    let row = try await connection.withConnection { try await table.read(key, on: $0) }
+    let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
     if let row {
       state.withLock { $0.keys[key, default: KeyEntry()].machine.loaded(version: row.version) }
     }
@@ -290,17 +290,18 @@ final class DatabaseCore: Sendable {
     let table = self.table
     let logger = self.logger
     if let merge {
-      written = try await connection.withConnection { connection in
+      written = try await connection.withConnection { session in
         while true {
-          let attempt = try await connection.withTransaction(logger: logger) {
-            connection -> (version: Int64, json: Data)? in
-            let row = try await table.read(key, on: connection, forUpdate: true)
+          // The transaction runs on the session's connection.
+          let attempt = try await session.connection.withTransaction(logger: logger) {
+            _ -> (version: Int64, json: Data)? in
+            let row = try await table.read(key, on: session.connection, forUpdate: true)
             var toWrite = json
             if let row, row.version > base {
               // A row this instance cannot read is overwritten by the program's change.
               toWrite = (try? merge(row.json)) ?? json
             }
-            guard let version = try await table.write(key, json: toWrite, expected: row?.version ?? 0, on: connection)
+            guard let version = try await table.write(key, json: toWrite, expected: row?.version ?? 0, on: session)
             else { return nil }
             return (version, toWrite)
           }
@@ -309,8 +310,8 @@ final class DatabaseCore: Sendable {
         }
       }
     } else {
-      let version = try await connection.withConnection { connection in
-        try await table.write(key, json: json, expected: nil, on: connection)
+      let version = try await connection.withConnection { session in
+        try await table.write(key, json: json, expected: nil, on: session)
       }
       guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
       written = (version, json)

@@ -14,6 +14,10 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
   /// Last writer wins: the stored value replaces memory. Merge: memory is combined with it, and when memory adds
   /// something, the combination is written back (merged again with anything newer in the row) before it replaces
   /// memory, so no change of this instance that was not saved yet is lost.
+  ///
+  /// Under merge, the combination is applied only if the program did not change (or save) the value since memory
+  /// was read for it (`update(_:readAt:)`); otherwise it is combined again with the newer memory, so a change made
+  /// while a merge is computed or written is not dropped.
   func receive(_ json: Data) async {
     let remote: Value
     do {
@@ -22,24 +26,36 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
       context.reportLoadError(error)
       return
     }
-    guard let merge = key.conflicts.merge, let local = context.currentValue else {
+    guard let merge = key.conflicts.merge else {
       context.update(remote)
       return
     }
-    let merged = merge(local, remote)
-    if key.conflicts.isEqual(merged, remote) {
-      context.update(remote)
-      return
-    }
-    do {
-      let json = try PostgresKey<Value>.encode(merged, key: key.name)
-      let stored = try await key.database.core.write(
-        key.name, json: json, merge: PostgresKey<Value>.merger(key.conflicts, local: merged, key: key.name)
-      ) { _ in true }
-      context.update((try? PostgresKey<Value>.decode(stored, key: key.name)) ?? merged)
-    } catch {
-      // Kept in memory; saved again once the server is back.
-      context.update(merged)
+    // What the row holds, as far as this instance knows.
+    var stored = remote
+    while let read = context.storeReadStarted(), let local = context.currentValue {
+      let merged = merge(local, stored)
+      if key.conflicts.isEqual(merged, stored) {
+        if context.update(stored, readAt: read) { return }
+      } else {
+        do {
+          let json = try PostgresKey<Value>.encode(merged, key: key.name)
+          var applied = false
+          try await key.database.core.write(
+            key.name, json: json, merge: PostgresKey<Value>.merger(key.conflicts, local: merged, key: key.name)
+          ) { written in
+            stored = (try? PostgresKey<Value>.decode(written, key: key.name)) ?? merged
+            applied = context.update(stored, readAt: read)
+            return applied
+          }
+          if applied { return }
+        } catch {
+          // Kept in memory; saved again once the server is back.
+          _ = context.update(merged, readAt: read)
+          return
+        }
+      }
+      // The program changed or saved the value meanwhile: combine again with what memory holds now.
+      await Task.yield()
     }
   }
 

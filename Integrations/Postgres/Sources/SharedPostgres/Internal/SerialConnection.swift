@@ -12,6 +12,8 @@ final class SerialConnection: Sendable {
   private let nextID = Atomic<Int>(1)
   /// Only touched by the task that holds `turn`.
   private let current = Mutex<PostgresConnection?>(nil)
+  /// The statements prepared on `current`, by their SQL; only touched by the task that holds `turn`.
+  private let statements = Mutex<[String: PreparedQuery]>([:])
   private let closed = Atomic<Bool>(false)
 
   init(configuration: PostgresConnection.Configuration, table: ValueTable, logger: Logger) {
@@ -25,9 +27,23 @@ final class SerialConnection: Sendable {
     current.withLock { $0 }?.close().whenComplete { _ in }
   }
 
+  /// The connection, for the task that holds it, and the statements prepared on it.
+  struct Session: Sendable {
+    let connection: PostgresConnection
+    fileprivate let owner: SerialConnection
+
+    /// `sql` prepared on this connection: prepared on its first use, then reused.
+    func prepared(_ sql: String) async throws -> PreparedQuery {
+      if let statement = owner.statements.withLock({ $0[sql] }) { return statement }
+      let statement = try await connection.prepare(query: sql).get()
+      owner.statements.withLock { $0[sql] = statement }
+      return statement
+    }
+  }
+
   /// Runs `body` with the connection, alone; connects first if there is none.
   func withConnection<Result: Sendable>(
-    _ body: (PostgresConnection) async throws -> Result
+    _ body: (Session) async throws -> Result
   ) async throws -> Result {
     await turn.wait()
     defer { turn.signal() }
@@ -45,9 +61,10 @@ final class SerialConnection: Sendable {
         throw error
       }
       current.withLock { $0 = connection }
+      statements.withLock { $0 = [:] }
     }
     do {
-      return try await body(connection)
+      return try await body(Session(connection: connection, owner: self))
     } catch {
       if connection.isClosed { current.withLock { $0 = nil } }
       throw error

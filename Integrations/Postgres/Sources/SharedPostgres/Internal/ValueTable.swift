@@ -52,45 +52,63 @@ struct ValueTable: Sendable {
 
   /// Writes `json` as the key's new version and announces it; with `expected`, only if the row's version is still
   /// that (0: no row). Returns the version written, or `nil` when the row moved on.
-  func write(_ key: String, json: Data, expected: Int64?, on connection: PostgresConnection) async throws -> Int64? {
+  ///
+  /// The notification carries the value when it fits in PostgreSQL's 8000-byte payload; otherwise listeners read
+  /// the row. It is sent when the write commits. The write without `expected` (every save under last writer wins)
+  /// runs as a statement prepared once per connection.
+  func write(_ key: String, json: Data, expected: Int64?, on session: SerialConnection.Session) async throws -> Int64? {
     let value = String(decoding: json, as: UTF8.self)
-    let written: PostgresQuery
+    let suffix = ChangeAnnouncement.suffix(key: key, writer: writer, json: json)
     switch expected {
     case nil:
-      written = """
-        INSERT INTO \(unescaped: name) AS stored (id, value, version, writer) VALUES (\(key), \(value), 1, \(writer))
-        ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value, version = stored.version + 1,
-          writer = EXCLUDED.writer, updated_at = now()
-        RETURNING id, value, version, writer
-        """
+      let statement = try await session.prepared(upsertStatement)
+      let binds = [key, value, writer, channel, suffix].map { PostgresData(string: $0) }
+      let rows = try await statement.execute(binds).get()
+      // The version comes as text: this API describes the result as text but receives it in binary, and text reads
+      // the same in both.
+      return try rows.first.flatMap { Int64(try $0.decode(String.self)) }
     case 0?:
-      written = """
-        INSERT INTO \(unescaped: name) (id, value, version, writer) VALUES (\(key), \(value), 1, \(writer))
-        ON CONFLICT (id) DO NOTHING
-        RETURNING id, value, version, writer
-        """
+      return try await version(
+        of: """
+          INSERT INTO \(unescaped: name) (id, value, version, writer) VALUES (\(key), \(value), 1, \(writer))
+          ON CONFLICT (id) DO NOTHING
+          RETURNING version
+          """, suffix: suffix, on: session.connection)
     case let version?:
-      written = """
-        UPDATE \(unescaped: name) SET value = \(value), version = version + 1, writer = \(writer), updated_at = now()
-        WHERE id = \(key) AND version = \(version)
-        RETURNING id, value, version, writer
-        """
+      return try await self.version(
+        of: """
+          UPDATE \(unescaped: name) SET value = \(value), version = version + 1, writer = \(writer), updated_at = now()
+          WHERE id = \(key) AND version = \(version)
+          RETURNING version
+          """, suffix: suffix, on: session.connection)
     }
-    // The notification carries the value when it fits in PostgreSQL's 8000-byte payload; otherwise listeners read
-    // the row. It is sent when the write commits.
+  }
+
+  /// The upsert of a value: binds the key, the JSON, the writer, the channel and the announcement's suffix.
+  private var upsertStatement: String {
+    """
+    WITH written AS (
+      INSERT INTO \(name) AS stored (id, value, version, writer) VALUES ($1, $2, 1, $3)
+      ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value, version = stored.version + 1,
+        writer = EXCLUDED.writer, updated_at = now()
+      RETURNING version
+    )
+    SELECT version::text, pg_notify($4, version::text || $5)::text FROM written
+    """
+  }
+
+  /// Runs `written` (a statement returning the version it wrote) and announces what it wrote.
+  private func version(of written: PostgresQuery, suffix: String, on connection: PostgresConnection) async throws
+    -> Int64?
+  {
     var query = written
     query.sql = """
-      WITH written AS (\(written.sql)), message AS (
-        SELECT version,
-          json_build_object('key', id, 'version', version, 'writer', writer, 'value', value)::text AS full_payload,
-          json_build_object('key', id, 'version', version, 'writer', writer)::text AS short_payload
-        FROM written
-      )
-      SELECT version, pg_notify($\(written.binds.count + 1),
-        CASE WHEN octet_length(full_payload) < 8000 THEN full_payload ELSE short_payload END)::text
-      FROM message
+      WITH written AS (\(written.sql))
+      SELECT version, pg_notify($\(written.binds.count + 1), version::text || $\(written.binds.count + 2))::text
+      FROM written
       """
     query.binds.append(channel)
+    query.binds.append(suffix)
     let rows = try await connection.query(query, logger: logger)
     var version: Int64?
     for try await (writtenVersion, _) in rows.decode((Int64, String?).self) { version = writtenVersion }
