@@ -58,10 +58,15 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
   public func load(context: SharedKeyContext<Value>, continuation: SharedLoadContinuation<Value>) {
     let core = database.core
     let name = self.name
+    // Taken before the read: the row's version is a base of merges only if its value reaches memory, which it does
+    // not when the program changes the value during the load.
+    let read = context.storeReadStarted()
     Task {
       do {
         guard let row = try await core.loadRow(name) else { return continuation.resume(returning: nil) }
-        continuation.resume(returning: try Self.decode(row.json, key: name))
+        let value = try Self.decode(row.json, key: name)
+        if let read, context.update(value, readAt: read) { core.memoryHolds(name, version: row.version) }
+        continuation.resume(returning: value)
       } catch {
         continuation.resume(throwing: error)
       }

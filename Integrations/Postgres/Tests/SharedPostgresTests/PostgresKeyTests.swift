@@ -1,9 +1,10 @@
 import Foundation
 import PostgresNIO
-import SharedPostgres
 import SharedState
 import Synchronization
 import Testing
+
+@testable import SharedPostgres
 
 struct Flags: Codable, Sendable, Equatable {
   var beta = false
@@ -175,6 +176,37 @@ extension ServerTests {
       await database.close()
     }
 
+    /// Under merge, a new holder changes the value while its load runs (the README's `withLock` right after
+    /// creating it): the loaded row does not reach memory, so the save that follows combines the change with the
+    /// row instead of writing over another instance's value.
+    @Test func aChangeMadeWhileTheValueLoadsIsCombinedWithTheRow() async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      // The table exists once a value was read.
+      try await Shared(wrappedValue: 0, .postgres(TestDatabase.uniqueKey(), in: database)).load()
+      let others = String(decoding: try JSONEncoder().encode(Set(["others"])), as: UTF8.self)
+      try await TestDatabase.withConnection { connection in
+        try await connection.query(
+          "INSERT INTO shared_values (id, value, version, writer) VALUES (\(key), \(others), 5, 'elsewhere')",
+          logger: Logger(label: "tests"))
+      }
+      let gate = Gate()
+      database.core.afterLoadRead.withLock { $0 = { await gate.pass() } }
+      let union: PostgresConflictPolicy<Set<String>> = .merge { $0.union($1) }
+      let online = Shared(wrappedValue: Set<String>(), .postgres(key, in: database, conflicts: union))
+      // The load has read version 5 and waits; the program changes the value before the load applies it.
+      try await waitUntil("the load to read the row") { gate.reached }
+      online.withLock { _ = $0.insert("me") }
+      gate.open()
+      try await waitUntil("the load to end") { !online.isLoading }
+      try await online.save()
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(try JSONDecoder().decode(Set<String>.self, from: Data(row.json.utf8)) == ["me", "others"])
+      #expect(row.version == 6)
+      #expect(online.wrappedValue == ["me", "others"])
+      await database.close()
+    }
+
     @Test func theConfigurationNeverDescribesThePassword() throws {
       let configuration = SharedPostgresDatabase.Configuration(
         host: "db.example", username: "app", password: "hunter2-secret", database: "app")
@@ -226,4 +258,40 @@ final class Recorder<Element: Sendable>: Sendable {
   private let storage = Mutex<[Element]>([])
   func append(_ element: Element) { storage.withLock { $0.append(element) } }
   var values: [Element] { storage.withLock { $0 } }
+}
+
+/// Holds whoever passes it until it is opened.
+final class Gate: Sendable {
+  private struct State {
+    var open = false
+    var reached = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
+  }
+  private let state = Mutex(State())
+
+  /// Waits until the gate is open (at once if it is).
+  func pass() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let resume = state.withLock { state -> Bool in
+        state.reached = true
+        if state.open { return true }
+        state.waiters.append(continuation)
+        return false
+      }
+      if resume { continuation.resume() }
+    }
+  }
+
+  /// Whether someone reached the gate.
+  var reached: Bool { state.withLock { $0.reached } }
+
+  /// Lets everyone through, now and later.
+  func open() {
+    let waiters = state.withLock { state in
+      state.open = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
 }
