@@ -85,9 +85,13 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
     try await write(json, local: value, context: context)
   }
 
-  /// Writes `json` (of `local`) and puts a merged result in memory; see ``save(_:context:)``.
+  /// Writes `json` (of `local`) and puts a merged result in memory; see ``save(_:context:)``. Outside a save of the
+  /// framework, `read` (taken before `local` was read) keeps a change the program made during the write: the merged
+  /// result is then not applied.
   @discardableResult
-  func write(_ json: Data, local: Value, context: SharedKeyContext<Value>) async throws -> Value {
+  func write(
+    _ json: Data, local: Value, context: SharedKeyContext<Value>, readAt read: SharedStoreRead? = nil
+  ) async throws -> Value {
     let name = self.name
     let merger = Self.merger(conflicts, local: local, key: name)
     let conflicts = self.conflicts
@@ -95,7 +99,11 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
     _ = try await database.core.write(name, json: json, merge: merger) { written in
       guard written != json, let merged = try? Self.decode(written, key: name) else { return true }
       stored = merged
-      context.update(merged)
+      if let read {
+        guard context.update(merged, readAt: read) else { return false }
+      } else {
+        context.update(merged)
+      }
       guard let current = context.currentValue else { return false }
       return conflicts.isEqual(current, merged)
     }

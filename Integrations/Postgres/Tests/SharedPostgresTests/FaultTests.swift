@@ -1,7 +1,9 @@
 import Foundation
-import SharedPostgres
 import SharedState
+import Synchronization
 import Testing
+
+@testable import SharedPostgres
 
 extension ServerTests {
   /// The server goes away and comes back: instances reconnect, reload, expose the outage meanwhile, and save the
@@ -73,6 +75,36 @@ extension ServerTests {
       #expect(try await TestDatabase.row(key)?.json.contains(#""limit":42"#) == true)
       await first.close()
       await second.close()
+    }
+
+    /// A change saved during an outage is written again on reconnect; the program changes the value while that
+    /// write runs: the change is kept, in memory and in the row, and is not undone by the write's result.
+    @Test func aChangeMadeWhileAFailedSaveIsWrittenAgainIsKept() async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      try await flags.load()
+      flags.withLock { $0.limit = 1 }
+      try await flags.save()
+
+      try Self.server("SHARED_POSTGRES_STOP")
+      flags.withLock { $0.limit = 42 }
+      await #expect(throws: (any Error).self) { try await flags.save() }
+      #expect(flags.saveError != nil)
+      // On reconnect the failed save is written again; once it committed, the program changes the value.
+      let duringWrite = OneShot()
+      duringWrite.arm { flags.withLock { $0.note = "program" } }
+      database.core.afterWriteCommitted.withLock { $0 = { duringWrite.run() } }
+      try Self.server("SHARED_POSTGRES_START")
+
+      try await waitUntil("the write again") { duringWrite.ran }
+      try await waitUntil("the errors cleared") { flags.saveError == nil && flags.loadError == nil }
+      try await flags.save()
+      let expected = Flags(limit: 42, note: "program")
+      #expect(flags.wrappedValue == expected)
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(try JSONDecoder().decode(Flags.self, from: Data(row.json.utf8)) == expected)
+      await database.close()
     }
 
     @Test func theServerRestartedMidRunBothProcessesReconnectAndConverge() async throws {

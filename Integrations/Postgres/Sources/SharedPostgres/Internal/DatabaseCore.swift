@@ -23,6 +23,8 @@ final class DatabaseCore: Sendable {
   private let deliveryStream: Mutex<AsyncStream<Delivery>?>
   /// For tests: runs after a load read its row, before the key applies it.
   let afterLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// For tests: runs after a write committed, before its result is applied.
+  let afterWriteCommitted = Mutex<(@Sendable () async -> Void)?>(nil)
 
   private struct State {
     var keys: [String: KeyEntry] = [:]
@@ -329,6 +331,7 @@ final class DatabaseCore: Sendable {
       guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
       written = (version, json)
     }
+    if let hook = afterWriteCommitted.withLock({ $0 }) { await hook() }
     memoryHoldsWritten = await afterWrite(written?.json ?? json)
     return written?.json ?? json
   }

@@ -67,13 +67,15 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
     context.reportLoadError(error)
   }
 
+  /// Writes memory again after a failed save. The result reaches memory only if the program did not change the
+  /// value during the write: a change made meanwhile is saved as usual, combined with the row under merge.
   func saveAgain() async {
-    guard let value = context.currentValue, let json = try? PostgresKey<Value>.encode(value, key: key.name) else {
-      return
-    }
-    if let stored = try? await key.write(json, local: value, context: context) {
+    guard let read = context.storeReadStarted(), let value = context.currentValue,
+      let json = try? PostgresKey<Value>.encode(value, key: key.name)
+    else { return }
+    if let stored = try? await key.write(json, local: value, context: context, readAt: read) {
       // Memory and row agree again: clears the failed save's error.
-      context.update(stored)
+      _ = context.update(stored, readAt: read)
     }
   }
 }
