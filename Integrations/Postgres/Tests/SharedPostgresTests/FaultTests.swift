@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import SharedState
 import Synchronization
 import Testing
@@ -104,6 +105,55 @@ extension ServerTests {
       #expect(flags.wrappedValue == expected)
       let row = try #require(try await TestDatabase.row(key))
       #expect(try JSONDecoder().decode(Flags.self, from: Data(row.json.utf8)) == expected)
+      await database.close()
+    }
+
+    /// Under merge, another instance's value arrives, and while it is combined with memory the program changes the
+    /// value while the server is away: the combination cannot be written, nor put in memory (the program's change
+    /// is newer). Memory then does not hold the other instance's version, so the save on reconnect still combines
+    /// the program's change with the row instead of writing over it.
+    @Test func aMergeThatCouldNotBeWrittenNorAppliedIsCombinedAgainOnReconnect() async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      let duringMerge = OneShot()
+      let union: PostgresConflictPolicy<Set<String>> = .merge { local, remote in
+        duringMerge.run()
+        return local.union(remote)
+      }
+      let marks = Shared(wrappedValue: Set<String>(), .postgres(key, in: database, conflicts: union))
+      try await marks.load()
+      marks.withLock { _ = $0.insert("a") }
+      try await marks.save()
+
+      duringMerge.arm {
+        try? Self.server("SHARED_POSTGRES_STOP")
+        marks.withLock { _ = $0.insert("program") }
+      }
+      // Another instance writes version 2 and announces it.
+      let remote = String(decoding: try JSONEncoder().encode(Set(["remote"])), as: UTF8.self)
+      let payload = "2 elsewhere \(key.utf8.count) \(key)\(remote)"
+      try await TestDatabase.withConnection { connection in
+        try await connection.query(
+          "UPDATE shared_values SET value = \(remote), version = 2, writer = 'elsewhere' WHERE id = \(key)",
+          logger: Logger(label: "tests"))
+        try await connection.query(
+          "SELECT pg_notify('shared_values', \(payload))::text", logger: Logger(label: "tests"))
+      }
+      do {
+        try await waitUntil("the merge") { duringMerge.ran }
+        try await waitUntil("the failed save") { marks.saveError != nil }
+      } catch {
+        try Self.server("SHARED_POSTGRES_START")
+        throw error
+      }
+      try Self.server("SHARED_POSTGRES_START")
+
+      let all: Set<String> = ["a", "program", "remote"]
+      try await waitForValue(marks, "the program's change and the other instance's") { $0 == all }
+      try await waitUntil("the errors cleared") { marks.saveError == nil && marks.loadError == nil }
+      try await marks.save()
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(try JSONDecoder().decode(Set<String>.self, from: Data(row.json.utf8)) == all)
       await database.close()
     }
 
