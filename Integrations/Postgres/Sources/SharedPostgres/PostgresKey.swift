@@ -58,15 +58,17 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
   public func load(context: SharedKeyContext<Value>, continuation: SharedLoadContinuation<Value>) {
     let core = database.core
     let name = self.name
-    // Taken before the read: the row's version is a base of merges only if its value reaches memory, which it does
-    // not when the program changes the value during the load.
-    let read = context.storeReadStarted()
+    let conflicts = self.conflicts
     Task {
       do {
         guard let row = try await core.loadRow(name) else { return continuation.resume(returning: nil) }
         let value = try Self.decode(row.json, key: name)
-        if let read, context.update(value, readAt: read) { core.memoryHolds(name, version: row.version) }
         continuation.resume(returning: value)
+        // The row's version is a base of merges only if memory holds its value: a load's value is dropped when the
+        // program changed the value during the load (under last writer wins, nothing is merged).
+        if let current = context.currentValue, conflicts.isEqual(current, value) {
+          core.memoryHolds(name, version: row.version)
+        }
       } catch {
         continuation.resume(throwing: error)
       }
