@@ -58,10 +58,17 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
   public func load(context: SharedKeyContext<Value>, continuation: SharedLoadContinuation<Value>) {
     let core = database.core
     let name = self.name
+    let conflicts = self.conflicts
     Task {
       do {
         guard let row = try await core.loadRow(name) else { return continuation.resume(returning: nil) }
-        continuation.resume(returning: try Self.decode(row.json, key: name))
+        let value = try Self.decode(row.json, key: name)
+        continuation.resume(returning: value)
+        // The row's version is a base of merges only if memory holds its value: a load's value is dropped when the
+        // program changed the value during the load (under last writer wins, nothing is merged).
+        if let current = context.currentValue, conflicts.isEqual(current, value) {
+          core.memoryHolds(name, version: row.version)
+        }
       } catch {
         continuation.resume(throwing: error)
       }
@@ -80,9 +87,13 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
     try await write(json, local: value, context: context)
   }
 
-  /// Writes `json` (of `local`) and puts a merged result in memory; see ``save(_:context:)``.
+  /// Writes `json` (of `local`) and puts a merged result in memory; see ``save(_:context:)``. Outside a save of the
+  /// framework, `read` (taken before `local` was read) keeps a change the program made during the write: the merged
+  /// result is then not applied.
   @discardableResult
-  func write(_ json: Data, local: Value, context: SharedKeyContext<Value>) async throws -> Value {
+  func write(
+    _ json: Data, local: Value, context: SharedKeyContext<Value>, readAt read: SharedStoreRead? = nil
+  ) async throws -> Value {
     let name = self.name
     let merger = Self.merger(conflicts, local: local, key: name)
     let conflicts = self.conflicts
@@ -90,7 +101,11 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
     _ = try await database.core.write(name, json: json, merge: merger) { written in
       guard written != json, let merged = try? Self.decode(written, key: name) else { return true }
       stored = merged
-      context.update(merged)
+      if let read {
+        guard context.update(merged, readAt: read) else { return false }
+      } else {
+        context.update(merged)
+      }
       guard let current = context.currentValue else { return false }
       return conflicts.isEqual(current, merged)
     }

@@ -1,7 +1,10 @@
 import Foundation
-import SharedPostgres
+import PostgresNIO
 import SharedState
+import Synchronization
 import Testing
+
+@testable import SharedPostgres
 
 extension ServerTests {
   /// The server goes away and comes back: instances reconnect, reload, expose the outage meanwhile, and save the
@@ -73,6 +76,85 @@ extension ServerTests {
       #expect(try await TestDatabase.row(key)?.json.contains(#""limit":42"#) == true)
       await first.close()
       await second.close()
+    }
+
+    /// A change saved during an outage is written again on reconnect; the program changes the value while that
+    /// write runs: the change is kept, in memory and in the row, and is not undone by the write's result.
+    @Test func aChangeMadeWhileAFailedSaveIsWrittenAgainIsKept() async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      try await flags.load()
+      flags.withLock { $0.limit = 1 }
+      try await flags.save()
+
+      try Self.server("SHARED_POSTGRES_STOP")
+      flags.withLock { $0.limit = 42 }
+      await #expect(throws: (any Error).self) { try await flags.save() }
+      #expect(flags.saveError != nil)
+      // On reconnect the failed save is written again; once it committed, the program changes the value.
+      let duringWrite = OneShot()
+      duringWrite.arm { flags.withLock { $0.note = "program" } }
+      database.core.afterWriteCommitted.withLock { $0 = { duringWrite.run() } }
+      try Self.server("SHARED_POSTGRES_START")
+
+      try await waitUntil("the write again") { duringWrite.ran }
+      try await waitUntil("the errors cleared") { flags.saveError == nil && flags.loadError == nil }
+      try await flags.save()
+      let expected = Flags(limit: 42, note: "program")
+      #expect(flags.wrappedValue == expected)
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(try JSONDecoder().decode(Flags.self, from: Data(row.json.utf8)) == expected)
+      await database.close()
+    }
+
+    /// Under merge, another instance's value arrives, and while it is combined with memory the program changes the
+    /// value while the server is away: the combination cannot be written, nor put in memory (the program's change
+    /// is newer). Memory then does not hold the other instance's version, so the save on reconnect still combines
+    /// the program's change with the row instead of writing over it.
+    @Test func aMergeThatCouldNotBeWrittenNorAppliedIsCombinedAgainOnReconnect() async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      let duringMerge = OneShot()
+      let union: PostgresConflictPolicy<Set<String>> = .merge { local, remote in
+        duringMerge.run()
+        return local.union(remote)
+      }
+      let marks = Shared(wrappedValue: Set<String>(), .postgres(key, in: database, conflicts: union))
+      try await marks.load()
+      marks.withLock { _ = $0.insert("a") }
+      try await marks.save()
+
+      duringMerge.arm {
+        try? Self.server("SHARED_POSTGRES_STOP")
+        marks.withLock { _ = $0.insert("program") }
+      }
+      // Another instance writes version 2 and announces it.
+      let remote = String(decoding: try JSONEncoder().encode(Set(["remote"])), as: UTF8.self)
+      let payload = "2 elsewhere \(key.utf8.count) \(key)\(remote)"
+      try await TestDatabase.withConnection { connection in
+        try await connection.query(
+          "UPDATE shared_values SET value = \(remote), version = 2, writer = 'elsewhere' WHERE id = \(key)",
+          logger: Logger(label: "tests"))
+        try await connection.query(
+          "SELECT pg_notify('shared_values', \(payload))::text", logger: Logger(label: "tests"))
+      }
+      do {
+        try await waitUntil("the merge") { duringMerge.ran }
+        try await waitUntil("the failed save") { marks.saveError != nil }
+      } catch {
+        try Self.server("SHARED_POSTGRES_START")
+        throw error
+      }
+      try Self.server("SHARED_POSTGRES_START")
+
+      let all: Set<String> = ["a", "program", "remote"]
+      try await waitForValue(marks, "the program's change and the other instance's") { $0 == all }
+      try await waitUntil("the errors cleared") { marks.saveError == nil && marks.loadError == nil }
+      try await marks.save()
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(try JSONDecoder().decode(Set<String>.self, from: Data(row.json.utf8)) == all)
+      await database.close()
     }
 
     @Test func theServerRestartedMidRunBothProcessesReconnectAndConverge() async throws {

@@ -97,6 +97,7 @@ import Testing
   @Test func aMergeComparesAgainstTheVersionMemoryHolds() {
     var machine = KeyVersionStateMachine()
     machine.loaded(version: 2)
+    machine.memoryHolds(version: 2)
     var base = machine.saveStarted()
     #expect(base == 2)
     // A merged value that did not reach memory (the program changed it meanwhile) is not a base.
@@ -111,6 +112,88 @@ import Testing
     #expect(base == 4)
     _ = machine.saveFinished(written: nil, memoryHoldsWritten: false)
     #expect(machine.lastSaveFailed)
+  }
+
+  /// A version that reaches memory, or does not (the program changed the value meanwhile, so memory holds the
+  /// program's change instead), in every ordering with a save whose result reaches memory or not: the base of
+  /// merges is always the newest version memory took, never one it only heard or read.
+  @Test(arguments: [
+    (Int64?.some(3), true, [true, false], false),
+    (Int64?.some(3), false, [false, true], true),
+    (Int64?.some(5), true, [false, false], false),
+    (Int64?.none, false, [true, false], true),
+    (Int64?.some(1), false, [false, true], false),
+  ])
+  func everyOrderingKeepsTheBaseAtWhatMemoryHolds(
+    written: Int64?, memoryHoldsWritten: Bool, taken: [Bool], loadTaken: Bool
+  ) {
+    enum Step: Hashable {
+      case saveStarted, saveFinished, loaded
+      case announced(Int64)
+    }
+    let announced: [Int64] = [2, 4]
+    let steps: [Step] = [.saveStarted, .saveFinished, .loaded] + announced.map(Step.announced)
+    func orderings(_ steps: [Step]) -> [[Step]] {
+      guard !steps.isEmpty else { return [[]] }
+      var result: [[Step]] = []
+      for (index, step) in steps.enumerated() {
+        if step == .saveFinished, steps.contains(.saveStarted) { continue }
+        var rest = steps
+        rest.remove(at: index)
+        result += orderings(rest).map { [step] + $0 }
+      }
+      return result
+    }
+    let all = orderings(steps)
+    #expect(all.count == 60)
+    for ordering in all {
+      var machine = KeyVersionStateMachine()
+      // The newest version memory took.
+      var held: Int64 = 0
+      func apply(_ version: Int64, taken: Bool) {
+        guard taken else { return }
+        machine.memoryHolds(version: version)
+        held = max(held, version)
+      }
+      func hear(_ version: Int64) {
+        if case .apply(let change) = machine.notified(StoredChange(version: version, json: Data("{}".utf8))) {
+          apply(change.version, taken: taken[announced.firstIndex(of: change.version)!])
+        }
+      }
+      for step in ordering {
+        switch step {
+        case .saveStarted:
+          #expect(machine.saveStarted() == held, Comment(rawValue: "\(ordering)"))
+        case .saveFinished:
+          let action = machine.saveFinished(written: written, memoryHoldsWritten: memoryHoldsWritten)
+          if let written, memoryHoldsWritten { held = max(held, written) }
+          if case .redeliver(let change) = action { hear(change.version) }
+        case .announced(let version):
+          hear(version)
+        case .loaded:
+          machine.loaded(version: 1)
+          apply(1, taken: loadTaken)
+        }
+        #expect(machine.baseVersion == held, Comment(rawValue: "\(ordering) at \(step)"))
+      }
+      #expect(machine.knownVersion == max(written ?? 0, 4), Comment(rawValue: "\(ordering)"))
+    }
+  }
+
+  @Test func aHeardOrReadVersionIsNotABaseUntilMemoryTakesIt() {
+    var machine = KeyVersionStateMachine()
+    let heard = machine.notified(StoredChange(version: 5, json: Data("{}".utf8)))
+    #expect(heard == .apply(StoredChange(version: 5, json: Data("{}".utf8))))
+    let read = machine.rowRead(version: 6)
+    #expect(read)
+    machine.loaded(version: 7)
+    // Memory refused all three (the program changed the value): a save still merges with the row.
+    #expect(machine.knownVersion == 7)
+    #expect(machine.baseVersion == 0)
+    #expect(machine.saveStarted() == 0)
+    _ = machine.saveFinished(written: nil, memoryHoldsWritten: false)
+    machine.memoryHolds(version: 6)
+    #expect(machine.baseVersion == 6)
   }
 
   @Test func anAnnouncementWithoutItsValueIsAppliedOnlyOnceItsRowIsRead() {

@@ -1,9 +1,10 @@
 import Foundation
 import PostgresNIO
-import SharedPostgres
 import SharedState
 import Synchronization
 import Testing
+
+@testable import SharedPostgres
 
 struct Flags: Codable, Sendable, Equatable {
   var beta = false
@@ -93,8 +94,11 @@ extension ServerTests {
       let version = try #require(try await TestDatabase.row(key)?.version)
       // An announcement of an older version, as a late or replayed notification would be, from another writer.
       try await announce(key: key, version: version - 1, writer: "another", value: Flags(limit: -1))
-      // Then a newer one: once it is in memory, the older one was heard before it (one channel, in order).
-      try await announce(key: key, version: version + 1, writer: "another", value: Flags(limit: 1_000))
+      // An echo of this instance newer than any version it knows, as when a save committed but its reply was lost:
+      // only the writer tells it apart.
+      try await announce(key: key, version: version + 1, writer: database.instanceID, value: Flags(limit: -2))
+      // Then a newer one: once it is in memory, the older ones were heard before it (one channel, in order).
+      try await announce(key: key, version: version + 2, writer: "another", value: Flags(limit: 1_000))
       // Waited for through the observer itself: the observer and the value's sequence are told in either order.
       try await waitUntil("the observer to see the newer announcement") { seen.values.contains(1_000) }
       token.cancel()
@@ -102,6 +106,7 @@ extension ServerTests {
       // Every change of the program reached the observer in order, no echo brought an older one back, and the older
       // announcement was never applied.
       #expect(!limits.contains(-1))
+      #expect(!limits.contains(-2))
       #expect(limits.filter { $0 != 1_000 } == limits.filter { $0 != 1_000 }.sorted())
       #expect(limits.last == 1_000)
       #expect(flags.wrappedValue.limit == 1_000)
@@ -175,6 +180,37 @@ extension ServerTests {
       await database.close()
     }
 
+    /// Under merge, a new holder changes the value while its load runs (the README's `withLock` right after
+    /// creating it): the loaded row does not reach memory, so the save that follows combines the change with the
+    /// row instead of writing over another instance's value.
+    @Test func aChangeMadeWhileTheValueLoadsIsCombinedWithTheRow() async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      // The table exists once a value was read.
+      try await Shared(wrappedValue: 0, .postgres(TestDatabase.uniqueKey(), in: database)).load()
+      let others = String(decoding: try JSONEncoder().encode(Set(["others"])), as: UTF8.self)
+      try await TestDatabase.withConnection { connection in
+        try await connection.query(
+          "INSERT INTO shared_values (id, value, version, writer) VALUES (\(key), \(others), 5, 'elsewhere')",
+          logger: Logger(label: "tests"))
+      }
+      let gate = Gate()
+      database.core.afterLoadRead.withLock { $0 = { await gate.pass() } }
+      let union: PostgresConflictPolicy<Set<String>> = .merge { $0.union($1) }
+      let online = Shared(wrappedValue: Set<String>(), .postgres(key, in: database, conflicts: union))
+      // The load has read version 5 and waits; the program changes the value before the load applies it.
+      try await waitUntil("the load to read the row") { gate.reached }
+      online.withLock { _ = $0.insert("me") }
+      gate.open()
+      try await waitUntil("the load to end") { !online.isLoading }
+      try await online.save()
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(try JSONDecoder().decode(Set<String>.self, from: Data(row.json.utf8)) == ["me", "others"])
+      #expect(row.version == 6)
+      #expect(online.wrappedValue == ["me", "others"])
+      await database.close()
+    }
+
     @Test func theConfigurationNeverDescribesThePassword() throws {
       let configuration = SharedPostgresDatabase.Configuration(
         host: "db.example", username: "app", password: "hunter2-secret", database: "app")
@@ -226,4 +262,40 @@ final class Recorder<Element: Sendable>: Sendable {
   private let storage = Mutex<[Element]>([])
   func append(_ element: Element) { storage.withLock { $0.append(element) } }
   var values: [Element] { storage.withLock { $0 } }
+}
+
+/// Holds whoever passes it until it is opened.
+final class Gate: Sendable {
+  private struct State {
+    var open = false
+    var reached = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
+  }
+  private let state = Mutex(State())
+
+  /// Waits until the gate is open (at once if it is).
+  func pass() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let resume = state.withLock { state -> Bool in
+        state.reached = true
+        if state.open { return true }
+        state.waiters.append(continuation)
+        return false
+      }
+      if resume { continuation.resume() }
+    }
+  }
+
+  /// Whether someone reached the gate.
+  var reached: Bool { state.withLock { $0.reached } }
+
+  /// Lets everyone through, now and later.
+  func open() {
+    let waiters = state.withLock { state in
+      state.open = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
 }

@@ -21,6 +21,10 @@ final class DatabaseCore: Sendable {
   private let state = Mutex(State())
   private let deliveries: AsyncStream<Delivery>.Continuation
   private let deliveryStream: Mutex<AsyncStream<Delivery>?>
+  /// For tests: runs after a load read its row, before the key applies it.
+  let afterLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// For tests: runs after a write committed, before its result is applied.
+  let afterWriteCommitted = Mutex<(@Sendable () async -> Void)?>(nil)
 
   private struct State {
     var keys: [String: KeyEntry] = [:]
@@ -203,7 +207,9 @@ final class DatabaseCore: Sendable {
     }
     guard case .apply(let change) = action else { return }
     if let json = change.json {
-      for holder in holders { await holder.receive(json) }
+      var held = true
+      for holder in holders where await !holder.receive(json) { held = false }
+      if held { memoryHolds(key, version: change.version) }
     } else {
       await readAndApply(key)
     }
@@ -216,7 +222,9 @@ final class DatabaseCore: Sendable {
       let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
       let newer = row.map { row in state.withLock { $0.keys[key]?.machine.rowRead(version: row.version) ?? false } }
       if let row, newer == true {
-        for holder in holders { await holder.receive(row.json) }
+        var held = true
+        for holder in holders where await !holder.receive(row.json) { held = false }
+        if held { memoryHolds(key, version: row.version) }
       } else {
         for holder in holders { holder.reportLoadError(nil) }
       }
@@ -257,13 +265,20 @@ final class DatabaseCore: Sendable {
 
   // MARK: Reads and writes
 
-  /// Reads the row of `key` for a load.
+  /// Reads the row of `key` for a load; the key says with ``memoryHolds(_:version:)`` whether its value reached
+  /// memory.
   func loadRow(_ key: String) async throws -> ValueTable.Row? {
     let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
     if let row {
       state.withLock { $0.keys[key, default: KeyEntry()].machine.loaded(version: row.version) }
     }
+    if let hook = afterLoadRead.withLock({ $0 }) { await hook() }
     return row
+  }
+
+  /// Memory took the value of `version` of `key`: later merges compare the row against it.
+  func memoryHolds(_ key: String, version: Int64) {
+    state.withLock { $0.keys[key, default: KeyEntry()].machine.memoryHolds(version: version) }
   }
 
   /// Writes `json` as the next version of `key` and announces it. With `merge`, in a transaction that locks the row:
@@ -316,6 +331,7 @@ final class DatabaseCore: Sendable {
       guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
       written = (version, json)
     }
+    if let hook = afterWriteCommitted.withLock({ $0 }) { await hook() }
     memoryHoldsWritten = await afterWrite(written?.json ?? json)
     return written?.json ?? json
   }

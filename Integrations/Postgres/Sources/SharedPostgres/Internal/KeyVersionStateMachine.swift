@@ -2,8 +2,10 @@
 /// caller drops those), never an older version over a newer one, and nothing while a save of this instance runs
 /// (the newest such change is held and looked at again once the save has its version).
 ///
-/// It also keeps the base of merges: the version memory was last known to hold, so a save under the merge policy
-/// can tell that another instance wrote since.
+/// It also keeps the base of merges: the newest version memory is known to hold, so a save under the merge policy
+/// can tell that another instance wrote since. Hearing or reading a version does not move it: only memory taking
+/// the value does (``memoryHolds(version:)``, or a save whose result reached memory), since the program may have
+/// changed the value meanwhile, and memory then holds its change instead.
 ///
 /// A value type with one method per event and no tasks or clocks: the database calls it under its lock and acts
 /// after.
@@ -35,7 +37,7 @@ struct KeyVersionStateMachine: Sendable, Equatable {
       if (held?.version ?? 0) < change.version { held = change }
       return .hold
     }
-    if change.json != nil { adopt(change.version) }
+    if change.json != nil { knownVersion = change.version }
     return .apply(change)
   }
 
@@ -43,13 +45,18 @@ struct KeyVersionStateMachine: Sendable, Equatable {
   /// this instance has, and so goes to memory.
   mutating func rowRead(version: Int64) -> Bool {
     guard version > knownVersion else { return false }
-    adopt(version)
+    knownVersion = version
     return true
   }
 
-  /// A load put the row's `version` in memory.
+  /// A load read the row's `version` (it reaches memory only if the program did not change the value meanwhile).
   mutating func loaded(version: Int64) {
-    if version > knownVersion { adopt(version) }
+    knownVersion = max(knownVersion, version)
+  }
+
+  /// Memory took the value of `version` (or a value combined with it): later merges compare the row against it.
+  mutating func memoryHolds(version: Int64) {
+    baseVersion = max(baseVersion, version)
   }
 
   /// A save starts; returns the version a merge compares the row against.
@@ -79,10 +86,5 @@ struct KeyVersionStateMachine: Sendable, Equatable {
     guard savesRunning == 0, let change = held else { return .none }
     held = nil
     return change.version > knownVersion ? .redeliver(change) : .none
-  }
-
-  private mutating func adopt(_ version: Int64) {
-    knownVersion = version
-    baseVersion = max(baseVersion, version)
   }
 }
