@@ -160,14 +160,9 @@ extension ServerTests {
     @Test func theServerRestartedMidRunBothProcessesReconnectAndConverge() async throws {
       _ = try TestDatabase.configuration()
       let key = TestDatabase.uniqueKey()
-      let first = try ProbeProcess(key: key, policy: "lww")
-      let second = try ProbeProcess(key: key, policy: "lww")
-      defer {
-        first.finish()
-        second.finish()
-      }
-      try await first.run("ready", expecting: "ready")
-      try await second.run("ready", expecting: "ready")
+      let probes = try await ProbePair(key: key, policy: "lww")
+      defer { probes.finish() }
+      let (first, second) = (probes.first, probes.second)
       first.send("hammer")
       try await first.expect("hammering")
       try Self.server("SHARED_POSTGRES_RESTART")

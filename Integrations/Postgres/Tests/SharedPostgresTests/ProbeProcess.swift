@@ -137,3 +137,31 @@ final class LineBuffer: Sendable {
     }
   }
 }
+
+/// Two probes on one key, started and ready (each has loaded the value); `finish()` ends both.
+struct ProbePair {
+  let first: ProbeProcess
+  let second: ProbeProcess
+
+  init(key: String, policy: String) async throws {
+    first = try ProbeProcess(key: key, policy: policy)
+    do {
+      second = try ProbeProcess(key: key, policy: policy)
+    } catch {
+      first.finish()
+      throw error
+    }
+    do {
+      try await first.run("ready", expecting: "ready")
+      try await second.run("ready", expecting: "ready")
+    } catch {
+      finish()
+      throw error
+    }
+  }
+
+  func finish() {
+    first.finish()
+    second.finish()
+  }
+}

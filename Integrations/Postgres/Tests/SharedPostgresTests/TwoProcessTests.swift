@@ -9,14 +9,9 @@ extension ServerTests {
     @Test func eachProcessSeesTheOthersChange() async throws {
       _ = try TestDatabase.configuration()
       let key = TestDatabase.uniqueKey()
-      let first = try ProbeProcess(key: key, policy: "merge")
-      let second = try ProbeProcess(key: key, policy: "merge")
-      defer {
-        first.finish()
-        second.finish()
-      }
-      try await first.run("ready", expecting: "ready")
-      try await second.run("ready", expecting: "ready")
+      let probes = try await ProbePair(key: key, policy: "merge")
+      defer { probes.finish() }
+      let (first, second) = (probes.first, probes.second)
       try await first.run("count 1", expecting: "counted 1")
       try await second.run("await 1", expecting: "value 1")
       try await second.run("count 2", expecting: "counted 2")
@@ -26,14 +21,9 @@ extension ServerTests {
     @Test func tenThousandRapidChangesReachTheOtherEndsFinalValue() async throws {
       _ = try TestDatabase.configuration()
       let key = TestDatabase.uniqueKey()
-      let writer = try ProbeProcess(key: key, policy: "merge")
-      let reader = try ProbeProcess(key: key, policy: "merge")
-      defer {
-        writer.finish()
-        reader.finish()
-      }
-      try await writer.run("ready", expecting: "ready")
-      try await reader.run("ready", expecting: "ready")
+      let probes = try await ProbePair(key: key, policy: "merge")
+      defer { probes.finish() }
+      let (writer, reader) = (probes.first, probes.second)
       reader.send("await 10000")
       try await writer.run("count 10000", expecting: "counted 10000")
       try await writer.run("save", expecting: "saved")
@@ -45,14 +35,9 @@ extension ServerTests {
     @Test func bothWritingAtOnceConvergeWithNoLostUpdateUnderMerge() async throws {
       _ = try TestDatabase.configuration()
       let key = TestDatabase.uniqueKey()
-      let first = try ProbeProcess(key: key, policy: "merge")
-      let second = try ProbeProcess(key: key, policy: "merge")
-      defer {
-        first.finish()
-        second.finish()
-      }
-      try await first.run("ready", expecting: "ready")
-      try await second.run("ready", expecting: "ready")
+      let probes = try await ProbePair(key: key, policy: "merge")
+      defer { probes.finish() }
+      let (first, second) = (probes.first, probes.second)
       // Both insert at once, each its own 500 items, saving as they go.
       first.send("insert a 500")
       second.send("insert b 500")
