@@ -751,7 +751,9 @@ private struct Harness {
       if probe.retryPoint(id, isHeld: true) != .stop { fail("a collected record retries \(id)") }
       if probe.resetsValueAtEnd(of: id) { fail("a collected record resets its value after \(id)") }
       for outcome in [QueryRecordMachine.Outcome.applied(at: now), .failed, .cancelled] {
-        if probe.finished(id, outcome: outcome, isHeld: true) != .none { fail("a collected record starts work after \(id)") }
+        if probe.finished(id, outcome: outcome, isHeld: true) != .none {
+          fail("a collected record starts work after \(id)")
+        }
       }
       if probe.settled(id) != .none { fail("a collected record starts work as \(id) settles") }
     }
