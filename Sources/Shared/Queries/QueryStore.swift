@@ -265,8 +265,10 @@ public final class QueryStore: Sendable {
     // (a new key takes the lock once); it is read outside the lock and the lock asked again.
     let known = link.epoch(in: self)
     var epoch = known ?? Stopwatch(query.options.operation.clock)
+    // A time started just now has measured nothing: the clock is not read again for a new record.
     var attached = attach(
-      query, root: root, epoch: epoch, isKnown: known != nil, now: epoch.elapsed(), asHolder: asHolder)
+      query, root: root, epoch: epoch, isKnown: known != nil, now: known == nil ? .zero : epoch.elapsed(),
+      asHolder: asHolder)
     if case .measure(let existing) = attached {
       epoch = existing
       attached = attach(query, root: root, epoch: epoch, isKnown: true, now: epoch.elapsed(), asHolder: asHolder)
