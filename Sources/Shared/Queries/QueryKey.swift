@@ -21,10 +21,14 @@
 /// `Int?` identifier names the same query as `["posts", 42]` (as `AnyHashable` treats optionals); a `nil` part is a
 /// part of its own, equal only to another `nil`.
 ///
-/// A part's `hash(into:)` and `==` run under the query store's lock: keep them plain (no shared values, no locks).
+/// A part's `hash(into:)` runs as the key is made and its `==` under the query store's lock: keep them plain (no
+/// shared values, no locks).
 public struct QueryKey: Hashable, Sendable, ExpressibleByArrayLiteral, CustomStringConvertible {
   /// The parts, from general to specific; each is a hashable, sendable value (optionals are unwrapped).
   public let parts: [any Hashable & Sendable]
+  /// The parts' hash, computed once as the key is made: the registry and the store hash a key several times as a
+  /// holder appears, and a key compares unequal to most others by this alone.
+  private let partsHash: Int
 
   /// A key made of `parts`.
   ///
@@ -39,6 +43,11 @@ public struct QueryKey: Hashable, Sendable, ExpressibleByArrayLiteral, CustomStr
     var parts = parts
     QueryKeyPart.unwrapOptionals(in: &parts)
     self.parts = parts
+    var hasher = Hasher()
+    hasher.combine(parts.count)
+    // By index: a `for` loop would copy each part out of the array first.
+    for index in parts.indices { parts[index].hash(into: &hasher) }
+    partsHash = hasher.finalize()
   }
 
   /// A key written as an array literal, whose elements are literals or values: `["posts", id]`.
@@ -75,16 +84,14 @@ public struct QueryKey: Hashable, Sendable, ExpressibleByArrayLiteral, CustomStr
   ///   - rhs: Another key.
   /// - Returns: `true` when every part of one equals the part of the other at the same place.
   public static func == (lhs: QueryKey, rhs: QueryKey) -> Bool {
-    lhs.parts.count == rhs.parts.count && lhs.startsWithParts(of: rhs)
+    lhs.partsHash == rhs.partsHash && lhs.parts.count == rhs.parts.count && lhs.startsWithParts(of: rhs)
   }
 
-  /// Hashes the parts, in order.
+  /// Hashes the parts, in order (their hash is computed once, as the key is made).
   ///
   /// - Parameter hasher: The hasher to feed.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(parts.count)
-    // By index: a `for` loop would copy each part out of the array first.
-    for index in parts.indices { parts[index].hash(into: &hasher) }
+    hasher.combine(partsHash)
   }
 
   /// Whether the first parts of this key are the parts of `prefix`, which is not longer than this key.

@@ -70,8 +70,9 @@ struct QueryValuePeek {
 /// One cached query: its value (held strongly, so it outlives its holders until collected), its state machine and
 /// the units of work under way.
 ///
-/// Only touched under the ``QueryStore``'s lock.
-final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
+/// Only touched under the ``QueryStore``'s lock (its constants excepted), which makes it safe to send: a fetch's
+/// task keeps its record and asks the store's lock for each step.
+final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchecked Sendable {
   /// Fetches something for the query from its value (the query's fetcher, or one page), in an attempt's context.
   typealias Body = @Sendable (Shared<State>, OperationContext<State.Success>) async throws -> State.Success
 
@@ -126,6 +127,14 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
 
   var shared: Shared<State> {
     guard let root else { preconditionFailure("a sleeping query's value is used before the query is woken") }
+    return Shared(reference: .root(root))
+  }
+
+  /// The value, lent to a step of the record's fetch; `nil` once the record left the store (its fetch then ends as
+  /// a removed query's, as when its key names another record).
+  var borrowed: Shared<State>? {
+    if case .collected = machine.activity { return nil }
+    guard let root else { return nil }
     return Shared(reference: .root(root))
   }
 
@@ -524,9 +533,9 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
     wakeIfSleeping(in: store.registry, store: store)
     let work = QueryWork()
     works.insert(work, for: id)
-    let query = self.query
-    let epoch = self.epoch
-    let body = body ?? query.fetch
+    let body = body ?? fetcher.body
+    // The fetch reaches its record directly (see `QueryStore.execute`).
+    let record = self
     let effect: QueryRecordEffect
     // The task holds the store weakly: a fetch that hangs keeps neither the store nor its queries alive.
     if waitsForTurn {
@@ -535,7 +544,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
         work.attach(
           Task {
             guard await work.waitForTurn() else { return }  // Withdrawn: settled by its withdrawal.
-            await QueryStore.execute(id, of: query, epoch: epoch, body: body, work: work, before: nil, store: store)
+            await QueryStore.execute(id, of: record, body: body, work: work, before: nil, store: store)
           })
       }
     } else {
@@ -547,7 +556,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol {
         let before = QueryStore.markPending(shared)
         work.attach(
           Task {
-            await QueryStore.execute(id, of: query, epoch: epoch, body: body, work: work, before: before, store: store)
+            await QueryStore.execute(id, of: record, body: body, work: work, before: before, store: store)
           })
       }
     }

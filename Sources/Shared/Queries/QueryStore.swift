@@ -265,8 +265,10 @@ public final class QueryStore: Sendable {
     // (a new key takes the lock once); it is read outside the lock and the lock asked again.
     let known = link.epoch(in: self)
     var epoch = known ?? Stopwatch(query.options.operation.clock)
+    // A time started just now has measured nothing: the clock is not read again for a new record.
     var attached = attach(
-      query, root: root, epoch: epoch, isKnown: known != nil, now: epoch.elapsed(), asHolder: asHolder)
+      query, root: root, epoch: epoch, isKnown: known != nil, now: known == nil ? .zero : epoch.elapsed(),
+      asHolder: asHolder)
     if case .measure(let existing) = attached {
       epoch = existing
       attached = attach(query, root: root, epoch: epoch, isKnown: true, now: epoch.elapsed(), asHolder: asHolder)
@@ -328,7 +330,10 @@ public final class QueryStore: Sendable {
       // A record of another state type is not expected here (its value keeps the registry's entry, so a holder of
       // another type gets a value of its own); if one is, it and its value are released after the lock.
       var replaced: [any QueryRecordProtocol] = []
+      var stopped = QueryRecordEffect.none
       if let other = node.record {
+        // Its fetch reaches it directly: stopped for good, as by `remove(_:)`.
+        stopped = other.stopFetches(removing: true)
         state.remove(other)
         replaced.append(other)
       }
@@ -340,7 +345,16 @@ public final class QueryStore: Sendable {
       // Removing the other record may have pruned its node.
       (replaced.isEmpty ? node : state.root.makeNode(at: query.key.parts)).record = record
       let sweeps = state.bounds.add(record)
-      let effect = asHolder ? record.holderAppeared(now: now, store: self) : .none
+      let started = asHolder ? record.holderAppeared(now: now, store: self) : .none
+      let effect =
+        if stopped.perform == nil {
+          started
+        } else {
+          QueryRecordEffect {
+            stopped()
+            started()
+          }
+        }
       // The new record is the most recently used, and held while `holder` lives: it is not the one evicted.
       replaced += state.evictOverCapacity()
       return .attached(effect, nil, true, replaced, sweeps)
@@ -535,87 +549,69 @@ public final class QueryStore: Sendable {
     effect()
   }
 
-  /// The fetch of `id` of the record named `key` (measuring from `epoch`) returned a value: whether to write it,
-  /// and the value to write it into, borrowed in the same lock (one lock and one lookup per fetch, not two).
+  /// The fetch of `id` of `record` returned a value: whether to write it, and the value to write it into, borrowed
+  /// in the same lock (one lock per fetch, not two).
   private func fetchReturned<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
-    key: QueryKey,
-    epoch: Stopwatch,
-    as type: State.Type
+    of record: QueryRecord<State>
   ) -> (action: QueryRecordMachine.ReturnAction, value: Shared<State>?) {
-    state.withLock { state in
-      guard let record = Self.record(in: state, named: key, epoch: epoch, as: type) else { return (.discard, nil) }
+    state.withLock { _ in
+      // A record that left the store discards the result: its machine no longer runs `id`.
       let action = record.fetchReturned(id)
       guard case .apply = action else { return (action, nil) }
-      return (action, record.shared)
+      return (action, record.borrowed)
     }
   }
 
-  /// The value of the record named `key` that measures from `epoch` (the one a fetch runs for, not one made
-  /// after it), borrowed for one step of the fetch.
-  private func borrow<State: OperationTrackable>(
-    _ key: QueryKey,
-    epoch: Stopwatch,
-    as type: State.Type
-  ) -> Shared<State>? {
-    state.withLock { state in Self.record(in: state, named: key, epoch: epoch, as: type)?.shared }
+  /// The value of `record`, borrowed for one step of its fetch; `nil` once the record left the store.
+  private func borrow<State: OperationTrackable>(_ record: QueryRecord<State>) -> Shared<State>? {
+    state.withLock { _ in record.borrowed }
   }
 
-  /// The fetch of `id` of the record named `key` (measuring from `epoch`) failed or was cancelled: whether work
-  /// follows at once.
+  /// The fetch of `id` of `record` failed or was cancelled: whether work follows at once.
   private func fetchStopped<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
-    cancelled: Bool,
-    key: QueryKey,
-    epoch: Stopwatch,
-    as type: State.Type
+    of record: QueryRecord<State>,
+    cancelled: Bool
   ) -> QueryRecordMachine.ReturnAction {
-    state.withLock { state in
-      Self.record(in: state, named: key, epoch: epoch, as: type)?.fetchStopped(id, cancelled: cancelled) ?? .discard
-    }
+    state.withLock { _ in record.fetchStopped(id, cancelled: cancelled) }
   }
 
-  /// An attempt of the fetch of `id` of the record named `key` (measuring from `epoch`) failed and a retry is due:
-  /// whether anyone still needs it. Call with no reference to the value held by the fetch.
+  /// An attempt of the fetch of `id` of `record` failed and a retry is due: whether anyone still needs it. Call
+  /// with no reference to the value held by the fetch.
   private func retryPoint<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
-    key: QueryKey,
-    epoch: Stopwatch,
-    as type: State.Type
+    of record: QueryRecord<State>
   ) -> QueryRecordMachine.RetryAction {
-    state.withLock { state in Self.record(in: state, named: key, epoch: epoch, as: type)?.retryPoint(id) ?? .stop }
+    state.withLock { _ in record.retryPoint(id) }
   }
 
   private func finished<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
-    key: QueryKey,
-    outcome: QueryRecordMachine.Outcome,
-    as _: State.Type
+    of record: QueryRecord<State>,
+    outcome: QueryRecordMachine.Outcome
   ) -> QueryRecordEffect {
-    let (finished, effect) = state.withLock { state -> (QueryWork?, QueryRecordEffect) in
-      guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return (nil, .none) }
-      return record.finished(id, outcome: outcome, store: self)
-    }
+    let (finished, effect) = state.withLock { _ in record.finished(id, outcome: outcome, store: self) }
     withExtendedLifetime(finished) {}  // Released after the lock.
     return effect
   }
 
-  /// Performs the unit of work `id` of `query`: fetches with retries, writes the status and the value, and tells
+  /// Performs the unit of work `id` of `record`: fetches with retries, writes the status and the value, and tells
   /// the record how it ended.
   ///
   /// The store is held weakly and only for each step: a fetch that hangs keeps neither the store nor its other
-  /// queries alive. The value is borrowed from the record for each step only (an attempt, a write), never across a
+  /// queries alive (its own record, and the value that record keeps, stay until it ends). The record is reached
+  /// directly, not looked up by its key: one that left the store answers each step as a removed query (its machine
+  /// runs no work). The value is borrowed from the record for each step only (an attempt, a write), never across a
   /// retry's wait, so that the record can tell at a retry point whether anyone else still holds it.
   static func execute<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
-    of query: Query<State>,
-    epoch: Stopwatch,
+    of record: QueryRecord<State>,
     body: @escaping QueryRecord<State>.Body,
     work: QueryWork,
     before: OperationStatus?,
     store: WeakQueryStore
   ) async {
-    let key = query.key
     let result: QueryWork.Outcome
     let outcome: QueryRecordMachine.Outcome
     var settings: QueryStoreSettings?  // Set when a fetch ran: its hooks are called.
@@ -623,7 +619,7 @@ public final class QueryStore: Sendable {
     if let before {
       started = before
     } else {
-      guard let shared = store.store?.borrow(key, epoch: epoch, as: State.self) else {
+      guard let shared = store.store?.borrow(record) else {
         work.finish(.failure(CancellationError()))
         return
       }
@@ -633,42 +629,38 @@ public final class QueryStore: Sendable {
     if let started {
       settings = store.store?.settings
       settings?.fetchStarted()
-      (result, outcome) = await fetchAndApply(
-        id, query: query, epoch: epoch, body: body, before: started, store: store)
+      (result, outcome) = await fetchAndApply(id, of: record, body: body, before: started, store: store)
       settings?.fetchEnded()
     } else {
       (result, outcome) = (.failure(CancellationError()), .cancelled)
     }
-    let effect = store.store?.finished(id, key: key, outcome: outcome, as: State.self) ?? .none
+    let effect = store.store?.finished(id, of: record, outcome: outcome) ?? .none
     work.finish(result)
     effect()
     // The hooks run last, outside every lock: the callers and the work that follows do not wait for them.
-    settings?.report(.query(key), result)
+    settings?.report(.query(record.key), result)
   }
 
   private static func fetchAndApply<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
-    query: Query<State>,
-    epoch: Stopwatch,
+    of record: QueryRecord<State>,
     body: @escaping QueryRecord<State>.Body,
     before: OperationStatus,
     store: WeakQueryStore
   ) async -> (QueryWork.Outcome, QueryRecordMachine.Outcome) {
-    let key = query.key
+    let epoch = record.epoch
     // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the fetch's
     // own result is written, so no yielded value lands after it.
     let gate = YieldGate()
     let outcome = await AttemptLoop.run(
       .contextual { context in
         // Borrowed for this attempt only: released before the retry point asks whether anyone else holds it.
-        guard let shared = store.store?.borrow(key, epoch: epoch, as: State.self) else { throw CancellationError() }
+        guard let shared = store.store?.borrow(record) else { throw CancellationError() }
         return try await body(shared, context)
       },
-      options: query.options.operation,
+      options: record.definition.options.operation,
       yield: { value, attempt in
-        guard gate.isOpen, attempt.isOpen, let shared = store.store?.borrow(key, epoch: epoch, as: State.self) else {
-          return
-        }
+        guard gate.isOpen, attempt.isOpen, let shared = store.store?.borrow(record) else { return }
         shared.withLockReleasingReplaced { state in
           guard gate.isOpen, attempt.isOpen else { return }
           state.applySuccess(value)
@@ -676,22 +668,22 @@ public final class QueryStore: Sendable {
         }
       },
       onFailure: { error, failureCount in
-        store.store?.borrow(key, epoch: epoch, as: State.self)?.withLock { value in
+        store.store?.borrow(record)?.withLock { value in
           value.operation.noteFailure(error, failureCount: failureCount)
         }
       },
       mayRetry: {
         // A query nobody holds and no caller awaits stops retrying: it ends as cancelled.
-        store.store?.retryPoint(id, key: key, epoch: epoch, as: State.self) == .retry
+        store.store?.retryPoint(id, of: record) == .retry
       },
       onRetry: { attempt in
-        store.store?.borrow(key, epoch: epoch, as: State.self)?.withLock { value in value.operation.retry(attempt) }
+        store.store?.borrow(record)?.withLock { value in value.operation.retry(attempt) }
       })
     switch outcome {
     case .success(let value):
       // Fresh from this moment: read before the value shows, so no reader sees it stale.
       let now = epoch.elapsed()
-      let returned = store.store?.fetchReturned(id, key: key, epoch: epoch, as: State.self)
+      let returned = store.store?.fetchReturned(id, of: record)
       guard case .apply(let keepFetching) = returned?.action, let shared = returned?.value else {
         gate.close()
         return (.success(value), .cancelled)
@@ -704,8 +696,8 @@ public final class QueryStore: Sendable {
       }
       return (.success(value), .applied(at: now))
     case .cancelled:
-      let action = store.store?.fetchStopped(id, cancelled: true, key: key, epoch: epoch, as: State.self)
-      store.store?.borrow(key, epoch: epoch, as: State.self)?.withLockReleasingReplaced { state in
+      let action = store.store?.fetchStopped(id, of: record, cancelled: true)
+      store.store?.borrow(record)?.withLockReleasingReplaced { state in
         gate.close()
         // With work following at once, a first load stays pending and fetching.
         if action == .apply(keepPending: true) { return }
@@ -714,8 +706,8 @@ public final class QueryStore: Sendable {
       }
       return (.failure(CancellationError()), .cancelled)
     case .failure(let error):
-      let action = store.store?.fetchStopped(id, cancelled: false, key: key, epoch: epoch, as: State.self)
-      store.store?.borrow(key, epoch: epoch, as: State.self)?.withLockReleasingReplaced { state in
+      let action = store.store?.fetchStopped(id, of: record, cancelled: false)
+      store.store?.borrow(record)?.withLockReleasingReplaced { state in
         gate.close()
         Shared<State>.show(outcome, in: &state)
         if action == .apply(keepPending: true) { state.operation.isFetching = true }

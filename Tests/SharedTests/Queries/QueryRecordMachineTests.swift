@@ -734,6 +734,34 @@ private struct Harness {
 
   /// A gcTime counts from the first check that finds the record unused, so at most one more check.
   static var checksUntilCollected: Int { 5 }
+
+  /// A fetch reaches its record directly, not by its key, so a record that left the store (removed, evicted or
+  /// collected) still hears from its fetches: whatever they report, and in any order, it writes nothing, retries
+  /// nothing, starts nothing and stays collected.
+  mutating func checkCollectedRecordIgnoresItsFetches() {
+    guard collected else { return }
+    var probe = machine
+    for id in QueryRecordMachine.WorkID(1)...16 {
+      if probe.fetchReturned(id) != .discard { fail("a collected record applies the value of \(id)") }
+      for cancelled in [false, true] {
+        for isHeld in [false, true] where probe.fetchStopped(id, cancelled: cancelled, isHeld: isHeld) != .discard {
+          fail("a collected record writes the end of \(id)")
+        }
+      }
+      if probe.retryPoint(id, isHeld: true) != .stop { fail("a collected record retries \(id)") }
+      if probe.resetsValueAtEnd(of: id) { fail("a collected record resets its value after \(id)") }
+      for outcome in [QueryRecordMachine.Outcome.applied(at: now), .failed, .cancelled] {
+        if probe.finished(id, outcome: outcome, isHeld: true) != .none {
+          fail("a collected record starts work after \(id)")
+        }
+      }
+      if probe.settled(id) != .none { fail("a collected record starts work as \(id) settles") }
+    }
+    guard case .collected = probe.activity else {
+      fail("a collected record came back as its fetches reported")
+      return
+    }
+  }
 }
 
 extension Harness.Progress {
@@ -768,6 +796,7 @@ struct QueryRecordMachineTests {
       harness.settle()
       harness.checkFresh()
       harness.checkCollected()
+      harness.checkCollectedRecordIgnoresItsFetches()
       failures += harness.failures
       if failures.count > 20 { break }
       // The next sequence, like counting in base `events.count`.
@@ -1106,6 +1135,7 @@ struct QueryRecordMachineTests {
       harness.settle()
       harness.checkFresh()
       harness.checkCollected()
+      harness.checkCollectedRecordIgnoresItsFetches()
       failures += harness.failures
     }
     #expect(failures.isEmpty, "seed \(seed): \(failures.prefix(5).joined(separator: "\n"))")
