@@ -40,13 +40,21 @@ struct QueryDefinitions: ~Copyable {
   private var entries: [CodeLocation: Entry] = [:]
   /// The count at which entries whose definition is gone are next dropped.
   private var pruneCount = 64
+  /// The definition given last: holders of many keys made at one place ask for it in a row, and comparing it costs
+  /// less than hashing the location.
+  private var last: QueryDefinition?
 
   /// The definition of `query`: the last one made at its fetcher's location if it fits, otherwise a new one.
   mutating func definition<State>(of query: Query<State>) -> QueryDefinition {
-    if let known = entries[query.fetcherLocation]?.definition, known.fits(query) { return known }
+    if let last, last.fits(query) { return last }
+    if let known = entries[query.fetcherLocation]?.definition, known.fits(query) {
+      last = known
+      return known
+    }
     let made = QueryDefinition(
       options: query.options, usesDefaultOptions: query.usesDefaultOptions, fetcherLocation: query.fetcherLocation)
     entries[query.fetcherLocation] = Entry(definition: made)
+    last = made
     if entries.count >= pruneCount {
       entries = entries.filter { $0.value.definition != nil }
       pruneCount = max(64, entries.count * 2)

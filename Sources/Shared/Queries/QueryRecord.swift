@@ -149,8 +149,9 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
 
   // MARK: Events
 
-  func holderAppeared(now: Duration, store: QueryStore) -> QueryRecordEffect {
-    plan(machine.holderAppeared(now: now, staleTime: definition.options.staleTime), store: store, body: nil).effect
+  func holderAppeared(now: Duration, store: QueryStore, writer: QueryValueWriter<State>? = nil) -> QueryRecordEffect {
+    let action = machine.holderAppeared(now: now, staleTime: definition.options.staleTime)
+    return plan(action, store: store, body: nil, writer: writer).effect
   }
 
   func invalidate(store: QueryStore) -> QueryRecordEffect {
@@ -492,7 +493,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
   private func plan(
     _ action: QueryRecordMachine.RequestAction,
     store: QueryStore,
-    body: Body?
+    body: Body?,
+    writer: QueryValueWriter<State>? = nil
   ) -> (work: QueryWork?, effect: QueryRecordEffect) {
     switch action {
     case .none:
@@ -501,7 +503,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
       return (work(id), .none)
     case .start(let id, let kind):
       if let queued = work(id) { return (queued, QueryRecordEffect { queued.giveTurn() }) }
-      return launch(id, kind, body: body, waitsForTurn: false, store: store)
+      return launch(id, kind, body: body, waitsForTurn: false, store: store, writer: writer)
     case .wait(let id, let kind):
       return launch(id, kind, body: body, waitsForTurn: true, store: store)
     case .settleStatus(let id):
@@ -527,7 +529,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     _ kind: QueryRecordMachine.Work,
     body: Body?,
     waitsForTurn: Bool,
-    store: QueryStore
+    store: QueryStore,
+    writer: QueryValueWriter<State>? = nil
   ) -> (work: QueryWork?, effect: QueryRecordEffect) {
     // Work on a query that sleeps (a refetch of a query nobody holds, asked for by the app) needs its box.
     wakeIfSleeping(in: store.registry, store: store)
@@ -553,10 +556,12 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
       let shared = self.shared
       let store = WeakQueryStore(store: store)
       effect = QueryRecordEffect {
-        let before = QueryStore.markPending(shared)
+        // A holder's fetch writes through code specialized for the value (see `QueryValueWriter`).
+        let before = writer?.markPending(shared) ?? QueryStore.markPending(shared)
         work.attach(
           Task {
-            await QueryStore.execute(id, of: record, body: body, work: work, before: before, store: store)
+            await QueryStore.execute(
+              id, of: record, body: body, work: work, before: before, store: store, writer: writer)
           })
       }
     }

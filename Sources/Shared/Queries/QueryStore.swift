@@ -235,15 +235,17 @@ public final class QueryStore: Sendable {
   /// Registers a holder of `query` and fetches if the value is missing, stale or invalidated.
   ///
   /// `link` is the value's ``QueryLink``, when the caller has it: one found in code specialized for `State` where it
-  /// is called (a holder's initializer, inlined into its caller) costs a fraction of one found here.
+  /// is called (a holder's initializer, inlined into its caller) costs a fraction of one found here; so do the
+  /// writes of the fetch it starts, when the caller gives them (`writer`).
   @usableFromInline
   func demand<State: OperationTrackable>(
     _ query: Query<State>,
     holder: Shared<State>,
     link: QueryLink<State>? = nil,
-    in registry: SharedRegistry
+    in registry: SharedRegistry,
+    writer: QueryValueWriter<State>? = nil
   ) {
-    attach(query, holder: holder, link: link, in: registry, asHolder: true)
+    attach(query, holder: holder, link: link, in: registry, asHolder: true, writer: writer)
   }
 
   /// Makes the record of `query` with the value of `holder` (whose ``QueryLink`` is `link`, when the caller has it)
@@ -254,7 +256,8 @@ public final class QueryStore: Sendable {
     holder: Shared<State>,
     link: QueryLink<State>? = nil,
     in registry: SharedRegistry,
-    asHolder: Bool
+    asHolder: Bool,
+    writer: QueryValueWriter<State>? = nil
   ) {
     guard case .root(let root) = holder.reference else { return }  // A type mismatch got a value of its own.
     let query = settings.withDefaultOptions(query)
@@ -268,10 +271,11 @@ public final class QueryStore: Sendable {
     // A time started just now has measured nothing: the clock is not read again for a new record.
     var attached = attach(
       query, root: root, epoch: epoch, isKnown: known != nil, now: known == nil ? .zero : epoch.elapsed(),
-      asHolder: asHolder)
+      asHolder: asHolder, writer: writer)
     if case .measure(let existing) = attached {
       epoch = existing
-      attached = attach(query, root: root, epoch: epoch, isKnown: true, now: epoch.elapsed(), asHolder: asHolder)
+      attached = attach(
+        query, root: root, epoch: epoch, isKnown: true, now: epoch.elapsed(), asHolder: asHolder, writer: writer)
     }
     // A known time is never answered with another.
     guard case .attached(let effect, let conflict, let created, let replaced, let sweeps) = attached else { return }
@@ -311,7 +315,8 @@ public final class QueryStore: Sendable {
     epoch: Stopwatch,
     isKnown: Bool,
     now: Duration,
-    asHolder: Bool
+    asHolder: Bool,
+    writer: QueryValueWriter<State>?
   ) -> Attached {
     state.withLock { state -> Attached in
       let node = state.root.makeNode(at: query.key.parts)
@@ -325,7 +330,7 @@ public final class QueryStore: Sendable {
         state.bounds.use(record)
         record.wakeIfSleeping(in: nil, store: self, root: root)
         return .attached(
-          asHolder ? record.holderAppeared(now: now, store: self) : .none, conflict, false, [], false)
+          asHolder ? record.holderAppeared(now: now, store: self, writer: writer) : .none, conflict, false, [], false)
       }
       // A record of another state type is not expected here (its value keeps the registry's entry, so a holder of
       // another type gets a value of its own); if one is, it and its value are released after the lock.
@@ -345,7 +350,7 @@ public final class QueryStore: Sendable {
       // Removing the other record may have pruned its node.
       (replaced.isEmpty ? node : state.root.makeNode(at: query.key.parts)).record = record
       let sweeps = state.bounds.add(record)
-      let started = asHolder ? record.holderAppeared(now: now, store: self) : .none
+      let started = asHolder ? record.holderAppeared(now: now, store: self, writer: writer) : .none
       let effect =
         if stopped.perform == nil {
           started
@@ -610,7 +615,8 @@ public final class QueryStore: Sendable {
     body: @escaping QueryRecord<State>.Body,
     work: QueryWork,
     before: OperationStatus?,
-    store: WeakQueryStore
+    store: WeakQueryStore,
+    writer: QueryValueWriter<State>? = nil
   ) async {
     let result: QueryWork.Outcome
     let outcome: QueryRecordMachine.Outcome
@@ -629,7 +635,8 @@ public final class QueryStore: Sendable {
     if let started {
       settings = store.store?.settings
       settings?.fetchStarted()
-      (result, outcome) = await fetchAndApply(id, of: record, body: body, before: started, store: store)
+      (result, outcome) = await fetchAndApply(
+        id, of: record, body: body, before: started, store: store, writer: writer)
       settings?.fetchEnded()
     } else {
       (result, outcome) = (.failure(CancellationError()), .cancelled)
@@ -646,7 +653,8 @@ public final class QueryStore: Sendable {
     of record: QueryRecord<State>,
     body: @escaping QueryRecord<State>.Body,
     before: OperationStatus,
-    store: WeakQueryStore
+    store: WeakQueryStore,
+    writer: QueryValueWriter<State>?
   ) async -> (QueryWork.Outcome, QueryRecordMachine.Outcome) {
     let epoch = record.epoch
     // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the fetch's
@@ -688,6 +696,10 @@ public final class QueryStore: Sendable {
         gate.close()
         return (.success(value), .cancelled)
       }
+      if let writer {
+        writer.showSuccess(shared, value, keepFetching, gate)
+        return (.success(value), .applied(at: now))
+      }
       shared.withLockReleasingReplaced { state in
         gate.close()
         Shared<State>.show(outcome, in: &state)
@@ -719,6 +731,7 @@ public final class QueryStore: Sendable {
   /// Shows a fetch starting: fetching, attempt 1, pending only for a first load (a refetch keeps its status);
   /// returns the status to restore if it is cancelled (a first load left pending by a cancelled one counts as
   /// idle).
+  @inlinable
   static func markPending<State: OperationTrackable>(_ shared: Shared<State>) -> OperationStatus {
     shared.withLock { value in
       let before = value.operation.status == .pending ? .idle : value.operation.status

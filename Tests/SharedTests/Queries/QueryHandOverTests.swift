@@ -1,0 +1,59 @@
+import TestSupport
+import Testing
+
+@testable import SharedState
+
+/// A fetch invalidated while it runs writes its value and hands over to the refetch that follows: the value shows
+/// fetching throughout, never idle between the two, whether a holder or an awaiting caller started the fetch (the
+/// two write through different code: see `QueryValueWriter`).
+@Suite(.freshRegistry) struct QueryHandOverTests {
+  private func query(_ fetcher: GatedFetcher, clock: ManualClock) -> Query<OperationState<String>> {
+    .query(["post"], options: queryStoreOptions(clock)) { await fetcher.fetch() }
+  }
+
+  /// Lets the first fetch return after an invalidation, with the refetch held; returns the state the first fetch's
+  /// value showed with.
+  private func stateShowingTheFirstValue(
+    of post: Shared<OperationState<String>>,
+    fetcher: GatedFetcher,
+    first: Gate
+  ) async -> OperationState<String>? {
+    var values = post.values(buffering: .all).makeAsyncIterator()
+    #expect(SharedRegistry.current.queries.invalidate(matching: ["post"]) == 1)
+    let second = fetcher.hold()
+    first.open()
+    defer { second.open() }
+    while let state = await values.next() {
+      if state.value == "fetch 1" { return state }
+    }
+    return nil
+  }
+
+  @Test func aHoldersFetchInvalidatedWhileItRunsShowsItsValueStillFetching() async throws {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let first = fetcher.hold()
+    let post = Shared(wrappedValue: OperationState<String>(), query(fetcher, clock: clock))
+    await waitUntil { fetcher.fetches.count == 1 }
+    let shown = try #require(await stateShowingTheFirstValue(of: post, fetcher: fetcher, first: first))
+    #expect(shown.status == .success)
+    #expect(shown.isFetching)
+    await waitForValue(post, "fetch 2")
+  }
+
+  @Test func aCallersFetchInvalidatedWhileItRunsShowsItsValueStillFetching() async throws {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let first = fetcher.hold()
+    let store = SharedRegistry.current.queries
+    let caller = Task { try await store.fetch(query(fetcher, clock: clock)) }
+    await waitUntil { fetcher.fetches.count == 1 }
+    let post = Shared(wrappedValue: OperationState<String>(), query(fetcher, clock: clock))  // Joins the fetch.
+    let shown = try #require(await stateShowingTheFirstValue(of: post, fetcher: fetcher, first: first))
+    #expect(shown.status == .success)
+    #expect(shown.isFetching)
+    #expect(try await caller.value == "fetch 1")
+    await waitForValue(post, "fetch 2")
+    #expect(fetcher.fetches.count == 2)
+  }
+}
