@@ -180,6 +180,122 @@ import Testing
     }
   }
 
+  /// Another instance's versions are decided when heard and land in memory later (a database round trip may come
+  /// between); this instance saves, and loads, meanwhile. Driven through every ordering of a save, two
+  /// announcements, their two landings and a load (which reads and lands in turn with the landings): memory never
+  /// takes a version older than one it held or one this instance wrote before it landed, and ends on the newest
+  /// version known (the save's, when the save kept memory).
+  @Test(arguments: [Int64?.some(3), Int64?.some(5), Int64?.some(1), Int64?.none])
+  func everyOrderingLandsOnlyVersionsNewerThanMemory(written: Int64?) {
+    enum Step: Hashable {
+      case saveStarted, saveFinished, loaded
+      case announced(Int64)
+      case landed(Int64)
+    }
+    let announced: [Int64] = [2, 4]
+    let steps: [Step] =
+      [.saveStarted, .saveFinished, .loaded] + announced.map(Step.announced)
+      + announced.map(Step.landed)
+    func orderings(_ steps: [Step]) -> [[Step]] {
+      guard !steps.isEmpty else { return [[]] }
+      var result: [[Step]] = []
+      for (index, step) in steps.enumerated() {
+        if step == .saveFinished, steps.contains(.saveStarted) { continue }
+        if case .landed(let version) = step, steps.contains(.announced(version)) { continue }
+        var rest = steps
+        rest.remove(at: index)
+        result += orderings(rest).map { [step] + $0 }
+      }
+      return result
+    }
+    #expect(orderings(steps).count == 630)
+    // A save that starts after a version was committed writes a newer one: orderings where it would not are left out.
+    let all = orderings(steps).filter { ordering in
+      guard let written, let start = ordering.firstIndex(of: .saveStarted) else { return true }
+      return !ordering[..<start].contains { step in
+        switch step {
+        case .announced(let version): version >= written
+        case .loaded: 1 >= written
+        default: false
+        }
+      }
+    }
+    for ordering in all {
+      let context = Comment(rawValue: "\(ordering)")
+      var machine = KeyVersionStateMachine()
+      // The version memory holds (0: the default), and the decided versions waiting to land, each with the number
+      // of the program's changes when it was decided (its read of the store began then).
+      var memory: Int64 = 0
+      var waiting: [Int64: Int] = [:]
+      // The program's changes (one before each save), and whether memory holds one not saved yet.
+      var programChanges = 0
+      var programChangeInMemory = false
+      // A load waits for the landings decided before it (they hold the landing turn).
+      var loadWaits = false
+      func land(_ version: Int64) {
+        guard let changesAtDecision = waiting.removeValue(forKey: version) else { return }
+        // The program changed the value since the decision: its change is kept (and saved as a newer version).
+        guard machine.landing(version: version), changesAtDecision == programChanges else { return }
+        #expect(version > memory || (version == memory && !programChangeInMemory), context)
+        memory = version
+        programChangeInMemory = false
+        machine.memoryHolds(version: version)
+      }
+      func hear(_ version: Int64) {
+        if case .apply(let change) = machine.notified(StoredChange(version: version, json: Data("{}".utf8))) {
+          waiting[change.version] = programChanges
+        }
+      }
+      func load() {
+        // A load of version 1; one behind reads the row again (finding the newest version the machine knows, at
+        // most). While a save runs, the program's change wins over it.
+        machine.loaded(version: 1)
+        let version = machine.loadIsBehind(version: 1) ? machine.knownVersion : 1
+        guard machine.savesRunning == 0 else { return }
+        #expect(version >= memory, context)
+        memory = version
+        programChangeInMemory = false
+        machine.memoryHolds(version: version)
+      }
+      for step in ordering {
+        switch step {
+        case .saveStarted:
+          _ = machine.saveStarted()
+          programChanges += 1
+          programChangeInMemory = true
+        case .saveFinished:
+          let action = machine.saveFinished(written: written, memoryHoldsWritten: written != nil)
+          if let written {
+            memory = max(memory, written)
+            programChangeInMemory = false
+          }
+          if case .redeliver(let change) = action {
+            hear(change.version)
+            land(change.version)
+          }
+        case .announced(let version):
+          hear(version)
+        case .landed(let version):
+          land(version)
+        case .loaded:
+          if waiting.isEmpty { load() } else { loadWaits = true }
+        }
+        if loadWaits && waiting.isEmpty {
+          loadWaits = false
+          load()
+        }
+      }
+      // Every landing that was decided has happened; memory ends on the newest version known, or on the program's
+      // change, saved or kept for the next save after a failure.
+      #expect(waiting.isEmpty && !loadWaits, context)
+      if written == nil && machine.knownVersion > memory {
+        #expect(programChangeInMemory || memory >= 1, context)
+      } else {
+        #expect(memory == machine.knownVersion, context)
+      }
+    }
+  }
+
   @Test func aHeardOrReadVersionIsNotABaseUntilMemoryTakesIt() {
     var machine = KeyVersionStateMachine()
     let heard = machine.notified(StoredChange(version: 5, json: Data("{}".utf8)))

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import SharedState
 import Synchronization
 
 /// The working parts of a ``SharedPostgresDatabase``: the listening loop, the loop that applies what it hears, the
@@ -25,6 +26,10 @@ final class DatabaseCore: Sendable {
   let afterLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after a write committed, before its result is applied.
   let afterWriteCommitted = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// For tests: runs after another instance's change was decided to go to memory, before it lands there.
+  let beforeLanding = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// Values from the store land in memory one at a time: another instance's changes and loads.
+  private let landing = AsyncSemaphore()
 
   private struct State {
     var keys: [String: KeyEntry] = [:]
@@ -198,33 +203,51 @@ final class DatabaseCore: Sendable {
     }
   }
 
+  /// Decides whether another instance's `change` of `key` goes to memory, and puts it there.
+  ///
+  /// Each holder's read of the store begins before the decision, and loads wait until the change has landed
+  /// (``load(_:land:)``), so between the decision and the landing (a database round trip, when the row must be read)
+  /// nothing but the program moves memory: a change or a save of the program since then keeps memory (its value is
+  /// saved as a newer version than the one landing), and the landing is decided again against the versions this
+  /// instance knows by then.
   private func hear(_ change: StoredChange, key: String) async {
-    let (action, holders) = state.withLock { state -> (KeyVersionStateMachine.NotificationAction, [any HeldValue]) in
-      guard var entry = state.keys[key], !entry.holders.isEmpty else { return (.ignore, []) }
+    guard hasHolders(key) else { return }
+    await landing.wait()
+    defer { landing.signal() }
+    let holders = holders(of: key)
+    let reads = holders.map { $0.readStarted() }
+    let action = state.withLock { state -> KeyVersionStateMachine.NotificationAction in
+      guard var entry = state.keys[key], !entry.holders.isEmpty else { return .ignore }
       let action = entry.machine.notified(change)
       state.keys[key] = entry
-      return (action, Array(entry.holders.values))
+      return action
     }
     guard case .apply(let change) = action else { return }
+    if let hook = beforeLanding.withLock({ $0 }) { await hook() }
     if let json = change.json {
-      var held = true
-      for holder in holders where await !holder.receive(json) { held = false }
-      if held { memoryHolds(key, version: change.version) }
+      await land(key, version: change.version, json: json, holders: holders, reads: reads)
     } else {
-      await readAndApply(key)
+      await readAndLand(key, holders: holders, reads: reads)
     }
   }
 
-  /// Reads the row of `key` and applies it if it is newer than what this instance has.
+  /// Reads the row of `key` again (after a reconnect) and puts it in memory if it is newer than what this instance
+  /// has; see ``hear(_:key:)``.
   private func readAndApply(_ key: String) async {
+    await landing.wait()
+    defer { landing.signal() }
     let holders = holders(of: key)
+    await readAndLand(key, holders: holders, reads: holders.map { $0.readStarted() })
+  }
+
+  /// Reads the row of `key` and puts it in memory if it is newer than what this instance has; the caller holds the
+  /// landing turn, and `reads` began before the decision to read.
+  private func readAndLand(_ key: String, holders: [any HeldValue], reads: [SharedStoreRead?]) async {
     do {
       let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
       let newer = row.map { row in state.withLock { $0.keys[key]?.machine.rowRead(version: row.version) ?? false } }
       if let row, newer == true {
-        var held = true
-        for holder in holders where await !holder.receive(row.json) { held = false }
-        if held { memoryHolds(key, version: row.version) }
+        await land(key, version: row.version, json: row.json, holders: holders, reads: reads)
       } else {
         for holder in holders { holder.reportLoadError(nil) }
       }
@@ -233,6 +256,24 @@ final class DatabaseCore: Sendable {
         holder.reportLoadError(SharedPostgresError.disconnected(reason: String(describing: error)))
       }
     }
+  }
+
+  /// Puts `version` of `key`, decided earlier, in memory if it still may go there: decided again now, since this
+  /// instance may have saved or loaded a newer version since the decision. The caller holds the landing turn.
+  private func land(
+    _ key: String, version: Int64, json: Data, holders: [any HeldValue], reads: [SharedStoreRead?]
+  ) async {
+    guard state.withLock({ $0.keys[key]?.machine.landing(version: version) ?? false }) else {
+      for holder in holders { holder.reportLoadError(nil) }
+      return
+    }
+    var held = true
+    for (holder, read) in zip(holders, reads) where await !holder.receive(json, readAt: read) { held = false }
+    if held { memoryHolds(key, version: version) }
+  }
+
+  private func hasHolders(_ key: String) -> Bool {
+    state.withLock { state in state.keys[key].map { !$0.holders.isEmpty } ?? false }
   }
 
   private func reload(_ key: String) async {
@@ -265,14 +306,26 @@ final class DatabaseCore: Sendable {
 
   // MARK: Reads and writes
 
-  /// Reads the row of `key` for a load; the key says with ``memoryHolds(_:version:)`` whether its value reached
-  /// memory.
-  func loadRow(_ key: String) async throws -> ValueTable.Row? {
+  /// Reads the row of `key` for a load and hands it to `land`, which resumes the load, in turn with other instances'
+  /// changes landing (``hear(_:key:)``): when one of them landed a newer version since the read, the row is
+  /// read again first, so the load does not put an older value over it. The key says with
+  /// ``memoryHolds(_:version:)`` whether the value reached memory.
+  func load(_ key: String, land: (ValueTable.Row?) -> Void) async throws {
+    var row = try await readForLoad(key)
+    if let hook = afterLoadRead.withLock({ $0 }) { await hook() }
+    await landing.wait()
+    defer { landing.signal() }
+    if let read = row, state.withLock({ $0.keys[key]?.machine.loadIsBehind(version: read.version) ?? false }) {
+      row = try await readForLoad(key)
+    }
+    land(row)
+  }
+
+  private func readForLoad(_ key: String) async throws -> ValueTable.Row? {
     let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
     if let row {
       state.withLock { $0.keys[key, default: KeyEntry()].machine.loaded(version: row.version) }
     }
-    if let hook = afterLoadRead.withLock({ $0 }) { await hook() }
     return row
   }
 
