@@ -78,6 +78,57 @@ extension ServerTests {
       await second.close()
     }
 
+    /// Only the connection that reads and writes drops (the server ends it), while the listening one stays up: the
+    /// save that failed on it is written again once a new connection works, and its error shows until then.
+    @Test func aSaveThatFailedOnTheReadWriteConnectionAloneIsWrittenAgain() async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      try await flags.load()
+      flags.withLock { $0.limit = 1 }
+      try await flags.save()
+
+      let dropped = Mutex(false)
+      database.core.beforeWriteStatement.withLock {
+        $0 = {
+          guard
+            dropped.withLock({ done in
+              defer { done = true }
+              return !done
+            })
+          else { return }
+          try? await Self.endReadWriteConnections()
+          // The statement is sent once the client has seen the connection end.
+          try? await waitUntil("the client to see the connection end") {
+            database.core.connection.isClosedForTests
+          }
+        }
+      }
+      flags.withLock { $0.limit = 42 }
+      await #expect(throws: (any Error).self) { try await flags.save() }
+      #expect(flags.saveError != nil)
+
+      // Nothing else changes, and the listening connection never dropped.
+      try await waitUntil("the failed save written again") { flags.saveError == nil }
+      #expect(flags.loadError == nil)
+      #expect(flags.wrappedValue.limit == 42)
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(try JSONDecoder().decode(Flags.self, from: Data(row.json.utf8)) == Flags(limit: 42))
+      await database.close()
+    }
+
+    /// Ends, on the server, every connection of the tests' user but the listening ones and this one.
+    static func endReadWriteConnections() async throws {
+      try await TestDatabase.withConnection { connection in
+        try await connection.query(
+          """
+          SELECT pg_terminate_backend(pid, 5000)::text FROM pg_stat_activity
+          WHERE datname = current_database() AND usename = current_user AND pid <> pg_backend_pid()
+            AND query NOT ILIKE 'listen%'
+          """, logger: Logger(label: "tests"))
+      }
+    }
+
     /// A change saved during an outage is written again on reconnect; the program changes the value while that
     /// write runs: the change is kept, in memory and in the row, and is not undone by the write's result.
     @Test func aChangeMadeWhileAFailedSaveIsWrittenAgainIsKept() async throws {

@@ -17,7 +17,7 @@ final class DatabaseCore: Sendable {
   private let configuration: SharedPostgresDatabase.Configuration
   private let connectionConfiguration: PostgresConnection.Configuration
   private let table: ValueTable
-  private let connection: SerialConnection
+  let connection: SerialConnection
   private let logger: Logger
   private let state = Mutex(State())
   private let deliveries: AsyncStream<Delivery>.Continuation
@@ -26,6 +26,8 @@ final class DatabaseCore: Sendable {
   let afterLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after a write committed, before its result is applied.
   let afterWriteCommitted = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// For tests: runs with the read/write connection taken, before a write's statement is sent on it.
+  let beforeWriteStatement = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after another instance's change was decided to go to memory, before it lands there.
   let beforeLanding = Mutex<(@Sendable () async -> Void)?>(nil)
   /// Values from the store land in memory one at a time: another instance's changes and loads.
@@ -40,6 +42,8 @@ final class DatabaseCore: Sendable {
     var closed = false
     var listeningWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
     var tasks: [Task<Void, Never>] = []
+    /// The task that writes failed saves again, while some are left.
+    var retrying: Task<Void, Never>?
   }
 
   private struct KeyEntry {
@@ -92,8 +96,11 @@ final class DatabaseCore: Sendable {
   func stop() {
     let (tasks, waiters) = state.withLock { state in
       state.closed = true
-      defer { state.listeningWaiters = [:] }
-      return (state.tasks, state.listeningWaiters)
+      defer {
+        state.listeningWaiters = [:]
+        state.retrying = nil
+      }
+      return (state.tasks + [state.retrying].compactMap { $0 }, state.listeningWaiters)
     }
     deliveries.finish()
     for task in tasks { task.cancel() }
@@ -285,6 +292,35 @@ final class DatabaseCore: Sendable {
     }
   }
 
+  /// Starts writing failed saves again, with a growing delay, until none is left: the connection that reads and
+  /// writes may come back while the listening one never dropped (so no reload runs). Each failed value keeps its
+  /// `saveError` until it is written.
+  private func retryFailedSaves() {
+    state.withLock { state in
+      guard state.retrying == nil, !state.closed else { return }
+      state.retrying = Task { await self.retryingFailedSaves() }
+    }
+  }
+
+  private func retryingFailedSaves() async {
+    var attempts = 0
+    while !Task.isCancelled {
+      let doublings = min(attempts, 20)
+      attempts += 1
+      try? await Task.sleep(
+        for: min(configuration.maximumReconnectDelay, configuration.reconnectDelay * (1 << doublings)))
+      let failed = state.withLock { state -> [String] in
+        let failed = state.keys.filter { $0.value.machine.lastSaveFailed && !$0.value.holders.isEmpty }.map(\.key)
+        if failed.isEmpty || Task.isCancelled { state.retrying = nil }
+        return failed
+      }
+      if failed.isEmpty || Task.isCancelled { return }
+      for key in failed {
+        for holder in holders(of: key) { await holder.saveAgain() }
+      }
+    }
+  }
+
   private func holders(of key: String) -> [any HeldValue] {
     state.withLock { state in state.keys[key].map { Array($0.holders.values) } ?? [] }
   }
@@ -354,6 +390,7 @@ final class DatabaseCore: Sendable {
           written: written?.version, memoryHoldsWritten: memoryHoldsWritten)
       }
       if case .redeliver(let change) = action { deliveries.yield(.redeliver(key: key, change)) }
+      if written == nil { retryFailedSaves() }
     }
     let table = self.table
     let logger = self.logger
@@ -379,7 +416,8 @@ final class DatabaseCore: Sendable {
       }
     } else {
       let version = try await connection.withConnection { session in
-        try await table.write(key, json: json, expected: nil, on: session)
+        if let hook = beforeWriteStatement.withLock({ $0 }) { await hook() }
+        return try await table.write(key, json: json, expected: nil, on: session)
       }
       guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
       written = (version, json)

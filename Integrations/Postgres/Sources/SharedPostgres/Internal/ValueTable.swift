@@ -57,6 +57,7 @@ struct ValueTable: Sendable {
   /// the row. It is sent when the write commits. The write without `expected` (every save under last writer wins)
   /// runs as a statement prepared once per connection.
   func write(_ key: String, json: Data, expected: Int64?, on session: SerialConnection.Session) async throws -> Int64? {
+    try session.checkOpen()
     let value = String(decoding: json, as: UTF8.self)
     let suffix = ChangeAnnouncement.suffix(key: key, writer: writer, json: json)
     switch expected {
