@@ -8,8 +8,9 @@ extension SharedPostgresDatabase {
   /// let database = SharedPostgresDatabase(configuration)
   /// ```
   ///
-  /// Its description names the server, user, database, table and channel, never the password.
-  public struct Configuration: Sendable, CustomStringConvertible {
+  /// Its description, and its reflection (`dump`, `Mirror`), name the server, user, database, table and channel,
+  /// never the password.
+  public struct Configuration: Sendable, CustomStringConvertible, CustomReflectable {
     /// The server's host name or address.
     public var host: String
     /// The server's port.
@@ -20,7 +21,8 @@ extension SharedPostgresDatabase {
     public var password: String?
     /// The database to connect to.
     public var database: String
-    /// The table that holds one row per key (created if missing): lower-case letters, digits and underscores.
+    /// The table that holds one row per key (created if missing): lower-case letters, digits and underscores (a
+    /// keyword such as `user` works too: the name is quoted).
     public var tableName: String
     /// The channel changes are announced on: lower-case letters, digits and underscores.
     public var channel: String
@@ -77,7 +79,21 @@ extension SharedPostgresDatabase {
       "postgres://\(username)@\(host):\(port)/\(database) (table \(tableName), channel \(channel))"
     }
 
-    /// Whether `name` can be used in SQL unquoted: lower-case ASCII letters, digits and `_`, not starting with a
+    /// Every setting but the password, for `dump` and debuggers.
+    ///
+    /// ```swift
+    /// dump(configuration)  // host, port, username, database, tableName, ... (no password)
+    /// ```
+    public var customMirror: Mirror {
+      Mirror(
+        self,
+        children: [
+          "host": host, "port": port, "username": username, "database": database, "tableName": tableName,
+          "channel": channel, "reconnectDelay": reconnectDelay, "maximumReconnectDelay": maximumReconnectDelay,
+        ], displayStyle: .struct)
+    }
+
+    /// Whether `name` can be used in SQL: lower-case ASCII letters, digits and `_`, not starting with a
     /// digit, at most 63 bytes.
     static func isPlainName(_ name: String) -> Bool {
       guard let first = name.utf8.first, name.utf8.count <= 63, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)

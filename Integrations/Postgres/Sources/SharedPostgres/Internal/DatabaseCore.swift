@@ -381,7 +381,10 @@ final class DatabaseCore: Sendable {
     _ key: String, json: Data, merge: (@Sendable (Data) throws -> Data)?,
     afterWrite: (Data) async -> Bool
   ) async throws -> Data {
-    let base = state.withLock { $0.keys[key, default: KeyEntry()].machine.saveStarted() }
+    let (base, insertVersion) = state.withLock { state in
+      let base = state.keys[key, default: KeyEntry()].machine.saveStarted()
+      return (base, state.keys[key, default: KeyEntry()].machine.knownVersion + 1)
+    }
     var written: (version: Int64, json: Data)?
     var memoryHoldsWritten = false
     defer {
@@ -406,7 +409,9 @@ final class DatabaseCore: Sendable {
               // A row this instance cannot read is overwritten by the program's change.
               toWrite = (try? merge(row.json)) ?? json
             }
-            guard let version = try await table.write(key, json: toWrite, expected: row?.version ?? 0, on: session)
+            guard
+              let version = try await table.write(
+                key, json: toWrite, expected: row?.version ?? 0, insertVersion: insertVersion, on: session)
             else { return nil }
             return (version, toWrite)
           }
@@ -417,7 +422,7 @@ final class DatabaseCore: Sendable {
     } else {
       let version = try await connection.withConnection { session in
         if let hook = beforeWriteStatement.withLock({ $0 }) { await hook() }
-        return try await table.write(key, json: json, expected: nil, on: session)
+        return try await table.write(key, json: json, expected: nil, insertVersion: insertVersion, on: session)
       }
       guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
       written = (version, json)
