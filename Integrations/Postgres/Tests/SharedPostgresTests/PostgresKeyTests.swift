@@ -236,6 +236,33 @@ extension ServerTests {
       #expect(dumpedDatabase.contains("db.example"))
     }
 
+    /// A user that may read and write the table but not create tables in its schema (the table made by another
+    /// user beforehand) loads and saves values: the table is created only when it is missing.
+    @Test func aUserWithoutCreateOnTheSchemaUsesATableMadeBefore() async throws {
+      guard let limitedUser = ProcessInfo.processInfo.environment["SHARED_POSTGRES_LIMITED_USER"] else {
+        throw FaultTests.MissingCommand(name: "SHARED_POSTGRES_LIMITED_USER")
+      }
+      let key = TestDatabase.uniqueKey()
+      // The table exists once a value was read by its owner.
+      let owner = try await TestDatabase.instance()
+      try await Shared(wrappedValue: 0, .postgres(TestDatabase.uniqueKey(), in: owner)).load()
+      await owner.close()
+      try await TestDatabase.withConnection { connection in
+        try await connection.query(
+          "GRANT SELECT, INSERT, UPDATE ON shared_values TO \(unescaped: limitedUser)", logger: Logger(label: "tests"))
+      }
+      var configuration = try TestDatabase.configuration()
+      configuration.username = limitedUser
+      let database = SharedPostgresDatabase(configuration)
+      try await bounded(.seconds(20)) { try await database.waitUntilListening() }
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      try await flags.load()
+      flags.withLock { $0.limit = 8 }
+      try await flags.save()
+      #expect(try await TestDatabase.row(key)?.json.contains(#""limit":8"#) == true)
+      await database.close()
+    }
+
     /// Table and channel names that are SQL keywords work: the table's name is quoted in every statement.
     @Test func aTableNamedAfterAKeywordHoldsValues() async throws {
       var configuration = try TestDatabase.configuration(tableName: "select")

@@ -22,13 +22,22 @@ struct ValueTable: Sendable {
     var version: Int64
   }
 
+  /// Creates the table if it is missing. `CREATE TABLE IF NOT EXISTS` needs CREATE on the schema even when the table
+  /// exists, so the table is looked up first: a user that may only read and write an existing table can use it.
   func create(on connection: PostgresConnection) async throws {
+    if try await exists(on: connection) { return }
     // Two instances creating the table at once may collide in the catalog; the loser finds the table made.
     do {
       try await connection.query(createStatement, logger: logger)
     } catch {
       try await connection.query(createStatement, logger: logger)
     }
+  }
+
+  private func exists(on connection: PostgresConnection) async throws -> Bool {
+    let rows = try await connection.query("SELECT to_regclass(\(quotedName)) IS NOT NULL", logger: logger)
+    for try await found in rows.decode(Bool.self) { return found }
+    return false
   }
 
   private var createStatement: PostgresQuery {
