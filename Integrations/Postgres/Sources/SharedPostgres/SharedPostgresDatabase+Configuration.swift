@@ -30,6 +30,10 @@ extension SharedPostgresDatabase {
     public var reconnectDelay: Duration
     /// The longest wait between two attempts to connect again.
     public var maximumReconnectDelay: Duration
+    /// How often the listening connection is checked with a cheap query (`SELECT 1`): one that gets no answer
+    /// before the next check means the connection is gone without the network saying so (a half-open connection,
+    /// after a network partition or a server host lost), and it is closed and made again.
+    public var keepaliveInterval: Duration
 
     /// Creates a configuration.
     ///
@@ -49,6 +53,8 @@ extension SharedPostgresDatabase {
     ///   - channel: The channel changes are announced on; every instance that shares the values uses the same.
     ///   - reconnectDelay: The first wait before connecting again after the server was lost.
     ///   - maximumReconnectDelay: The longest wait between two attempts.
+    ///   - keepaliveInterval: How often the listening connection is checked; a check not answered by the next one
+    ///     closes it, and it is made again.
     public init(
       host: String,
       port: Int = 5432,
@@ -58,11 +64,13 @@ extension SharedPostgresDatabase {
       tableName: String = "shared_values",
       channel: String = "shared_values",
       reconnectDelay: Duration = .milliseconds(100),
-      maximumReconnectDelay: Duration = .seconds(5)
+      maximumReconnectDelay: Duration = .seconds(5),
+      keepaliveInterval: Duration = .seconds(10)
     ) {
       precondition(Self.isPlainName(tableName), "A table name is lower-case letters, digits and _: \(tableName)")
       precondition(Self.isPlainName(channel), "A channel name is lower-case letters, digits and _: \(channel)")
       precondition(reconnectDelay > .zero && maximumReconnectDelay >= reconnectDelay, "Invalid reconnect delays")
+      precondition(keepaliveInterval > .zero, "Invalid keepalive interval")
       self.host = host
       self.port = port
       self.username = username
@@ -72,6 +80,7 @@ extension SharedPostgresDatabase {
       self.channel = channel
       self.reconnectDelay = reconnectDelay
       self.maximumReconnectDelay = maximumReconnectDelay
+      self.keepaliveInterval = keepaliveInterval
     }
 
     /// The server, user, database, table and channel; the password is left out.
@@ -90,6 +99,7 @@ extension SharedPostgresDatabase {
         children: [
           "host": host, "port": port, "username": username, "database": database, "tableName": tableName,
           "channel": channel, "reconnectDelay": reconnectDelay, "maximumReconnectDelay": maximumReconnectDelay,
+          "keepaliveInterval": keepaliveInterval,
         ], displayStyle: .struct)
     }
 

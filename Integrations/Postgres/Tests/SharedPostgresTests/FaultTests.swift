@@ -129,6 +129,33 @@ extension ServerTests {
       }
     }
 
+    /// The listening connection goes half-open (a partition: nothing arrives, nothing fails): the keepalive check
+    /// finds it, the outage shows as `loadError`, and a new connection hears other instances' changes again.
+    @Test func aHalfOpenListeningConnectionIsFoundAndMadeAgain() async throws {
+      var configuration = try TestDatabase.configuration()
+      let proxy = try await FreezingProxy(targetPort: configuration.port)
+      defer { proxy.stop() }
+      configuration.port = proxy.port
+      configuration.keepaliveInterval = .milliseconds(100)
+      let database = SharedPostgresDatabase(configuration)
+      // The listening connection is the proxy's first; the one that reads and writes comes after, with the load.
+      try await bounded(.seconds(20)) { try await database.waitUntilListening() }
+      let key = TestDatabase.uniqueKey()
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      try await flags.load()
+
+      try await proxy.freezeFirstConnection()
+      try await waitUntil("the half-open connection found") {
+        if case .disconnected? = flags.loadError as? SharedPostgresError { return true }
+        return false
+      }
+      try await waitUntil("the listening connection made again") { flags.loadError == nil }
+      try await bounded(.seconds(20)) { try await database.waitUntilListening() }
+      try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 11), version: 1)
+      try await waitForValue(flags, "another instance's change after the partition") { $0.limit == 11 }
+      await database.close()
+    }
+
     /// A change saved during an outage is written again on reconnect; the program changes the value while that
     /// write runs: the change is kept, in memory and in the row, and is not undone by the write's result.
     @Test func aChangeMadeWhileAFailedSaveIsWrittenAgainIsKept() async throws {

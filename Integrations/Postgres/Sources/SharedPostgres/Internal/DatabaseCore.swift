@@ -124,6 +124,8 @@ final class DatabaseCore: Sendable {
         do {
           try await listener.listen(on: configuration.channel) { notifications in
             listeningStarted()
+            let keepalive = Task { await keepAlive(listener) }
+            defer { keepalive.cancel() }
             for try await notification in notifications {
               deliveries.yield(.announcement(notification.payload))
             }
@@ -142,6 +144,28 @@ final class DatabaseCore: Sendable {
       let doublings = min(failures - 1, 20)
       let delay = min(configuration.maximumReconnectDelay, configuration.reconnectDelay * (1 << doublings))
       try? await Task.sleep(for: delay)
+    }
+  }
+
+  /// Checks `listener` every keepalive interval with a cheap query; closes it when the previous check got no answer
+  /// by the next one (a half-open connection: nothing ever arrives, and nothing fails), so the listening loop makes
+  /// a new connection.
+  private func keepAlive(_ listener: PostgresConnection) async {
+    let answered = KeepaliveAnswer()
+    let logger = self.logger
+    while !Task.isCancelled {
+      try? await Task.sleep(for: configuration.keepaliveInterval)
+      if Task.isCancelled { return }
+      guard answered.takeForNewCheck() else {
+        try? await listener.close()
+        return
+      }
+      // Not awaited here: on a half-open connection it never returns, until the close above fails it.
+      Task {
+        if (try? await listener.query("SELECT 1", logger: logger).collect()) != nil {
+          answered.answer()
+        }
+      }
     }
   }
 

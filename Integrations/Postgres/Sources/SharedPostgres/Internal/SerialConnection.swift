@@ -23,8 +23,9 @@ final class SerialConnection: Sendable {
   }
 
   deinit {
-    // A connection must be closed before it is freed.
-    current.withLock { $0 }?.close().whenComplete { _ in }
+    // A connection must be closed before it is freed: it is kept until its close completes.
+    guard let connection = current.withLock({ $0 }) else { return }
+    connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
   }
 
   /// The connection, for the task that holds it, and the statements prepared on it.
