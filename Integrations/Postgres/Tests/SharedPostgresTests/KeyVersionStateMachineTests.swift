@@ -296,6 +296,63 @@ import Testing
     }
   }
 
+  /// A read finds the row at version 1 while this instance knew version 3 (the row was deleted and made again),
+  /// in every ordering with a save and another instance's announcement: the versions above 1 are forgotten exactly
+  /// when nothing was learned during the read, and then the new row's next version is applied.
+  @Test(arguments: [Int64?.some(4), Int64?.none])
+  func everyOrderingForgetsVersionsAboveARowMadeAgainOnlyWhenNothingWasLearnedDuringTheRead(written: Int64?) {
+    enum Step: Hashable {
+      case readStarted, readFinished, saveStarted, saveFinished, announced
+    }
+    func orderings(_ steps: [Step]) -> [[Step]] {
+      guard !steps.isEmpty else { return [[]] }
+      var result: [[Step]] = []
+      for (index, step) in steps.enumerated() {
+        if step == .saveFinished, steps.contains(.saveStarted) { continue }
+        if step == .readFinished, steps.contains(.readStarted) { continue }
+        var rest = steps
+        rest.remove(at: index)
+        result += orderings(rest).map { [step] + $0 }
+      }
+      return result
+    }
+    let all = orderings([.readStarted, .readFinished, .saveStarted, .saveFinished, .announced])
+    #expect(all.count == 30)
+    for ordering in all {
+      let context = Comment(rawValue: "\(ordering)")
+      var machine = KeyVersionStateMachine()
+      machine.loaded(version: 3)
+      machine.memoryHolds(version: 3)
+      var knownBefore: Int64 = 0
+      var forgot = false
+      for step in ordering {
+        switch step {
+        case .readStarted:
+          knownBefore = machine.knownVersion
+        case .readFinished:
+          let learned = machine.knownVersion != knownBefore
+          forgot = machine.rowRecreated(version: 1, knownBeforeRead: knownBefore)
+          #expect(forgot == !learned, context)
+          if forgot {
+            #expect(machine.knownVersion == 1 && machine.baseVersion <= 1, context)
+          }
+        case .saveStarted:
+          _ = machine.saveStarted()
+        case .saveFinished:
+          _ = machine.saveFinished(written: written, memoryHoldsWritten: true)
+        case .announced:
+          // Another instance's version 5 of the old row, heard before the deletion.
+          _ = machine.notified(StoredChange(version: 5, json: Data("{}".utf8)))
+        }
+      }
+      // Once the versions above the new row are forgotten, its next version is applied.
+      if forgot, machine.savesRunning == 0, machine.knownVersion == 1 {
+        let next = machine.notified(StoredChange(version: 2, json: Data("{}".utf8)))
+        #expect(next == .apply(StoredChange(version: 2, json: Data("{}".utf8))), context)
+      }
+    }
+  }
+
   @Test func aHeardOrReadVersionIsNotABaseUntilMemoryTakesIt() {
     var machine = KeyVersionStateMachine()
     let heard = machine.notified(StoredChange(version: 5, json: Data("{}".utf8)))

@@ -263,6 +263,38 @@ extension ServerTests {
       await database.close()
     }
 
+    /// A row deleted by hand and made again by an instance that never knew its old versions starts lower than an
+    /// instance that held the value knows: that instance's next read of the row (`load()`, or the reload after a
+    /// reconnect) finds the older version, forgets the versions above it, and hears the new row's changes again.
+    @Test func anInstanceThatKnewHigherVersionsHearsARowMadeAgainAfterItReadsIt() async throws {
+      let key = TestDatabase.uniqueKey()
+      let first = try await TestDatabase.instance()
+      let one = Shared(wrappedValue: Flags(), .postgres(key, in: first))
+      try await one.load()
+      for limit in 1...3 {
+        one.withLock { $0.limit = limit }
+        try await one.save()
+      }
+      try await TestDatabase.withConnection { connection in
+        try await connection.query("DELETE FROM shared_values WHERE id = \(key)", logger: Logger(label: "tests"))
+      }
+      // An instance that never knew the old versions makes the row again at version 1.
+      let second = try await TestDatabase.instance()
+      let two = Shared(wrappedValue: Flags(), .postgres(key, in: second))
+      try await two.load()
+      two.withLock { $0.limit = 10 }
+      try await two.save()
+      #expect(try await TestDatabase.row(key)?.version == 1)
+
+      try await one.load()
+      #expect(one.wrappedValue.limit == 10)
+      two.withLock { $0.limit = 11 }
+      try await two.save()
+      try await waitForValue(one, "the new row's next change") { $0.limit == 11 }
+      await first.close()
+      await second.close()
+    }
+
     /// Table and channel names that are SQL keywords work: the table's name is quoted in every statement.
     @Test func aTableNamedAfterAKeywordHoldsValues() async throws {
       var configuration = try TestDatabase.configuration(tableName: "select")

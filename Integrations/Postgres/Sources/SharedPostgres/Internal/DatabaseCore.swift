@@ -275,8 +275,15 @@ final class DatabaseCore: Sendable {
   /// landing turn, and `reads` began before the decision to read.
   private func readAndLand(_ key: String, holders: [any HeldValue], reads: [SharedStoreRead?]) async {
     do {
+      let knownBefore = knownVersion(of: key)
       let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
-      let newer = row.map { row in state.withLock { $0.keys[key]?.machine.rowRead(version: row.version) ?? false } }
+      let newer = row.map { row in
+        state.withLock { state in
+          guard state.keys[key] != nil else { return false }
+          if state.keys[key]!.machine.rowRecreated(version: row.version, knownBeforeRead: knownBefore) { return true }
+          return state.keys[key]!.machine.rowRead(version: row.version)
+        }
+      }
       if let row, newer == true {
         await land(key, version: row.version, json: row.json, holders: holders, reads: reads)
       } else {
@@ -382,11 +389,20 @@ final class DatabaseCore: Sendable {
   }
 
   private func readForLoad(_ key: String) async throws -> ValueTable.Row? {
+    let knownBefore = knownVersion(of: key)
     let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
     if let row {
-      state.withLock { $0.keys[key, default: KeyEntry()].machine.loaded(version: row.version) }
+      state.withLock { state in
+        _ = state.keys[key, default: KeyEntry()].machine.rowRecreated(
+          version: row.version, knownBeforeRead: knownBefore)
+        state.keys[key, default: KeyEntry()].machine.loaded(version: row.version)
+      }
     }
     return row
+  }
+
+  private func knownVersion(of key: String) -> Int64 {
+    state.withLock { $0.keys[key]?.machine.knownVersion ?? 0 }
   }
 
   /// Memory took the value of `version` of `key`: later merges compare the row against it.

@@ -58,6 +58,19 @@ struct KeyVersionStateMachine: Sendable, Equatable {
     knownVersion = max(knownVersion, version)
   }
 
+  /// A read that began when this instance knew `knownBeforeRead` found the row at an older `version`: the row was
+  /// deleted and made again (versions only grow otherwise, and every version this instance knows was committed
+  /// before the read began). The versions known above it are forgotten, so the new row's changes apply; returns
+  /// whether they were. Nothing is forgotten when this instance learned a version during the read (its own save,
+  /// made after the read, is then newer than the row read).
+  mutating func rowRecreated(version: Int64, knownBeforeRead: Int64) -> Bool {
+    guard version < knownBeforeRead, knownVersion == knownBeforeRead else { return false }
+    knownVersion = version
+    baseVersion = min(baseVersion, version)
+    if let change = held, change.version > version { held = nil }
+    return true
+  }
+
   /// A version decided earlier (by ``notified(_:)`` or ``rowRead(version:)``) is about to land in memory: whether it
   /// still may. Not when this instance knows a newer version by now (its own save wrote one, or a load read one:
   /// memory holds that, or the program's change being saved), nor while a save of this instance runs (it started
