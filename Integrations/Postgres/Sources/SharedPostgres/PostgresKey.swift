@@ -1,5 +1,6 @@
 import Foundation
 public import SharedState
+import Synchronization
 
 /// A key for a `Codable` value kept as JSON in a row of a PostgreSQL table and shared live between every instance
 /// of a program that uses the same database.
@@ -116,6 +117,7 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
       guard let current = context.currentValue else { return false }
       return conflicts.isEqual(current, merged)
     }
+    if let hook = database.core.afterWriteReturned.withLock({ $0 }) { await hook() }
     return stored
   }
 

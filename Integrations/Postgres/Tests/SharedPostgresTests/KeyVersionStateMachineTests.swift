@@ -223,19 +223,15 @@ import Testing
     for ordering in all {
       let context = Comment(rawValue: "\(ordering)")
       var machine = KeyVersionStateMachine()
-      // The version memory holds (0: the default), and the decided versions waiting to land, each with the number
-      // of the program's changes when it was decided (its read of the store began then).
+      // The version memory holds (0: the default), and the decided versions waiting to land.
       var memory: Int64 = 0
-      var waiting: [Int64: Int] = [:]
-      // The program's changes (one before each save), and whether memory holds one not saved yet.
-      var programChanges = 0
+      var waiting: Set<Int64> = []
+      // Whether memory holds a change of the program (made before each save) not saved yet.
       var programChangeInMemory = false
       // A load waits for the landings decided before it (they hold the landing turn).
       var loadWaits = false
       func land(_ version: Int64) {
-        guard let changesAtDecision = waiting.removeValue(forKey: version) else { return }
-        // The program changed the value since the decision: its change is kept (and saved as a newer version).
-        guard machine.landing(version: version), changesAtDecision == programChanges else { return }
+        guard waiting.remove(version) != nil, machine.landing(version: version) else { return }
         #expect(version > memory || (version == memory && !programChangeInMemory), context)
         memory = version
         programChangeInMemory = false
@@ -243,7 +239,7 @@ import Testing
       }
       func hear(_ version: Int64) {
         if case .apply(let change) = machine.notified(StoredChange(version: version, json: Data("{}".utf8))) {
-          waiting[change.version] = programChanges
+          waiting.insert(change.version)
         }
       }
       func load() {
@@ -261,7 +257,6 @@ import Testing
         switch step {
         case .saveStarted:
           _ = machine.saveStarted()
-          programChanges += 1
           programChangeInMemory = true
         case .saveFinished:
           let action = machine.saveFinished(written: written, memoryHoldsWritten: written != nil)

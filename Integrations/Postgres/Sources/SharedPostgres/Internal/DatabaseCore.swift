@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PostgresNIO
-import SharedState
 import Synchronization
 
 /// The working parts of a ``SharedPostgresDatabase``: the listening loop, the loop that applies what it hears, the
@@ -26,6 +25,8 @@ final class DatabaseCore: Sendable {
   let afterLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after a write committed, before its result is applied.
   let afterWriteCommitted = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// For tests: runs after a save's write returned, before the save returns to the framework.
+  let afterWriteReturned = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs with the read/write connection taken, before a write's statement is sent on it.
   let beforeWriteStatement = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after another instance's change was decided to go to memory, before it lands there.
@@ -236,17 +237,13 @@ final class DatabaseCore: Sendable {
 
   /// Decides whether another instance's `change` of `key` goes to memory, and puts it there.
   ///
-  /// Each holder's read of the store begins before the decision, and loads wait until the change has landed
-  /// (``load(_:land:)``), so between the decision and the landing (a database round trip, when the row must be read)
-  /// nothing but the program moves memory: a change or a save of the program since then keeps memory (its value is
-  /// saved as a newer version than the one landing), and the landing is decided again against the versions this
-  /// instance knows by then.
+  /// Loads wait until the change has landed (``load(_:land:)``), and the landing is decided again against the
+  /// versions this instance knows by then: between the decision and the landing (a database round trip, when the
+  /// row must be read) this instance may have saved, or be saving, a newer version, which memory then keeps.
   private func hear(_ change: StoredChange, key: String) async {
     guard hasHolders(key) else { return }
     await landing.wait()
     defer { landing.signal() }
-    let holders = holders(of: key)
-    let reads = holders.map { $0.readStarted() }
     let action = state.withLock { state -> KeyVersionStateMachine.NotificationAction in
       guard var entry = state.keys[key], !entry.holders.isEmpty else { return .ignore }
       let action = entry.machine.notified(change)
@@ -256,9 +253,9 @@ final class DatabaseCore: Sendable {
     guard case .apply(let change) = action else { return }
     if let hook = beforeLanding.withLock({ $0 }) { await hook() }
     if let json = change.json {
-      await land(key, version: change.version, json: json, holders: holders, reads: reads)
+      await land(key, version: change.version, json: json)
     } else {
-      await readAndLand(key, holders: holders, reads: reads)
+      await readAndLand(key)
     }
   }
 
@@ -267,13 +264,13 @@ final class DatabaseCore: Sendable {
   private func readAndApply(_ key: String) async {
     await landing.wait()
     defer { landing.signal() }
-    let holders = holders(of: key)
-    await readAndLand(key, holders: holders, reads: holders.map { $0.readStarted() })
+    await readAndLand(key)
   }
 
   /// Reads the row of `key` and puts it in memory if it is newer than what this instance has; the caller holds the
-  /// landing turn, and `reads` began before the decision to read.
-  private func readAndLand(_ key: String, holders: [any HeldValue], reads: [SharedStoreRead?]) async {
+  /// landing turn. A read that finds an older version than the ones known when it began finds a row made again
+  /// (``KeyVersionStateMachine/rowRecreated(version:knownBeforeRead:)``).
+  private func readAndLand(_ key: String) async {
     do {
       let knownBefore = knownVersion(of: key)
       let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
@@ -285,28 +282,28 @@ final class DatabaseCore: Sendable {
         }
       }
       if let row, newer == true {
-        await land(key, version: row.version, json: row.json, holders: holders, reads: reads)
+        await land(key, version: row.version, json: row.json)
       } else {
-        for holder in holders { holder.reportLoadError(nil) }
+        for holder in holders(of: key) { holder.reportLoadError(nil) }
       }
     } catch {
-      for holder in holders {
+      for holder in holders(of: key) {
         holder.reportLoadError(SharedPostgresError.disconnected(reason: String(describing: error)))
       }
     }
   }
 
   /// Puts `version` of `key`, decided earlier, in memory if it still may go there: decided again now, since this
-  /// instance may have saved or loaded a newer version since the decision. The caller holds the landing turn.
-  private func land(
-    _ key: String, version: Int64, json: Data, holders: [any HeldValue], reads: [SharedStoreRead?]
-  ) async {
+  /// instance may have saved or loaded a newer version since the decision, or be saving one. The caller holds the
+  /// landing turn.
+  private func land(_ key: String, version: Int64, json: Data) async {
+    let holders = holders(of: key)
     guard state.withLock({ $0.keys[key]?.machine.landing(version: version) ?? false }) else {
       for holder in holders { holder.reportLoadError(nil) }
       return
     }
     var held = true
-    for (holder, read) in zip(holders, reads) where await !holder.receive(json, readAt: read) { held = false }
+    for holder in holders where await !holder.receive(json) { held = false }
     if held { memoryHolds(key, version: version) }
   }
 

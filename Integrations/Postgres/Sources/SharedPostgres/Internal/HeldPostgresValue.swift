@@ -11,12 +11,7 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
     self.context = context
   }
 
-  func readStarted() -> SharedStoreRead? {
-    context.storeReadStarted()
-  }
-
-  /// Last writer wins: the stored value replaces memory, unless the program changed or saved the value since
-  /// `read` began (its change is then saved as a newer version than this one). Merge: memory is combined with it, and when memory adds
+  /// Last writer wins: the stored value replaces memory. Merge: memory is combined with it, and when memory adds
   /// something, the combination is written back (merged again with anything newer in the row) before it replaces
   /// memory, so no change of this instance that was not saved yet is lost.
   ///
@@ -26,7 +21,7 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
   ///
   /// Returns whether memory took the stored value, or a combination of it: the version is then a base of merges.
   @discardableResult
-  func receive(_ json: Data, readAt read: SharedStoreRead?) async -> Bool {
+  func receive(_ json: Data) async -> Bool {
     let remote: Value
     do {
       remote = try PostgresKey<Value>.decode(json, key: key.name)
@@ -35,14 +30,8 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
       return false
     }
     guard let merge = key.conflicts.merge else {
-      guard let read else {
-        context.update(remote)
-        return true
-      }
-      if context.update(remote, readAt: read) { return true }
-      // The store was read fine: what the program changes instead is saved as usual.
-      context.reportLoadError(nil)
-      return false
+      context.update(remote)
+      return true
     }
     // What the row holds, as far as this instance knows.
     var stored = remote
