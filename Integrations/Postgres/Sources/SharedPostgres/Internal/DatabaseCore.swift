@@ -276,9 +276,10 @@ final class DatabaseCore: Sendable {
       let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
       let newer = row.map { row in
         state.withLock { state in
-          guard state.keys[key] != nil else { return false }
-          if state.keys[key]!.machine.rowRecreated(version: row.version, knownBeforeRead: knownBefore) { return true }
-          return state.keys[key]!.machine.rowRead(version: row.version)
+          guard var entry = state.keys[key] else { return false }
+          defer { state.keys[key] = entry }
+          return entry.machine.rowRecreated(version: row.version, knownBeforeRead: knownBefore)
+            || entry.machine.rowRead(version: row.version)
         }
       }
       if let row, newer == true {
