@@ -1,5 +1,6 @@
 import Foundation
 public import SharedState
+import Synchronization
 
 /// A key for a `Codable` value kept as JSON in a row of a PostgreSQL table and shared live between every instance
 /// of a program that uses the same database.
@@ -61,13 +62,20 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
     let conflicts = self.conflicts
     Task {
       do {
-        guard let row = try await core.loadRow(name) else { return continuation.resume(returning: nil) }
-        let value = try Self.decode(row.json, key: name)
-        continuation.resume(returning: value)
-        // The row's version is a base of merges only if memory holds its value: a load's value is dropped when the
-        // program changed the value during the load (under last writer wins, nothing is merged).
-        if let current = context.currentValue, conflicts.isEqual(current, value) {
-          core.memoryHolds(name, version: row.version)
+        try await core.load(name) { row in
+          guard let row else { return continuation.resume(returning: nil) }
+          let value: Value
+          do {
+            value = try Self.decode(row.json, key: name)
+          } catch {
+            return continuation.resume(throwing: error)
+          }
+          continuation.resume(returning: value)
+          // The row's version is a base of merges only if memory holds its value: a load's value is dropped when
+          // the program changed the value during the load (under last writer wins, nothing is merged).
+          if let current = context.currentValue, conflicts.isEqual(current, value) {
+            core.memoryHolds(name, version: row.version)
+          }
         }
       } catch {
         continuation.resume(throwing: error)
@@ -109,6 +117,7 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
       guard let current = context.currentValue else { return false }
       return conflicts.isEqual(current, merged)
     }
+    if let hook = database.core.afterWriteReturned.withLock({ $0 }) { await hook() }
     return stored
   }
 

@@ -8,8 +8,9 @@ extension SharedPostgresDatabase {
   /// let database = SharedPostgresDatabase(configuration)
   /// ```
   ///
-  /// Its description names the server, user, database, table and channel, never the password.
-  public struct Configuration: Sendable, CustomStringConvertible {
+  /// Its description, and its reflection (`dump`, `Mirror`), name the server, user, database, table and channel,
+  /// never the password.
+  public struct Configuration: Sendable, CustomStringConvertible, CustomReflectable {
     /// The server's host name or address.
     public var host: String
     /// The server's port.
@@ -20,7 +21,8 @@ extension SharedPostgresDatabase {
     public var password: String?
     /// The database to connect to.
     public var database: String
-    /// The table that holds one row per key (created if missing): lower-case letters, digits and underscores.
+    /// The table that holds one row per key (created if missing): lower-case letters, digits and underscores (a
+    /// keyword such as `user` works too: the name is quoted).
     public var tableName: String
     /// The channel changes are announced on: lower-case letters, digits and underscores.
     public var channel: String
@@ -28,6 +30,10 @@ extension SharedPostgresDatabase {
     public var reconnectDelay: Duration
     /// The longest wait between two attempts to connect again.
     public var maximumReconnectDelay: Duration
+    /// How often the listening connection is checked with a cheap query (`SELECT 1`): one that gets no answer
+    /// before the next check means the connection is gone without the network saying so (a half-open connection,
+    /// after a network partition or a server host lost), and it is closed and made again.
+    public var keepaliveInterval: Duration
 
     /// Creates a configuration.
     ///
@@ -47,6 +53,8 @@ extension SharedPostgresDatabase {
     ///   - channel: The channel changes are announced on; every instance that shares the values uses the same.
     ///   - reconnectDelay: The first wait before connecting again after the server was lost.
     ///   - maximumReconnectDelay: The longest wait between two attempts.
+    ///   - keepaliveInterval: How often the listening connection is checked; a check not answered by the next one
+    ///     closes it, and it is made again.
     public init(
       host: String,
       port: Int = 5432,
@@ -56,11 +64,13 @@ extension SharedPostgresDatabase {
       tableName: String = "shared_values",
       channel: String = "shared_values",
       reconnectDelay: Duration = .milliseconds(100),
-      maximumReconnectDelay: Duration = .seconds(5)
+      maximumReconnectDelay: Duration = .seconds(5),
+      keepaliveInterval: Duration = .seconds(10)
     ) {
       precondition(Self.isPlainName(tableName), "A table name is lower-case letters, digits and _: \(tableName)")
       precondition(Self.isPlainName(channel), "A channel name is lower-case letters, digits and _: \(channel)")
       precondition(reconnectDelay > .zero && maximumReconnectDelay >= reconnectDelay, "Invalid reconnect delays")
+      precondition(keepaliveInterval > .zero, "Invalid keepalive interval")
       self.host = host
       self.port = port
       self.username = username
@@ -70,6 +80,7 @@ extension SharedPostgresDatabase {
       self.channel = channel
       self.reconnectDelay = reconnectDelay
       self.maximumReconnectDelay = maximumReconnectDelay
+      self.keepaliveInterval = keepaliveInterval
     }
 
     /// The server, user, database, table and channel; the password is left out.
@@ -77,7 +88,22 @@ extension SharedPostgresDatabase {
       "postgres://\(username)@\(host):\(port)/\(database) (table \(tableName), channel \(channel))"
     }
 
-    /// Whether `name` can be used in SQL unquoted: lower-case ASCII letters, digits and `_`, not starting with a
+    /// Every setting but the password, for `dump` and debuggers.
+    ///
+    /// ```swift
+    /// dump(configuration)  // host, port, username, database, tableName, ... (no password)
+    /// ```
+    public var customMirror: Mirror {
+      Mirror(
+        self,
+        children: [
+          "host": host, "port": port, "username": username, "database": database, "tableName": tableName,
+          "channel": channel, "reconnectDelay": reconnectDelay, "maximumReconnectDelay": maximumReconnectDelay,
+          "keepaliveInterval": keepaliveInterval,
+        ], displayStyle: .struct)
+    }
+
+    /// Whether `name` can be used in SQL: lower-case ASCII letters, digits and `_`, not starting with a
     /// digit, at most 63 bytes.
     static func isPlainName(_ name: String) -> Bool {
       guard let first = name.utf8.first, name.utf8.count <= 63, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)

@@ -19,7 +19,7 @@ import Foundation
 /// meanwhile holders see ``SharedPostgresError/disconnected(reason:)`` as their `loadError` (and failed saves as
 /// `saveError`), keep their changes, and save them once the server is back, after every held value is reloaded.
 /// Call ``close()`` when done with it.
-public final class SharedPostgresDatabase: Sendable, CustomStringConvertible {
+public final class SharedPostgresDatabase: Sendable, CustomStringConvertible, CustomReflectable {
   /// Where the database is and how to reach it.
   public let configuration: Configuration
   let core: DatabaseCore
@@ -48,6 +48,16 @@ public final class SharedPostgresDatabase: Sendable, CustomStringConvertible {
 
   /// The configuration, without the password.
   public var description: String { "SharedPostgresDatabase(\(configuration))" }
+
+  /// The configuration (without the password) and the instance's name, for `dump` and debuggers; the connections'
+  /// settings, which hold the password, are left out.
+  ///
+  /// ```swift
+  /// dump(database)
+  /// ```
+  public var customMirror: Mirror {
+    Mirror(self, children: ["configuration": configuration, "instanceID": instanceID], displayStyle: .class)
+  }
 
   /// Waits until this instance hears other instances' changes: the `LISTEN` connection is up (and the held values
   /// were reloaded on it). Returns at once when it is; throws `CancellationError` if the caller is cancelled.

@@ -5,12 +5,15 @@
 //
 // Commands:
 //   ready            wait until listening and loaded; answers "ready"
-//   count N          set the counter to 1, 2, ... N, one change each; answers "counted N"
-//   insert NAME N    insert NAME-1 ... NAME-N into the items, one change each; answers "inserted N"
+//   count N          set the counter to 1, 2, ... N, one change each, letting the saves run between them (a
+//                    Task.yield after each change, and every 50th change waits for its save); answers "counted N"
+//   insert NAME N    insert NAME-1 ... NAME-N into the items, the same way; answers "inserted N"
 //   save             save now; answers "saved" or "save-failed"
 //   await N          wait until the counter is N; answers "value N"
 //   items N          wait until there are N items; answers "items N"
-//   hammer           save large values in a loop until killed; answers "hammering" after the first save
+//   hammer           save large values in a loop, in the background, until killed or stopped; answers
+//                    "hammering" after the first save
+//   stop             stop hammering, then save until a save succeeds; answers "stopped N", N the counter saved
 // The server the environment names (SHARED_POSTGRES_*, as the tests).
 import Foundation
 import SharedPostgres
@@ -49,6 +52,24 @@ let conflicts: PostgresConflictPolicy<ProbeValue> =
   : .lastWriterWins
 let value = Shared(wrappedValue: ProbeValue(), .postgres(arguments[1], in: database, conflicts: conflicts))
 
+/// Lets the save of a change run before the next change: a yield after each, and a wait for the save every 50th.
+func letSavesRun(after step: Int) async {
+  if step % 50 == 0 {
+    try? await value.save()
+  } else {
+    await Task.yield()
+  }
+}
+
+/// Saves until a save succeeds (the server may be restarting).
+func saveUntilSaved() async {
+  while (try? await value.save()) == nil {
+    try? await Task.sleep(for: .milliseconds(20))
+  }
+}
+
+var hammering: Task<Void, Never>?
+
 func waitUntil(_ predicate: @escaping @Sendable (ProbeValue) -> Bool) async {
   for await current in value.values where predicate(current) { return }
 }
@@ -64,12 +85,14 @@ while let line = readLine() {
     let count = Int(words[1]) ?? 0
     for step in 0..<count {
       value.withLock { $0.counter = step + 1 }
+      await letSavesRun(after: step + 1)
     }
     answer("counted \(count)")
   case ("insert", 3):
     let count = Int(words[2]) ?? 0
     for step in 0..<count {
       _ = value.withLock { $0.items.insert("\(words[1])-\(step + 1)") }
+      await letSavesRun(after: step + 1)
     }
     answer("inserted \(count)")
   case ("save", 1):
@@ -88,14 +111,25 @@ while let line = readLine() {
     await waitUntil { $0.items.count == target }
     answer("items \(target)")
   case ("hammer", 1):
-    var step = 0
-    while true {
-      step += 1
-      let current = step
-      value.withLock { $0 = ProbeValue(counter: current, padding: String(repeating: "p", count: 50_000)) }
-      try? await value.save()
-      if current == 1 { answer("hammering") }
+    let started = AsyncStream<Void>.makeStream()
+    hammering = Task {
+      var step = 0
+      while !Task.isCancelled {
+        step += 1
+        let current = step
+        value.withLock { $0 = ProbeValue(counter: current, padding: String(repeating: "p", count: 50_000)) }
+        try? await value.save()
+        if current == 1 { started.continuation.finish() }
+      }
     }
+    for await _ in started.stream {}
+    answer("hammering")
+  case ("stop", 1):
+    hammering?.cancel()
+    await hammering?.value
+    hammering = nil
+    await saveUntilSaved()
+    answer("stopped \(value.wrappedValue.counter)")
   default:
     answer("unknown \(line)")
   }

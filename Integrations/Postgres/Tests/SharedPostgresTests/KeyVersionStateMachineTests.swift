@@ -180,6 +180,174 @@ import Testing
     }
   }
 
+  /// Another instance's versions are decided when heard and land in memory later (a database round trip may come
+  /// between); this instance saves, and loads, meanwhile. Driven through every ordering of a save, two
+  /// announcements, their two landings and a load (which reads and lands in turn with the landings): memory never
+  /// takes a version older than one it held or one this instance wrote before it landed, and ends on the newest
+  /// version known (the save's, when the save kept memory).
+  @Test(arguments: [Int64?.some(3), Int64?.some(5), Int64?.some(1), Int64?.none])
+  func everyOrderingLandsOnlyVersionsNewerThanMemory(written: Int64?) {
+    enum Step: Hashable {
+      case saveStarted, saveFinished, loaded
+      case announced(Int64)
+      case landed(Int64)
+    }
+    let announced: [Int64] = [2, 4]
+    let steps: [Step] =
+      [.saveStarted, .saveFinished, .loaded] + announced.map(Step.announced)
+      + announced.map(Step.landed)
+    func orderings(_ steps: [Step]) -> [[Step]] {
+      guard !steps.isEmpty else { return [[]] }
+      var result: [[Step]] = []
+      for (index, step) in steps.enumerated() {
+        if step == .saveFinished, steps.contains(.saveStarted) { continue }
+        if case .landed(let version) = step, steps.contains(.announced(version)) { continue }
+        var rest = steps
+        rest.remove(at: index)
+        result += orderings(rest).map { [step] + $0 }
+      }
+      return result
+    }
+    #expect(orderings(steps).count == 630)
+    // A save that starts after a version was committed writes a newer one: orderings where it would not are left out.
+    let all = orderings(steps).filter { ordering in
+      guard let written, let start = ordering.firstIndex(of: .saveStarted) else { return true }
+      return !ordering[..<start].contains { step in
+        switch step {
+        case .announced(let version): version >= written
+        case .loaded: 1 >= written
+        default: false
+        }
+      }
+    }
+    for ordering in all {
+      let context = Comment(rawValue: "\(ordering)")
+      var machine = KeyVersionStateMachine()
+      // The version memory holds (0: the default), and the decided versions waiting to land.
+      var memory: Int64 = 0
+      var waiting: Set<Int64> = []
+      // Whether memory holds a change of the program (made before each save) not saved yet.
+      var programChangeInMemory = false
+      // A load waits for the landings decided before it (they hold the landing turn).
+      var loadWaits = false
+      func land(_ version: Int64) {
+        guard waiting.remove(version) != nil, machine.landing(version: version) else { return }
+        #expect(version > memory || (version == memory && !programChangeInMemory), context)
+        memory = version
+        programChangeInMemory = false
+        machine.memoryHolds(version: version)
+      }
+      func hear(_ version: Int64) {
+        if case .apply(let change) = machine.notified(StoredChange(version: version, json: Data("{}".utf8))) {
+          waiting.insert(change.version)
+        }
+      }
+      func load() {
+        // A load of version 1; one behind reads the row again (finding the newest version the machine knows, at
+        // most). While a save runs, the program's change wins over it.
+        machine.loaded(version: 1)
+        let version = machine.loadIsBehind(version: 1) ? machine.knownVersion : 1
+        guard machine.savesRunning == 0 else { return }
+        #expect(version >= memory, context)
+        memory = version
+        programChangeInMemory = false
+        machine.memoryHolds(version: version)
+      }
+      for step in ordering {
+        switch step {
+        case .saveStarted:
+          _ = machine.saveStarted()
+          programChangeInMemory = true
+        case .saveFinished:
+          let action = machine.saveFinished(written: written, memoryHoldsWritten: written != nil)
+          if let written {
+            memory = max(memory, written)
+            programChangeInMemory = false
+          }
+          if case .redeliver(let change) = action {
+            hear(change.version)
+            land(change.version)
+          }
+        case .announced(let version):
+          hear(version)
+        case .landed(let version):
+          land(version)
+        case .loaded:
+          if waiting.isEmpty { load() } else { loadWaits = true }
+        }
+        if loadWaits && waiting.isEmpty {
+          loadWaits = false
+          load()
+        }
+      }
+      // Every landing that was decided has happened; memory ends on the newest version known, or on the program's
+      // change, saved or kept for the next save after a failure.
+      #expect(waiting.isEmpty && !loadWaits, context)
+      if written == nil && machine.knownVersion > memory {
+        #expect(programChangeInMemory || memory >= 1, context)
+      } else {
+        #expect(memory == machine.knownVersion, context)
+      }
+    }
+  }
+
+  /// A read finds the row at version 1 while this instance knew version 3 (the row was deleted and made again),
+  /// in every ordering with a save and another instance's announcement: the versions above 1 are forgotten exactly
+  /// when nothing was learned during the read, and then the new row's next version is applied.
+  @Test(arguments: [Int64?.some(4), Int64?.none])
+  func everyOrderingForgetsVersionsAboveARowMadeAgainOnlyWhenNothingWasLearnedDuringTheRead(written: Int64?) {
+    enum Step: Hashable {
+      case readStarted, readFinished, saveStarted, saveFinished, announced
+    }
+    func orderings(_ steps: [Step]) -> [[Step]] {
+      guard !steps.isEmpty else { return [[]] }
+      var result: [[Step]] = []
+      for (index, step) in steps.enumerated() {
+        if step == .saveFinished, steps.contains(.saveStarted) { continue }
+        if step == .readFinished, steps.contains(.readStarted) { continue }
+        var rest = steps
+        rest.remove(at: index)
+        result += orderings(rest).map { [step] + $0 }
+      }
+      return result
+    }
+    let all = orderings([.readStarted, .readFinished, .saveStarted, .saveFinished, .announced])
+    #expect(all.count == 30)
+    for ordering in all {
+      let context = Comment(rawValue: "\(ordering)")
+      var machine = KeyVersionStateMachine()
+      machine.loaded(version: 3)
+      machine.memoryHolds(version: 3)
+      var knownBefore: Int64 = 0
+      var forgot = false
+      for step in ordering {
+        switch step {
+        case .readStarted:
+          knownBefore = machine.knownVersion
+        case .readFinished:
+          let learned = machine.knownVersion != knownBefore
+          forgot = machine.rowRecreated(version: 1, knownBeforeRead: knownBefore)
+          #expect(forgot == !learned, context)
+          if forgot {
+            #expect(machine.knownVersion == 1 && machine.baseVersion <= 1, context)
+          }
+        case .saveStarted:
+          _ = machine.saveStarted()
+        case .saveFinished:
+          _ = machine.saveFinished(written: written, memoryHoldsWritten: true)
+        case .announced:
+          // Another instance's version 5 of the old row, heard before the deletion.
+          _ = machine.notified(StoredChange(version: 5, json: Data("{}".utf8)))
+        }
+      }
+      // Once the versions above the new row are forgotten, its next version is applied.
+      if forgot, machine.savesRunning == 0, machine.knownVersion == 1 {
+        let next = machine.notified(StoredChange(version: 2, json: Data("{}".utf8)))
+        #expect(next == .apply(StoredChange(version: 2, json: Data("{}".utf8))), context)
+      }
+    }
+  }
+
   @Test func aHeardOrReadVersionIsNotABaseUntilMemoryTakesIt() {
     var machine = KeyVersionStateMachine()
     let heard = machine.notified(StoredChange(version: 5, json: Data("{}".utf8)))

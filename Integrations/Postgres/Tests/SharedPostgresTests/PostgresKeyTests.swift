@@ -221,6 +221,127 @@ extension ServerTests {
       #expect(String(describing: configuration).contains("db.example"))
     }
 
+    @Test func noReflectionOfTheConfigurationOrDatabaseShowsThePassword() {
+      let configuration = SharedPostgresDatabase.Configuration(
+        host: "db.example", username: "app", password: "hunter2-secret", database: "app")
+      var dumped = ""
+      dump(configuration, to: &dumped)
+      #expect(!dumped.contains("hunter2"))
+      #expect(dumped.contains("db.example"))
+      #expect(!Mirror(reflecting: configuration).children.contains { String(describing: $0.value).contains("hunter2") })
+      let database = SharedPostgresDatabase(configuration)
+      var dumpedDatabase = ""
+      dump(database, to: &dumpedDatabase)
+      #expect(!dumpedDatabase.contains("hunter2"))
+      #expect(dumpedDatabase.contains("db.example"))
+    }
+
+    /// A user that may read and write the table but not create tables in its schema (the table made by another
+    /// user beforehand) loads and saves values: the table is created only when it is missing.
+    @Test func aUserWithoutCreateOnTheSchemaUsesATableMadeBefore() async throws {
+      guard let limitedUser = ProcessInfo.processInfo.environment["SHARED_POSTGRES_LIMITED_USER"] else {
+        throw FaultTests.MissingCommand(name: "SHARED_POSTGRES_LIMITED_USER")
+      }
+      let key = TestDatabase.uniqueKey()
+      // The table exists once a value was read by its owner.
+      let owner = try await TestDatabase.instance()
+      try await Shared(wrappedValue: 0, .postgres(TestDatabase.uniqueKey(), in: owner)).load()
+      await owner.close()
+      try await TestDatabase.withConnection { connection in
+        try await connection.query(
+          "GRANT SELECT, INSERT, UPDATE ON shared_values TO \(unescaped: limitedUser)", logger: Logger(label: "tests"))
+      }
+      var configuration = try TestDatabase.configuration()
+      configuration.username = limitedUser
+      let database = SharedPostgresDatabase(configuration)
+      try await bounded(.seconds(20)) { try await database.waitUntilListening() }
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      try await flags.load()
+      flags.withLock { $0.limit = 8 }
+      try await flags.save()
+      #expect(try await TestDatabase.row(key)?.json.contains(#""limit":8"#) == true)
+      await database.close()
+    }
+
+    /// A row deleted by hand and made again by an instance that never knew its old versions starts lower than an
+    /// instance that held the value knows: that instance's next read of the row (`load()`, or the reload after a
+    /// reconnect) finds the older version, forgets the versions above it, and hears the new row's changes again.
+    @Test func anInstanceThatKnewHigherVersionsHearsARowMadeAgainAfterItReadsIt() async throws {
+      let key = TestDatabase.uniqueKey()
+      let first = try await TestDatabase.instance()
+      let one = Shared(wrappedValue: Flags(), .postgres(key, in: first))
+      try await one.load()
+      for limit in 1...3 {
+        one.withLock { $0.limit = limit }
+        try await one.save()
+      }
+      try await TestDatabase.withConnection { connection in
+        try await connection.query("DELETE FROM shared_values WHERE id = \(key)", logger: Logger(label: "tests"))
+      }
+      // An instance that never knew the old versions makes the row again at version 1.
+      let second = try await TestDatabase.instance()
+      let two = Shared(wrappedValue: Flags(), .postgres(key, in: second))
+      try await two.load()
+      two.withLock { $0.limit = 10 }
+      try await two.save()
+      #expect(try await TestDatabase.row(key)?.version == 1)
+
+      try await one.load()
+      #expect(one.wrappedValue.limit == 10)
+      two.withLock { $0.limit = 11 }
+      try await two.save()
+      try await waitForValue(one, "the new row's next change") { $0.limit == 11 }
+      await first.close()
+      await second.close()
+    }
+
+    /// Table and channel names that are SQL keywords work: the table's name is quoted in every statement.
+    @Test func aTableNamedAfterAKeywordHoldsValues() async throws {
+      var configuration = try TestDatabase.configuration(tableName: "select")
+      configuration.channel = "table"
+      let first = SharedPostgresDatabase(configuration)
+      let second = SharedPostgresDatabase(configuration)
+      try await bounded(.seconds(20)) { try await first.waitUntilListening() }
+      try await bounded(.seconds(20)) { try await second.waitUntilListening() }
+      let key = TestDatabase.uniqueKey()
+      let one = Shared(wrappedValue: Flags(), .postgres(key, in: first))
+      let two = Shared(wrappedValue: Flags(), .postgres(key, in: second))
+      try await one.load()
+      try await two.load()
+      one.withLock { $0.limit = 3 }
+      try await one.save()
+      try await waitForValue(two, "the change through the keyword-named table") { $0.limit == 3 }
+      #expect(try await TestDatabase.row(key, table: #""select""#)?.version == 1)
+      await first.close()
+      await second.close()
+    }
+
+    /// A row deleted by hand is made again by the next save, at a version above the ones the saving instance knew,
+    /// so other instances that knew as much apply it.
+    @Test func aRowDeletedByHandIsMadeAgainAboveTheKnownVersions() async throws {
+      let key = TestDatabase.uniqueKey()
+      let first = try await TestDatabase.instance()
+      let second = try await TestDatabase.instance()
+      let one = Shared(wrappedValue: Flags(), .postgres(key, in: first))
+      let two = Shared(wrappedValue: Flags(), .postgres(key, in: second))
+      try await one.load()
+      try await two.load()
+      for limit in 1...3 {
+        one.withLock { $0.limit = limit }
+        try await one.save()
+      }
+      try await waitForValue(two, "the third version") { $0.limit == 3 }
+      try await TestDatabase.withConnection { connection in
+        try await connection.query("DELETE FROM shared_values WHERE id = \(key)", logger: Logger(label: "tests"))
+      }
+      one.withLock { $0.limit = 4 }
+      try await one.save()
+      #expect(try await TestDatabase.row(key)?.version == 4)
+      try await waitForValue(two, "the change after the row was deleted") { $0.limit == 4 }
+      await first.close()
+      await second.close()
+    }
+
     @Test func aServerThatCannotBeReachedIsALoadErrorNotAHang() async throws {
       var configuration = try TestDatabase.configuration()
       configuration.port = 1  // Nothing listens there.

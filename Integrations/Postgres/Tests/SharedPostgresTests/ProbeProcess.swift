@@ -56,6 +56,17 @@ final class ProbeProcess: Sendable {
     guard answer == expected else { throw UnexpectedAnswer(command: command, answer: answer) }
   }
 
+  /// Sends `command` and returns its answer, which must start with `prefix`, without it; fails after `limit`.
+  func run(_ command: String, answerStartingWith prefix: String, limit: Duration = .seconds(60)) async throws
+    -> String
+  {
+    input.write(Data((command + "\n").utf8))
+    let lines = self.lines
+    let answer = try await bounded(limit, "the probe's answer to \(command)") { await lines.next() }
+    guard let answer, answer.hasPrefix(prefix) else { throw UnexpectedAnswer(command: command, answer: answer) }
+    return String(answer.dropFirst(prefix.count))
+  }
+
   /// Sends `command` without waiting for an answer.
   func send(_ command: String) {
     input.write(Data((command + "\n").utf8))

@@ -16,7 +16,7 @@ final class DatabaseCore: Sendable {
   private let configuration: SharedPostgresDatabase.Configuration
   private let connectionConfiguration: PostgresConnection.Configuration
   private let table: ValueTable
-  private let connection: SerialConnection
+  let connection: SerialConnection
   private let logger: Logger
   private let state = Mutex(State())
   private let deliveries: AsyncStream<Delivery>.Continuation
@@ -25,6 +25,14 @@ final class DatabaseCore: Sendable {
   let afterLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after a write committed, before its result is applied.
   let afterWriteCommitted = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// For tests: runs after a save's write returned, before the save returns to the framework.
+  let afterWriteReturned = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// For tests: runs with the read/write connection taken, before a write's statement is sent on it.
+  let beforeWriteStatement = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// For tests: runs after another instance's change was decided to go to memory, before it lands there.
+  let beforeLanding = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// Values from the store land in memory one at a time: another instance's changes and loads.
+  private let landing = AsyncSemaphore()
 
   private struct State {
     var keys: [String: KeyEntry] = [:]
@@ -35,6 +43,8 @@ final class DatabaseCore: Sendable {
     var closed = false
     var listeningWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
     var tasks: [Task<Void, Never>] = []
+    /// The task that writes failed saves again, while some are left.
+    var retrying: Task<Void, Never>?
   }
 
   private struct KeyEntry {
@@ -87,8 +97,11 @@ final class DatabaseCore: Sendable {
   func stop() {
     let (tasks, waiters) = state.withLock { state in
       state.closed = true
-      defer { state.listeningWaiters = [:] }
-      return (state.tasks, state.listeningWaiters)
+      defer {
+        state.listeningWaiters = [:]
+        state.retrying = nil
+      }
+      return (state.tasks + [state.retrying].compactMap { $0 }, state.listeningWaiters)
     }
     deliveries.finish()
     for task in tasks { task.cancel() }
@@ -112,6 +125,8 @@ final class DatabaseCore: Sendable {
         do {
           try await listener.listen(on: configuration.channel) { notifications in
             listeningStarted()
+            let keepalive = Task { await keepAlive(listener) }
+            defer { keepalive.cancel() }
             for try await notification in notifications {
               deliveries.yield(.announcement(notification.payload))
             }
@@ -130,6 +145,28 @@ final class DatabaseCore: Sendable {
       let doublings = min(failures - 1, 20)
       let delay = min(configuration.maximumReconnectDelay, configuration.reconnectDelay * (1 << doublings))
       try? await Task.sleep(for: delay)
+    }
+  }
+
+  /// Checks `listener` every keepalive interval with a cheap query; closes it when the previous check got no answer
+  /// by the next one (a half-open connection: nothing ever arrives, and nothing fails), so the listening loop makes
+  /// a new connection.
+  private func keepAlive(_ listener: PostgresConnection) async {
+    let answered = KeepaliveAnswer()
+    let logger = self.logger
+    while !Task.isCancelled {
+      try? await Task.sleep(for: configuration.keepaliveInterval)
+      if Task.isCancelled { return }
+      guard answered.takeForNewCheck() else {
+        try? await listener.close()
+        return
+      }
+      // Not awaited here: on a half-open connection it never returns, until the close above fails it.
+      Task {
+        if (try? await listener.query("SELECT 1", logger: logger).collect()) != nil {
+          answered.answer()
+        }
+      }
     }
   }
 
@@ -198,41 +235,81 @@ final class DatabaseCore: Sendable {
     }
   }
 
+  /// Decides whether another instance's `change` of `key` goes to memory, and puts it there.
+  ///
+  /// Loads wait until the change has landed (``load(_:land:)``), and the landing is decided again against the
+  /// versions this instance knows by then: between the decision and the landing (a database round trip, when the
+  /// row must be read) this instance may have saved, or be saving, a newer version, which memory then keeps.
   private func hear(_ change: StoredChange, key: String) async {
-    let (action, holders) = state.withLock { state -> (KeyVersionStateMachine.NotificationAction, [any HeldValue]) in
-      guard var entry = state.keys[key], !entry.holders.isEmpty else { return (.ignore, []) }
+    guard hasHolders(key) else { return }
+    await landing.wait()
+    defer { landing.signal() }
+    let action = state.withLock { state -> KeyVersionStateMachine.NotificationAction in
+      guard var entry = state.keys[key], !entry.holders.isEmpty else { return .ignore }
       let action = entry.machine.notified(change)
       state.keys[key] = entry
-      return (action, Array(entry.holders.values))
+      return action
     }
     guard case .apply(let change) = action else { return }
+    if let hook = beforeLanding.withLock({ $0 }) { await hook() }
     if let json = change.json {
-      var held = true
-      for holder in holders where await !holder.receive(json) { held = false }
-      if held { memoryHolds(key, version: change.version) }
+      await land(key, version: change.version, json: json)
     } else {
-      await readAndApply(key)
+      await readAndLand(key)
     }
   }
 
-  /// Reads the row of `key` and applies it if it is newer than what this instance has.
+  /// Reads the row of `key` again (after a reconnect) and puts it in memory if it is newer than what this instance
+  /// has; see ``hear(_:key:)``.
   private func readAndApply(_ key: String) async {
-    let holders = holders(of: key)
+    await landing.wait()
+    defer { landing.signal() }
+    await readAndLand(key)
+  }
+
+  /// Reads the row of `key` and puts it in memory if it is newer than what this instance has; the caller holds the
+  /// landing turn. A read that finds an older version than the ones known when it began finds a row made again
+  /// (``KeyVersionStateMachine/rowRecreated(version:knownBeforeRead:)``).
+  private func readAndLand(_ key: String) async {
     do {
+      let knownBefore = knownVersion(of: key)
       let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
-      let newer = row.map { row in state.withLock { $0.keys[key]?.machine.rowRead(version: row.version) ?? false } }
+      let newer = row.map { row in
+        state.withLock { state in
+          guard var entry = state.keys[key] else { return false }
+          defer { state.keys[key] = entry }
+          return entry.machine.rowRecreated(version: row.version, knownBeforeRead: knownBefore)
+            || entry.machine.rowRead(version: row.version)
+        }
+      }
       if let row, newer == true {
-        var held = true
-        for holder in holders where await !holder.receive(row.json) { held = false }
-        if held { memoryHolds(key, version: row.version) }
+        await land(key, version: row.version, json: row.json)
       } else {
-        for holder in holders { holder.reportLoadError(nil) }
+        for holder in holders(of: key) { holder.reportLoadError(nil) }
       }
     } catch {
-      for holder in holders {
+      for holder in holders(of: key) {
         holder.reportLoadError(SharedPostgresError.disconnected(reason: String(describing: error)))
       }
     }
+  }
+
+  /// Puts `version` of `key`, decided earlier, in memory if it still may go there: decided again now, since this
+  /// instance may have saved or loaded a newer version since the decision, or be saving one. The caller holds the
+  /// landing turn.
+  private func land(_ key: String, version: Int64, json: Data) async {
+    let holders = holders(of: key)
+    guard state.withLock({ $0.keys[key]?.machine.landing(version: version) ?? false }) else {
+      for holder in holders { holder.reportLoadError(nil) }
+      return
+    }
+    var held = true
+    for holder in holders where await !holder.receive(json) { held = false }
+    if held { memoryHolds(key, version: version) }
+  }
+
+  private func hasHolders(_ key: String) -> Bool {
+    state.withLock { state in state.keys[key].map { !$0.holders.isEmpty } ?? false }
   }
 
   private func reload(_ key: String) async {
@@ -241,6 +318,35 @@ final class DatabaseCore: Sendable {
     for holder in holders(of: key) {
       await holder.saveAgain()
       holder.reportLoadError(nil)
+    }
+  }
+
+  /// Starts writing failed saves again, with a growing delay, until none is left: the connection that reads and
+  /// writes may come back while the listening one never dropped (so no reload runs). Each failed value keeps its
+  /// `saveError` until it is written.
+  private func retryFailedSaves() {
+    state.withLock { state in
+      guard state.retrying == nil, !state.closed else { return }
+      state.retrying = Task { await self.retryingFailedSaves() }
+    }
+  }
+
+  private func retryingFailedSaves() async {
+    var attempts = 0
+    while !Task.isCancelled {
+      let doublings = min(attempts, 20)
+      attempts += 1
+      try? await Task.sleep(
+        for: min(configuration.maximumReconnectDelay, configuration.reconnectDelay * (1 << doublings)))
+      let failed = state.withLock { state -> [String] in
+        let failed = state.keys.filter { $0.value.machine.lastSaveFailed && !$0.value.holders.isEmpty }.map(\.key)
+        if failed.isEmpty || Task.isCancelled { state.retrying = nil }
+        return failed
+      }
+      if failed.isEmpty || Task.isCancelled { return }
+      for key in failed {
+        for holder in holders(of: key) { await holder.saveAgain() }
+      }
     }
   }
 
@@ -265,15 +371,36 @@ final class DatabaseCore: Sendable {
 
   // MARK: Reads and writes
 
-  /// Reads the row of `key` for a load; the key says with ``memoryHolds(_:version:)`` whether its value reached
-  /// memory.
-  func loadRow(_ key: String) async throws -> ValueTable.Row? {
+  /// Reads the row of `key` for a load and hands it to `land`, which resumes the load, in turn with other instances'
+  /// changes landing (``hear(_:key:)``): when one of them landed a newer version since the read, the row is
+  /// read again first, so the load does not put an older value over it. The key says with
+  /// ``memoryHolds(_:version:)`` whether the value reached memory.
+  func load(_ key: String, land: (ValueTable.Row?) -> Void) async throws {
+    var row = try await readForLoad(key)
+    if let hook = afterLoadRead.withLock({ $0 }) { await hook() }
+    await landing.wait()
+    defer { landing.signal() }
+    if let read = row, state.withLock({ $0.keys[key]?.machine.loadIsBehind(version: read.version) ?? false }) {
+      row = try await readForLoad(key)
+    }
+    land(row)
+  }
+
+  private func readForLoad(_ key: String) async throws -> ValueTable.Row? {
+    let knownBefore = knownVersion(of: key)
     let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
     if let row {
-      state.withLock { $0.keys[key, default: KeyEntry()].machine.loaded(version: row.version) }
+      state.withLock { state in
+        _ = state.keys[key, default: KeyEntry()].machine.rowRecreated(
+          version: row.version, knownBeforeRead: knownBefore)
+        state.keys[key, default: KeyEntry()].machine.loaded(version: row.version)
+      }
     }
-    if let hook = afterLoadRead.withLock({ $0 }) { await hook() }
     return row
+  }
+
+  private func knownVersion(of key: String) -> Int64 {
+    state.withLock { $0.keys[key]?.machine.knownVersion ?? 0 }
   }
 
   /// Memory took the value of `version` of `key`: later merges compare the row against it.
@@ -292,7 +419,10 @@ final class DatabaseCore: Sendable {
     _ key: String, json: Data, merge: (@Sendable (Data) throws -> Data)?,
     afterWrite: (Data) async -> Bool
   ) async throws -> Data {
-    let base = state.withLock { $0.keys[key, default: KeyEntry()].machine.saveStarted() }
+    let (base, insertVersion) = state.withLock { state in
+      let base = state.keys[key, default: KeyEntry()].machine.saveStarted()
+      return (base, state.keys[key, default: KeyEntry()].machine.knownVersion + 1)
+    }
     var written: (version: Int64, json: Data)?
     var memoryHoldsWritten = false
     defer {
@@ -301,6 +431,7 @@ final class DatabaseCore: Sendable {
           written: written?.version, memoryHoldsWritten: memoryHoldsWritten)
       }
       if case .redeliver(let change) = action { deliveries.yield(.redeliver(key: key, change)) }
+      if written == nil { retryFailedSaves() }
     }
     let table = self.table
     let logger = self.logger
@@ -316,7 +447,9 @@ final class DatabaseCore: Sendable {
               // A row this instance cannot read is overwritten by the program's change.
               toWrite = (try? merge(row.json)) ?? json
             }
-            guard let version = try await table.write(key, json: toWrite, expected: row?.version ?? 0, on: session)
+            guard
+              let version = try await table.write(
+                key, json: toWrite, expected: row?.version ?? 0, insertVersion: insertVersion, on: session)
             else { return nil }
             return (version, toWrite)
           }
@@ -326,7 +459,8 @@ final class DatabaseCore: Sendable {
       }
     } else {
       let version = try await connection.withConnection { session in
-        try await table.write(key, json: json, expected: nil, on: session)
+        if let hook = beforeWriteStatement.withLock({ $0 }) { await hook() }
+        return try await table.write(key, json: json, expected: nil, insertVersion: insertVersion, on: session)
       }
       guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
       written = (version, json)

@@ -2,6 +2,10 @@
 /// caller drops those), never an older version over a newer one, and nothing while a save of this instance runs
 /// (the newest such change is held and looked at again once the save has its version).
 ///
+/// A version is decided twice: when it is heard (``notified(_:)``, ``rowRead(version:)``: whether to read or apply
+/// it at all), and again when it lands in memory (``landing(version:)``), since a database round trip may separate
+/// the two, during which this instance may save a newer version or load one.
+///
 /// It also keeps the base of merges: the newest version memory is known to hold, so a save under the merge policy
 /// can tell that another instance wrote since. Hearing or reading a version does not move it: only memory taking
 /// the value does (``memoryHolds(version:)``, or a save whose result reached memory), since the program may have
@@ -52,6 +56,33 @@ struct KeyVersionStateMachine: Sendable, Equatable {
   /// A load read the row's `version` (it reaches memory only if the program did not change the value meanwhile).
   mutating func loaded(version: Int64) {
     knownVersion = max(knownVersion, version)
+  }
+
+  /// A read that began when this instance knew `knownBeforeRead` found the row at an older `version`: the row was
+  /// deleted and made again (versions only grow otherwise, and every version this instance knows was committed
+  /// before the read began). The versions known above it are forgotten, so the new row's changes apply; returns
+  /// whether they were. Nothing is forgotten when this instance learned a version during the read (its own save,
+  /// made after the read, is then newer than the row read).
+  mutating func rowRecreated(version: Int64, knownBeforeRead: Int64) -> Bool {
+    guard version < knownBeforeRead, knownVersion == knownBeforeRead else { return false }
+    knownVersion = version
+    baseVersion = min(baseVersion, version)
+    if let change = held, change.version > version { held = nil }
+    return true
+  }
+
+  /// A version decided earlier (by ``notified(_:)`` or ``rowRead(version:)``) is about to land in memory: whether it
+  /// still may. Not when this instance knows a newer version by now (its own save wrote one, or a load read one:
+  /// memory holds that, or the program's change being saved), nor while a save of this instance runs (it started
+  /// after the decision, so it writes a newer version than the one landing).
+  func landing(version: Int64) -> Bool {
+    version >= knownVersion && savesRunning == 0
+  }
+
+  /// Whether a load that read `version` lands something older than a version this instance knows: the load then
+  /// reads the row again, so it does not put an older value in memory than the one a landing put there.
+  func loadIsBehind(version: Int64) -> Bool {
+    version < knownVersion
   }
 
   /// Memory took the value of `version` (or a value combined with it): later merges compare the row against it.

@@ -11,7 +11,7 @@ final class SerialConnection: Sendable {
   private let turn = AsyncSemaphore()
   private let nextID = Atomic<Int>(1)
   /// Only touched by the task that holds `turn`.
-  private let current = Mutex<PostgresConnection?>(nil)
+  fileprivate let current = Mutex<PostgresConnection?>(nil)
   /// The statements prepared on `current`, by their SQL; only touched by the task that holds `turn`.
   private let statements = Mutex<[String: PreparedQuery]>([:])
   private let closed = Atomic<Bool>(false)
@@ -23,14 +23,23 @@ final class SerialConnection: Sendable {
   }
 
   deinit {
-    // A connection must be closed before it is freed.
-    current.withLock { $0 }?.close().whenComplete { _ in }
+    // A connection must be closed before it is freed: it is kept until its close completes.
+    guard let connection = current.withLock({ $0 }) else { return }
+    connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
   }
 
   /// The connection, for the task that holds it, and the statements prepared on it.
   struct Session: Sendable {
     let connection: PostgresConnection
     fileprivate let owner: SerialConnection
+
+    /// Throws when the server ended the connection since it was taken: a statement sent on it then would never
+    /// complete (postgres-nio drops it without failing its result).
+    func checkOpen() throws {
+      guard connection.isClosed else { return }
+      owner.current.withLock { $0 = nil }
+      throw SharedPostgresError.disconnected(reason: "the server closed the connection")
+    }
 
     /// `sql` prepared on this connection: prepared on its first use, then reused.
     func prepared(_ sql: String) async throws -> PreparedQuery {
@@ -69,6 +78,11 @@ final class SerialConnection: Sendable {
       if connection.isClosed { current.withLock { $0 = nil } }
       throw error
     }
+  }
+
+  /// For tests: whether the connection was taken and has been closed since (by the server, say).
+  var isClosedForTests: Bool {
+    current.withLock { $0?.isClosed ?? false }
   }
 
   /// Closes the connection; later uses throw ``SharedPostgresError/closed``.

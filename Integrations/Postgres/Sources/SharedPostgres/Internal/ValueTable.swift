@@ -13,13 +13,19 @@ struct ValueTable: Sendable {
   let writer: String
   let logger: Logger
 
+  /// The table's name quoted for SQL, so a name that is also a keyword (`select`, `user`) works.
+  var quotedName: String { "\"\(name)\"" }
+
   /// A row: the value's JSON and its version.
   struct Row: Sendable {
     var json: Data
     var version: Int64
   }
 
+  /// Creates the table if it is missing. `CREATE TABLE IF NOT EXISTS` needs CREATE on the schema even when the table
+  /// exists, so the table is looked up first: a user that may only read and write an existing table can use it.
   func create(on connection: PostgresConnection) async throws {
+    if try await exists(on: connection) { return }
     // Two instances creating the table at once may collide in the catalog; the loser finds the table made.
     do {
       try await connection.query(createStatement, logger: logger)
@@ -28,9 +34,15 @@ struct ValueTable: Sendable {
     }
   }
 
+  private func exists(on connection: PostgresConnection) async throws -> Bool {
+    let rows = try await connection.query("SELECT to_regclass(\(quotedName)) IS NOT NULL", logger: logger)
+    for try await found in rows.decode(Bool.self) { return found }
+    return false
+  }
+
   private var createStatement: PostgresQuery {
     """
-    CREATE TABLE IF NOT EXISTS \(unescaped: name) (
+    CREATE TABLE IF NOT EXISTS \(unescaped: quotedName) (
       id text PRIMARY KEY,
       value text NOT NULL,
       version bigint NOT NULL,
@@ -43,7 +55,7 @@ struct ValueTable: Sendable {
   func read(_ key: String, on connection: PostgresConnection, forUpdate: Bool = false) async throws -> Row? {
     let lock = forUpdate ? " FOR UPDATE" : ""
     let rows = try await connection.query(
-      "SELECT value, version FROM \(unescaped: name) WHERE id = \(key)\(unescaped: lock)", logger: logger)
+      "SELECT value, version FROM \(unescaped: quotedName) WHERE id = \(key)\(unescaped: lock)", logger: logger)
     for try await (value, version) in rows.decode((String, Int64).self) {
       return Row(json: Data(value.utf8), version: version)
     }
@@ -53,16 +65,22 @@ struct ValueTable: Sendable {
   /// Writes `json` as the key's new version and announces it; with `expected`, only if the row's version is still
   /// that (0: no row). Returns the version written, or `nil` when the row moved on.
   ///
+  /// A row that is missing (never written, or deleted by hand) is made at `insertVersion`: one above the newest
+  /// version this instance knows, so instances that knew as much take the new row's changes as newer.
+  ///
   /// The notification carries the value when it fits in PostgreSQL's 8000-byte payload; otherwise listeners read
   /// the row. It is sent when the write commits. The write without `expected` (every save under last writer wins)
   /// runs as a statement prepared once per connection.
-  func write(_ key: String, json: Data, expected: Int64?, on session: SerialConnection.Session) async throws -> Int64? {
+  func write(
+    _ key: String, json: Data, expected: Int64?, insertVersion: Int64, on session: SerialConnection.Session
+  ) async throws -> Int64? {
+    try session.checkOpen()
     let value = String(decoding: json, as: UTF8.self)
     let suffix = ChangeAnnouncement.suffix(key: key, writer: writer, json: json)
     switch expected {
     case nil:
       let statement = try await session.prepared(upsertStatement)
-      let binds = [key, value, writer, channel, suffix].map { PostgresData(string: $0) }
+      let binds = [key, value, writer, channel, suffix, String(insertVersion)].map { PostgresData(string: $0) }
       let rows = try await statement.execute(binds).get()
       // The version comes as text: this API describes the result as text but receives it in binary, and text reads
       // the same in both.
@@ -70,25 +88,27 @@ struct ValueTable: Sendable {
     case 0?:
       return try await version(
         of: """
-          INSERT INTO \(unescaped: name) (id, value, version, writer) VALUES (\(key), \(value), 1, \(writer))
+          INSERT INTO \(unescaped: quotedName) (id, value, version, writer)
+          VALUES (\(key), \(value), \(insertVersion), \(writer))
           ON CONFLICT (id) DO NOTHING
           RETURNING version
           """, suffix: suffix, on: session.connection)
     case let version?:
       return try await self.version(
         of: """
-          UPDATE \(unescaped: name) SET value = \(value), version = version + 1, writer = \(writer), updated_at = now()
+          UPDATE \(unescaped: quotedName) SET value = \(value), version = version + 1, writer = \(writer), updated_at = now()
           WHERE id = \(key) AND version = \(version)
           RETURNING version
           """, suffix: suffix, on: session.connection)
     }
   }
 
-  /// The upsert of a value: binds the key, the JSON, the writer, the channel and the announcement's suffix.
+  /// The upsert of a value: binds the key, the JSON, the writer, the channel, the announcement's suffix and the
+  /// version of a new row (as text).
   private var upsertStatement: String {
     """
     WITH written AS (
-      INSERT INTO \(name) AS stored (id, value, version, writer) VALUES ($1, $2, 1, $3)
+      INSERT INTO \(quotedName) AS stored (id, value, version, writer) VALUES ($1, $2, $6::text::bigint, $3)
       ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value, version = stored.version + 1,
         writer = EXCLUDED.writer, updated_at = now()
       RETURNING version
