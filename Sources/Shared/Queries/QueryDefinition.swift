@@ -41,8 +41,8 @@ struct QueryDefinitions: ~Copyable {
   /// The count at which entries whose definition is gone are next dropped.
   private var pruneCount = 64
   /// The definition given last: holders of many keys made at one place ask for it in a row, and comparing it costs
-  /// less than hashing the location.
-  private var last: QueryDefinition?
+  /// less than hashing the location. Weak, as the entries are.
+  private weak var last: QueryDefinition?
 
   /// The definition of `query`: the last one made at its fetcher's location if it fits, otherwise a new one.
   mutating func definition<State>(of query: Query<State>) -> QueryDefinition {

@@ -540,7 +540,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     // The fetch reaches its record directly (see `QueryStore.execute`).
     let record = self
     let effect: QueryRecordEffect
-    // The task holds the store weakly: a fetch that hangs keeps neither the store nor its queries alive.
+    // The task holds the store weakly: a fetch that hangs keeps neither the store nor its other queries alive (its
+    // own record, and the value the record keeps, stay until it ends).
     if waitsForTurn {
       let store = WeakQueryStore(store: store)
       effect = QueryRecordEffect {
