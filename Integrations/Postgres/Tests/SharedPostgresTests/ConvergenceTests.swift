@@ -78,5 +78,42 @@ extension ServerTests {
       try await waitForValue(flags, "the other instance's newer change") { $0.limit == 2 }
       await database.close()
     }
+
+    /// The framework starts a load; another instance's change (version 6) is heard before the load reads the row,
+    /// which by then holds version 7, announced only after the load. Had version 6 landed during the load, the
+    /// framework would drop the load's value (memory changed after the load began) while version 7 counted as
+    /// known already, so its announcement was ignored: memory on 6, the row on 7. Changes heard during a load wait
+    /// for it, so memory ends on 7.
+    @Test func aLoadThatReadsANewerVersionThanALandingEndsOnTheNewerVersion() async throws {
+      let key = TestDatabase.uniqueKey()
+      let markerKey = TestDatabase.uniqueKey("marker")
+      let database = try await TestDatabase.instance()
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      let marker = Shared(wrappedValue: 0, .postgres(markerKey, in: database))
+      try await flags.load()
+      try await marker.load()
+      try await database.waitUntilListening()
+      try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 5), version: 5)
+      try await waitForValue(flags, "version 5") { $0.limit == 5 }
+
+      let readGate = Gate()
+      database.core.beforeLoadRead.withLock { $0 = { await readGate.pass() } }
+      let loading = Task { try await flags.load() }
+      try await waitUntil("the load to begin") { readGate.reached }
+      try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 6), version: 6)
+      // Changes are heard one after another: once the marker's landed, version 6 was heard.
+      try await TestDatabase.writeAsAnotherInstance(markerKey, 1, version: 1)
+      try await waitForValue(marker, "the first marker") { $0 == 1 }
+      try await TestDatabase.writeSilentlyAsAnotherInstance(key, Flags(limit: 7), version: 7)
+      readGate.open()
+      try await loading.value
+      try await TestDatabase.announceAsAnotherInstance(key, Flags(limit: 7), version: 7)
+      try await TestDatabase.writeAsAnotherInstance(markerKey, 2, version: 2)
+      try await waitForValue(marker, "the second marker") { $0 == 2 }
+
+      #expect(flags.wrappedValue.limit == 7)
+      #expect(try await TestDatabase.row(key)?.version == 7)
+      await database.close()
+    }
   }
 }

@@ -231,10 +231,13 @@ import Testing
       // A load waits for the landings decided before it (they hold the landing turn).
       var loadWaits = false
       func land(_ version: Int64) {
-        guard waiting.remove(version) != nil, machine.landing(version: version) else { return }
+        guard waiting.remove(version) != nil,
+          machine.landingStarted(StoredChange(version: version, json: Data("{}".utf8)))
+        else { return }
         #expect(version > memory || (version == memory && !programChangeInMemory), context)
         memory = version
         programChangeInMemory = false
+        machine.landingFinished()
         machine.memoryHolds(version: version)
       }
       func hear(_ version: Int64) {
@@ -376,5 +379,111 @@ import Testing
     #expect(!again)
     let older = machine.notified(StoredChange(version: 4, json: nil))
     #expect(older == .ignore)
+  }
+
+  /// A load runs while other instances' versions 6 and 7 are heard and land (memory holds 5 at first). The
+  /// framework drops a load's value when memory changed after the load began (a landing did), so the load reads
+  /// 5, 6 or 7 and is applied or dropped. Driven through every ordering of the load's start, read and hand-over and
+  /// each version's hearing, landing start and landing end (a hearing and its landing hold the landing turn, as the
+  /// load's hand-over does): memory never goes back, and it ends on 7 whether or not the framework kept the load.
+  @Test(arguments: [Int64(5), 6, 7])
+  func everyOrderingOfALoadAndLandingsEndsOnTheNewestVersion(readVersion: Int64) {
+    enum Step: Hashable {
+      case loadStarted, loadRead, loadLanded
+      case heard(Int64)
+      case landingStarted(Int64)
+      case landingFinished(Int64)
+      var holdsTurn: Bool {
+        switch self {
+        case .loadStarted, .loadRead: false
+        default: true
+        }
+      }
+    }
+    let versions: [Int64] = [6, 7]
+    let steps: [Step] =
+      [.loadStarted, .loadRead, .loadLanded]
+      + versions.flatMap { [.heard($0), .landingStarted($0), .landingFinished($0)] }
+    func before(_ step: Step) -> Step? {
+      switch step {
+      case .loadRead: .loadStarted
+      case .loadLanded: .loadRead
+      case .landingStarted(let version): .heard(version)
+      case .landingFinished(let version): .landingStarted(version)
+      default: nil
+      }
+    }
+    // A hearing holds the landing turn until its landing ended; versions newer than the one read are committed,
+    // and so heard, only after the read.
+    func orderings(_ steps: [Step], turn: Int64?, read: Bool) -> [[Step]] {
+      guard !steps.isEmpty else { return [[]] }
+      var result: [[Step]] = []
+      for (index, step) in steps.enumerated() {
+        if let earlier = before(step), steps.contains(earlier) { continue }
+        if let turn, step.holdsTurn, step != .landingStarted(turn), step != .landingFinished(turn) { continue }
+        if case .heard(let version) = step, version > readVersion, !read { continue }
+        var nextTurn = turn
+        if case .heard(let version) = step { nextTurn = version }
+        if case .landingFinished = step { nextTurn = nil }
+        var rest = steps
+        rest.remove(at: index)
+        result += orderings(rest, turn: nextTurn, read: read || step == .loadRead).map { [step] + $0 }
+      }
+      return result
+    }
+    let all = orderings(steps, turn: nil, read: false)
+    #expect(!all.isEmpty)
+    for ordering in all {
+      let context = Comment(rawValue: "\(ordering)")
+      var machine = KeyVersionStateMachine()
+      machine.loaded(version: 5)
+      machine.memoryHolds(version: 5)
+      var memory: Int64 = 5
+      // The framework's count of memory changes, and its value when the load began.
+      var changes = 0
+      var changesAtLoadStart = 0
+      var decided: Set<Int64> = []
+      var landing: Set<Int64> = []
+      var read: Int64 = 0
+      var redelivered: [StoredChange] = []
+      func change(_ version: Int64) -> StoredChange { StoredChange(version: version, json: Data("{}".utf8)) }
+      func put(_ version: Int64) {
+        #expect(version >= memory, context)
+        memory = version
+        changes += 1
+      }
+      for step in ordering {
+        switch step {
+        case .loadStarted:
+          machine.loadStarted()
+          changesAtLoadStart = changes
+        case .loadRead:
+          read = readVersion
+          machine.loaded(version: read)
+        case .loadLanded:
+          // One behind what is known reads again, and finds at least that.
+          if machine.loadIsBehind(version: read) { read = machine.knownVersion }
+          if changes == changesAtLoadStart { put(read) }
+          if case .redeliver(let change) = machine.loadFinished() { redelivered.append(change) }
+        case .heard(let version):
+          if case .apply = machine.notified(change(version)) { decided.insert(version) }
+        case .landingStarted(let version):
+          if decided.contains(version), machine.landingStarted(change(version)) { landing.insert(version) }
+        case .landingFinished(let version):
+          guard landing.contains(version) else { break }
+          put(version)
+          machine.landingFinished()
+        }
+      }
+      // Changes held during the load are heard again after it, one after another.
+      for change in redelivered {
+        if case .apply = machine.notified(change), machine.landingStarted(change) {
+          put(change.version)
+          machine.landingFinished()
+        }
+      }
+      #expect(memory == 7, context)
+      #expect(machine.knownVersion == 7 && machine.held == nil && machine.loadsRunning == 0, context)
+    }
   }
 }

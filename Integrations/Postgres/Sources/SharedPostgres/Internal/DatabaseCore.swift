@@ -21,6 +21,8 @@ final class DatabaseCore: Sendable {
   private let state = Mutex(State())
   private let deliveries: AsyncStream<Delivery>.Continuation
   private let deliveryStream: Mutex<AsyncStream<Delivery>?>
+  /// For tests: runs when a load begins, before it reads its row.
+  let beforeLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after a load read its row, before the key applies it.
   let afterLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after a write committed, before its result is applied.
@@ -299,13 +301,17 @@ final class DatabaseCore: Sendable {
   /// landing turn.
   private func land(_ key: String, version: Int64, json: Data) async {
     let holders = holders(of: key)
-    guard state.withLock({ $0.keys[key]?.machine.landing(version: version) ?? false }) else {
+    let change = StoredChange(version: version, json: json)
+    guard state.withLock({ $0.keys[key]?.machine.landingStarted(change) ?? false }) else {
       for holder in holders { holder.reportLoadError(nil) }
       return
     }
     var held = true
     for holder in holders where await !holder.receive(json) { held = false }
-    if held { memoryHolds(key, version: version) }
+    state.withLock { state in
+      state.keys[key]?.machine.landingFinished()
+      if held { state.keys[key]?.machine.memoryHolds(version: version) }
+    }
   }
 
   private func hasHolders(_ key: String) -> Bool {
@@ -375,7 +381,14 @@ final class DatabaseCore: Sendable {
   /// changes landing (``hear(_:key:)``): when one of them landed a newer version since the read, the row is
   /// read again first, so the load does not put an older value over it. The key says with
   /// ``memoryHolds(_:version:)`` whether the value reached memory.
+  ///
+  /// ``loadStarted(_:)`` comes first, when the framework asks for the load; this ends it.
   func load(_ key: String, land: (ValueTable.Row?) -> Void) async throws {
+    defer {
+      let action = state.withLock { $0.keys[key, default: KeyEntry()].machine.loadFinished() }
+      if case .redeliver(let change) = action { deliveries.yield(.redeliver(key: key, change)) }
+    }
+    if let hook = beforeLoadRead.withLock({ $0 }) { await hook() }
     var row = try await readForLoad(key)
     if let hook = afterLoadRead.withLock({ $0 }) { await hook() }
     await landing.wait()
@@ -384,6 +397,12 @@ final class DatabaseCore: Sendable {
       row = try await readForLoad(key)
     }
     land(row)
+  }
+
+  /// The framework asked for a load of `key`: changes heard from now on wait until ``load(_:land:)`` ends, so that
+  /// none lands in memory after the framework began the load (it would then drop the load's value).
+  func loadStarted(_ key: String) {
+    state.withLock { $0.keys[key, default: KeyEntry()].machine.loadStarted() }
   }
 
   private func readForLoad(_ key: String) async throws -> ValueTable.Row? {
