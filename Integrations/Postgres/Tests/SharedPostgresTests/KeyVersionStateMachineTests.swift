@@ -40,6 +40,7 @@ import Testing
     /// The versions put in memory, in order.
     var applied: [Int64] = []
     var saving = false
+    var save: UInt64 = 0
 
     mutating func hear(_ change: StoredChange) {
       if case .apply(let change) = machine.notified(change) {
@@ -51,11 +52,11 @@ import Testing
     mutating func perform(_ event: Event) {
       switch event {
       case .saveStarted:
-        _ = machine.saveStarted()
+        save = machine.saveStarted().save
         saving = true
       case .saveFinished(let written):
         saving = false
-        let action = machine.saveFinished(written: written, memoryHoldsWritten: true)
+        let action = machine.saveFinished(save, written: written, memoryHoldsWritten: true)
         if case .redeliver(let change) = action { hear(change) }
       case .announced(let version):
         hear(StoredChange(version: version, json: Data("{}".utf8)))
@@ -98,19 +99,19 @@ import Testing
     var machine = KeyVersionStateMachine()
     machine.loaded(version: 2)
     machine.memoryHolds(version: 2)
-    var base = machine.saveStarted()
+    var base = machine.saveStarted().base
     #expect(base == 2)
     // A merged value that did not reach memory (the program changed it meanwhile) is not a base.
-    var finished = machine.saveFinished(written: 3, memoryHoldsWritten: false)
+    var finished = machine.saveFinished(1, written: 3, memoryHoldsWritten: false)
     #expect(finished == .none)
     #expect(machine.knownVersion == 3)
-    base = machine.saveStarted()
+    base = machine.saveStarted().base
     #expect(base == 2)
-    finished = machine.saveFinished(written: 4, memoryHoldsWritten: true)
+    finished = machine.saveFinished(2, written: 4, memoryHoldsWritten: true)
     #expect(finished == .none)
-    base = machine.saveStarted()
+    base = machine.saveStarted().base
     #expect(base == 4)
-    _ = machine.saveFinished(written: nil, memoryHoldsWritten: false)
+    _ = machine.saveFinished(3, written: nil, memoryHoldsWritten: false)
     #expect(machine.lastSaveFailed)
   }
 
@@ -163,9 +164,9 @@ import Testing
       for step in ordering {
         switch step {
         case .saveStarted:
-          #expect(machine.saveStarted() == held, Comment(rawValue: "\(ordering)"))
+          #expect(machine.saveStarted().base == held, Comment(rawValue: "\(ordering)"))
         case .saveFinished:
-          let action = machine.saveFinished(written: written, memoryHoldsWritten: memoryHoldsWritten)
+          let action = machine.saveFinished(1, written: written, memoryHoldsWritten: memoryHoldsWritten)
           if let written, memoryHoldsWritten { held = max(held, written) }
           if case .redeliver(let change) = action { hear(change.version) }
         case .announced(let version):
@@ -262,7 +263,7 @@ import Testing
           _ = machine.saveStarted()
           programChangeInMemory = true
         case .saveFinished:
-          let action = machine.saveFinished(written: written, memoryHoldsWritten: written != nil)
+          let action = machine.saveFinished(1, written: written, memoryHoldsWritten: written != nil)
           if let written {
             memory = max(memory, written)
             programChangeInMemory = false
@@ -337,7 +338,7 @@ import Testing
         case .saveStarted:
           _ = machine.saveStarted()
         case .saveFinished:
-          _ = machine.saveFinished(written: written, memoryHoldsWritten: true)
+          _ = machine.saveFinished(1, written: written, memoryHoldsWritten: true)
         case .announced:
           // Another instance's version 5 of the old row, heard before the deletion.
           _ = machine.notified(StoredChange(version: 5, json: Data("{}".utf8)))
@@ -361,8 +362,8 @@ import Testing
     // Memory refused all three (the program changed the value): a save still merges with the row.
     #expect(machine.knownVersion == 7)
     #expect(machine.baseVersion == 0)
-    #expect(machine.saveStarted() == 0)
-    _ = machine.saveFinished(written: nil, memoryHoldsWritten: false)
+    #expect(machine.saveStarted().base == 0)
+    _ = machine.saveFinished(1, written: nil, memoryHoldsWritten: false)
     machine.memoryHolds(version: 6)
     #expect(machine.baseVersion == 6)
   }
@@ -484,6 +485,25 @@ import Testing
       }
       #expect(memory == 7, context)
       #expect(machine.knownVersion == 7 && machine.held == nil && machine.loadsRunning == 0, context)
+    }
+  }
+
+  /// Two saves of this instance run at once (a retry of a failed save and the framework's next save, say), each
+  /// writing or failing, and finish in either order: the flag that saves memory again follows the save that started
+  /// last, so a newer save that failed is never cleared by an older one that wrote.
+  @Test(arguments: [(true, false), (false, true), (false, false), (true, true)])
+  func everyOrderingOfTwoSavesKeepsTheOutcomeOfTheNewerOne(olderWrites: Bool, newerWrites: Bool) {
+    for newerFinishesFirst in [false, true] {
+      var machine = KeyVersionStateMachine()
+      let older = machine.saveStarted()
+      let newer = machine.saveStarted()
+      let finishes = [(older, olderWrites ? Int64(1) : nil), (newer, newerWrites ? Int64(2) : nil)]
+      for (save, written) in newerFinishesFirst ? finishes.reversed() : finishes {
+        _ = machine.saveFinished(save.save, written: written, memoryHoldsWritten: true)
+      }
+      #expect(
+        machine.lastSaveFailed == !newerWrites,
+        Comment(rawValue: "older: \(olderWrites), newer: \(newerWrites), newer first: \(newerFinishesFirst)"))
     }
   }
 }

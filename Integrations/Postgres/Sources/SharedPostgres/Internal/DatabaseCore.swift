@@ -438,16 +438,16 @@ final class DatabaseCore: Sendable {
     _ key: String, json: Data, merge: (@Sendable (Data) throws -> Data)?,
     afterWrite: (Data) async -> Bool
   ) async throws -> Data {
-    let (base, insertVersion) = state.withLock { state in
-      let base = state.keys[key, default: KeyEntry()].machine.saveStarted()
-      return (base, state.keys[key, default: KeyEntry()].machine.knownVersion + 1)
+    let (base, save, insertVersion) = state.withLock { state in
+      let (base, save) = state.keys[key, default: KeyEntry()].machine.saveStarted()
+      return (base, save, state.keys[key, default: KeyEntry()].machine.knownVersion + 1)
     }
     var written: (version: Int64, json: Data)?
     var memoryHoldsWritten = false
     defer {
       let action = state.withLock { state in
         state.keys[key, default: KeyEntry()].machine.saveFinished(
-          written: written?.version, memoryHoldsWritten: memoryHoldsWritten)
+          save, written: written?.version, memoryHoldsWritten: memoryHoldsWritten)
       }
       if case .redeliver(let change) = action { deliveries.yield(.redeliver(key: key, change)) }
       if written == nil { retryFailedSaves() }

@@ -24,8 +24,13 @@ struct KeyVersionStateMachine: Sendable, Equatable {
   private(set) var savesRunning = 0
   /// The newest change heard while a save ran.
   private(set) var held: StoredChange?
-  /// Whether this instance's last save failed: it is saved again once the server is back.
+  /// Whether the newest save of this instance that finished (newest by when it started) failed: memory is saved
+  /// again once the server is back. An older save that finishes later does not change it.
   private(set) var lastSaveFailed = false
+  /// How many saves started: each save's number, in start order.
+  private var savesStarted: UInt64 = 0
+  /// The number of the newest save (by start) that finished.
+  private var newestSaveFinished: UInt64 = 0
   /// How many loads of this instance run (from the framework asking for one until its value was handed over).
   private(set) var loadsRunning = 0
   /// Whether a landing is putting a version in memory now (``landingStarted(_:)`` to ``landingFinished()``).
@@ -133,10 +138,12 @@ struct KeyVersionStateMachine: Sendable, Equatable {
     baseVersion = max(baseVersion, version)
   }
 
-  /// A save starts; returns the version a merge compares the row against.
-  mutating func saveStarted() -> Int64 {
+  /// A save starts; returns the version a merge compares the row against, and the save's number for
+  /// ``saveFinished(_:written:memoryHoldsWritten:)``.
+  mutating func saveStarted() -> (base: Int64, save: UInt64) {
     savesRunning += 1
-    return baseVersion
+    savesStarted += 1
+    return (baseVersion, savesStarted)
   }
 
   enum HeldChangeAction: Sendable, Equatable {
@@ -145,17 +152,19 @@ struct KeyVersionStateMachine: Sendable, Equatable {
     case redeliver(StoredChange)
   }
 
-  /// A save ended: with the version it wrote (`nil` when it failed), and whether memory holds what it wrote (a
-  /// merged value may not reach memory when the program changed the value meanwhile; the next merge then compares
-  /// against the older base and merges again).
-  mutating func saveFinished(written: Int64?, memoryHoldsWritten: Bool) -> HeldChangeAction {
+  /// The save numbered `save` ended: with the version it wrote (`nil` when it failed), and whether memory holds what
+  /// it wrote (a merged value may not reach memory when the program changed the value meanwhile; the next merge then
+  /// compares against the older base and merges again). Whether memory must be saved again follows the newest save
+  /// by start: a save that started before one that already finished does not change it.
+  mutating func saveFinished(_ save: UInt64, written: Int64?, memoryHoldsWritten: Bool) -> HeldChangeAction {
     savesRunning -= 1
+    if save > newestSaveFinished {
+      newestSaveFinished = save
+      lastSaveFailed = written == nil
+    }
     if let written {
-      lastSaveFailed = false
       knownVersion = max(knownVersion, written)
       if memoryHoldsWritten { baseVersion = max(baseVersion, written) }
-    } else {
-      lastSaveFailed = true
     }
     return releaseHeld()
   }
