@@ -115,5 +115,39 @@ extension ServerTests {
       #expect(try await TestDatabase.row(key)?.version == 7)
       await database.close()
     }
+
+    /// Under last writer wins, the program changes the value after another instance's change was decided to go to
+    /// memory and before it landed (a database round trip for a large value, say), and the change's save has not
+    /// started yet: the landing does not replace the program's change, which is then saved over the other version.
+    @Test func aChangeMadeAfterAnotherInstancesChangeWasHeardIsKept() async throws {
+      let key = TestDatabase.uniqueKey()
+      let markerKey = TestDatabase.uniqueKey("marker")
+      let database = try await TestDatabase.instance()
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      let marker = Shared(wrappedValue: 0, .postgres(markerKey, in: database))
+      try await flags.load()
+      try await marker.load()
+      try await database.waitUntilListening()
+      let saveGate = Gate()
+      database.core.beforeSaveStarted.withLock { $0 = { await saveGate.pass() } }
+      let landingGate = Gate()
+      database.core.beforeLanding.withLock { $0 = { await landingGate.pass() } }
+      try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 5), version: 5)
+      try await waitUntil("version 5 to be decided") { landingGate.reached }
+      flags.withLock { $0.limit = 9 }
+      landingGate.open()
+      // Changes land one after another: once the marker's has, version 5 landed or was dropped.
+      try await TestDatabase.writeAsAnotherInstance(markerKey, 1, version: 1)
+      try await waitForValue(marker, "the marker") { $0 == 1 }
+      #expect(flags.wrappedValue.limit == 9)
+
+      saveGate.open()
+      try await flags.save()
+      #expect(flags.wrappedValue.limit == 9)
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(try JSONDecoder().decode(Flags.self, from: Data(row.json.utf8)).limit == 9)
+      #expect(row.version == 6)
+      await database.close()
+    }
   }
 }

@@ -29,6 +29,8 @@ final class DatabaseCore: Sendable {
   let afterWriteCommitted = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after a save's write returned, before the save returns to the framework.
   let afterWriteReturned = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// For tests: runs when a save begins, before this instance counts it as running.
+  let beforeSaveStarted = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs with the read/write connection taken, before a write's statement is sent on it.
   let beforeWriteStatement = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after another instance's change was decided to go to memory, before it lands there.
@@ -253,12 +255,19 @@ final class DatabaseCore: Sendable {
       return action
     }
     guard case .apply(let change) = action else { return }
+    // A change the program makes from now on keeps memory: it is saved over this version.
+    let heard = holdersHearing(key)
     if let hook = beforeLanding.withLock({ $0 }) { await hook() }
     if let json = change.json {
-      await land(key, version: change.version, json: json)
+      await land(key, version: change.version, json: json, heard: heard)
     } else {
-      await readAndLand(key)
+      await readAndLand(key, heard: heard)
     }
+  }
+
+  /// The holders of `key`, each with the point its value was at when a change was heard (or a read began).
+  private func holdersHearing(_ key: String) -> [(holder: any HeldValue, heard: (any Sendable)?)] {
+    holders(of: key).map { ($0, $0.changeHeard()) }
   }
 
   /// Reads the row of `key` again (after a reconnect) and puts it in memory if it is newer than what this instance
@@ -266,13 +275,13 @@ final class DatabaseCore: Sendable {
   private func readAndApply(_ key: String) async {
     await landing.wait()
     defer { landing.signal() }
-    await readAndLand(key)
+    await readAndLand(key, heard: holdersHearing(key))
   }
 
   /// Reads the row of `key` and puts it in memory if it is newer than what this instance has; the caller holds the
   /// landing turn. A read that finds an older version than the ones known when it began finds a row made again
   /// (``KeyVersionStateMachine/rowRecreated(version:knownBeforeRead:)``).
-  private func readAndLand(_ key: String) async {
+  private func readAndLand(_ key: String, heard: [(holder: any HeldValue, heard: (any Sendable)?)]) async {
     do {
       let knownBefore = knownVersion(of: key)
       let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
@@ -285,7 +294,7 @@ final class DatabaseCore: Sendable {
         }
       }
       if let row, newer == true {
-        await land(key, version: row.version, json: row.json)
+        await land(key, version: row.version, json: row.json, heard: heard)
       } else {
         for holder in holders(of: key) { holder.reportLoadError(nil) }
       }
@@ -299,15 +308,17 @@ final class DatabaseCore: Sendable {
   /// Puts `version` of `key`, decided earlier, in memory if it still may go there: decided again now, since this
   /// instance may have saved or loaded a newer version since the decision, or be saving one. The caller holds the
   /// landing turn.
-  private func land(_ key: String, version: Int64, json: Data) async {
-    let holders = holders(of: key)
+  private func land(
+    _ key: String, version: Int64, json: Data, heard: [(holder: any HeldValue, heard: (any Sendable)?)]
+  ) async {
+    let holders = heard.map(\.holder)
     let change = StoredChange(version: version, json: json)
     guard state.withLock({ $0.keys[key]?.machine.landingStarted(change) ?? false }) else {
       for holder in holders { holder.reportLoadError(nil) }
       return
     }
     var held = true
-    for holder in holders where await !holder.receive(json) { held = false }
+    for (holder, mark) in heard where await !holder.receive(json, heard: mark) { held = false }
     state.withLock { state in
       state.keys[key]?.machine.landingFinished()
       if held { state.keys[key]?.machine.memoryHolds(version: version) }
@@ -438,6 +449,7 @@ final class DatabaseCore: Sendable {
     _ key: String, json: Data, merge: (@Sendable (Data) throws -> Data)?,
     afterWrite: (Data) async -> Bool
   ) async throws -> Data {
+    if let hook = beforeSaveStarted.withLock({ $0 }) { await hook() }
     let (base, save, insertVersion) = state.withLock { state in
       let (base, save) = state.keys[key, default: KeyEntry()].machine.saveStarted()
       return (base, save, state.keys[key, default: KeyEntry()].machine.knownVersion + 1)
