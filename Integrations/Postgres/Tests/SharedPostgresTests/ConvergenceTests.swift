@@ -149,5 +149,45 @@ extension ServerTests {
       #expect(row.version == 6)
       await database.close()
     }
+
+    /// A row deleted by hand and made again at version 1 by another instance, while this instance knew version 3
+    /// and an announcement of the old row (version 5) still waited to be applied: once a load found the row made
+    /// again and forgot the versions above 1, that announcement does not land the old row's value.
+    @Test func anAnnouncementOfTheOldRowHeardBeforeItWasFoundMadeAgainDoesNotLand() async throws {
+      let key = TestDatabase.uniqueKey()
+      let markerKey = TestDatabase.uniqueKey("marker")
+      let database = try await TestDatabase.instance()
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      let marker = Shared(wrappedValue: 0, .postgres(markerKey, in: database))
+      try await flags.load()
+      try await marker.load()
+      try await database.waitUntilListening()
+      try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 3), version: 3)
+      try await waitForValue(flags, "version 3") { $0.limit == 3 }
+
+      // The applying loop waits on the marker's change while the old row's version 5 is announced behind it.
+      let landingGate = Gate()
+      database.core.beforeLanding.withLock { $0 = { await landingGate.pass() } }
+      try await TestDatabase.writeAsAnotherInstance(markerKey, 1, version: 1)
+      try await waitUntil("the marker to be decided") { landingGate.reached }
+      try await TestDatabase.announceAsAnotherInstance(key, Flags(limit: 50), version: 5)
+      try await TestDatabase.withConnection { connection in
+        try await connection.query("DELETE FROM shared_values WHERE id = \(key)", logger: Logger(label: "tests"))
+      }
+      try await TestDatabase.writeSilentlyAsAnotherInstance(key, Flags(limit: 10), version: 1)
+      let readGate = Gate()
+      database.core.afterLoadRead.withLock { $0 = { await readGate.pass() } }
+      let loading = Task { try await flags.load() }
+      try await waitUntil("the load to find the row made again") { readGate.reached }
+      readGate.open()
+      landingGate.open()
+      try await loading.value
+      try await TestDatabase.writeAsAnotherInstance(markerKey, 2, version: 2)
+      try await waitForValue(marker, "the second marker") { $0 == 2 }
+
+      #expect(flags.wrappedValue.limit == 10)
+      #expect(try await TestDatabase.row(key)?.version == 1)
+      await database.close()
+    }
   }
 }

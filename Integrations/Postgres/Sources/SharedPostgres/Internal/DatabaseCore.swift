@@ -42,6 +42,9 @@ final class DatabaseCore: Sendable {
     var keys: [String: KeyEntry] = [:]
     var nextToken: UInt64 = 0
     var listening = false
+    /// How many rows made again (deleted and written anew) were found, over every key: announcements carry the
+    /// count when they were heard, so one heard before its key's row was found made again is of the old row.
+    var recreationsFound: UInt64 = 0
     /// Whether holders were told the server is lost (once per outage).
     var outageReported = false
     var closed = false
@@ -58,8 +61,8 @@ final class DatabaseCore: Sendable {
 
   /// What the applying loop does next.
   private enum Delivery: Sendable {
-    /// A notification's payload.
-    case announcement(String)
+    /// A notification's payload, and how many rows made again had been found when it was heard.
+    case announcement(String, heardAt: UInt64)
     /// A change held during a save, heard again.
     case redeliver(key: String, StoredChange)
     /// The listener is up again: reload every held value (and save the ones whose save failed).
@@ -132,7 +135,7 @@ final class DatabaseCore: Sendable {
             let keepalive = Task { await keepAlive(listener) }
             defer { keepalive.cancel() }
             for try await notification in notifications {
-              deliveries.yield(.announcement(notification.payload))
+              deliveries.yield(.announcement(notification.payload, heardAt: recreationsFound()))
             }
           }
           reason = "the server closed the connection"
@@ -225,11 +228,11 @@ final class DatabaseCore: Sendable {
 
   private func apply(_ delivery: Delivery) async {
     switch delivery {
-    case .announcement(let payload):
+    case .announcement(let payload, let heardAt):
       guard let announcement = ChangeAnnouncement.parse(payload), announcement.writer != instanceID else { return }
-      await hear(announcement.change, key: announcement.key)
+      await hear(announcement.change, key: announcement.key, heardAt: heardAt)
     case .redeliver(let key, let change):
-      await hear(change, key: key)
+      await hear(change, key: key, heardAt: recreationsFound())
     case .reloadAll:
       let keys = state.withLock { state in state.keys.filter { !$0.value.holders.isEmpty }.map(\.key) }
       for key in keys { await reload(key) }
@@ -244,13 +247,13 @@ final class DatabaseCore: Sendable {
   /// Loads wait until the change has landed (``load(_:land:)``), and the landing is decided again against the
   /// versions this instance knows by then: between the decision and the landing (a database round trip, when the
   /// row must be read) this instance may have saved, or be saving, a newer version, which memory then keeps.
-  private func hear(_ change: StoredChange, key: String) async {
+  private func hear(_ change: StoredChange, key: String, heardAt: UInt64) async {
     guard hasHolders(key) else { return }
     await landing.wait()
     defer { landing.signal() }
     let action = state.withLock { state -> KeyVersionStateMachine.NotificationAction in
       guard var entry = state.keys[key], !entry.holders.isEmpty else { return .ignore }
-      let action = entry.machine.notified(change)
+      let action = entry.machine.notified(change, heardAt: heardAt)
       state.keys[key] = entry
       return action
     }
@@ -271,7 +274,7 @@ final class DatabaseCore: Sendable {
   }
 
   /// Reads the row of `key` again (after a reconnect) and puts it in memory if it is newer than what this instance
-  /// has; see ``hear(_:key:)``.
+  /// has; see ``hear(_:key:heardAt:)``.
   private func readAndApply(_ key: String) async {
     await landing.wait()
     defer { landing.signal() }
@@ -289,7 +292,7 @@ final class DatabaseCore: Sendable {
         state.withLock { state in
           guard var entry = state.keys[key] else { return false }
           defer { state.keys[key] = entry }
-          return entry.machine.rowRecreated(version: row.version, knownBeforeRead: knownBefore)
+          return Self.rowRecreated(&entry.machine, &state, version: row.version, knownBefore: knownBefore)
             || entry.machine.rowRead(version: row.version)
         }
       }
@@ -389,7 +392,7 @@ final class DatabaseCore: Sendable {
   // MARK: Reads and writes
 
   /// Reads the row of `key` for a load and hands it to `land`, which resumes the load, in turn with other instances'
-  /// changes landing (``hear(_:key:)``): when one of them landed a newer version since the read, the row is
+  /// changes landing (``hear(_:key:heardAt:)``): when one of them landed a newer version since the read, the row is
   /// read again first, so the load does not put an older value over it. The key says with
   /// ``memoryHolds(_:version:)`` whether the value reached memory.
   ///
@@ -421,12 +424,29 @@ final class DatabaseCore: Sendable {
     let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
     if let row {
       state.withLock { state in
-        _ = state.keys[key, default: KeyEntry()].machine.rowRecreated(
-          version: row.version, knownBeforeRead: knownBefore)
-        state.keys[key, default: KeyEntry()].machine.loaded(version: row.version)
+        var machine = state.keys[key, default: KeyEntry()].machine
+        _ = Self.rowRecreated(&machine, &state, version: row.version, knownBefore: knownBefore)
+        machine.loaded(version: row.version)
+        state.keys[key, default: KeyEntry()].machine = machine
       }
     }
     return row
+  }
+
+  /// Asks `machine` whether a read that found `version` found its row made again; counts it if so, so that
+  /// announcements heard before are taken as of the old row.
+  private static func rowRecreated(
+    _ machine: inout KeyVersionStateMachine, _ state: inout State, version: Int64, knownBefore: Int64
+  ) -> Bool {
+    guard machine.rowRecreated(version: version, knownBeforeRead: knownBefore, found: state.recreationsFound + 1)
+    else { return false }
+    state.recreationsFound += 1
+    return true
+  }
+
+  /// How many rows made again were found so far (the stamp of an announcement heard now).
+  private func recreationsFound() -> UInt64 {
+    state.withLock { $0.recreationsFound }
   }
 
   private func knownVersion(of key: String) -> Int64 {

@@ -39,6 +39,10 @@ struct KeyVersionStateMachine: Sendable, Equatable {
   /// (memory changed after they began), so what they read is not known, and landings go ahead meanwhile.
   private(set) var loadOverlapsLanding = false
 
+  /// The stamp of the newest ``rowRecreated(version:knownBeforeRead:found:)``: announcements heard with an older
+  /// stamp (queued before the row was found made again) may be of the old row.
+  private(set) var recreatedAt: UInt64 = 0
+
   /// Whether changes heard now wait: while a save runs, or a load whose value may still reach memory.
   private var holdsChanges: Bool {
     savesRunning > 0 || (loadsRunning > 0 && !loadOverlapsLanding)
@@ -53,9 +57,13 @@ struct KeyVersionStateMachine: Sendable, Equatable {
     case apply(StoredChange)
   }
 
-  /// Another instance announced `change`.
-  mutating func notified(_ change: StoredChange) -> NotificationAction {
+  /// Another instance announced `change`; `heardAt` is the count of rows made again when it was heard (0 for a
+  /// machine that is not told). One heard before this key's row was found made again may be of the old row, whose
+  /// versions are not comparable with the new row's: its value is dropped, and the row is read instead (the read
+  /// decides by the row's version).
+  mutating func notified(_ change: StoredChange, heardAt: UInt64 = .max) -> NotificationAction {
     guard change.version > knownVersion else { return .ignore }
+    let change = heardAt < recreatedAt ? StoredChange(version: change.version, json: nil) : change
     if holdsChanges {
       hold(change)
       return .hold
@@ -98,9 +106,13 @@ struct KeyVersionStateMachine: Sendable, Equatable {
   /// before the read began). The versions known above it are forgotten, so the new row's changes apply; returns
   /// whether they were. Nothing is forgotten when this instance learned a version during the read (its own save,
   /// made after the read, is then newer than the row read).
-  mutating func rowRecreated(version: Int64, knownBeforeRead: Int64) -> Bool {
+  ///
+  /// `found` stamps it (see ``notified(_:heardAt:)``): announcements heard with an older stamp read the row instead
+  /// of landing their value, and a change held now is dropped to the same.
+  mutating func rowRecreated(version: Int64, knownBeforeRead: Int64, found: UInt64 = 0) -> Bool {
     guard version < knownBeforeRead, knownVersion == knownBeforeRead else { return false }
     knownVersion = version
+    recreatedAt = max(recreatedAt, found)
     baseVersion = min(baseVersion, version)
     if let change = held, change.version > version { held = nil }
     return true
