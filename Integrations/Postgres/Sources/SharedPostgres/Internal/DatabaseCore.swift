@@ -398,15 +398,22 @@ final class DatabaseCore: Sendable {
   ///
   /// ``loadStarted(_:)`` comes first, when the framework asks for the load; this ends it.
   func load(_ key: String, land: (ValueTable.Row?) -> Void) async throws {
-    defer {
+    var ended = false
+    func end() {
+      guard !ended else { return }
+      ended = true
       let action = state.withLock { $0.keys[key, default: KeyEntry()].machine.loadFinished() }
       if case .redeliver(let change) = action { deliveries.yield(.redeliver(key: key, change)) }
     }
+    defer { end() }
     if let hook = beforeLoadRead.withLock({ $0 }) { await hook() }
     var row = try await readForLoad(key)
     if let hook = afterLoadRead.withLock({ $0 }) { await hook() }
     await landing.wait()
     defer { landing.signal() }
+    // The load ends before the landing turn is given up: a row read and decided in the next turn is then not held
+    // (and dropped) for a load that already handed its value over.
+    defer { end() }
     if let read = row, state.withLock({ $0.keys[key]?.machine.loadIsBehind(version: read.version) ?? false }) {
       row = try await readForLoad(key)
     }
