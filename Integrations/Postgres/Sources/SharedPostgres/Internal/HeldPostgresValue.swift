@@ -23,10 +23,10 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
   }
 
   /// Last writer wins: the stored value replaces memory, unless the program changed (or saved) the value since the
-  /// change was heard (`read`, taken then): memory keeps that change, which is saved over the stored version, even
-  /// when its save had not started when the stored value arrived. Merge: memory is combined with it, and when memory adds
-  /// something, the combination is written back (merged again with anything newer in the row) before it replaces
-  /// memory, so no change of this instance that was not saved yet is lost.
+  /// change was heard (`heard`, taken then): memory keeps that change, which is saved over the stored version, even
+  /// when its save had not started when the stored value arrived. Merge: memory is combined with it, and when memory
+  /// adds something, the combination is written back (merged again with anything newer in the row) before it
+  /// replaces memory, so no change of this instance that was not saved yet is lost.
   ///
   /// Under merge, the combination is applied only if the program did not change (or save) the value since memory
   /// was read for it (`update(_:readAt:)`); otherwise it is combined again with the newer memory, so a change made

@@ -4,9 +4,9 @@
 /// instance runs (the framework drops a load's value when memory changed after the load began, so a version landing
 /// meanwhile would leave memory on it while the row holds the newer version the load read).
 ///
-/// A version is decided twice: when it is heard (``notified(_:)``, ``rowRead(version:)``: whether to read or apply
-/// it at all), and again when it lands in memory (``landing(version:)``), since a database round trip may separate
-/// the two, during which this instance may save a newer version or load one.
+/// A version is decided twice: when it is heard (``notified(_:heardAt:)``, ``rowRead(version:)``: whether to read
+/// or apply it at all), and again when it lands in memory (``landingStarted(_:)``), since a database round trip may
+/// separate the two, during which this instance may save a newer version or load one.
 ///
 /// It also keeps the base of merges: the newest version memory is known to hold, so a save under the merge policy
 /// can tell that another instance wrote since. Hearing or reading a version does not move it: only memory taking
@@ -118,12 +118,12 @@ struct KeyVersionStateMachine: Sendable, Equatable {
     return true
   }
 
-  /// A version decided earlier (by ``notified(_:)`` or ``rowRead(version:)``) is about to land in memory: whether it
-  /// still may. Not when this instance knows a newer version by now (its own save wrote one, or a load read one:
-  /// memory holds that, or the program's change being saved), nor while a save of this instance runs (it started
-  /// after the decision, so it writes a newer version than the one landing). While a load runs it is held instead,
-  /// and looked at again when the load ends (the load reads it, or a newer version, and lands that). When it may,
-  /// ``landingFinished()`` follows once memory was given it.
+  /// A version decided earlier (by ``notified(_:heardAt:)`` or ``rowRead(version:)``) is about to land in memory:
+  /// whether it still may. Not when this instance knows a newer version by now (its own save wrote one, or a load
+  /// read one: memory holds that, or the program's change being saved), nor while a save of this instance runs (it
+  /// started after the decision, so it writes a newer version than the one landing). While a load runs it is held
+  /// instead, and looked at again when the load ends (the load reads it, or a newer version, and lands that). When
+  /// it may, ``landingFinished()`` follows once memory was given it.
   mutating func landingStarted(_ change: StoredChange) -> Bool {
     guard change.version >= knownVersion, savesRunning == 0 else { return false }
     if holdsChanges {
