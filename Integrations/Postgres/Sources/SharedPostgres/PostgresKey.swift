@@ -60,6 +60,8 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
     let core = database.core
     let name = self.name
     let conflicts = self.conflicts
+    // Before the task: no change of another instance lands from here until the load hands its value over.
+    core.loadStarted(name)
     Task {
       do {
         try await core.load(name) { row in

@@ -24,7 +24,9 @@ extension SharedPostgresDatabase {
     /// The table that holds one row per key (created if missing): lower-case letters, digits and underscores (a
     /// keyword such as `user` works too: the name is quoted).
     public var tableName: String
-    /// The channel changes are announced on: lower-case letters, digits and underscores.
+    /// The channel changes are announced on: lower-case letters, digits and underscores. Like ``tableName``, it is
+    /// checked here and again by ``SharedPostgresDatabase/init(_:)``, which stops the program on a name that is not
+    /// plain.
     public var channel: String
     /// The first wait before connecting again after the server was lost; each failed attempt doubles it.
     public var reconnectDelay: Duration

@@ -31,8 +31,21 @@ public final class SharedPostgresDatabase: Sendable, CustomStringConvertible, Cu
   ///   .init(host: "127.0.0.1", username: "app", password: "secret", database: "app"))
   /// ```
   ///
+  /// > Important: The table's and the channel's names must be plain SQL names (lower-case ASCII letters, digits
+  /// > and `_`, not starting with a digit, at most 63 bytes). The configuration's initializer checks them, and so
+  /// > does this one, since both are settable afterwards: a name that is not plain stops the program with a message
+  /// > naming it.
+  ///
   /// - Parameter configuration: The server, credentials, table and channel.
   public init(_ configuration: Configuration) {
+    precondition(
+      Configuration.isPlainName(configuration.tableName),
+      "SharedPostgresDatabase: the table name must be lower-case letters, digits and _ (not starting with a digit, "
+        + "at most 63 bytes): \(configuration.tableName)")
+    precondition(
+      Configuration.isPlainName(configuration.channel),
+      "SharedPostgresDatabase: the channel name must be lower-case letters, digits and _ (not starting with a "
+        + "digit, at most 63 bytes): \(configuration.channel)")
     self.configuration = configuration
     self.core = DatabaseCore(configuration: configuration)
     core.start()

@@ -78,5 +78,116 @@ extension ServerTests {
       try await waitForValue(flags, "the other instance's newer change") { $0.limit == 2 }
       await database.close()
     }
+
+    /// The framework starts a load; another instance's change (version 6) is heard before the load reads the row,
+    /// which by then holds version 7, announced only after the load. Had version 6 landed during the load, the
+    /// framework would drop the load's value (memory changed after the load began) while version 7 counted as
+    /// known already, so its announcement was ignored: memory on 6, the row on 7. Changes heard during a load wait
+    /// for it, so memory ends on 7.
+    @Test func aLoadThatReadsANewerVersionThanALandingEndsOnTheNewerVersion() async throws {
+      let key = TestDatabase.uniqueKey()
+      let markerKey = TestDatabase.uniqueKey("marker")
+      let database = try await TestDatabase.instance()
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      let marker = Shared(wrappedValue: 0, .postgres(markerKey, in: database))
+      try await flags.load()
+      try await marker.load()
+      try await database.waitUntilListening()
+      try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 5), version: 5)
+      try await waitForValue(flags, "version 5") { $0.limit == 5 }
+
+      let readGate = Gate()
+      database.core.beforeLoadRead.withLock { $0 = { await readGate.pass() } }
+      let loading = Task { try await flags.load() }
+      try await waitUntil("the load to begin") { readGate.reached }
+      try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 6), version: 6)
+      // Changes are heard one after another: once the marker's landed, version 6 was heard.
+      try await TestDatabase.writeAsAnotherInstance(markerKey, 1, version: 1)
+      try await waitForValue(marker, "the first marker") { $0 == 1 }
+      try await TestDatabase.writeSilentlyAsAnotherInstance(key, Flags(limit: 7), version: 7)
+      readGate.open()
+      try await loading.value
+      try await TestDatabase.announceAsAnotherInstance(key, Flags(limit: 7), version: 7)
+      try await TestDatabase.writeAsAnotherInstance(markerKey, 2, version: 2)
+      try await waitForValue(marker, "the second marker") { $0 == 2 }
+
+      #expect(flags.wrappedValue.limit == 7)
+      #expect(try await TestDatabase.row(key)?.version == 7)
+      await database.close()
+    }
+
+    /// Under last writer wins, the program changes the value after another instance's change was decided to go to
+    /// memory and before it landed (a database round trip for a large value, say), and the change's save has not
+    /// started yet: the landing does not replace the program's change, which is then saved over the other version.
+    @Test func aChangeMadeAfterAnotherInstancesChangeWasHeardIsKept() async throws {
+      let key = TestDatabase.uniqueKey()
+      let markerKey = TestDatabase.uniqueKey("marker")
+      let database = try await TestDatabase.instance()
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      let marker = Shared(wrappedValue: 0, .postgres(markerKey, in: database))
+      try await flags.load()
+      try await marker.load()
+      try await database.waitUntilListening()
+      let saveGate = Gate()
+      database.core.beforeSaveStarted.withLock { $0 = { await saveGate.pass() } }
+      let landingGate = Gate()
+      database.core.beforeLanding.withLock { $0 = { await landingGate.pass() } }
+      try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 5), version: 5)
+      try await waitUntil("version 5 to be decided") { landingGate.reached }
+      flags.withLock { $0.limit = 9 }
+      landingGate.open()
+      // Changes land one after another: once the marker's has, version 5 landed or was dropped.
+      try await TestDatabase.writeAsAnotherInstance(markerKey, 1, version: 1)
+      try await waitForValue(marker, "the marker") { $0 == 1 }
+      #expect(flags.wrappedValue.limit == 9)
+
+      saveGate.open()
+      try await flags.save()
+      #expect(flags.wrappedValue.limit == 9)
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(try JSONDecoder().decode(Flags.self, from: Data(row.json.utf8)).limit == 9)
+      #expect(row.version == 6)
+      await database.close()
+    }
+
+    /// A row deleted by hand and made again at version 1 by another instance, while this instance knew version 3
+    /// and an announcement of the old row (version 5) still waited to be applied: once a load found the row made
+    /// again and forgot the versions above 1, that announcement does not land the old row's value.
+    @Test func anAnnouncementOfTheOldRowHeardBeforeItWasFoundMadeAgainDoesNotLand() async throws {
+      let key = TestDatabase.uniqueKey()
+      let markerKey = TestDatabase.uniqueKey("marker")
+      let database = try await TestDatabase.instance()
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      let marker = Shared(wrappedValue: 0, .postgres(markerKey, in: database))
+      try await flags.load()
+      try await marker.load()
+      try await database.waitUntilListening()
+      try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 3), version: 3)
+      try await waitForValue(flags, "version 3") { $0.limit == 3 }
+
+      // The applying loop waits on the marker's change while the old row's version 5 is announced behind it.
+      let landingGate = Gate()
+      database.core.beforeLanding.withLock { $0 = { await landingGate.pass() } }
+      try await TestDatabase.writeAsAnotherInstance(markerKey, 1, version: 1)
+      try await waitUntil("the marker to be decided") { landingGate.reached }
+      try await TestDatabase.announceAsAnotherInstance(key, Flags(limit: 50), version: 5)
+      try await TestDatabase.withConnection { connection in
+        try await connection.query("DELETE FROM shared_values WHERE id = \(key)", logger: Logger(label: "tests"))
+      }
+      try await TestDatabase.writeSilentlyAsAnotherInstance(key, Flags(limit: 10), version: 1)
+      let readGate = Gate()
+      database.core.afterLoadRead.withLock { $0 = { await readGate.pass() } }
+      let loading = Task { try await flags.load() }
+      try await waitUntil("the load to find the row made again") { readGate.reached }
+      readGate.open()
+      landingGate.open()
+      try await loading.value
+      try await TestDatabase.writeAsAnotherInstance(markerKey, 2, version: 2)
+      try await waitForValue(marker, "the second marker") { $0 == 2 }
+
+      #expect(flags.wrappedValue.limit == 10)
+      #expect(try await TestDatabase.row(key)?.version == 1)
+      await database.close()
+    }
   }
 }

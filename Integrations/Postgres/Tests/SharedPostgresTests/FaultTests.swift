@@ -88,6 +88,13 @@ extension ServerTests {
       flags.withLock { $0.limit = 1 }
       try await flags.save()
 
+      // The read/write connection's server process: the one ended below (not the listening one, whose last query
+      // is a keepalive's `SELECT 1` once one ran).
+      let readWritePID = try await database.core.connection.withConnection { session in
+        let rows = try await session.connection.query("SELECT pg_backend_pid()", logger: Logger(label: "tests"))
+        for try await pid in rows.decode(Int32.self) { return pid }
+        throw TimedOut(what: "the read/write connection's process id")
+      }
       let dropped = Mutex(false)
       database.core.beforeWriteStatement.withLock {
         $0 = {
@@ -97,7 +104,7 @@ extension ServerTests {
               return !done
             })
           else { return }
-          try? await Self.endReadWriteConnections()
+          try? await Self.endConnection(pid: readWritePID)
           // The statement is sent once the client has seen the connection end.
           try? await waitUntil("the client to see the connection end") {
             database.core.connection.isClosedForTests
@@ -117,15 +124,10 @@ extension ServerTests {
       await database.close()
     }
 
-    /// Ends, on the server, every connection of the tests' user but the listening ones and this one.
-    static func endReadWriteConnections() async throws {
+    /// Ends, on the server, the connection served by the process `pid`.
+    static func endConnection(pid: Int32) async throws {
       try await TestDatabase.withConnection { connection in
-        try await connection.query(
-          """
-          SELECT pg_terminate_backend(pid, 5000)::text FROM pg_stat_activity
-          WHERE datname = current_database() AND usename = current_user AND pid <> pg_backend_pid()
-            AND query NOT ILIKE 'listen%'
-          """, logger: Logger(label: "tests"))
+        try await connection.query("SELECT pg_terminate_backend(\(pid), 5000)::text", logger: Logger(label: "tests"))
       }
     }
 

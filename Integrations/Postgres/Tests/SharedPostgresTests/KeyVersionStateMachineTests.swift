@@ -40,6 +40,7 @@ import Testing
     /// The versions put in memory, in order.
     var applied: [Int64] = []
     var saving = false
+    var save: UInt64 = 0
 
     mutating func hear(_ change: StoredChange) {
       if case .apply(let change) = machine.notified(change) {
@@ -51,11 +52,11 @@ import Testing
     mutating func perform(_ event: Event) {
       switch event {
       case .saveStarted:
-        _ = machine.saveStarted()
+        save = machine.saveStarted().save
         saving = true
       case .saveFinished(let written):
         saving = false
-        let action = machine.saveFinished(written: written, memoryHoldsWritten: true)
+        let action = machine.saveFinished(save, written: written, memoryHoldsWritten: true)
         if case .redeliver(let change) = action { hear(change) }
       case .announced(let version):
         hear(StoredChange(version: version, json: Data("{}".utf8)))
@@ -98,19 +99,19 @@ import Testing
     var machine = KeyVersionStateMachine()
     machine.loaded(version: 2)
     machine.memoryHolds(version: 2)
-    var base = machine.saveStarted()
+    var base = machine.saveStarted().base
     #expect(base == 2)
     // A merged value that did not reach memory (the program changed it meanwhile) is not a base.
-    var finished = machine.saveFinished(written: 3, memoryHoldsWritten: false)
+    var finished = machine.saveFinished(1, written: 3, memoryHoldsWritten: false)
     #expect(finished == .none)
     #expect(machine.knownVersion == 3)
-    base = machine.saveStarted()
+    base = machine.saveStarted().base
     #expect(base == 2)
-    finished = machine.saveFinished(written: 4, memoryHoldsWritten: true)
+    finished = machine.saveFinished(2, written: 4, memoryHoldsWritten: true)
     #expect(finished == .none)
-    base = machine.saveStarted()
+    base = machine.saveStarted().base
     #expect(base == 4)
-    _ = machine.saveFinished(written: nil, memoryHoldsWritten: false)
+    _ = machine.saveFinished(3, written: nil, memoryHoldsWritten: false)
     #expect(machine.lastSaveFailed)
   }
 
@@ -163,9 +164,9 @@ import Testing
       for step in ordering {
         switch step {
         case .saveStarted:
-          #expect(machine.saveStarted() == held, Comment(rawValue: "\(ordering)"))
+          #expect(machine.saveStarted().base == held, Comment(rawValue: "\(ordering)"))
         case .saveFinished:
-          let action = machine.saveFinished(written: written, memoryHoldsWritten: memoryHoldsWritten)
+          let action = machine.saveFinished(1, written: written, memoryHoldsWritten: memoryHoldsWritten)
           if let written, memoryHoldsWritten { held = max(held, written) }
           if case .redeliver(let change) = action { hear(change.version) }
         case .announced(let version):
@@ -231,10 +232,13 @@ import Testing
       // A load waits for the landings decided before it (they hold the landing turn).
       var loadWaits = false
       func land(_ version: Int64) {
-        guard waiting.remove(version) != nil, machine.landing(version: version) else { return }
+        guard waiting.remove(version) != nil,
+          machine.landingStarted(StoredChange(version: version, json: Data("{}".utf8)))
+        else { return }
         #expect(version > memory || (version == memory && !programChangeInMemory), context)
         memory = version
         programChangeInMemory = false
+        machine.landingFinished()
         machine.memoryHolds(version: version)
       }
       func hear(_ version: Int64) {
@@ -259,7 +263,7 @@ import Testing
           _ = machine.saveStarted()
           programChangeInMemory = true
         case .saveFinished:
-          let action = machine.saveFinished(written: written, memoryHoldsWritten: written != nil)
+          let action = machine.saveFinished(1, written: written, memoryHoldsWritten: written != nil)
           if let written {
             memory = max(memory, written)
             programChangeInMemory = false
@@ -292,12 +296,14 @@ import Testing
   }
 
   /// A read finds the row at version 1 while this instance knew version 3 (the row was deleted and made again),
-  /// in every ordering with a save and another instance's announcement: the versions above 1 are forgotten exactly
-  /// when nothing was learned during the read, and then the new row's next version is applied.
+  /// in every ordering with a save and another instance's announcement of the old row (heard, then applied later):
+  /// the versions above 1 are forgotten exactly when nothing was learned during the read, and then the new row's
+  /// next version is applied, while the old row's announcement heard before never lands its value (it reads the
+  /// row instead).
   @Test(arguments: [Int64?.some(4), Int64?.none])
   func everyOrderingForgetsVersionsAboveARowMadeAgainOnlyWhenNothingWasLearnedDuringTheRead(written: Int64?) {
     enum Step: Hashable {
-      case readStarted, readFinished, saveStarted, saveFinished, announced
+      case readStarted, readFinished, saveStarted, saveFinished, heard, announced
     }
     func orderings(_ steps: [Step]) -> [[Step]] {
       guard !steps.isEmpty else { return [[]] }
@@ -305,14 +311,15 @@ import Testing
       for (index, step) in steps.enumerated() {
         if step == .saveFinished, steps.contains(.saveStarted) { continue }
         if step == .readFinished, steps.contains(.readStarted) { continue }
+        if step == .announced, steps.contains(.heard) { continue }
         var rest = steps
         rest.remove(at: index)
         result += orderings(rest).map { [step] + $0 }
       }
       return result
     }
-    let all = orderings([.readStarted, .readFinished, .saveStarted, .saveFinished, .announced])
-    #expect(all.count == 30)
+    let all = orderings([.readStarted, .readFinished, .saveStarted, .saveFinished, .heard, .announced])
+    #expect(all.count == 90)
     for ordering in all {
       let context = Comment(rawValue: "\(ordering)")
       var machine = KeyVersionStateMachine()
@@ -320,13 +327,20 @@ import Testing
       machine.memoryHolds(version: 3)
       var knownBefore: Int64 = 0
       var forgot = false
+      // How many rows made again were found (the stamp announcements carry), and the old row's announcement's.
+      var found: UInt64 = 0
+      var heardAt: UInt64 = 0
+      func check(_ change: StoredChange) {
+        #expect(!(forgot && heardAt < found && change.version == 5 && change.json != nil), context)
+      }
       for step in ordering {
         switch step {
         case .readStarted:
           knownBefore = machine.knownVersion
         case .readFinished:
           let learned = machine.knownVersion != knownBefore
-          forgot = machine.rowRecreated(version: 1, knownBeforeRead: knownBefore)
+          forgot = machine.rowRecreated(version: 1, knownBeforeRead: knownBefore, found: found + 1)
+          if forgot { found += 1 }
           #expect(forgot == !learned, context)
           if forgot {
             #expect(machine.knownVersion == 1 && machine.baseVersion <= 1, context)
@@ -334,10 +348,15 @@ import Testing
         case .saveStarted:
           _ = machine.saveStarted()
         case .saveFinished:
-          _ = machine.saveFinished(written: written, memoryHoldsWritten: true)
+          if case .redeliver(let change) = machine.saveFinished(1, written: written, memoryHoldsWritten: true) {
+            check(change)
+          }
+        case .heard:
+          heardAt = found
         case .announced:
-          // Another instance's version 5 of the old row, heard before the deletion.
-          _ = machine.notified(StoredChange(version: 5, json: Data("{}".utf8)))
+          // Another instance's version 5 of the old row, heard before the deletion and applied now.
+          let action = machine.notified(StoredChange(version: 5, json: Data("{}".utf8)), heardAt: heardAt)
+          if case .apply(let change) = action { check(change) }
         }
       }
       // Once the versions above the new row are forgotten, its next version is applied.
@@ -358,8 +377,8 @@ import Testing
     // Memory refused all three (the program changed the value): a save still merges with the row.
     #expect(machine.knownVersion == 7)
     #expect(machine.baseVersion == 0)
-    #expect(machine.saveStarted() == 0)
-    _ = machine.saveFinished(written: nil, memoryHoldsWritten: false)
+    #expect(machine.saveStarted().base == 0)
+    _ = machine.saveFinished(1, written: nil, memoryHoldsWritten: false)
     machine.memoryHolds(version: 6)
     #expect(machine.baseVersion == 6)
   }
@@ -376,5 +395,130 @@ import Testing
     #expect(!again)
     let older = machine.notified(StoredChange(version: 4, json: nil))
     #expect(older == .ignore)
+  }
+
+  /// A load runs while other instances' versions 6 and 7 are heard and land (memory holds 5 at first). The
+  /// framework drops a load's value when memory changed after the load began (a landing did), so the load reads
+  /// 5, 6 or 7 and is applied or dropped. Driven through every ordering of the load's start, read and hand-over and
+  /// each version's hearing, landing start and landing end (a hearing and its landing hold the landing turn, as the
+  /// load's hand-over does): memory never goes back, and it ends on 7 whether or not the framework kept the load.
+  @Test(arguments: [Int64(5), 6, 7])
+  func everyOrderingOfALoadAndLandingsEndsOnTheNewestVersion(readVersion: Int64) {
+    enum Step: Hashable {
+      case loadStarted, loadRead, loadLanded
+      case heard(Int64)
+      case landingStarted(Int64)
+      case landingFinished(Int64)
+      var holdsTurn: Bool {
+        switch self {
+        case .loadStarted, .loadRead: false
+        default: true
+        }
+      }
+    }
+    let versions: [Int64] = [6, 7]
+    let steps: [Step] =
+      [.loadStarted, .loadRead, .loadLanded]
+      + versions.flatMap { [.heard($0), .landingStarted($0), .landingFinished($0)] }
+    func before(_ step: Step) -> Step? {
+      switch step {
+      case .loadRead: .loadStarted
+      case .loadLanded: .loadRead
+      case .landingStarted(let version): .heard(version)
+      case .landingFinished(let version): .landingStarted(version)
+      default: nil
+      }
+    }
+    // A hearing holds the landing turn until its landing ended; versions newer than the one read are committed,
+    // and so heard, only after the read.
+    func orderings(_ steps: [Step], turn: Int64?, read: Bool) -> [[Step]] {
+      guard !steps.isEmpty else { return [[]] }
+      var result: [[Step]] = []
+      for (index, step) in steps.enumerated() {
+        if let earlier = before(step), steps.contains(earlier) { continue }
+        if let turn, step.holdsTurn, step != .landingStarted(turn), step != .landingFinished(turn) { continue }
+        if case .heard(let version) = step, version > readVersion, !read { continue }
+        var nextTurn = turn
+        if case .heard(let version) = step { nextTurn = version }
+        if case .landingFinished = step { nextTurn = nil }
+        var rest = steps
+        rest.remove(at: index)
+        result += orderings(rest, turn: nextTurn, read: read || step == .loadRead).map { [step] + $0 }
+      }
+      return result
+    }
+    let all = orderings(steps, turn: nil, read: false)
+    #expect(!all.isEmpty)
+    for ordering in all {
+      let context = Comment(rawValue: "\(ordering)")
+      var machine = KeyVersionStateMachine()
+      machine.loaded(version: 5)
+      machine.memoryHolds(version: 5)
+      var memory: Int64 = 5
+      // The framework's count of memory changes, and its value when the load began.
+      var changes = 0
+      var changesAtLoadStart = 0
+      var decided: Set<Int64> = []
+      var landing: Set<Int64> = []
+      var read: Int64 = 0
+      var redelivered: [StoredChange] = []
+      func change(_ version: Int64) -> StoredChange { StoredChange(version: version, json: Data("{}".utf8)) }
+      func put(_ version: Int64) {
+        #expect(version >= memory, context)
+        memory = version
+        changes += 1
+      }
+      for step in ordering {
+        switch step {
+        case .loadStarted:
+          machine.loadStarted()
+          changesAtLoadStart = changes
+        case .loadRead:
+          read = readVersion
+          machine.loaded(version: read)
+        case .loadLanded:
+          // One behind what is known reads again, and finds at least that.
+          if machine.loadIsBehind(version: read) { read = machine.knownVersion }
+          if changes == changesAtLoadStart { put(read) }
+          if case .redeliver(let change) = machine.loadFinished() { redelivered.append(change) }
+        case .heard(let version):
+          if case .apply = machine.notified(change(version)) { decided.insert(version) }
+        case .landingStarted(let version):
+          if decided.contains(version), machine.landingStarted(change(version)) { landing.insert(version) }
+        case .landingFinished(let version):
+          guard landing.contains(version) else { break }
+          put(version)
+          machine.landingFinished()
+        }
+      }
+      // Changes held during the load are heard again after it, one after another.
+      for change in redelivered {
+        if case .apply = machine.notified(change), machine.landingStarted(change) {
+          put(change.version)
+          machine.landingFinished()
+        }
+      }
+      #expect(memory == 7, context)
+      #expect(machine.knownVersion == 7 && machine.held == nil && machine.loadsRunning == 0, context)
+    }
+  }
+
+  /// Two saves of this instance run at once (a retry of a failed save and the framework's next save, say), each
+  /// writing or failing, and finish in either order: the flag that saves memory again follows the save that started
+  /// last, so a newer save that failed is never cleared by an older one that wrote.
+  @Test(arguments: [(true, false), (false, true), (false, false), (true, true)])
+  func everyOrderingOfTwoSavesKeepsTheOutcomeOfTheNewerOne(olderWrites: Bool, newerWrites: Bool) {
+    for newerFinishesFirst in [false, true] {
+      var machine = KeyVersionStateMachine()
+      let older = machine.saveStarted()
+      let newer = machine.saveStarted()
+      let finishes = [(older, olderWrites ? Int64(1) : nil), (newer, newerWrites ? Int64(2) : nil)]
+      for (save, written) in newerFinishesFirst ? finishes.reversed() : finishes {
+        _ = machine.saveFinished(save.save, written: written, memoryHoldsWritten: true)
+      }
+      #expect(
+        machine.lastSaveFailed == !newerWrites,
+        Comment(rawValue: "older: \(olderWrites), newer: \(newerWrites), newer first: \(newerFinishesFirst)"))
+    }
   }
 }

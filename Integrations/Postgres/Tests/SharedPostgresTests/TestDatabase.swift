@@ -78,6 +78,28 @@ enum TestDatabase {
     }
   }
 
+  /// Writes `value` as version `version` of `key` without announcing it, as another instance whose notification is
+  /// still on its way would (``announceAsAnotherInstance(_:_:version:)`` announces it later).
+  static func writeSilentlyAsAnotherInstance(_ key: String, _ value: some Encodable, version: Int64) async throws {
+    let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    try await withConnection { connection in
+      try await connection.query(
+        """
+        INSERT INTO shared_values (id, value, version, writer) VALUES (\(key), \(json), \(version), 'elsewhere')
+        ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version, writer = EXCLUDED.writer
+        """, logger: Logger(label: "tests"))
+    }
+  }
+
+  /// Announces `value` as version `version` of `key`, as another instance would.
+  static func announceAsAnotherInstance(_ key: String, _ value: some Encodable, version: Int64) async throws {
+    let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    let payload = "\(version) elsewhere \(key.utf8.count) \(key)\(json)"
+    try await withConnection { connection in
+      try await connection.query("SELECT pg_notify('shared_values', \(payload))::text", logger: Logger(label: "tests"))
+    }
+  }
+
   /// The stored JSON and version of `key`, or `nil`.
   static func row(_ key: String, table: String = "shared_values") async throws -> (json: String, version: Int64)? {
     try await withConnection { connection in

@@ -21,12 +21,16 @@ final class DatabaseCore: Sendable {
   private let state = Mutex(State())
   private let deliveries: AsyncStream<Delivery>.Continuation
   private let deliveryStream: Mutex<AsyncStream<Delivery>?>
+  /// For tests: runs when a load begins, before it reads its row.
+  let beforeLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after a load read its row, before the key applies it.
   let afterLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after a write committed, before its result is applied.
   let afterWriteCommitted = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after a save's write returned, before the save returns to the framework.
   let afterWriteReturned = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// For tests: runs when a save begins, before this instance counts it as running.
+  let beforeSaveStarted = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs with the read/write connection taken, before a write's statement is sent on it.
   let beforeWriteStatement = Mutex<(@Sendable () async -> Void)?>(nil)
   /// For tests: runs after another instance's change was decided to go to memory, before it lands there.
@@ -38,6 +42,9 @@ final class DatabaseCore: Sendable {
     var keys: [String: KeyEntry] = [:]
     var nextToken: UInt64 = 0
     var listening = false
+    /// How many rows made again (deleted and written anew) were found, over every key: announcements carry the
+    /// count when they were heard, so one heard before its key's row was found made again is of the old row.
+    var recreationsFound: UInt64 = 0
     /// Whether holders were told the server is lost (once per outage).
     var outageReported = false
     var closed = false
@@ -54,8 +61,8 @@ final class DatabaseCore: Sendable {
 
   /// What the applying loop does next.
   private enum Delivery: Sendable {
-    /// A notification's payload.
-    case announcement(String)
+    /// A notification's payload, and how many rows made again had been found when it was heard.
+    case announcement(String, heardAt: UInt64)
     /// A change held during a save, heard again.
     case redeliver(key: String, StoredChange)
     /// The listener is up again: reload every held value (and save the ones whose save failed).
@@ -128,7 +135,7 @@ final class DatabaseCore: Sendable {
             let keepalive = Task { await keepAlive(listener) }
             defer { keepalive.cancel() }
             for try await notification in notifications {
-              deliveries.yield(.announcement(notification.payload))
+              deliveries.yield(.announcement(notification.payload, heardAt: recreationsFound()))
             }
           }
           reason = "the server closed the connection"
@@ -221,11 +228,11 @@ final class DatabaseCore: Sendable {
 
   private func apply(_ delivery: Delivery) async {
     switch delivery {
-    case .announcement(let payload):
+    case .announcement(let payload, let heardAt):
       guard let announcement = ChangeAnnouncement.parse(payload), announcement.writer != instanceID else { return }
-      await hear(announcement.change, key: announcement.key)
+      await hear(announcement.change, key: announcement.key, heardAt: heardAt)
     case .redeliver(let key, let change):
-      await hear(change, key: key)
+      await hear(change, key: key, heardAt: recreationsFound())
     case .reloadAll:
       let keys = state.withLock { state in state.keys.filter { !$0.value.holders.isEmpty }.map(\.key) }
       for key in keys { await reload(key) }
@@ -240,37 +247,44 @@ final class DatabaseCore: Sendable {
   /// Loads wait until the change has landed (``load(_:land:)``), and the landing is decided again against the
   /// versions this instance knows by then: between the decision and the landing (a database round trip, when the
   /// row must be read) this instance may have saved, or be saving, a newer version, which memory then keeps.
-  private func hear(_ change: StoredChange, key: String) async {
+  private func hear(_ change: StoredChange, key: String, heardAt: UInt64) async {
     guard hasHolders(key) else { return }
     await landing.wait()
     defer { landing.signal() }
     let action = state.withLock { state -> KeyVersionStateMachine.NotificationAction in
       guard var entry = state.keys[key], !entry.holders.isEmpty else { return .ignore }
-      let action = entry.machine.notified(change)
+      let action = entry.machine.notified(change, heardAt: heardAt)
       state.keys[key] = entry
       return action
     }
     guard case .apply(let change) = action else { return }
+    // A change the program makes from now on keeps memory: it is saved over this version.
+    let heard = holdersHearing(key)
     if let hook = beforeLanding.withLock({ $0 }) { await hook() }
     if let json = change.json {
-      await land(key, version: change.version, json: json)
+      await land(key, version: change.version, json: json, heard: heard)
     } else {
-      await readAndLand(key)
+      await readAndLand(key, heard: heard)
     }
   }
 
+  /// The holders of `key`, each with the point its value was at when a change was heard (or a read began).
+  private func holdersHearing(_ key: String) -> [(holder: any HeldValue, heard: (any Sendable)?)] {
+    holders(of: key).map { ($0, $0.changeHeard()) }
+  }
+
   /// Reads the row of `key` again (after a reconnect) and puts it in memory if it is newer than what this instance
-  /// has; see ``hear(_:key:)``.
+  /// has; see ``hear(_:key:heardAt:)``.
   private func readAndApply(_ key: String) async {
     await landing.wait()
     defer { landing.signal() }
-    await readAndLand(key)
+    await readAndLand(key, heard: holdersHearing(key))
   }
 
   /// Reads the row of `key` and puts it in memory if it is newer than what this instance has; the caller holds the
   /// landing turn. A read that finds an older version than the ones known when it began finds a row made again
   /// (``KeyVersionStateMachine/rowRecreated(version:knownBeforeRead:)``).
-  private func readAndLand(_ key: String) async {
+  private func readAndLand(_ key: String, heard: [(holder: any HeldValue, heard: (any Sendable)?)]) async {
     do {
       let knownBefore = knownVersion(of: key)
       let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
@@ -278,12 +292,12 @@ final class DatabaseCore: Sendable {
         state.withLock { state in
           guard var entry = state.keys[key] else { return false }
           defer { state.keys[key] = entry }
-          return entry.machine.rowRecreated(version: row.version, knownBeforeRead: knownBefore)
+          return Self.rowRecreated(&entry.machine, &state, version: row.version, knownBefore: knownBefore)
             || entry.machine.rowRead(version: row.version)
         }
       }
       if let row, newer == true {
-        await land(key, version: row.version, json: row.json)
+        await land(key, version: row.version, json: row.json, heard: heard)
       } else {
         for holder in holders(of: key) { holder.reportLoadError(nil) }
       }
@@ -297,15 +311,21 @@ final class DatabaseCore: Sendable {
   /// Puts `version` of `key`, decided earlier, in memory if it still may go there: decided again now, since this
   /// instance may have saved or loaded a newer version since the decision, or be saving one. The caller holds the
   /// landing turn.
-  private func land(_ key: String, version: Int64, json: Data) async {
-    let holders = holders(of: key)
-    guard state.withLock({ $0.keys[key]?.machine.landing(version: version) ?? false }) else {
+  private func land(
+    _ key: String, version: Int64, json: Data, heard: [(holder: any HeldValue, heard: (any Sendable)?)]
+  ) async {
+    let holders = heard.map(\.holder)
+    let change = StoredChange(version: version, json: json)
+    guard state.withLock({ $0.keys[key]?.machine.landingStarted(change) ?? false }) else {
       for holder in holders { holder.reportLoadError(nil) }
       return
     }
     var held = true
-    for holder in holders where await !holder.receive(json) { held = false }
-    if held { memoryHolds(key, version: version) }
+    for (holder, mark) in heard where await !holder.receive(json, heard: mark) { held = false }
+    state.withLock { state in
+      state.keys[key]?.machine.landingFinished()
+      if held { state.keys[key]?.machine.memoryHolds(version: version) }
+    }
   }
 
   private func hasHolders(_ key: String) -> Bool {
@@ -372,18 +392,38 @@ final class DatabaseCore: Sendable {
   // MARK: Reads and writes
 
   /// Reads the row of `key` for a load and hands it to `land`, which resumes the load, in turn with other instances'
-  /// changes landing (``hear(_:key:)``): when one of them landed a newer version since the read, the row is
+  /// changes landing (``hear(_:key:heardAt:)``): when one of them landed a newer version since the read, the row is
   /// read again first, so the load does not put an older value over it. The key says with
   /// ``memoryHolds(_:version:)`` whether the value reached memory.
+  ///
+  /// ``loadStarted(_:)`` comes first, when the framework asks for the load; this ends it.
   func load(_ key: String, land: (ValueTable.Row?) -> Void) async throws {
+    var ended = false
+    func end() {
+      guard !ended else { return }
+      ended = true
+      let action = state.withLock { $0.keys[key, default: KeyEntry()].machine.loadFinished() }
+      if case .redeliver(let change) = action { deliveries.yield(.redeliver(key: key, change)) }
+    }
+    defer { end() }
+    if let hook = beforeLoadRead.withLock({ $0 }) { await hook() }
     var row = try await readForLoad(key)
     if let hook = afterLoadRead.withLock({ $0 }) { await hook() }
     await landing.wait()
     defer { landing.signal() }
+    // The load ends before the landing turn is given up: a row read and decided in the next turn is then not held
+    // (and dropped) for a load that already handed its value over.
+    defer { end() }
     if let read = row, state.withLock({ $0.keys[key]?.machine.loadIsBehind(version: read.version) ?? false }) {
       row = try await readForLoad(key)
     }
     land(row)
+  }
+
+  /// The framework asked for a load of `key`: changes heard from now on wait until ``load(_:land:)`` ends, so that
+  /// none lands in memory after the framework began the load (it would then drop the load's value).
+  func loadStarted(_ key: String) {
+    state.withLock { $0.keys[key, default: KeyEntry()].machine.loadStarted() }
   }
 
   private func readForLoad(_ key: String) async throws -> ValueTable.Row? {
@@ -391,12 +431,29 @@ final class DatabaseCore: Sendable {
     let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
     if let row {
       state.withLock { state in
-        _ = state.keys[key, default: KeyEntry()].machine.rowRecreated(
-          version: row.version, knownBeforeRead: knownBefore)
-        state.keys[key, default: KeyEntry()].machine.loaded(version: row.version)
+        var machine = state.keys[key, default: KeyEntry()].machine
+        _ = Self.rowRecreated(&machine, &state, version: row.version, knownBefore: knownBefore)
+        machine.loaded(version: row.version)
+        state.keys[key, default: KeyEntry()].machine = machine
       }
     }
     return row
+  }
+
+  /// Asks `machine` whether a read that found `version` found its row made again; counts it if so, so that
+  /// announcements heard before are taken as of the old row.
+  private static func rowRecreated(
+    _ machine: inout KeyVersionStateMachine, _ state: inout State, version: Int64, knownBefore: Int64
+  ) -> Bool {
+    guard machine.rowRecreated(version: version, knownBeforeRead: knownBefore, found: state.recreationsFound + 1)
+    else { return false }
+    state.recreationsFound += 1
+    return true
+  }
+
+  /// How many rows made again were found so far (the stamp of an announcement heard now).
+  private func recreationsFound() -> UInt64 {
+    state.withLock { $0.recreationsFound }
   }
 
   private func knownVersion(of key: String) -> Int64 {
@@ -419,16 +476,17 @@ final class DatabaseCore: Sendable {
     _ key: String, json: Data, merge: (@Sendable (Data) throws -> Data)?,
     afterWrite: (Data) async -> Bool
   ) async throws -> Data {
-    let (base, insertVersion) = state.withLock { state in
-      let base = state.keys[key, default: KeyEntry()].machine.saveStarted()
-      return (base, state.keys[key, default: KeyEntry()].machine.knownVersion + 1)
+    if let hook = beforeSaveStarted.withLock({ $0 }) { await hook() }
+    let (base, save, insertVersion) = state.withLock { state in
+      let (base, save) = state.keys[key, default: KeyEntry()].machine.saveStarted()
+      return (base, save, state.keys[key, default: KeyEntry()].machine.knownVersion + 1)
     }
     var written: (version: Int64, json: Data)?
     var memoryHoldsWritten = false
     defer {
       let action = state.withLock { state in
         state.keys[key, default: KeyEntry()].machine.saveFinished(
-          written: written?.version, memoryHoldsWritten: memoryHoldsWritten)
+          save, written: written?.version, memoryHoldsWritten: memoryHoldsWritten)
       }
       if case .redeliver(let change) = action { deliveries.yield(.redeliver(key: key, change)) }
       if written == nil { retryFailedSaves() }

@@ -11,9 +11,22 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
     self.context = context
   }
 
-  /// Last writer wins: the stored value replaces memory. Merge: memory is combined with it, and when memory adds
-  /// something, the combination is written back (merged again with anything newer in the row) before it replaces
-  /// memory, so no change of this instance that was not saved yet is lost.
+  /// When a change was heard: where the value was, and what it held.
+  private struct Heard: Sendable {
+    let read: SharedStoreRead
+    let value: Value
+  }
+
+  func changeHeard() -> (any Sendable)? {
+    guard let read = context.storeReadStarted(), let value = context.currentValue else { return nil }
+    return Heard(read: read, value: value)
+  }
+
+  /// Last writer wins: the stored value replaces memory, unless the program changed (or saved) the value since the
+  /// change was heard (`heard`, taken then): memory keeps that change, which is saved over the stored version, even
+  /// when its save had not started when the stored value arrived. Merge: memory is combined with it, and when memory
+  /// adds something, the combination is written back (merged again with anything newer in the row) before it
+  /// replaces memory, so no change of this instance that was not saved yet is lost.
   ///
   /// Under merge, the combination is applied only if the program did not change (or save) the value since memory
   /// was read for it (`update(_:readAt:)`); otherwise it is combined again with the newer memory, so a change made
@@ -21,7 +34,7 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
   ///
   /// Returns whether memory took the stored value, or a combination of it: the version is then a base of merges.
   @discardableResult
-  func receive(_ json: Data) async -> Bool {
+  func receive(_ json: Data, heard: (any Sendable)?) async -> Bool {
     let remote: Value
     do {
       remote = try PostgresKey<Value>.decode(json, key: key.name)
@@ -30,8 +43,8 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
       return false
     }
     guard let merge = key.conflicts.merge else {
-      context.update(remote)
-      return true
+      guard let heard = heard as? Heard else { return false }
+      return await replace(with: remote, heard: heard)
     }
     // What the row holds, as far as this instance knows.
     var stored = remote
@@ -61,6 +74,29 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
       await Task.yield()
     }
     return false
+  }
+
+  /// Last writer wins: `remote` replaces memory unless the program changed the value since it was `heard`.
+  ///
+  /// The framework also refuses a value read while one of its saves runs (this instance's own save may be closing
+  /// after its write returned, and it heard the change during the write). When memory still holds what it held when
+  /// the change was heard (compared as JSON: a change to an equal value loses nothing), the program made no change
+  /// since, and the value replaces memory as the store's news (the framework saves it again after its save).
+  private func replace(with remote: Value, heard: Heard) async -> Bool {
+    if context.update(remote, readAt: heard.read) { return true }
+    guard let before = try? PostgresKey<Value>.encode(heard.value, key: key.name),
+      let read = context.storeReadStarted(), let current = context.currentValue,
+      (try? PostgresKey<Value>.encode(current, key: key.name)) == before
+    else { return false }
+    // Taken before memory was compared: a change of the program since makes the update refuse.
+    if context.update(remote, readAt: read) { return true }
+    // Refused only for the framework's running save: a change made in the instant since the comparison is the
+    // one window left (see the README's Known gaps).
+    guard let now = context.currentValue, (try? PostgresKey<Value>.encode(now, key: key.name)) == before else {
+      return false
+    }
+    context.update(remote)
+    return true
   }
 
   func reportLoadError(_ error: (any Error)?) {

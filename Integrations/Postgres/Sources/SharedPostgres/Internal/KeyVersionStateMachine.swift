@@ -1,10 +1,12 @@
 /// Decides, for one key of one database, which stored versions reach memory: never the instance's own echo (the
 /// caller drops those), never an older version over a newer one, and nothing while a save of this instance runs
-/// (the newest such change is held and looked at again once the save has its version).
+/// (the newest such change is held and looked at again once the save has its version), nor while a load of this
+/// instance runs (the framework drops a load's value when memory changed after the load began, so a version landing
+/// meanwhile would leave memory on it while the row holds the newer version the load read).
 ///
-/// A version is decided twice: when it is heard (``notified(_:)``, ``rowRead(version:)``: whether to read or apply
-/// it at all), and again when it lands in memory (``landing(version:)``), since a database round trip may separate
-/// the two, during which this instance may save a newer version or load one.
+/// A version is decided twice: when it is heard (``notified(_:heardAt:)``, ``rowRead(version:)``: whether to read
+/// or apply it at all), and again when it lands in memory (``landingStarted(_:)``), since a database round trip may
+/// separate the two, during which this instance may save a newer version or load one.
 ///
 /// It also keeps the base of merges: the newest version memory is known to hold, so a save under the merge policy
 /// can tell that another instance wrote since. Hearing or reading a version does not move it: only memory taking
@@ -22,8 +24,29 @@ struct KeyVersionStateMachine: Sendable, Equatable {
   private(set) var savesRunning = 0
   /// The newest change heard while a save ran.
   private(set) var held: StoredChange?
-  /// Whether this instance's last save failed: it is saved again once the server is back.
+  /// Whether the newest save of this instance that finished (newest by when it started) failed: memory is saved
+  /// again once the server is back. An older save that finishes later does not change it.
   private(set) var lastSaveFailed = false
+  /// How many saves started: each save's number, in start order.
+  private var savesStarted: UInt64 = 0
+  /// The number of the newest save (by start) that finished.
+  private var newestSaveFinished: UInt64 = 0
+  /// How many loads of this instance run (from the framework asking for one until its value was handed over).
+  private(set) var loadsRunning = 0
+  /// Whether a landing is putting a version in memory now (``landingStarted(_:)`` to ``landingFinished()``).
+  private(set) var landingInMemory = false
+  /// Whether the running loads began while a landing put a version in memory: the framework drops their value
+  /// (memory changed after they began), so what they read is not known, and landings go ahead meanwhile.
+  private(set) var loadOverlapsLanding = false
+
+  /// The stamp of the newest ``rowRecreated(version:knownBeforeRead:found:)``: announcements heard with an older
+  /// stamp (queued before the row was found made again) may be of the old row.
+  private(set) var recreatedAt: UInt64 = 0
+
+  /// Whether changes heard now wait: while a save runs, or a load whose value may still reach memory.
+  private var holdsChanges: Bool {
+    savesRunning > 0 || (loadsRunning > 0 && !loadOverlapsLanding)
+  }
 
   enum NotificationAction: Sendable, Equatable {
     /// Older than, or as old as, what this instance has: dropped.
@@ -34,11 +57,15 @@ struct KeyVersionStateMachine: Sendable, Equatable {
     case apply(StoredChange)
   }
 
-  /// Another instance announced `change`.
-  mutating func notified(_ change: StoredChange) -> NotificationAction {
+  /// Another instance announced `change`; `heardAt` is the count of rows made again when it was heard (0 for a
+  /// machine that is not told). One heard before this key's row was found made again may be of the old row, whose
+  /// versions are not comparable with the new row's: its value is dropped, and the row is read instead (the read
+  /// decides by the row's version).
+  mutating func notified(_ change: StoredChange, heardAt: UInt64 = .max) -> NotificationAction {
     guard change.version > knownVersion else { return .ignore }
-    if savesRunning > 0 {
-      if (held?.version ?? 0) < change.version { held = change }
+    let change = heardAt < recreatedAt ? StoredChange(version: change.version, json: nil) : change
+    if holdsChanges {
+      hold(change)
       return .hold
     }
     if change.json != nil { knownVersion = change.version }
@@ -53,9 +80,25 @@ struct KeyVersionStateMachine: Sendable, Equatable {
     return true
   }
 
-  /// A load read the row's `version` (it reaches memory only if the program did not change the value meanwhile).
+  /// The framework asked for a load (before the key reads the row). Changes heard from now on wait until it ends,
+  /// unless a landing is putting a version in memory right now: the framework then drops the load's value, so the
+  /// load does not make its version known, and changes keep landing.
+  mutating func loadStarted() {
+    if loadsRunning == 0 { loadOverlapsLanding = landingInMemory }
+    loadsRunning += 1
+  }
+
+  /// A load read the row's `version`. It is known (so its announcement is not applied again) unless the load began
+  /// during a landing: its value is then dropped by the framework, and the version must still land when heard.
   mutating func loaded(version: Int64) {
-    knownVersion = max(knownVersion, version)
+    if !loadOverlapsLanding { knownVersion = max(knownVersion, version) }
+  }
+
+  /// A load handed its value (or its error) to the framework.
+  mutating func loadFinished() -> HeldChangeAction {
+    loadsRunning -= 1
+    if loadsRunning == 0 { loadOverlapsLanding = false }
+    return releaseHeld()
   }
 
   /// A read that began when this instance knew `knownBeforeRead` found the row at an older `version`: the row was
@@ -63,20 +106,37 @@ struct KeyVersionStateMachine: Sendable, Equatable {
   /// before the read began). The versions known above it are forgotten, so the new row's changes apply; returns
   /// whether they were. Nothing is forgotten when this instance learned a version during the read (its own save,
   /// made after the read, is then newer than the row read).
-  mutating func rowRecreated(version: Int64, knownBeforeRead: Int64) -> Bool {
+  ///
+  /// `found` stamps it (see ``notified(_:heardAt:)``): announcements heard with an older stamp read the row instead
+  /// of landing their value, and a change held now is dropped to the same.
+  mutating func rowRecreated(version: Int64, knownBeforeRead: Int64, found: UInt64 = 0) -> Bool {
     guard version < knownBeforeRead, knownVersion == knownBeforeRead else { return false }
     knownVersion = version
+    recreatedAt = max(recreatedAt, found)
     baseVersion = min(baseVersion, version)
     if let change = held, change.version > version { held = nil }
     return true
   }
 
-  /// A version decided earlier (by ``notified(_:)`` or ``rowRead(version:)``) is about to land in memory: whether it
-  /// still may. Not when this instance knows a newer version by now (its own save wrote one, or a load read one:
-  /// memory holds that, or the program's change being saved), nor while a save of this instance runs (it started
-  /// after the decision, so it writes a newer version than the one landing).
-  func landing(version: Int64) -> Bool {
-    version >= knownVersion && savesRunning == 0
+  /// A version decided earlier (by ``notified(_:heardAt:)`` or ``rowRead(version:)``) is about to land in memory:
+  /// whether it still may. Not when this instance knows a newer version by now (its own save wrote one, or a load
+  /// read one: memory holds that, or the program's change being saved), nor while a save of this instance runs (it
+  /// started after the decision, so it writes a newer version than the one landing). While a load runs it is held
+  /// instead, and looked at again when the load ends (the load reads it, or a newer version, and lands that). When
+  /// it may, ``landingFinished()`` follows once memory was given it.
+  mutating func landingStarted(_ change: StoredChange) -> Bool {
+    guard change.version >= knownVersion, savesRunning == 0 else { return false }
+    if holdsChanges {
+      hold(change)
+      return false
+    }
+    landingInMemory = true
+    return true
+  }
+
+  /// The landing that ``landingStarted(_:)`` allowed gave memory its value.
+  mutating func landingFinished() {
+    landingInMemory = false
   }
 
   /// Whether a load that read `version` lands something older than a version this instance knows: the load then
@@ -90,31 +150,44 @@ struct KeyVersionStateMachine: Sendable, Equatable {
     baseVersion = max(baseVersion, version)
   }
 
-  /// A save starts; returns the version a merge compares the row against.
-  mutating func saveStarted() -> Int64 {
+  /// A save starts; returns the version a merge compares the row against, and the save's number for
+  /// ``saveFinished(_:written:memoryHoldsWritten:)``.
+  mutating func saveStarted() -> (base: Int64, save: UInt64) {
     savesRunning += 1
-    return baseVersion
+    savesStarted += 1
+    return (baseVersion, savesStarted)
   }
 
-  enum SaveFinishedAction: Sendable, Equatable {
+  enum HeldChangeAction: Sendable, Equatable {
     case none
     /// A change heard during the save is newer than what the save wrote: hear it again.
     case redeliver(StoredChange)
   }
 
-  /// A save ended: with the version it wrote (`nil` when it failed), and whether memory holds what it wrote (a
-  /// merged value may not reach memory when the program changed the value meanwhile; the next merge then compares
-  /// against the older base and merges again).
-  mutating func saveFinished(written: Int64?, memoryHoldsWritten: Bool) -> SaveFinishedAction {
+  /// The save numbered `save` ended: with the version it wrote (`nil` when it failed), and whether memory holds what
+  /// it wrote (a merged value may not reach memory when the program changed the value meanwhile; the next merge then
+  /// compares against the older base and merges again). Whether memory must be saved again follows the newest save
+  /// by start: a save that started before one that already finished does not change it.
+  mutating func saveFinished(_ save: UInt64, written: Int64?, memoryHoldsWritten: Bool) -> HeldChangeAction {
     savesRunning -= 1
+    if save > newestSaveFinished {
+      newestSaveFinished = save
+      lastSaveFailed = written == nil
+    }
     if let written {
-      lastSaveFailed = false
       knownVersion = max(knownVersion, written)
       if memoryHoldsWritten { baseVersion = max(baseVersion, written) }
-    } else {
-      lastSaveFailed = true
     }
-    guard savesRunning == 0, let change = held else { return .none }
+    return releaseHeld()
+  }
+
+  private mutating func hold(_ change: StoredChange) {
+    if (held?.version ?? 0) < change.version { held = change }
+  }
+
+  /// Once no save or load runs, the change held meanwhile is heard again if it is newer than what is known.
+  private mutating func releaseHeld() -> HeldChangeAction {
+    guard savesRunning == 0, loadsRunning == 0, let change = held else { return .none }
     held = nil
     return change.version > knownVersion ? .redeliver(change) : .none
   }

@@ -13,8 +13,9 @@ struct ValueTable: Sendable {
   let writer: String
   let logger: Logger
 
-  /// The table's name quoted for SQL, so a name that is also a keyword (`select`, `user`) works.
-  var quotedName: String { "\"\(name)\"" }
+  /// The table's name quoted for SQL, so a name that is also a keyword (`select`, `user`) works; a `"` in it (which
+  /// the checks of the configuration and the database keep out) is doubled, as SQL quoting asks.
+  var quotedName: String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
   /// A row: the value's JSON and its version.
   struct Row: Sendable {
