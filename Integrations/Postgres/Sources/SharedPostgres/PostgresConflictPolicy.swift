@@ -20,7 +20,9 @@ public struct PostgresConflictPolicy<Value: Sendable>: Sendable {
   /// value in memory the same way, and written back when memory adds something to it.
   ///
   /// The function may be called more than once with overlapping values, so make it idempotent and commutative up to
-  /// equality: a union, a maximum, a merge by identifier. It is never called under a lock.
+  /// equality: a union, a maximum, a merge by identifier. It is never called under a lock of this process, but a
+  /// save calls it inside its transaction, with the row locked and the instance's read/write connection taken: keep
+  /// it quick.
   ///
   /// ```swift
   /// .merge { local, remote in local.union(remote) }

@@ -56,23 +56,9 @@ final class FreezingProxy: Sendable {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", "-c", Self.program, String(targetPort)]
-    let output = Pipe()
-    let input = Pipe()
-    process.standardOutput = output
-    process.standardInput = input
     let lines = self.lines
-    output.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      if data.isEmpty {
-        handle.readabilityHandler = nil
-        lines.end()
-      } else {
-        lines.append(data)
-      }
-    }
-    try process.run()
+    self.input = try lines.run(process)
     self.process = process
-    self.input = input.fileHandleForWriting
     let line = try await bounded(.seconds(20), "the proxy's port") { await lines.next() }
     guard let line, let port = Int(line) else {
       process.terminate()

@@ -18,23 +18,8 @@ final class ProbeProcess: Sendable {
     let process = Process()
     process.executableURL = executable
     process.arguments = [key, policy]
-    let output = Pipe()
-    let input = Pipe()
-    process.standardOutput = output
-    process.standardInput = input
-    let lines = self.lines
-    output.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      if data.isEmpty {
-        handle.readabilityHandler = nil
-        lines.end()
-      } else {
-        lines.append(data)
-      }
-    }
-    try process.run()
+    self.input = try lines.run(process)
     self.process = process
-    self.input = input.fileHandleForWriting
   }
 
   struct ProbeMissing: Error, CustomStringConvertible {
@@ -95,6 +80,26 @@ final class ProbeProcess: Sendable {
 
 /// Lines read from a pipe, handed one at a time to one waiting reader.
 final class LineBuffer: Sendable {
+  /// Runs `process` with its standard output read into this buffer line by line (ended when the output closes);
+  /// returns its standard input.
+  func run(_ process: Process) throws -> FileHandle {
+    let output = Pipe()
+    let input = Pipe()
+    process.standardOutput = output
+    process.standardInput = input
+    output.fileHandleForReading.readabilityHandler = { [self] handle in
+      let data = handle.availableData
+      if data.isEmpty {
+        handle.readabilityHandler = nil
+        end()
+      } else {
+        append(data)
+      }
+    }
+    try process.run()
+    return input.fileHandleForWriting
+  }
+
   private struct State {
     var pending = Data()
     var lines: [String] = []

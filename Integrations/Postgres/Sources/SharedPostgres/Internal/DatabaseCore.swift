@@ -7,8 +7,9 @@ import Synchronization
 /// connection for reads and writes, and, per key, the held values and the machine that decides which versions
 /// reach them.
 ///
-/// Everything other instances announce, and every reload after a reconnect, goes through one applying loop, so the
-/// values reach memory one after another in the order they were decided. Decisions are made under `state`'s lock;
+/// Everything other instances announce, and every reload after a reconnect, goes through one applying loop, and a
+/// load puts its value in memory holding the same landing turn, so values reach memory one after another in the
+/// order they were decided. Decisions are made under `state`'s lock;
 /// values are applied, and user code (merge functions) called, after it.
 final class DatabaseCore: Sendable {
   let instanceID = UUID().uuidString
@@ -63,7 +64,7 @@ final class DatabaseCore: Sendable {
   private enum Delivery: Sendable {
     /// A notification's payload, and how many rows made again had been found when it was heard.
     case announcement(String, heardAt: UInt64)
-    /// A change held during a save, heard again.
+    /// A change held during a save or a load, heard again.
     case redeliver(key: String, StoredChange)
     /// The listener is up again: reload every held value (and save the ones whose save failed).
     case reloadAll
@@ -149,9 +150,7 @@ final class DatabaseCore: Sendable {
       if Task.isCancelled { return }
       if listeningLost(reason: reason) { failures = 0 }
       failures += 1
-      let doublings = min(failures - 1, 20)
-      let delay = min(configuration.maximumReconnectDelay, configuration.reconnectDelay * (1 << doublings))
-      try? await Task.sleep(for: delay)
+      try? await Task.sleep(for: reconnectDelay(afterFailures: failures))
     }
   }
 
@@ -283,7 +282,7 @@ final class DatabaseCore: Sendable {
 
   /// Reads the row of `key` and puts it in memory if it is newer than what this instance has; the caller holds the
   /// landing turn. A read that finds an older version than the ones known when it began finds a row made again
-  /// (``KeyVersionStateMachine/rowRecreated(version:knownBeforeRead:)``).
+  /// (``KeyVersionStateMachine/rowRecreated(version:knownBeforeRead:found:)``).
   private func readAndLand(_ key: String, heard: [(holder: any HeldValue, heard: (any Sendable)?)]) async {
     do {
       let knownBefore = knownVersion(of: key)
@@ -351,13 +350,17 @@ final class DatabaseCore: Sendable {
     }
   }
 
+  /// The wait after `failures` failed attempts in a row (from 1): the reconnect delay, doubling with each failure,
+  /// up to the maximum.
+  private func reconnectDelay(afterFailures failures: Int) -> Duration {
+    min(configuration.maximumReconnectDelay, configuration.reconnectDelay * (1 << min(failures - 1, 20)))
+  }
+
   private func retryingFailedSaves() async {
     var attempts = 0
     while !Task.isCancelled {
-      let doublings = min(attempts, 20)
       attempts += 1
-      try? await Task.sleep(
-        for: min(configuration.maximumReconnectDelay, configuration.reconnectDelay * (1 << doublings)))
+      try? await Task.sleep(for: reconnectDelay(afterFailures: attempts))
       let failed = state.withLock { state -> [String] in
         let failed = state.keys.filter { $0.value.machine.lastSaveFailed && !$0.value.holders.isEmpty }.map(\.key)
         if failed.isEmpty || Task.isCancelled { state.retrying = nil }

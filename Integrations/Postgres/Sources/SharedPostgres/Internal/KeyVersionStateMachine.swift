@@ -15,14 +15,15 @@
 ///
 /// A value type with one method per event and no tasks or clocks: the database calls it under its lock and acts
 /// after.
-struct KeyVersionStateMachine: Sendable, Equatable {
-  /// The newest version this instance has seen: written, loaded or applied.
+struct KeyVersionStateMachine: Sendable {
+  /// The newest version this instance has seen: written, applied, or read by a load whose value the framework
+  /// keeps (a load that overlapped a landing is not counted: see ``loaded(version:)``).
   private(set) var knownVersion: Int64 = 0
   /// The version memory is known to be based on: what a merge compares the row against.
   private(set) var baseVersion: Int64 = 0
   /// How many saves of this instance run.
   private(set) var savesRunning = 0
-  /// The newest change heard while a save ran.
+  /// The newest change heard while changes wait (a save, or a load whose value may reach memory, runs).
   private(set) var held: StoredChange?
   /// Whether the newest save of this instance that finished (newest by when it started) failed: memory is saved
   /// again once the server is back. An older save that finishes later does not change it.
@@ -34,14 +35,14 @@ struct KeyVersionStateMachine: Sendable, Equatable {
   /// How many loads of this instance run (from the framework asking for one until its value was handed over).
   private(set) var loadsRunning = 0
   /// Whether a landing is putting a version in memory now (``landingStarted(_:)`` to ``landingFinished()``).
-  private(set) var landingInMemory = false
+  private var landingInMemory = false
   /// Whether the running loads began while a landing put a version in memory: the framework drops their value
   /// (memory changed after they began), so what they read is not known, and landings go ahead meanwhile.
-  private(set) var loadOverlapsLanding = false
+  private var loadOverlapsLanding = false
 
   /// The stamp of the newest ``rowRecreated(version:knownBeforeRead:found:)``: announcements heard with an older
   /// stamp (queued before the row was found made again) may be of the old row.
-  private(set) var recreatedAt: UInt64 = 0
+  private var recreatedAt: UInt64 = 0
 
   /// Whether changes heard now wait: while a save runs, or a load whose value may still reach memory.
   private var holdsChanges: Bool {
@@ -51,14 +52,14 @@ struct KeyVersionStateMachine: Sendable, Equatable {
   enum NotificationAction: Sendable, Equatable {
     /// Older than, or as old as, what this instance has: dropped.
     case ignore
-    /// Heard while a save runs: held until the save has its version.
+    /// Heard while changes wait: held until the save has its version, or the load handed its value over.
     case hold
     /// Put it in memory (reading the row first when the change has no JSON).
     case apply(StoredChange)
   }
 
-  /// Another instance announced `change`; `heardAt` is the count of rows made again when it was heard (0 for a
-  /// machine that is not told). One heard before this key's row was found made again may be of the old row, whose
+  /// Another instance announced `change`; `heardAt` is the count of rows made again when it was heard (`.max`,
+  /// the default, for a caller that does not count them). One heard before this key's row was found made again may be of the old row, whose
   /// versions are not comparable with the new row's: its value is dropped, and the row is read instead (the read
   /// decides by the row's version).
   mutating func notified(_ change: StoredChange, heardAt: UInt64 = .max) -> NotificationAction {
