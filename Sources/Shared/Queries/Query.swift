@@ -63,9 +63,6 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
     self.kind = kind
   }
 
-  /// Fetches the value: the query's own fetcher, given the value it fetches into and its attempt's context.
-  var fetch: QueryRecord<State>.Body { fetcher.body }
-
   /// The registry identity: the query key.
   public var id: QueryKey { key }
   /// A query's value is freed only after ``QueryOptions/gcTime`` without holders.
