@@ -325,7 +325,8 @@ public final class QueryStore: Sendable {
   ) -> Attached {
     state.withLock { state -> Attached in
       let node = state.root.makeNode(at: query.key.parts)
-      if let record = node.record as? QueryRecord<State> {
+      // A new key's node has no record: no cast (a generic type lookup) to find that out.
+      if node.record != nil, let record = node.record as? QueryRecord<State> {
         // The clock is the caller's code: read outside the lock.
         guard isKnown || record.epoch.isSame(as: epoch) else { return .measure(record.epoch) }
         let first = record.definition.fetcherLocation
