@@ -1,26 +1,74 @@
 import SharedState
 
-/// The first holder of a new query key (the fetch it starts is constant and settles at once), with `cached` other
-/// queries already in the store (held, their fetches settled): nanoseconds per new key.
-func newQueryKey(_ count: Int, cached: Int = 0) async -> Double {
-  let registry = SharedRegistry()
-  let keys = (0..<count).map { QueryKey(["items", $0]) }
-  let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), operation: .retry(.none))
-  return await SharedRegistry.$current.withValue(registry) {
-    var holders: [Shared<OperationState<Int>>] = []
-    holders.reserveCapacity(cached + count)
-    for id in 0..<cached {
-      holders.append(Shared(wrappedValue: OperationState<Int>(), .query(["cached", id], options: options) { 1 }))
+/// A store that keeps `cached` queries (held, fetched) for a whole scenario, to which each call of
+/// ``newKeys(_:)`` adds new keys and then removes them again: every repetition finds the cache at its size, and none
+/// pays for tearing down the one before (a hundred thousand queries made and freed per repetition left the memory
+/// allocator's lists long, and the rows as noisy as the allocator's state, not the new keys).
+actor QueryCache {
+  private let registry = SharedRegistry()
+  private let options: QueryOptions
+  private let fetches: Bool
+  private var held: [Shared<OperationState<Int>>] = []
+  private var added = 0
+
+  /// With `fetches` false the queries' automatic fetching is off: a new key's holder alone.
+  init(cached: Int, fetches: Bool = true) async {
+    self.fetches = fetches
+    let options = QueryOptions(
+      staleTime: .seconds(3_600), gcTime: .seconds(3_600), enabled: fetches, operation: .retry(.none))
+    self.options = options
+    held = await SharedRegistry.$current.withValue(registry) {
+      let held = (0..<cached).map { id in
+        Shared(wrappedValue: OperationState<Int>(), .query(["cached", id], options: options) { 1 })
+      }
+      if fetches {
+        for holder in held {
+          for await state in holder.values where state.status.isSuccess { break }
+        }
+      }
+      return held
     }
-    for holder in holders {
-      for await state in holder.values where state.status.isSuccess { break }
+  }
+
+  /// The first holders of `count` new query keys (the fetch each starts is constant and settles at once):
+  /// nanoseconds per new key. The keys are removed afterwards, once their fetches settled (not timed).
+  func newKeys(_ count: Int) async -> Double {
+    let keys = (0..<count).map { QueryKey(["items", added + $0]) }
+    added += count
+    let options = self.options
+    let fetches = self.fetches
+    let registry = self.registry
+    return await SharedRegistry.$current.withValue(registry) {
+      var holders: [Shared<OperationState<Int>>] = []
+      holders.reserveCapacity(count)
+      let start = now()
+      for key in keys {
+        holders.append(Shared(wrappedValue: OperationState<Int>(), .query(key, options: options) { 1 }))
+      }
+      let elapsed = Double(now() - start) / Double(count)
+      if fetches {
+        for holder in holders {
+          for await state in holder.values where state.status.isSuccess { break }
+        }
+      }
+      holders.removeAll()
+      registry.queries.remove(.prefix(["items"]))
+      return elapsed
     }
+  }
+}
+
+/// What a fetch per new key costs at the least: `count` bare tasks made in a loop in the scope a holder is made in
+/// (a registry bound to the task, whose value each task inherits), each awaited only after the loop, as a new key's
+/// fetch runs while the next holder is made: nanoseconds per task made.
+func tasksMadeInALoop(_ count: Int) async -> Double {
+  await SharedRegistry.$current.withValue(SharedRegistry()) {
+    var tasks: [Task<Int, Never>] = []
+    tasks.reserveCapacity(count)
     let start = now()
-    for key in keys {
-      holders.append(Shared(wrappedValue: OperationState<Int>(), .query(key, options: options) { 1 }))
-    }
+    for value in 0..<count { tasks.append(Task { value &+ 1 }) }
     let elapsed = Double(now() - start) / Double(count)
-    blackHole(holders)
+    for task in tasks { blackHole(await task.value) }
     return elapsed
   }
 }

@@ -157,18 +157,37 @@ await scenario("perform, awaited") {
   return Row(scenario: $0, pair: pair, baselineName: "run + await its task", budget: .ratio(1.1))
 }
 await scenario("new query key") {
+  let cache = await QueryCache(cached: 0)
   let pair = await asyncPlan.compareAsync {
-    await newQueryKey(2_000)
+    await cache.newKeys(2_000)
   } with: {
     await bareTask(2_000)
   }
   return Row(scenario: $0, pair: pair, baselineName: "Task { } + await", budget: .ratio(3))
 }
+await scenario("new query key, automatic fetching off") {
+  let cache = await QueryCache(cached: 0, fetches: false)
+  let pair = await asyncPlan.compareAsync {
+    await cache.newKeys(2_000)
+  } with: {
+    await bareTask(2_000)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "Task { } + await", budget: .none)
+}
+await scenario("Task { } per key, made in a loop, awaited after") {
+  let pair = await asyncPlan.compareAsync {
+    await tasksMadeInALoop(2_000)
+  } with: {
+    await bareTask(2_000)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "Task { } + await", budget: .none)
+}
 var newQueryKeyCosts: [Int: Double] = [:]
 for cached in quick ? [1_000] : [1_000, 100_000] {
   await scenario("new query key, \(cached) cached") {
+    let cache = await QueryCache(cached: cached)
     let pair = await asyncPlan.compareAsync {
-      await newQueryKey(2_000, cached: cached)
+      await cache.newKeys(2_000)
     } with: {
       await bareTask(2_000)
     }

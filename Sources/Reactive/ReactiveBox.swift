@@ -149,9 +149,16 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   package func attachment<T: AnyObject & Sendable>(_ type: T.Type, make: () -> T) -> T {
     state.withLock { state in
       let listeners = state.makeListeners()
-      if let existing = listeners.attachments[ObjectIdentifier(type)] { return unsafeDowncast(existing, to: T.self) }
+      let key = ObjectIdentifier(type)
+      guard let first = listeners.firstAttachment else {
+        let made = make()
+        listeners.firstAttachment = (key, made)
+        return made
+      }
+      if first.type == key { return unsafeDowncast(first.object, to: T.self) }
+      if let existing = listeners.attachments[key] { return unsafeDowncast(existing, to: T.self) }
       let made = make()
-      listeners.attachments[ObjectIdentifier(type)] = made
+      listeners.attachments[key] = made
       return made
     }
   }

@@ -102,4 +102,43 @@ import Testing
     }
     #expect(weakMarker == nil)
   }
+
+  @Test func keepsOneAttachmentPerTypeAndMakesEachOnce() {
+    let box = ReactiveBox(0)
+    var made = 0
+    let first = box.attachment(FirstAttachment.self) {
+      made += 1
+      return FirstAttachment()
+    }
+    let second = box.attachment(SecondAttachment.self) {
+      made += 1
+      return SecondAttachment()
+    }
+    let third = box.attachment(ThirdAttachment.self) {
+      made += 1
+      return ThirdAttachment()
+    }
+    // Asked again, in another order: the same objects, none made again.
+    #expect(box.attachment(ThirdAttachment.self) { ThirdAttachment() } === third)
+    #expect(box.attachment(FirstAttachment.self) { FirstAttachment() } === first)
+    #expect(box.attachment(SecondAttachment.self) { SecondAttachment() } === second)
+    #expect(made == 3)
+  }
+
+  @Test func releasesItsAttachmentsWithTheBox() {
+    weak var first: FirstAttachment?
+    weak var second: SecondAttachment?
+    do {
+      let box = ReactiveBox(0)
+      first = box.attachment(FirstAttachment.self) { FirstAttachment() }
+      second = box.attachment(SecondAttachment.self) { SecondAttachment() }
+      #expect(first != nil && second != nil)
+    }
+    #expect(first == nil)
+    #expect(second == nil)
+  }
 }
+
+private final class FirstAttachment: Sendable {}
+private final class SecondAttachment: Sendable {}
+private final class ThirdAttachment: Sendable {}

@@ -10,7 +10,10 @@ final class Listeners<Value: Sendable> {
   /// Changes waiting for the observers while one thread delivers an earlier change to them.
   @usableFromInline var pendingObserverChanges = RingBuffer<PendingChange<Value>>()
   @usableFromInline var isDeliveringToObservers = false
-  /// Objects other layers keep with the box, one per type (see ``ReactiveBox/attachment(_:make:)``).
+  /// The first object another layer keeps with the box, and the type it was asked for by (see
+  /// ``ReactiveBox/attachment(_:make:)``): most boxes keep one, and a table costs an allocation and a hash.
+  @usableFromInline var firstAttachment: (type: ObjectIdentifier, object: AnyObject)?
+  /// The objects other layers keep with the box after the first, one per type.
   @usableFromInline var attachments: [ObjectIdentifier: AnyObject] = [:]
 
   @inlinable

@@ -30,6 +30,7 @@ public struct OperationState<Value: Sendable>: OperationTrackable {
   /// ```
   ///
   /// - Parameter value: A value to start with; its status is then ``OperationStatus/success``.
+  @inlinable
   public init(value: Value? = nil) {
     self.value = value
     self.operation = OperationTracking()

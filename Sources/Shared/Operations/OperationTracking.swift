@@ -87,6 +87,7 @@ public struct OperationTracking: Sendable, Hashable {
   /// ```swift
   /// var operation = OperationTracking()
   /// ```
+  @inlinable
   public init() {
     status = .idle
     isFetching = false

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How often a failed attempt is tried again, how long to wait before each retry, and which failures are worth it.
 ///
 /// ```swift
@@ -35,8 +37,9 @@ public struct RetryPolicy: Sendable {
   /// retries remain; a `CancellationError` is never retried, whatever this says.
   public let shouldRetry: @Sendable (_ error: any Error, _ failureCount: Int) -> Bool
   /// Made with the policy and shared by its copies, which alone are known to share its closures (closures cannot be
-  /// compared): it lets the records of queries made with one policy share their options.
-  @usableFromInline let identity: RetryPolicyIdentity
+  /// compared): it lets the records of queries made with one policy share their options. A number, not an object:
+  /// copying a policy (every query and fetch copies its options) then counts no references shared across threads.
+  @usableFromInline let identity: UInt64
 
   /// A policy with a wait and a decision of your own.
   ///
@@ -62,12 +65,21 @@ public struct RetryPolicy: Sendable {
     self.retries = retries
     self.backoff = backoff
     self.shouldRetry = shouldRetry
-    self.identity = RetryPolicyIdentity()
+    self.identity = Self.nextIdentity()
   }
 
   /// Whether both are copies of one policy.
   func isIdentical(to other: RetryPolicy) -> Bool {
-    identity === other.identity
+    identity == other.identity
+  }
+
+  /// The identities given so far.
+  private static let identities = Atomic<UInt64>(0)
+
+  /// An identity no other policy has.
+  @usableFromInline
+  static func nextIdentity() -> UInt64 {
+    identities.add(1, ordering: .relaxed).newValue
   }
 
   /// Never retries: one attempt.
@@ -166,11 +178,4 @@ private func power(_ base: Double, _ exponent: Int) -> Double {
     if result > 1e12 { break }
   }
   return result
-}
-
-/// What tells copies of one ``RetryPolicy`` from policies made apart.
-@usableFromInline
-final class RetryPolicyIdentity: Sendable {
-  @usableFromInline
-  init() {}
 }

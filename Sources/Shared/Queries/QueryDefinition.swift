@@ -81,8 +81,10 @@ extension QueryOptions {
 private func isSameClock(_ lhs: any Clock<Duration>, _ rhs: any Clock<Duration>) -> Bool {
   let type = type(of: lhs)
   guard type == Swift.type(of: rhs) else { return false }
-  if type is AnyClass { return (lhs as AnyObject) === (rhs as AnyObject) }
-  return type == ContinuousClock.self || type == SuspendingClock.self
+  // The stateless clocks first: every query's default needs no check of whether its type is a class.
+  if type == ContinuousClock.self || type == SuspendingClock.self { return true }
+  guard type is AnyClass else { return false }
+  return (lhs as AnyObject) === (rhs as AnyObject)
 }
 
 /// Whether two arrays are both empty or share one buffer.

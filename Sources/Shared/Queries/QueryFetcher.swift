@@ -8,12 +8,21 @@ enum QueryFetcher<State: OperationTrackable>: Sendable {
   /// Produces the value from the value it fetches into and its attempt's context.
   case full(QueryRecord<State>.Body)
 
-  /// The fetcher as one closure of the value and the context.
-  var body: QueryRecord<State>.Body {
+  /// Whether the fetcher can yield values: only one that gets its attempt's context can.
+  var mayYield: Bool {
+    if case .plain = self { return false }
+    return true
+  }
+
+  /// Fetches: calls the fetcher with what it takes of the value and the attempt's context.
+  func callAsFunction(
+    _ shared: Shared<State>,
+    _ context: OperationContext<State.Success>
+  ) async throws -> State.Success {
     switch self {
-    case .plain(let fetch): { _, _ in try await fetch() }
-    case .contextual(let fetch): { _, context in try await fetch(context) }
-    case .full(let fetch): fetch
+    case .plain(let fetch): try await fetch()
+    case .contextual(let fetch): try await fetch(context)
+    case .full(let fetch): try await fetch(shared, context)
     }
   }
 }

@@ -284,7 +284,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
   /// Wakes a sleeping query with the box `given` (a holder's, just made by the registry), or as
   /// ``wakeIfSleeping(in:store:)`` does when `given` is `nil`.
   func wakeIfSleeping(in registry: SharedRegistry?, store: QueryStore, root given: SharedRoot<State>?) {
-    guard root == nil, var value = sleepingValue else { return }
+    // Untyped first: asking the typed optional looks up its type.
+    guard storedRoot == nil, var value = sleepingValue else { return }
     var isMade = false
     let made: SharedRoot<State>
     // The box made here, if the registry keeps it: another one may win the race to the registry (a holder's).
@@ -532,11 +533,12 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     store: QueryStore,
     writer: QueryValueWriter<State>? = nil
   ) -> (work: QueryWork?, effect: QueryRecordEffect) {
-    // Work on a query that sleeps (a refetch of a query nobody holds, asked for by the app) needs its box.
-    wakeIfSleeping(in: store.registry, store: store)
+    // Work on a query that sleeps (a refetch of a query nobody holds, asked for by the app) needs its box. Asked
+    // untyped first: most work starts on a query in use, and the generic check looks up the value's type.
+    if storedRoot == nil { wakeIfSleeping(in: store.registry, store: store) }
     let work = QueryWork()
     works.insert(work, for: id)
-    let body = body ?? fetcher.body
+    let fetch = body.map(QueryFetcher.full) ?? fetcher
     // The fetch reaches its record directly (see `QueryStore.execute`).
     let record = self
     let effect: QueryRecordEffect
@@ -548,7 +550,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
         work.attach(
           Task {
             guard await work.waitForTurn() else { return }  // Withdrawn: settled by its withdrawal.
-            await QueryStore.execute(id, of: record, body: body, work: work, before: nil, store: store)
+            await QueryStore.execute(id, of: record, fetch: fetch, work: work, before: nil, store: store)
           })
       }
     } else {
@@ -562,7 +564,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
         work.attach(
           Task {
             await QueryStore.execute(
-              id, of: record, body: body, work: work, before: before, store: store, writer: writer)
+              id, of: record, fetch: fetch, work: work, before: before, store: store, writer: writer)
           })
       }
     }

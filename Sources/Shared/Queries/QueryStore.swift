@@ -260,7 +260,12 @@ public final class QueryStore: Sendable {
     writer: QueryValueWriter<State>? = nil
   ) {
     guard case .root(let root) = holder.reference else { return }  // A type mismatch got a value of its own.
-    let query = settings.withDefaultOptions(query)
+    if let defaults = settings.defaultOptions(for: query) {
+      // Attached as made with the store's options (which it then keeps as its own).
+      let query = query.withDefaultOptions(defaults)
+      attach(query, holder: holder, link: link, in: registry, asHolder: asHolder, writer: writer)
+      return
+    }
     // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
     // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
     let link = link ?? root.attachment(QueryLink<State>.self, make: QueryLink.init)
@@ -320,7 +325,8 @@ public final class QueryStore: Sendable {
   ) -> Attached {
     state.withLock { state -> Attached in
       let node = state.root.makeNode(at: query.key.parts)
-      if let record = node.record as? QueryRecord<State> {
+      // A new key's node has no record: no cast (a generic type lookup) to find that out.
+      if node.record != nil, let record = node.record as? QueryRecord<State> {
         // The clock is the caller's code: read outside the lock.
         guard isKnown || record.epoch.isSame(as: epoch) else { return .measure(record.epoch) }
         let first = record.definition.fetcherLocation
@@ -612,7 +618,7 @@ public final class QueryStore: Sendable {
   static func execute<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     of record: QueryRecord<State>,
-    body: @escaping QueryRecord<State>.Body,
+    fetch: QueryFetcher<State>,
     work: QueryWork,
     before: OperationStatus?,
     store: WeakQueryStore,
@@ -636,7 +642,7 @@ public final class QueryStore: Sendable {
       settings = store.store?.settings
       settings?.fetchStarted()
       (result, outcome) = await fetchAndApply(
-        id, of: record, body: body, before: started, store: store, writer: writer)
+        id, of: record, fetch: fetch, before: started, store: store, writer: writer)
       settings?.fetchEnded()
     } else {
       (result, outcome) = (.failure(CancellationError()), .cancelled)
@@ -651,28 +657,32 @@ public final class QueryStore: Sendable {
   private static func fetchAndApply<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     of record: QueryRecord<State>,
-    body: @escaping QueryRecord<State>.Body,
+    fetch: QueryFetcher<State>,
     before: OperationStatus,
     store: WeakQueryStore,
     writer: QueryValueWriter<State>?
   ) async -> (QueryWork.Outcome, QueryRecordMachine.Outcome) {
     let epoch = record.epoch
+    let options = record.definition.options.operation
     // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the fetch's
-    // own result is written, so no yielded value lands after it.
-    let gate = YieldGate()
+    // own result is written, so no yielded value lands after it. A fetcher with no context and no modifier around
+    // it cannot yield: it needs no gate.
+    let gate = fetch.mayYield || !options.modifiers.isEmpty ? YieldGate() : nil
     let outcome = await AttemptLoop.run(
       .contextual { context in
         // Borrowed for this attempt only: released before the retry point asks whether anyone else holds it.
         guard let shared = store.store?.borrow(record) else { throw CancellationError() }
-        return try await body(shared, context)
+        return try await fetch(shared, context)
       },
-      options: record.definition.options.operation,
-      yield: { value, attempt in
-        guard gate.isOpen, attempt.isOpen, let shared = store.store?.borrow(record) else { return }
-        shared.withLockReleasingReplaced { state in
-          guard gate.isOpen, attempt.isOpen else { return }
-          state.applySuccess(value)
-          state.operation.noteChange()
+      options: options,
+      yield: gate.map { gate in
+        { value, attempt in
+          guard gate.isOpen, attempt.isOpen, let shared = store.store?.borrow(record) else { return }
+          shared.withLockReleasingReplaced { state in
+            guard gate.isOpen, attempt.isOpen else { return }
+            state.applySuccess(value)
+            state.operation.noteChange()
+          }
         }
       },
       onFailure: { error, failureCount in
@@ -693,7 +703,7 @@ public final class QueryStore: Sendable {
       let now = epoch.elapsed()
       let returned = store.store?.fetchReturned(id, of: record)
       guard case .apply(let keepFetching) = returned?.action, let shared = returned?.value else {
-        gate.close()
+        gate?.close()
         return (.success(value), .cancelled)
       }
       if let writer {
@@ -701,7 +711,7 @@ public final class QueryStore: Sendable {
         return (.success(value), .applied(at: now))
       }
       shared.withLockReleasingReplaced { state in
-        gate.close()
+        gate?.close()
         Shared<State>.show(outcome, in: &state)
         // With work following at once, the value stays fetching: no idle shows between the two.
         if keepFetching { state.operation.isFetching = true }
@@ -710,7 +720,7 @@ public final class QueryStore: Sendable {
     case .cancelled:
       let action = store.store?.fetchStopped(id, of: record, cancelled: true)
       store.store?.borrow(record)?.withLockReleasingReplaced { state in
-        gate.close()
+        gate?.close()
         // With work following at once, a first load stays pending and fetching.
         if action == .apply(keepPending: true) { return }
         if state.operation.status == .pending { state.operation.restore(before) }
@@ -720,7 +730,7 @@ public final class QueryStore: Sendable {
     case .failure(let error):
       let action = store.store?.fetchStopped(id, of: record, cancelled: false)
       store.store?.borrow(record)?.withLockReleasingReplaced { state in
-        gate.close()
+        gate?.close()
         Shared<State>.show(outcome, in: &state)
         if action == .apply(keepPending: true) { state.operation.isFetching = true }
       }

@@ -9,10 +9,11 @@ final class QueryStoreSettings: Sendable {
 
   init() {}
 
-  /// `query` with the store's default options, if it was made without options of its own.
-  func withDefaultOptions<State: OperationTrackable>(_ query: Query<State>) -> Query<State> {
-    guard query.usesDefaultOptions, let defaults = defaultOptions.withLock({ $0 }) else { return query }
-    return query.withDefaultOptions(defaults)
+  /// The store's default options for `query`, if it was made without options of its own and the store has
+  /// defaults; `nil` when it keeps its own (so that most queries are not copied to be given options).
+  func defaultOptions<State: OperationTrackable>(for query: Query<State>) -> QueryOptions? {
+    guard query.usesDefaultOptions else { return nil }
+    return defaultOptions.withLock { $0 }
   }
 
   /// A query's fetch started.

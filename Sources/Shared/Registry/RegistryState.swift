@@ -5,6 +5,9 @@ struct RegistryState: ~Copyable {
   @usableFromInline var tables: [ObjectIdentifier: AnyObject] = [:]
   @usableFromInline var diagnostics: [SharedDiagnostic] = []
   @usableFromInline var nextGeneration: UInt64 = 0
+  /// What ``nextGeneration`` was at the last insertion: a value made under a later generation knows that nothing
+  /// was inserted since its key was found missing.
+  @usableFromInline var lastInsertion: UInt64 = 0
 
   @usableFromInline
   init() {}
@@ -35,8 +38,28 @@ struct RegistryState: ~Copyable {
     return .found(.root(unsafeDowncast(object, to: SharedRoot<Value>.self)))
   }
 
+  /// Keeps `reference`, made for `id` after a lookup found it missing and reserved `generation`, unless another
+  /// value was inserted for `id` since: then that one (or the mismatch it is) is the answer.
+  @inlinable
+  mutating func insertIfMissing<ID: Hashable, Value: Sendable>(
+    _ reference: Shared<Value>.Reference,
+    isPermanent: Bool,
+    for id: ID,
+    generation: UInt64
+  ) -> Lookup<Value> {
+    // Nothing at all was inserted since the reservation found `id` missing (removals add nothing): no need to look
+    // again. Generations only grow, so an insertion since then recorded at least `generation`.
+    if lastInsertion >= generation {
+      let existing = lookup(id, as: Value.self)
+      guard case .missing = existing else { return existing }
+    }
+    insert(RegistryEntry(reference: reference, isPermanent: isPermanent, generation: generation), for: id)
+    return .found(reference)
+  }
+
   @inlinable
   mutating func insert<ID: Hashable>(_ entry: RegistryEntry, for id: ID) {
+    lastInsertion = nextGeneration
     if let table = table(for: ID.self) {
       table.entries[id] = entry
     } else {

@@ -131,12 +131,8 @@ public final class SharedRegistry: Sendable {
     let isPermanent = key.lifetime == .permanent
     let registration = isPermanent ? nil : Registration(registry: self, id: id, generation: generation)
     let created = create(defaultValue(), registration)
-    let outcome = state.withLock { state -> RegistryState.Lookup<Key.Value> in
-      let existing = state.lookup(id, as: Key.Value.self)
-      guard case .missing = existing else { return existing }
-      state.insert(
-        RegistryEntry(reference: created, isPermanent: isPermanent, generation: generation), for: id)
-      return .found(created)
+    let outcome = state.withLock { state in
+      state.insertIfMissing(created, isPermanent: isPermanent, for: id, generation: generation)
     }
     switch outcome {
     case .found(let reference):
