@@ -610,8 +610,9 @@ public final class QueryStore: Sendable {
   /// Performs the unit of work `id` of `record`: fetches with retries, writes the status and the value, and tells
   /// the record how it ended.
   ///
-  /// The store is held weakly and only for each step: a fetch that hangs keeps neither the store nor its other
-  /// queries alive (its own record, and the value that record keeps, stay until it ends). The record is reached
+  /// The store is held weakly and only for each step (the steps after the last attempt, none of which suspends,
+  /// share one reference): a fetch that hangs keeps neither the store nor its other queries alive (its own record,
+  /// and the value that record keeps, stay until it ends). The record is reached
   /// directly, not looked up by its key: one that left the store answers each step as a removed query (its machine
   /// runs no work). The value is borrowed from the record for each step only (an attempt, a write), never across a
   /// retry's wait, so that the record can tell at a retry point whether anyone else still holds it.
@@ -626,6 +627,7 @@ public final class QueryStore: Sendable {
   ) async {
     let result: QueryWork.Outcome
     let outcome: QueryRecordMachine.Outcome
+    let effect: QueryRecordEffect
     var settings: QueryStoreSettings?  // Set when a fetch ran: its hooks are called.
     let started: OperationStatus?
     if let before {
@@ -641,34 +643,38 @@ public final class QueryStore: Sendable {
     if let started {
       settings = store.store?.settings
       settings?.fetchStarted()
-      (result, outcome) = await fetchAndApply(
-        id, of: record, fetch: fetch, before: started, store: store, writer: writer)
+      // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the
+      // fetch's own result is written, so no yielded value lands after it. A fetcher with no context and no
+      // modifier around it cannot yield: it needs no gate.
+      let options = record.definition.options.operation
+      let gate = fetch.mayYield || !options.modifiers.isEmpty ? YieldGate() : nil
+      let attempts = await attempt(id, of: record, fetch: fetch, options: options, gate: gate, store: store)
+      // Nothing from here on suspends: one strong reference to the store serves every step (a reference taken and
+      // dropped per step is two atomic writes each, on a count the threads making holders share).
+      let strong = store.store
+      (result, outcome) = apply(attempts, id, of: record, before: started, gate: gate, store: strong, writer: writer)
       settings?.fetchEnded()
+      effect = strong?.finished(id, of: record, outcome: outcome) ?? .none
     } else {
       (result, outcome) = (.failure(CancellationError()), .cancelled)
+      effect = store.store?.finished(id, of: record, outcome: outcome) ?? .none
     }
-    let effect = store.store?.finished(id, of: record, outcome: outcome) ?? .none
     work.finish(result)
     effect()
     // The hooks run last, outside every lock: the callers and the work that follows do not wait for them.
     settings?.report(.query(record.key), result)
   }
 
-  private static func fetchAndApply<State: OperationTrackable>(
+  /// Runs the attempts of the fetch of `id` of `record`, with its retries.
+  private static func attempt<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     of record: QueryRecord<State>,
     fetch: QueryFetcher<State>,
-    before: OperationStatus,
-    store: WeakQueryStore,
-    writer: QueryValueWriter<State>?
-  ) async -> (QueryWork.Outcome, QueryRecordMachine.Outcome) {
-    let epoch = record.epoch
-    let options = record.definition.options.operation
-    // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the fetch's
-    // own result is written, so no yielded value lands after it. A fetcher with no context and no modifier around
-    // it cannot yield: it needs no gate.
-    let gate = fetch.mayYield || !options.modifiers.isEmpty ? YieldGate() : nil
-    let outcome = await AttemptLoop.run(
+    options: OperationOptions,
+    gate: YieldGate?,
+    store: WeakQueryStore
+  ) async -> RunOutcome<State.Success> {
+    await AttemptLoop.run(
       .contextual { context in
         // Borrowed for this attempt only: released before the retry point asks whether anyone else holds it.
         guard let shared = store.store?.borrow(record) else { throw CancellationError() }
@@ -697,11 +703,24 @@ public final class QueryStore: Sendable {
       onRetry: { attempt in
         store.store?.borrow(record)?.withLock { value in value.operation.retry(attempt) }
       })
-    switch outcome {
+  }
+
+  /// Writes how the attempts of the fetch of `id` of `record` ended, as its record decides (`store` is `nil` once
+  /// the store went away: the result is then dropped), and closes its gate.
+  private static func apply<State: OperationTrackable>(
+    _ attempts: RunOutcome<State.Success>,
+    _ id: QueryRecordMachine.WorkID,
+    of record: QueryRecord<State>,
+    before: OperationStatus,
+    gate: YieldGate?,
+    store: QueryStore?,
+    writer: QueryValueWriter<State>?
+  ) -> (QueryWork.Outcome, QueryRecordMachine.Outcome) {
+    switch attempts {
     case .success(let value):
       // Fresh from this moment: read before the value shows, so no reader sees it stale.
-      let now = epoch.elapsed()
-      let returned = store.store?.fetchReturned(id, of: record)
+      let now = record.epoch.elapsed()
+      let returned = store?.fetchReturned(id, of: record)
       guard case .apply(let keepFetching) = returned?.action, let shared = returned?.value else {
         gate?.close()
         return (.success(value), .cancelled)
@@ -712,14 +731,14 @@ public final class QueryStore: Sendable {
       }
       shared.withLockReleasingReplaced { state in
         gate?.close()
-        Shared<State>.show(outcome, in: &state)
+        Shared<State>.show(attempts, in: &state)
         // With work following at once, the value stays fetching: no idle shows between the two.
         if keepFetching { state.operation.isFetching = true }
       }
       return (.success(value), .applied(at: now))
     case .cancelled:
-      let action = store.store?.fetchStopped(id, of: record, cancelled: true)
-      store.store?.borrow(record)?.withLockReleasingReplaced { state in
+      let action = store?.fetchStopped(id, of: record, cancelled: true)
+      store?.borrow(record)?.withLockReleasingReplaced { state in
         gate?.close()
         // With work following at once, a first load stays pending and fetching.
         if action == .apply(keepPending: true) { return }
@@ -728,10 +747,10 @@ public final class QueryStore: Sendable {
       }
       return (.failure(CancellationError()), .cancelled)
     case .failure(let error):
-      let action = store.store?.fetchStopped(id, of: record, cancelled: false)
-      store.store?.borrow(record)?.withLockReleasingReplaced { state in
+      let action = store?.fetchStopped(id, of: record, cancelled: false)
+      store?.borrow(record)?.withLockReleasingReplaced { state in
         gate?.close()
-        Shared<State>.show(outcome, in: &state)
+        Shared<State>.show(attempts, in: &state)
         if action == .apply(keepPending: true) { state.operation.isFetching = true }
       }
       return (.failure(error), .failed)
