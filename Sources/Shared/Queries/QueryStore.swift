@@ -36,8 +36,9 @@ public final class QueryStore: Sendable {
   }
 
   /// The registry whose queries these are; a query made without a holder gets its value there, so a later holder
-  /// of its key shares it.
-  private let owner: WeakRegistry
+  /// of its key shares it. Set once, as the registry is made (the registry makes its store before it can refer to
+  /// itself), before any other thread can see the store.
+  private let owner = Lock(WeakRegistry())
 
   private struct WeakRegistry: Sendable {
     weak var registry: SharedRegistry?
@@ -47,11 +48,16 @@ public final class QueryStore: Sendable {
   let settings = QueryStoreSettings()
 
   init(registry: SharedRegistry? = nil) {
-    owner = WeakRegistry(registry: registry)
+    if let registry { adopt(by: registry) }
+  }
+
+  /// Makes `registry` the one whose queries these are.
+  func adopt(by registry: SharedRegistry) {
+    owner.withLock { $0.registry = registry }
   }
 
   /// The registry whose queries these are, while it exists: a sleeping query wakes in it.
-  var registry: SharedRegistry? { owner.registry }
+  var registry: SharedRegistry? { owner.withLock { $0.registry } }
 
   /// The number of queries the store keeps.
   public var count: Int {
@@ -111,7 +117,7 @@ public final class QueryStore: Sendable {
     let effect = state.withLock { state -> QueryRecordEffect? in
       guard let record = state.root.node(at: key.parts)?.record else { return nil }
       state.bounds.use(record)
-      record.wakeIfSleeping(in: owner.registry, store: self)
+      record.wakeIfSleeping(in: registry, store: self)
       return record.refetch(store: self)
     }
     effect?()
@@ -222,7 +228,7 @@ public final class QueryStore: Sendable {
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
       record.touch()
       state.bounds.use(record)
-      record.wakeIfSleeping(in: owner.registry, store: self)
+      record.wakeIfSleeping(in: registry, store: self)
       return record.shared
     }
     guard let shared else { return false }
@@ -384,7 +390,7 @@ public final class QueryStore: Sendable {
     }
     if let found { return found }
     // Made through the registry, so that a holder that appears later shares this value.
-    let registry = owner.registry ?? SharedRegistry()
+    let registry = self.registry ?? SharedRegistry()
     let value = Shared<State>(reference: registry.reference(memoryOnly: query, defaultValue: { State() }))
     attach(query, holder: value, in: registry, asHolder: false)
     // The value is released here: the record keeps it.
@@ -430,7 +436,7 @@ public final class QueryStore: Sendable {
     let effect = state.withLock { state -> QueryRecordEffect in
       guard let record = Self.record(in: state, named: key, epoch: epoch, as: type) else { return .none }
       state.bounds.use(record)
-      record.wakeIfSleeping(in: owner.registry, store: self)
+      record.wakeIfSleeping(in: registry, store: self)
       return record.prefetch(now: now, store: self)
     }
     effect()
@@ -440,7 +446,7 @@ public final class QueryStore: Sendable {
   func cachedShared<State: OperationTrackable>(_ key: QueryKey, as type: State.Type) -> Shared<State>? {
     state.withLock { state in
       let record = Self.record(in: state, named: key, epoch: nil, as: type)
-      record?.wakeIfSleeping(in: owner.registry, store: self)
+      record?.wakeIfSleeping(in: registry, store: self)
       return record?.shared
     }
   }
@@ -454,7 +460,7 @@ public final class QueryStore: Sendable {
       var values: [(key: QueryKey, value: Shared<State>)] = []
       state.root.node(at: prefix.parts)?.visitRecords { record in
         guard let record = record as? QueryRecord<State> else { return }
-        record.wakeIfSleeping(in: owner.registry, store: self)
+        record.wakeIfSleeping(in: registry, store: self)
         values.append((record.key, record.shared))
       }
       return values
@@ -482,7 +488,7 @@ public final class QueryStore: Sendable {
       let answer = state.withLock { state -> QueryRecord<State>.ValueAnswer in
         guard let record = Self.record(in: state, named: key, epoch: epoch, as: State.self) else { return .gone }
         state.bounds.use(record)
-        record.wakeIfSleeping(in: owner.registry, store: self)
+        record.wakeIfSleeping(in: registry, store: self)
         return refetches
           ? record.refreshRequested(store: self)
           : record.valueRequested(now: now, accepting: acceptance, store: self)
@@ -521,7 +527,7 @@ public final class QueryStore: Sendable {
     let planned = state.withLock { state -> (QueryRecordMachine.WorkID, QueryWork, QueryRecordEffect)? in
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
       state.bounds.use(record)
-      record.wakeIfSleeping(in: owner.registry, store: self)
+      record.wakeIfSleeping(in: registry, store: self)
       return record.request(work, body: body, store: self)
     }
     guard let (id, work, effect) = planned else { return nil }
@@ -610,8 +616,9 @@ public final class QueryStore: Sendable {
   /// Performs the unit of work `id` of `record`: fetches with retries, writes the status and the value, and tells
   /// the record how it ended.
   ///
-  /// The store is held weakly and only for each step: a fetch that hangs keeps neither the store nor its other
-  /// queries alive (its own record, and the value that record keeps, stay until it ends). The record is reached
+  /// The store is held weakly and only for each step (the steps after the last attempt, none of which suspends,
+  /// share one reference): a fetch that hangs keeps neither the store nor its other queries alive (its own record,
+  /// and the value that record keeps, stay until it ends). The record is reached
   /// directly, not looked up by its key: one that left the store answers each step as a removed query (its machine
   /// runs no work). The value is borrowed from the record for each step only (an attempt, a write), never across a
   /// retry's wait, so that the record can tell at a retry point whether anyone else still holds it.
@@ -626,6 +633,7 @@ public final class QueryStore: Sendable {
   ) async {
     let result: QueryWork.Outcome
     let outcome: QueryRecordMachine.Outcome
+    let effect: QueryRecordEffect
     var settings: QueryStoreSettings?  // Set when a fetch ran: its hooks are called.
     let started: OperationStatus?
     if let before {
@@ -641,34 +649,38 @@ public final class QueryStore: Sendable {
     if let started {
       settings = store.store?.settings
       settings?.fetchStarted()
-      (result, outcome) = await fetchAndApply(
-        id, of: record, fetch: fetch, before: started, store: store, writer: writer)
+      // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the
+      // fetch's own result is written, so no yielded value lands after it. A fetcher with no context and no
+      // modifier around it cannot yield: it needs no gate.
+      let options = record.definition.options.operation
+      let gate = fetch.mayYield || !options.modifiers.isEmpty ? YieldGate() : nil
+      let attempts = await attempt(id, of: record, fetch: fetch, options: options, gate: gate, store: store)
+      // Nothing from here on suspends: one strong reference to the store serves every step (a reference taken and
+      // dropped per step is two atomic writes each, on a count the threads making holders share).
+      let strong = store.store
+      (result, outcome) = apply(attempts, id, of: record, before: started, gate: gate, store: strong, writer: writer)
       settings?.fetchEnded()
+      effect = strong?.finished(id, of: record, outcome: outcome) ?? .none
     } else {
       (result, outcome) = (.failure(CancellationError()), .cancelled)
+      effect = store.store?.finished(id, of: record, outcome: outcome) ?? .none
     }
-    let effect = store.store?.finished(id, of: record, outcome: outcome) ?? .none
     work.finish(result)
     effect()
     // The hooks run last, outside every lock: the callers and the work that follows do not wait for them.
     settings?.report(.query(record.key), result)
   }
 
-  private static func fetchAndApply<State: OperationTrackable>(
+  /// Runs the attempts of the fetch of `id` of `record`, with its retries.
+  private static func attempt<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     of record: QueryRecord<State>,
     fetch: QueryFetcher<State>,
-    before: OperationStatus,
-    store: WeakQueryStore,
-    writer: QueryValueWriter<State>?
-  ) async -> (QueryWork.Outcome, QueryRecordMachine.Outcome) {
-    let epoch = record.epoch
-    let options = record.definition.options.operation
-    // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the fetch's
-    // own result is written, so no yielded value lands after it. A fetcher with no context and no modifier around
-    // it cannot yield: it needs no gate.
-    let gate = fetch.mayYield || !options.modifiers.isEmpty ? YieldGate() : nil
-    let outcome = await AttemptLoop.run(
+    options: OperationOptions,
+    gate: YieldGate?,
+    store: WeakQueryStore
+  ) async -> RunOutcome<State.Success> {
+    await AttemptLoop.run(
       .contextual { context in
         // Borrowed for this attempt only: released before the retry point asks whether anyone else holds it.
         guard let shared = store.store?.borrow(record) else { throw CancellationError() }
@@ -697,11 +709,24 @@ public final class QueryStore: Sendable {
       onRetry: { attempt in
         store.store?.borrow(record)?.withLock { value in value.operation.retry(attempt) }
       })
-    switch outcome {
+  }
+
+  /// Writes how the attempts of the fetch of `id` of `record` ended, as its record decides (`store` is `nil` once
+  /// the store went away: the result is then dropped), and closes its gate.
+  private static func apply<State: OperationTrackable>(
+    _ attempts: RunOutcome<State.Success>,
+    _ id: QueryRecordMachine.WorkID,
+    of record: QueryRecord<State>,
+    before: OperationStatus,
+    gate: YieldGate?,
+    store: QueryStore?,
+    writer: QueryValueWriter<State>?
+  ) -> (QueryWork.Outcome, QueryRecordMachine.Outcome) {
+    switch attempts {
     case .success(let value):
       // Fresh from this moment: read before the value shows, so no reader sees it stale.
-      let now = epoch.elapsed()
-      let returned = store.store?.fetchReturned(id, of: record)
+      let now = record.epoch.elapsed()
+      let returned = store?.fetchReturned(id, of: record)
       guard case .apply(let keepFetching) = returned?.action, let shared = returned?.value else {
         gate?.close()
         return (.success(value), .cancelled)
@@ -712,14 +737,14 @@ public final class QueryStore: Sendable {
       }
       shared.withLockReleasingReplaced { state in
         gate?.close()
-        Shared<State>.show(outcome, in: &state)
+        Shared<State>.show(attempts, in: &state)
         // With work following at once, the value stays fetching: no idle shows between the two.
         if keepFetching { state.operation.isFetching = true }
       }
       return (.success(value), .applied(at: now))
     case .cancelled:
-      let action = store.store?.fetchStopped(id, of: record, cancelled: true)
-      store.store?.borrow(record)?.withLockReleasingReplaced { state in
+      let action = store?.fetchStopped(id, of: record, cancelled: true)
+      store?.borrow(record)?.withLockReleasingReplaced { state in
         gate?.close()
         // With work following at once, a first load stays pending and fetching.
         if action == .apply(keepPending: true) { return }
@@ -728,10 +753,10 @@ public final class QueryStore: Sendable {
       }
       return (.failure(CancellationError()), .cancelled)
     case .failure(let error):
-      let action = store.store?.fetchStopped(id, of: record, cancelled: false)
-      store.store?.borrow(record)?.withLockReleasingReplaced { state in
+      let action = store?.fetchStopped(id, of: record, cancelled: false)
+      store?.borrow(record)?.withLockReleasingReplaced { state in
         gate?.close()
-        Shared<State>.show(outcome, in: &state)
+        Shared<State>.show(attempts, in: &state)
         if action == .apply(keepPending: true) { state.operation.isFetching = true }
       }
       return (.failure(error), .failed)
