@@ -36,9 +36,8 @@ public final class QueryStore: Sendable {
   }
 
   /// The registry whose queries these are; a query made without a holder gets its value there, so a later holder
-  /// of its key shares it. Set once, as the registry is made (the registry makes its store before it can refer to
-  /// itself), before any other thread can see the store.
-  private let owner = Lock(WeakRegistry())
+  /// of its key shares it.
+  private let owner: WeakRegistry
 
   private struct WeakRegistry: Sendable {
     weak var registry: SharedRegistry?
@@ -48,16 +47,11 @@ public final class QueryStore: Sendable {
   let settings = QueryStoreSettings()
 
   init(registry: SharedRegistry? = nil) {
-    if let registry { adopt(by: registry) }
-  }
-
-  /// Makes `registry` the one whose queries these are.
-  func adopt(by registry: SharedRegistry) {
-    owner.withLock { $0.registry = registry }
+    owner = WeakRegistry(registry: registry)
   }
 
   /// The registry whose queries these are, while it exists: a sleeping query wakes in it.
-  var registry: SharedRegistry? { owner.withLock { $0.registry } }
+  var registry: SharedRegistry? { owner.registry }
 
   /// The number of queries the store keeps.
   public var count: Int {
@@ -117,7 +111,7 @@ public final class QueryStore: Sendable {
     let effect = state.withLock { state -> QueryRecordEffect? in
       guard let record = state.root.node(at: key.parts)?.record else { return nil }
       state.bounds.use(record)
-      record.wakeIfSleeping(in: registry, store: self)
+      record.wakeIfSleeping(in: owner.registry, store: self)
       return record.refetch(store: self)
     }
     effect?()
@@ -228,7 +222,7 @@ public final class QueryStore: Sendable {
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
       record.touch()
       state.bounds.use(record)
-      record.wakeIfSleeping(in: registry, store: self)
+      record.wakeIfSleeping(in: owner.registry, store: self)
       return record.shared
     }
     guard let shared else { return false }
@@ -390,7 +384,7 @@ public final class QueryStore: Sendable {
     }
     if let found { return found }
     // Made through the registry, so that a holder that appears later shares this value.
-    let registry = self.registry ?? SharedRegistry()
+    let registry = owner.registry ?? SharedRegistry()
     let value = Shared<State>(reference: registry.reference(memoryOnly: query, defaultValue: { State() }))
     attach(query, holder: value, in: registry, asHolder: false)
     // The value is released here: the record keeps it.
@@ -436,7 +430,7 @@ public final class QueryStore: Sendable {
     let effect = state.withLock { state -> QueryRecordEffect in
       guard let record = Self.record(in: state, named: key, epoch: epoch, as: type) else { return .none }
       state.bounds.use(record)
-      record.wakeIfSleeping(in: registry, store: self)
+      record.wakeIfSleeping(in: owner.registry, store: self)
       return record.prefetch(now: now, store: self)
     }
     effect()
@@ -446,7 +440,7 @@ public final class QueryStore: Sendable {
   func cachedShared<State: OperationTrackable>(_ key: QueryKey, as type: State.Type) -> Shared<State>? {
     state.withLock { state in
       let record = Self.record(in: state, named: key, epoch: nil, as: type)
-      record?.wakeIfSleeping(in: registry, store: self)
+      record?.wakeIfSleeping(in: owner.registry, store: self)
       return record?.shared
     }
   }
@@ -460,7 +454,7 @@ public final class QueryStore: Sendable {
       var values: [(key: QueryKey, value: Shared<State>)] = []
       state.root.node(at: prefix.parts)?.visitRecords { record in
         guard let record = record as? QueryRecord<State> else { return }
-        record.wakeIfSleeping(in: registry, store: self)
+        record.wakeIfSleeping(in: owner.registry, store: self)
         values.append((record.key, record.shared))
       }
       return values
@@ -488,7 +482,7 @@ public final class QueryStore: Sendable {
       let answer = state.withLock { state -> QueryRecord<State>.ValueAnswer in
         guard let record = Self.record(in: state, named: key, epoch: epoch, as: State.self) else { return .gone }
         state.bounds.use(record)
-        record.wakeIfSleeping(in: registry, store: self)
+        record.wakeIfSleeping(in: owner.registry, store: self)
         return refetches
           ? record.refreshRequested(store: self)
           : record.valueRequested(now: now, accepting: acceptance, store: self)
@@ -527,7 +521,7 @@ public final class QueryStore: Sendable {
     let planned = state.withLock { state -> (QueryRecordMachine.WorkID, QueryWork, QueryRecordEffect)? in
       guard let record = state.root.node(at: key.parts)?.record as? QueryRecord<State> else { return nil }
       state.bounds.use(record)
-      record.wakeIfSleeping(in: registry, store: self)
+      record.wakeIfSleeping(in: owner.registry, store: self)
       return record.request(work, body: body, store: self)
     }
     guard let (id, work, effect) = planned else { return nil }

@@ -23,16 +23,10 @@ public final class SharedRegistry: Sendable {
 
   @usableFromInline
   let state = Lock(RegistryState())
-  /// The queries of this registry.
-  ///
-  /// Made with the registry: every holder of a query reaches it, and a stored constant costs it no lock and no
-  /// reference count.
-  public let queries = QueryStore()
+  private let queryStore = Lock<QueryStore?>(nil)
 
   /// Creates an empty registry.
-  public init() {
-    queries.adopt(by: self)
-  }
+  public init() {}
 
   /// The number of keys whose values are alive.
   public var count: Int {
@@ -180,6 +174,16 @@ public final class SharedRegistry: Sendable {
       return true
     }
     if isNew { FileHandle.standardError.write(Data("warning: \(diagnostic)\n".utf8)) }
+  }
+
+  /// The queries of this registry.
+  public var queries: QueryStore {
+    queryStore.withLock { store in
+      if let store { return store }
+      let made = QueryStore(registry: self)
+      store = made
+      return made
+    }
   }
 
   /// Removes the entry of a root that went away, unless a newer root took its place.
