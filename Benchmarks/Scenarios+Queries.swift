@@ -31,7 +31,8 @@ actor QueryCache {
   }
 
   /// The first holders of `count` new query keys (the fetch each starts is constant and settles at once):
-  /// nanoseconds per new key. The keys are removed afterwards, once their fetches settled (not timed).
+  /// nanoseconds per new key. Afterwards (not timed) each holder waits for its value and the keys are removed; the
+  /// last steps of the last fetches (after their values were written) may still be ending as the next call starts.
   func newKeys(_ count: Int) async -> Double {
     let keys = (0..<count).map { QueryKey(["items", added + $0]) }
     added += count

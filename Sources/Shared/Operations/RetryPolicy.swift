@@ -90,7 +90,7 @@ public struct RetryPolicy: Sendable {
   @inlinable
   public static var none: RetryPolicy { noRetries }
 
-  /// The one policy ``none`` returns: an operation run with default options allocates no identity for its policy.
+  /// The one policy ``none`` returns: every run and query with default options shares it, and so its identity.
   @usableFromInline static let noRetries = RetryPolicy(retries: 0)
 
   /// Retries `retries` times, waiting `delay` before each.

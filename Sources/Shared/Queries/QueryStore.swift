@@ -610,12 +610,12 @@ public final class QueryStore: Sendable {
   /// Performs the unit of work `id` of `record`: fetches with retries, writes the status and the value, and tells
   /// the record how it ended.
   ///
-  /// The store is held weakly and only for each step (the steps after the last attempt, none of which suspends,
-  /// share one reference): a fetch that hangs keeps neither the store nor its other queries alive (its own record,
-  /// and the value that record keeps, stay until it ends). The record is reached
-  /// directly, not looked up by its key: one that left the store answers each step as a removed query (its machine
-  /// runs no work). The value is borrowed from the record for each step only (an attempt, a write), never across a
-  /// retry's wait, so that the record can tell at a retry point whether anyone else still holds it.
+  /// The store is held weakly and only for each step (the steps after the last attempt, none of which suspends, share
+  /// one reference): a fetch that hangs keeps neither the store nor its other queries alive (its own record, and the
+  /// value that record keeps, stay until it ends). The record is reached directly, not looked up by its key: one that
+  /// left the store answers each step as a removed query (its machine runs no work). The value is borrowed from the
+  /// record for each step only (an attempt, a write), never across a retry's wait, so that the record can tell at a
+  /// retry point whether anyone else still holds it.
   static func execute<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     of record: QueryRecord<State>,

@@ -47,8 +47,9 @@ struct RegistryState: ~Copyable {
     for id: ID,
     generation: UInt64
   ) -> Lookup<Value> {
-    // Nothing at all was inserted since the reservation found `id` missing (removals add nothing): no need to look
-    // again. Generations only grow, so an insertion since then recorded at least `generation`.
+    // Generations only grow, so an insertion since the reservation recorded at least `generation`: then another
+    // value may have come for `id`, and it is looked up again. Otherwise nothing at all was inserted since `id` was
+    // found missing (removals add nothing), and the lookup is skipped.
     if lastInsertion >= generation {
       let existing = lookup(id, as: Value.self)
       guard case .missing = existing else { return existing }

@@ -19,6 +19,41 @@ private struct Logging: OperationModifier {
   }
 }
 
+/// Yields `early` before each attempt's work, then holds the attempt at `gate`.
+private struct YieldingFirst: OperationModifier {
+  let early: Int
+  let gate: Gate
+
+  func run<Success: Sendable>(
+    context: OperationContext<Success>,
+    next: (OperationContext<Success>) async throws -> Success
+  ) async throws -> Success {
+    if let early = early as? Success { context.yield(early) }
+    await gate.wait()
+    return try await next(context)
+  }
+}
+
+/// Leaves a task behind that yields `late` once `release` opens, after the attempt returned; opens `yielded` then.
+private struct YieldingLate: OperationModifier {
+  let late: Int
+  let release: Gate
+  let yielded: Gate
+
+  func run<Success: Sendable>(
+    context: OperationContext<Success>,
+    next: (OperationContext<Success>) async throws -> Success
+  ) async throws -> Success {
+    let (late, release, yielded) = (late, release, yielded)
+    Task {
+      await release.wait()
+      if let late = late as? Success { context.yield(late) }
+      yielded.open()
+    }
+    return try await next(context)
+  }
+}
+
 private typealias Article = RunningOperationsArticle
 
 /// The session's token: expired until refreshed to `fresh`.
@@ -170,6 +205,33 @@ private final class TokenStore: Article.TokenRefreshing {
     await waitUntil { held.wrappedValue.status == .success }
     #expect(held.wrappedValue.value == 3)
     #expect(log.elements == ["fetch enter 1", "fetcher", "fetch exit 1"])
+  }
+
+  @Test func aModifierYieldsAroundAFetcherThatTakesNoContext() async {
+    // The fetcher cannot yield; its modifier can, so the fetch still shows what it yields.
+    let gate = Gate()
+    let options = QueryOptions(
+      gcTime: .seconds(60), operation: .modifier(YieldingFirst(early: 1, gate: gate)).clock(ManualClock()))
+    let held = Shared(wrappedValue: OperationState<Int>(), .query(["yielded by a modifier"], options: options) { 3 })
+    await waitUntil { held.wrappedValue.value == 1 }
+    #expect(held.wrappedValue.status == .pending)
+    gate.open()
+    await waitUntil { held.wrappedValue.status == .success }
+    #expect(held.wrappedValue.value == 3)
+  }
+
+  @Test func aValueAModifierYieldsAfterTheFetchEndedDoesNotLand() async {
+    let release = Gate()
+    let yielded = Gate()
+    let options = QueryOptions(
+      gcTime: .seconds(60),
+      operation: .modifier(YieldingLate(late: 99, release: release, yielded: yielded)).clock(ManualClock()))
+    let held = Shared(wrappedValue: OperationState<Int>(), .query(["yielded late"], options: options) { 3 })
+    await waitUntil { held.wrappedValue.status == .success }
+    release.open()
+    await yielded.wait()
+    #expect(held.wrappedValue.value == 3)
+    #expect(held.wrappedValue.status == .success)
   }
 
   @Test func aMutationRunsThroughItsModifiers() async throws {

@@ -62,6 +62,50 @@ import Testing
     #expect(found === existing)
   }
 
+  @Test func aValueOfAnotherTypeKeptSinceTheReservationIsAMismatch() {
+    var state = RegistryState()
+    guard case .missing(let generation) = reserve("post", in: &state) else {
+      Issue.record("an empty registry has no value")
+      return
+    }
+    // Another holder, of a `String` value under the same key, reserves and keeps its value first.
+    let other = ReactiveBox("title")
+    let otherGeneration = state.takeGeneration()
+    _ = state.insertIfMissing(
+      Shared<String>.Reference.box(other), isPermanent: false, for: "post", generation: otherGeneration)
+    let outcome = state.insertIfMissing(
+      Shared<Int>.Reference.box(ReactiveBox(1)), isPermanent: false, for: "post", generation: generation)
+    guard case .mismatch(let existing, let object) = outcome else {
+      Issue.record("the later maker replaced a live value of another type: \(outcome)")
+      return
+    }
+    #expect(ObjectIdentifier(existing) == ObjectIdentifier(String.self))
+    #expect(ObjectIdentifier(object) == ObjectIdentifier(other))
+  }
+
+  @Test func aValueWhoseHoldersAllWentIsReplacedByTheNextMaker() {
+    var state = RegistryState()
+    keepAndDrop("post", in: &state)
+    // The entry's object is gone: the key reads as missing, and the next maker's value is kept.
+    guard case .missing(let generation) = reserve("post", in: &state) else {
+      Issue.record("a value nobody holds was found")
+      return
+    }
+    let next = ReactiveBox(2)
+    let outcome: RegistryState.Lookup<Int> = state.insertIfMissing(
+      Shared<Int>.Reference.box(next), isPermanent: false, for: "post", generation: generation)
+    guard case .found(.box(let kept)) = outcome else {
+      Issue.record("the next maker's value was not kept")
+      return
+    }
+    #expect(kept === next)
+    guard case .found(.box(let found)) = state.lookup("post", as: Int.self) else {
+      Issue.record("the kept value is not registered")
+      return
+    }
+    #expect(found === next)
+  }
+
   /// Runs `ordering` with maker `n` making the value of `keys[n]`, and checks what each maker ends with.
   private func check(_ ordering: [Step], keys: [String]) {
     var state = RegistryState()
@@ -106,6 +150,13 @@ import Testing
       #expect(registered === made[winner], "registered value of \(key) in \(ordering)")
     }
     withExtendedLifetime(made) {}
+  }
+
+  /// Keeps a value for `key` and lets it go, leaving its entry behind.
+  private func keepAndDrop(_ key: String, in state: inout RegistryState) {
+    let gone = ReactiveBox(0)
+    let generation = state.takeGeneration()
+    _ = state.insertIfMissing(Shared<Int>.Reference.box(gone), isPermanent: false, for: key, generation: generation)
   }
 
   /// A holder's first step: the value of `key`, or a reservation when it is missing.
