@@ -21,11 +21,7 @@ actor QueryCache {
       let held = (0..<cached).map { id in
         Shared(wrappedValue: OperationState<Int>(), .query(["cached", id], options: options) { 1 })
       }
-      if fetches {
-        for holder in held {
-          for await state in holder.values where state.status.isSuccess { break }
-        }
-      }
+      if fetches { await awaitValues(of: held) }
       return held
     }
   }
@@ -47,15 +43,18 @@ actor QueryCache {
         holders.append(Shared(wrappedValue: OperationState<Int>(), .query(key, options: options) { 1 }))
       }
       let elapsed = Double(now() - start) / Double(count)
-      if fetches {
-        for holder in holders {
-          for await state in holder.values where state.status.isSuccess { break }
-        }
-      }
+      if fetches { await awaitValues(of: holders) }
       holders.removeAll()
       registry.queries.remove(.prefix(["items"]))
       return elapsed
     }
+  }
+}
+
+/// Returns once each of `holders` shows a fetched value.
+private func awaitValues(of holders: [Shared<OperationState<Int>>]) async {
+  for holder in holders {
+    for await state in holder.values where state.status.isSuccess { break }
   }
 }
 
@@ -106,9 +105,7 @@ func invalidate100Of10k() async -> Double {
         holders.append(Shared(wrappedValue: OperationState<Int>(), .query(key, options: options) { 1 }))
       }
     }
-    for holder in holders {
-      for await state in holder.values where state.status.isSuccess { break }
-    }
+    await awaitValues(of: holders)
     holders.removeAll()
     let rounds = 200
     let start = now()

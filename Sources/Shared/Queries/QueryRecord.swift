@@ -534,7 +534,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     writer: QueryValueWriter<State>? = nil
   ) -> (work: QueryWork?, effect: QueryRecordEffect) {
     // Work on a query that sleeps (a refetch of a query nobody holds, asked for by the app) needs its box. Asked
-    // untyped first: most work starts on a query in use, and the generic check looks up the value's type.
+    // before the store's registry is read (a weak reference): most work starts on a query in use.
     if storedRoot == nil { wakeIfSleeping(in: store.registry, store: store) }
     let work = QueryWork()
     works.insert(work, for: id)

@@ -579,13 +579,14 @@ public final class QueryStore: Sendable {
     state.withLock { _ in record.borrowed }
   }
 
-  /// The fetch of `id` of `record` failed or was cancelled: whether work follows at once.
+  /// The fetch of `id` of `record` failed or was cancelled: whether work follows at once, and the value to write its
+  /// end into, borrowed in the same lock.
   private func fetchStopped<State: OperationTrackable>(
     _ id: QueryRecordMachine.WorkID,
     of record: QueryRecord<State>,
     cancelled: Bool
-  ) -> QueryRecordMachine.ReturnAction {
-    state.withLock { _ in record.fetchStopped(id, cancelled: cancelled) }
+  ) -> (action: QueryRecordMachine.ReturnAction, value: Shared<State>?) {
+    state.withLock { _ in (record.fetchStopped(id, cancelled: cancelled), record.borrowed) }
   }
 
   /// An attempt of the fetch of `id` of `record` failed and a retry is due: whether anyone still needs it. Call
@@ -725,20 +726,16 @@ public final class QueryStore: Sendable {
         gate?.close()
         return (.success(value), .cancelled)
       }
+      // A holder's fetch writes through the same code, specialized where the holder was made.
       if let writer {
         writer.showSuccess(shared, value, keepFetching, gate)
-        return (.success(value), .applied(at: now))
-      }
-      shared.withLockReleasingReplaced { state in
-        gate?.close()
-        Shared<State>.show(attempts, in: &state)
-        // With work following at once, the value stays fetching: no idle shows between the two.
-        if keepFetching { state.operation.isFetching = true }
+      } else {
+        showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate)
       }
       return (.success(value), .applied(at: now))
     case .cancelled:
-      let action = store?.fetchStopped(id, of: record, cancelled: true)
-      store?.borrow(record)?.withLockReleasingReplaced { state in
+      let (action, shared) = store?.fetchStopped(id, of: record, cancelled: true) ?? (.discard, nil)
+      shared?.withLockReleasingReplaced { state in
         gate?.close()
         // With work following at once, a first load stays pending and fetching.
         if action == .apply(keepPending: true) { return }
@@ -747,8 +744,8 @@ public final class QueryStore: Sendable {
       }
       return (.failure(CancellationError()), .cancelled)
     case .failure(let error):
-      let action = store?.fetchStopped(id, of: record, cancelled: false)
-      store?.borrow(record)?.withLockReleasingReplaced { state in
+      let (action, shared) = store?.fetchStopped(id, of: record, cancelled: false) ?? (.discard, nil)
+      shared?.withLockReleasingReplaced { state in
         gate?.close()
         Shared<State>.show(attempts, in: &state)
         if action == .apply(keepPending: true) { state.operation.isFetching = true }
@@ -766,6 +763,22 @@ public final class QueryStore: Sendable {
       let before = value.operation.status == .pending ? .idle : value.operation.status
       value.operation.beginFetch()
       return before
+    }
+  }
+
+  /// Writes a fetched value, closing the fetch's gate (if it can yield) in the same step; the value stays fetching
+  /// when work follows at once (`keepFetching`), so no idle shows between the two.
+  @inlinable
+  static func showSuccess<State: OperationTrackable>(
+    _ value: State.Success,
+    in shared: Shared<State>,
+    keepFetching: Bool,
+    closing gate: YieldGate?
+  ) {
+    shared.withLockReleasingReplaced { state in
+      gate?.close()
+      Shared<State>.show(.success(value), in: &state)
+      if keepFetching { state.operation.isFetching = true }
     }
   }
 

@@ -9,8 +9,7 @@
 struct QueryValueWriter<State: OperationTrackable>: Sendable {
   /// Shows a fetch starting (see ``QueryStore/markPending(_:)``); returns the status to restore if it is cancelled.
   @usableFromInline let markPending: @Sendable (Shared<State>) -> OperationStatus
-  /// Writes a fetched value, closing the fetch's gate (if it can yield) in the same step; the value stays fetching
-  /// when work follows at once (`keepFetching`).
+  /// Writes a fetched value (see ``QueryStore/showSuccess(_:in:keepFetching:closing:)``).
   @usableFromInline let showSuccess: @Sendable (Shared<State>, State.Success, _ keepFetching: Bool, YieldGate?) -> Void
 
   /// The writes, specialized where this is called.
@@ -18,12 +17,7 @@ struct QueryValueWriter<State: OperationTrackable>: Sendable {
   init() {
     markPending = { shared in QueryStore.markPending(shared) }
     showSuccess = { shared, value, keepFetching, gate in
-      shared.withLockReleasingReplaced { state in
-        gate?.close()
-        Shared<State>.show(.success(value), in: &state)
-        // With work following at once, the value stays fetching: no idle shows between the two.
-        if keepFetching { state.operation.isFetching = true }
-      }
+      QueryStore.showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate)
     }
   }
 }

@@ -38,6 +38,15 @@ struct RegistryState: ~Copyable {
     return .found(.root(unsafeDowncast(object, to: SharedRoot<Value>.self)))
   }
 
+  /// The value of `id`, or, when it is missing, the generation reserved for the value a holder is about to make
+  /// (kept by ``insertIfMissing(_:isPermanent:for:generation:)``).
+  @inlinable
+  mutating func reserve<ID: Hashable, Value: Sendable>(_ id: ID, as type: Value.Type) -> Lookup<Value> {
+    let found = lookup(id, as: type)
+    guard case .missing = found else { return found }
+    return .missing(generation: takeGeneration())
+  }
+
   /// Keeps `reference`, made for `id` after a lookup found it missing and reserved `generation`, unless another
   /// value was inserted for `id` since: then that one (or the mismatch it is) is the answer.
   @inlinable

@@ -112,11 +112,7 @@ public final class SharedRegistry: Sendable {
     create: (Key.Value, Registration?) -> Shared<Key.Value>.Reference
   ) -> Shared<Key.Value>.Reference {
     let id = key.id
-    let first = state.withLock { state -> RegistryState.Lookup<Key.Value> in
-      let found = state.lookup(id, as: Key.Value.self)
-      guard case .missing = found else { return found }
-      return .missing(generation: state.takeGeneration())
-    }
+    let first = state.withLock { $0.reserve(id, as: Key.Value.self) }
     let generation: UInt64
     switch first {
     case .found(let root):

@@ -49,13 +49,13 @@ import Testing
   @Test func aValueKeptBeforeTheReservationIsFoundByIt() {
     var state = RegistryState()
     let existing = ReactiveBox(1)
-    guard case .missing(let generation) = reserve("post", in: &state) else {
+    guard case .missing(let generation) = state.reserve("post", as: Int.self) else {
       Issue.record("an empty registry has no value")
       return
     }
     _ = state.insertIfMissing(
       Shared<Int>.Reference.box(existing), isPermanent: false, for: "post", generation: generation)
-    guard case .found(.box(let found)) = reserve("post", in: &state) else {
+    guard case .found(.box(let found)) = state.reserve("post", as: Int.self) else {
       Issue.record("the kept value was not found")
       return
     }
@@ -64,7 +64,7 @@ import Testing
 
   @Test func aValueOfAnotherTypeKeptSinceTheReservationIsAMismatch() {
     var state = RegistryState()
-    guard case .missing(let generation) = reserve("post", in: &state) else {
+    guard case .missing(let generation) = state.reserve("post", as: Int.self) else {
       Issue.record("an empty registry has no value")
       return
     }
@@ -87,7 +87,7 @@ import Testing
     var state = RegistryState()
     keepAndDrop("post", in: &state)
     // The entry's object is gone: the key reads as missing, and the next maker's value is kept.
-    guard case .missing(let generation) = reserve("post", in: &state) else {
+    guard case .missing(let generation) = state.reserve("post", as: Int.self) else {
       Issue.record("a value nobody holds was found")
       return
     }
@@ -116,7 +116,7 @@ import Testing
     for step in ordering {
       switch step {
       case .reserve(let maker):
-        reservations[maker] = reserve(keys[maker], in: &state)
+        reservations[maker] = state.reserve(keys[maker], as: Int.self)
       case .keep(let maker):
         switch reservations[maker] {
         case .found(.box(let box)):
@@ -157,12 +157,5 @@ import Testing
     let gone = ReactiveBox(0)
     let generation = state.takeGeneration()
     _ = state.insertIfMissing(Shared<Int>.Reference.box(gone), isPermanent: false, for: key, generation: generation)
-  }
-
-  /// A holder's first step: the value of `key`, or a reservation when it is missing.
-  private func reserve(_ key: String, in state: inout RegistryState) -> RegistryState.Lookup<Int> {
-    let found = state.lookup(key, as: Int.self)
-    guard case .missing = found else { return found }
-    return .missing(generation: state.takeGeneration())
   }
 }
