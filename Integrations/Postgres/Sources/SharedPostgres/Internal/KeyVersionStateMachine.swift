@@ -59,9 +59,9 @@ struct KeyVersionStateMachine: Sendable {
   }
 
   /// Another instance announced `change`; `heardAt` is the count of rows made again when it was heard (`.max`,
-  /// the default, for a caller that does not count them). One heard before this key's row was found made again may be of the old row, whose
-  /// versions are not comparable with the new row's: its value is dropped, and the row is read instead (the read
-  /// decides by the row's version).
+  /// the default, for a caller that does not count them). One heard before this key's row was found made again may
+  /// be of the old row, whose versions are not comparable with the new row's: its value is dropped, and the row is
+  /// read instead (the read decides by the row's version).
   mutating func notified(_ change: StoredChange, heardAt: UInt64 = .max) -> NotificationAction {
     guard change.version > knownVersion else { return .ignore }
     let change = heardAt < recreatedAt ? StoredChange(version: change.version, json: nil) : change
@@ -161,7 +161,8 @@ struct KeyVersionStateMachine: Sendable {
 
   enum HeldChangeAction: Sendable, Equatable {
     case none
-    /// A change heard during the save is newer than what the save wrote: hear it again.
+    /// A change held while a save or a load ran (the last of them just ended) is newer than what this instance
+    /// knows: hear it again.
     case redeliver(StoredChange)
   }
 
