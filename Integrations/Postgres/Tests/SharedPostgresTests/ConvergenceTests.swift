@@ -171,9 +171,7 @@ extension ServerTests {
       try await TestDatabase.writeAsAnotherInstance(markerKey, 1, version: 1)
       try await waitUntil("the marker to be decided") { landingGate.reached }
       try await TestDatabase.announceAsAnotherInstance(key, Flags(limit: 50), version: 5)
-      try await TestDatabase.withConnection { connection in
-        try await connection.query("DELETE FROM shared_values WHERE id = \(key)", logger: Logger(label: "tests"))
-      }
+      try await TestDatabase.deleteRow(key)
       try await TestDatabase.writeSilentlyAsAnotherInstance(key, Flags(limit: 10), version: 1)
       let readGate = Gate()
       database.core.afterLoadRead.withLock { $0 = { await readGate.pass() } }

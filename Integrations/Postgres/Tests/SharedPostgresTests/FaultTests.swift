@@ -210,15 +210,7 @@ extension ServerTests {
         marks.withLock { _ = $0.insert("program") }
       }
       // Another instance writes version 2 and announces it.
-      let remote = String(decoding: try JSONEncoder().encode(Set(["remote"])), as: UTF8.self)
-      let payload = "2 elsewhere \(key.utf8.count) \(key)\(remote)"
-      try await TestDatabase.withConnection { connection in
-        try await connection.query(
-          "UPDATE shared_values SET value = \(remote), version = 2, writer = 'elsewhere' WHERE id = \(key)",
-          logger: Logger(label: "tests"))
-        try await connection.query(
-          "SELECT pg_notify('shared_values', \(payload))::text", logger: Logger(label: "tests"))
-      }
+      try await TestDatabase.writeAsAnotherInstance(key, Set(["remote"]), version: 2)
       do {
         try await waitUntil("the merge") { duringMerge.ran }
         try await waitUntil("the failed save") { marks.saveError != nil }
