@@ -120,7 +120,7 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
       guard let current = context.currentValue else { return false }
       return conflicts.isEqual(current, merged)
     }
-    if let hook = database.core.afterWriteReturned.withLock({ $0 }) { await hook() }
+    await database.core.runHook(\.afterWriteReturned)
     return stored
   }
 

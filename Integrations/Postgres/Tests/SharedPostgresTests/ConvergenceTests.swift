@@ -21,7 +21,7 @@ extension ServerTests {
       try await flags.load()
       try await marker.load()
       let gate = Gate()
-      database.core.beforeLanding.withLock { $0 = { await gate.pass() } }
+      database.core.testHooks.withLock { $0.beforeLanding = { await gate.pass() } }
       try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 5), version: 1)
       try await waitUntil("the other instance's change to be decided") { gate.reached }
 
@@ -53,8 +53,8 @@ extension ServerTests {
       let step = Mutex(0)
       // Once this instance's write committed (version 1), another instance writes version 2; the marker's change
       // landing after it shows it was heard (and held: the save runs).
-      database.core.afterWriteCommitted.withLock {
-        $0 = {
+      database.core.testHooks.withLock {
+        $0.afterWriteCommitted = {
           guard step.withLock({ $0 == 0 }) else { return }
           try? await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 2), version: 2)
           try? await TestDatabase.writeAsAnotherInstance(markerKey, 1, version: 1)
@@ -64,8 +64,8 @@ extension ServerTests {
       }
       // The write returned (the held change is heard again now); before the save returns to the framework, wait
       // until that has been decided: the next marker lands after it.
-      database.core.afterWriteReturned.withLock {
-        $0 = {
+      database.core.testHooks.withLock {
+        $0.afterWriteReturned = {
           guard step.withLock({ $0 == 1 }) else { return }
           try? await TestDatabase.writeAsAnotherInstance(markerKey, 2, version: 2)
           try? await waitForValue(marker, "the second marker") { $0 == 2 }
@@ -97,7 +97,7 @@ extension ServerTests {
       try await waitForValue(flags, "version 5") { $0.limit == 5 }
 
       let readGate = Gate()
-      database.core.beforeLoadRead.withLock { $0 = { await readGate.pass() } }
+      database.core.testHooks.withLock { $0.beforeLoadRead = { await readGate.pass() } }
       let loading = Task { try await flags.load() }
       try await waitUntil("the load to begin") { readGate.reached }
       try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 6), version: 6)
@@ -129,9 +129,9 @@ extension ServerTests {
       try await marker.load()
       try await database.waitUntilListening()
       let saveGate = Gate()
-      database.core.beforeSaveStarted.withLock { $0 = { await saveGate.pass() } }
+      database.core.testHooks.withLock { $0.beforeSaveStarted = { await saveGate.pass() } }
       let landingGate = Gate()
-      database.core.beforeLanding.withLock { $0 = { await landingGate.pass() } }
+      database.core.testHooks.withLock { $0.beforeLanding = { await landingGate.pass() } }
       try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 5), version: 5)
       try await waitUntil("version 5 to be decided") { landingGate.reached }
       flags.withLock { $0.limit = 9 }
@@ -167,14 +167,14 @@ extension ServerTests {
 
       // The applying loop waits on the marker's change while the old row's version 5 is announced behind it.
       let landingGate = Gate()
-      database.core.beforeLanding.withLock { $0 = { await landingGate.pass() } }
+      database.core.testHooks.withLock { $0.beforeLanding = { await landingGate.pass() } }
       try await TestDatabase.writeAsAnotherInstance(markerKey, 1, version: 1)
       try await waitUntil("the marker to be decided") { landingGate.reached }
       try await TestDatabase.announceAsAnotherInstance(key, Flags(limit: 50), version: 5)
       try await TestDatabase.deleteRow(key)
       try await TestDatabase.writeSilentlyAsAnotherInstance(key, Flags(limit: 10), version: 1)
       let readGate = Gate()
-      database.core.afterLoadRead.withLock { $0 = { await readGate.pass() } }
+      database.core.testHooks.withLock { $0.afterLoadRead = { await readGate.pass() } }
       let loading = Task { try await flags.load() }
       try await waitUntil("the load to find the row made again") { readGate.reached }
       readGate.open()

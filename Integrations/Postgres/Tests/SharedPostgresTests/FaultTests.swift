@@ -96,8 +96,8 @@ extension ServerTests {
         throw TimedOut(what: "the read/write connection's process id")
       }
       let dropped = Mutex(false)
-      database.core.beforeWriteStatement.withLock {
-        $0 = {
+      database.core.testHooks.withLock {
+        $0.beforeWriteStatement = {
           guard
             dropped.withLock({ done in
               defer { done = true }
@@ -175,7 +175,7 @@ extension ServerTests {
       // On reconnect the failed save is written again; once it committed, the program changes the value.
       let duringWrite = OneShot()
       duringWrite.arm { flags.withLock { $0.note = "program" } }
-      database.core.afterWriteCommitted.withLock { $0 = { duringWrite.run() } }
+      database.core.testHooks.withLock { $0.afterWriteCommitted = { duringWrite.run() } }
       try Self.server("SHARED_POSTGRES_START")
 
       try await waitUntil("the write again") { duringWrite.ran }

@@ -187,7 +187,7 @@ extension ServerTests {
           logger: Logger(label: "tests"))
       }
       let gate = Gate()
-      database.core.afterLoadRead.withLock { $0 = { await gate.pass() } }
+      database.core.testHooks.withLock { $0.afterLoadRead = { await gate.pass() } }
       let union: PostgresConflictPolicy<Set<String>> = .merge { $0.union($1) }
       let online = Shared(wrappedValue: Set<String>(), .postgres(key, in: database, conflicts: union))
       // The load has read version 5 and waits; the program changes the value before the load applies it.

@@ -22,20 +22,8 @@ final class DatabaseCore: Sendable {
   private let state = Mutex(State())
   private let deliveries: AsyncStream<Delivery>.Continuation
   private let deliveryStream: Mutex<AsyncStream<Delivery>?>
-  /// For tests: runs when a load begins, before it reads its row.
-  let beforeLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
-  /// For tests: runs after a load read its row, before the key applies it.
-  let afterLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
-  /// For tests: runs after a write committed, before its result is applied.
-  let afterWriteCommitted = Mutex<(@Sendable () async -> Void)?>(nil)
-  /// For tests: runs after a save's write returned, before the save returns to the framework.
-  let afterWriteReturned = Mutex<(@Sendable () async -> Void)?>(nil)
-  /// For tests: runs when a save begins, before this instance counts it as running.
-  let beforeSaveStarted = Mutex<(@Sendable () async -> Void)?>(nil)
-  /// For tests: runs with the read/write connection taken, before a write's statement is sent on it.
-  let beforeWriteStatement = Mutex<(@Sendable () async -> Void)?>(nil)
-  /// For tests: runs after another instance's change was decided to go to memory, before it lands there.
-  let beforeLanding = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// For tests: code run at points of a load, a save or a landing (``runHook(_:)``); all empty otherwise.
+  let testHooks = Mutex(TestHooks())
   /// Values from the store land in memory one at a time: another instance's changes and loads.
   private let landing = AsyncSemaphore()
 
@@ -53,6 +41,25 @@ final class DatabaseCore: Sendable {
     var tasks: [Task<Void, Never>] = []
     /// The task that writes failed saves again, while some are left.
     var retrying: Task<Void, Never>?
+  }
+
+  /// Code the tests run at points of a load, a save or a landing, to hold them there or act meanwhile.
+  struct TestHooks: Sendable {
+    typealias Hook = @Sendable () async -> Void
+    /// Runs when a load begins, before it reads its row.
+    var beforeLoadRead: Hook?
+    /// Runs after a load read its row, before the key applies it.
+    var afterLoadRead: Hook?
+    /// Runs after a write committed, before its result is applied.
+    var afterWriteCommitted: Hook?
+    /// Runs after a save's write returned, before the save returns to the framework.
+    var afterWriteReturned: Hook?
+    /// Runs when a save begins, before this instance counts it as running.
+    var beforeSaveStarted: Hook?
+    /// Runs with the read/write connection taken, before a write's statement is sent on it.
+    var beforeWriteStatement: Hook?
+    /// Runs after another instance's change was decided to go to memory, before it lands there.
+    var beforeLanding: Hook?
   }
 
   private struct KeyEntry {
@@ -259,7 +266,7 @@ final class DatabaseCore: Sendable {
     guard case .apply(let change) = action else { return }
     // A change the program makes from now on keeps memory: it is saved over this version.
     let heard = holdersHearing(key)
-    if let hook = beforeLanding.withLock({ $0 }) { await hook() }
+    await runHook(\.beforeLanding)
     if let json = change.json {
       await land(key, version: change.version, json: json, heard: heard)
     } else {
@@ -392,6 +399,11 @@ final class DatabaseCore: Sendable {
     withExtendedLifetime(released) {}  // Freed after the lock.
   }
 
+  /// Runs the test hook at `hook`, if a test set one.
+  func runHook(_ hook: KeyPath<TestHooks, TestHooks.Hook?>) async {
+    if let run = testHooks.withLock({ $0[keyPath: hook] }) { await run() }
+  }
+
   // MARK: Reads and writes
 
   /// Reads the row of `key` for a load and hands it to `land`, which resumes the load, in turn with other instances'
@@ -409,9 +421,9 @@ final class DatabaseCore: Sendable {
       if case .redeliver(let change) = action { deliveries.yield(.redeliver(key: key, change)) }
     }
     defer { end() }
-    if let hook = beforeLoadRead.withLock({ $0 }) { await hook() }
+    await runHook(\.beforeLoadRead)
     var row = try await readForLoad(key)
-    if let hook = afterLoadRead.withLock({ $0 }) { await hook() }
+    await runHook(\.afterLoadRead)
     await landing.wait()
     defer { landing.signal() }
     // The load ends before the landing turn is given up: a row read and decided in the next turn is then not held
@@ -479,7 +491,7 @@ final class DatabaseCore: Sendable {
     _ key: String, json: Data, merge: (@Sendable (Data) throws -> Data)?,
     afterWrite: (Data) async -> Bool
   ) async throws -> Data {
-    if let hook = beforeSaveStarted.withLock({ $0 }) { await hook() }
+    await runHook(\.beforeSaveStarted)
     let (base, save, insertVersion) = state.withLock { state in
       let (base, save) = state.keys[key, default: KeyEntry()].machine.saveStarted()
       return (base, save, state.keys[key, default: KeyEntry()].machine.knownVersion + 1)
@@ -520,13 +532,13 @@ final class DatabaseCore: Sendable {
       }
     } else {
       let version = try await connection.withConnection { session in
-        if let hook = beforeWriteStatement.withLock({ $0 }) { await hook() }
+        await runHook(\.beforeWriteStatement)
         return try await table.write(key, json: json, expected: nil, insertVersion: insertVersion, on: session)
       }
       guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
       written = (version, json)
     }
-    if let hook = afterWriteCommitted.withLock({ $0 }) { await hook() }
+    await runHook(\.afterWriteCommitted)
     memoryHoldsWritten = await afterWrite(written?.json ?? json)
     return written?.json ?? json
   }
