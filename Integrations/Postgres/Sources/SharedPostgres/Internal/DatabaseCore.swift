@@ -24,6 +24,10 @@ final class DatabaseCore: Sendable {
   private let deliveryStream: Mutex<AsyncStream<Delivery>?>
   /// For tests: code run at points of a load, a save or a landing (``runHook(_:)``); all empty otherwise.
   let testHooks = Mutex(TestHooks())
+  /// How many rows made again (deleted and written anew) were found, over every key: announcements carry the
+  /// count when they were heard, so one heard before its key's row was found made again is of the old row. Only
+  /// grows under `state`'s lock (with the key's machine); read without it for each notification.
+  private let recreations = Atomic<UInt64>(0)
   /// Values from the store land in memory one at a time: another instance's changes and loads.
   private let landing = AsyncSemaphore()
 
@@ -31,9 +35,6 @@ final class DatabaseCore: Sendable {
     var keys: [String: KeyEntry] = [:]
     var nextToken: UInt64 = 0
     var listening = false
-    /// How many rows made again (deleted and written anew) were found, over every key: announcements carry the
-    /// count when they were heard, so one heard before its key's row was found made again is of the old row.
-    var recreationsFound: UInt64 = 0
     /// Whether holders were told the server is lost (once per outage).
     var outageReported = false
     var closed = false
@@ -298,7 +299,7 @@ final class DatabaseCore: Sendable {
         state.withLock { state in
           guard var entry = state.keys[key] else { return false }
           defer { state.keys[key] = entry }
-          return Self.rowRecreated(&entry.machine, &state, version: row.version, knownBefore: knownBefore)
+          return rowRecreated(&entry.machine, version: row.version, knownBefore: knownBefore)
             || entry.machine.rowRead(version: row.version)
         }
       }
@@ -447,7 +448,7 @@ final class DatabaseCore: Sendable {
     if let row {
       state.withLock { state in
         var machine = state.keys[key, default: KeyEntry()].machine
-        _ = Self.rowRecreated(&machine, &state, version: row.version, knownBefore: knownBefore)
+        _ = rowRecreated(&machine, version: row.version, knownBefore: knownBefore)
         machine.loaded(version: row.version)
         state.keys[key, default: KeyEntry()].machine = machine
       }
@@ -456,19 +457,18 @@ final class DatabaseCore: Sendable {
   }
 
   /// Asks `machine` whether a read that found `version` found its row made again; counts it if so, so that
-  /// announcements heard before are taken as of the old row.
-  private static func rowRecreated(
-    _ machine: inout KeyVersionStateMachine, _ state: inout State, version: Int64, knownBefore: Int64
-  ) -> Bool {
-    guard machine.rowRecreated(version: version, knownBeforeRead: knownBefore, found: state.recreationsFound + 1)
-    else { return false }
-    state.recreationsFound += 1
+  /// announcements heard before are taken as of the old row. Called under `state`'s lock, which keeps two counts
+  /// from taking the same number.
+  private func rowRecreated(_ machine: inout KeyVersionStateMachine, version: Int64, knownBefore: Int64) -> Bool {
+    let found = recreations.load(ordering: .sequentiallyConsistent) + 1
+    guard machine.rowRecreated(version: version, knownBeforeRead: knownBefore, found: found) else { return false }
+    recreations.store(found, ordering: .sequentiallyConsistent)
     return true
   }
 
   /// How many rows made again were found so far (the stamp of an announcement heard now).
   private func recreationsFound() -> UInt64 {
-    state.withLock { $0.recreationsFound }
+    recreations.load(ordering: .sequentiallyConsistent)
   }
 
   private func knownVersion(of key: String) -> Int64 {
