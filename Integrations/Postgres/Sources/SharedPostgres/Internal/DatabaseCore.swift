@@ -492,10 +492,7 @@ final class DatabaseCore: Sendable {
     afterWrite: (Data) async -> Bool
   ) async throws -> Data {
     await runHook(\.beforeSaveStarted)
-    let (base, save, insertVersion) = state.withLock { state in
-      let (base, save) = state.keys[key, default: KeyEntry()].machine.saveStarted()
-      return (base, save, state.keys[key, default: KeyEntry()].machine.knownVersion + 1)
-    }
+    let (base, save, insertVersion) = state.withLock { $0.keys[key, default: KeyEntry()].machine.saveStarted() }
     var written: (version: Int64, json: Data)?
     var memoryHoldsWritten = false
     defer {

@@ -151,12 +151,13 @@ struct KeyVersionStateMachine: Sendable {
     baseVersion = max(baseVersion, version)
   }
 
-  /// A save starts; returns the version a merge compares the row against, and the save's number for
-  /// ``saveFinished(_:written:memoryHoldsWritten:)``.
-  mutating func saveStarted() -> (base: Int64, save: UInt64) {
+  /// A save starts; returns the version a merge compares the row against, the save's number for
+  /// ``saveFinished(_:written:memoryHoldsWritten:)``, and the version a missing row is made at (one above the newest
+  /// version this instance knows).
+  mutating func saveStarted() -> (base: Int64, save: UInt64, insertVersion: Int64) {
     savesRunning += 1
     savesStarted += 1
-    return (baseVersion, savesStarted)
+    return (baseVersion, savesStarted, knownVersion + 1)
   }
 
   enum HeldChangeAction: Sendable, Equatable {
