@@ -11,7 +11,9 @@ extension ServerTests {
   @Suite struct ConvergenceTests {
     /// Under last writer wins, another instance's change is decided to go to memory, then held back (as a database
     /// round trip would) while this instance saves a newer change: when it lands, it does not replace the newer
-    /// value, so memory and row agree.
+    /// value, so memory and row agree. The program's change also makes the framework refuse the landing, so this
+    /// pins the outcome end to end; the landing's own version check is pinned by
+    /// `KeyVersionStateMachineTests.everyOrderingLandsOnlyVersionsNewerThanMemory`.
     @Test func anotherInstancesChangeLandingAfterANewerSaveDoesNotReplaceIt() async throws {
       let key = TestDatabase.uniqueKey()
       let markerKey = TestDatabase.uniqueKey("marker")
