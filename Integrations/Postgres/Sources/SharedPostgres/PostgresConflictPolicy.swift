@@ -20,9 +20,13 @@ public struct PostgresConflictPolicy<Value: Sendable>: Sendable {
   /// value in memory the same way, and written back when memory adds something to it.
   ///
   /// The function may be called more than once with overlapping values, so make it idempotent and commutative up to
-  /// equality: a union, a maximum, a merge by identifier. It is never called under a lock of this process, but a
-  /// save calls it inside its transaction, with the row locked and the instance's read/write connection taken: keep
-  /// it quick.
+  /// equality: a union, a maximum, a merge by identifier. Keep it quick: it is called under no mutex of this process,
+  /// but a save calls it inside its transaction, with the row locked and the instance's read/write connection taken,
+  /// and a newer value heard from another instance is combined during the database's landing turn (the one at a time
+  /// in which stored values reach memory), with the write of the combination following in the same turn. The turn
+  /// is a wait in order, not a mutex, so nothing deadlocks, but while it is held no change of any key of the
+  /// database lands and no load hands its value over. A load compares the value it read with memory using the
+  /// value's `==` in the same turn.
   ///
   /// ```swift
   /// .merge { local, remote in local.union(remote) }

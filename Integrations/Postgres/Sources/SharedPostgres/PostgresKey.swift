@@ -74,7 +74,8 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
           }
           continuation.resume(returning: value)
           // The row's version is a base of merges only if memory holds its value: a load's value is dropped when
-          // the program changed the value during the load (under last writer wins, nothing is merged).
+          // the program changed the value during the load (under last writer wins, nothing is merged). This runs in
+          // the database's landing turn, so the value's `==` holds up every key's landings meanwhile.
           if let current = context.currentValue, conflicts.isEqual(current, value) {
             core.memoryHolds(name, version: row.version)
           }
@@ -119,7 +120,7 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
       guard let current = context.currentValue else { return false }
       return conflicts.isEqual(current, merged)
     }
-    if let hook = database.core.afterWriteReturned.withLock({ $0 }) { await hook() }
+    await database.core.runHook(\.afterWriteReturned)
     return stored
   }
 

@@ -96,8 +96,8 @@ extension ServerTests {
         throw TimedOut(what: "the read/write connection's process id")
       }
       let dropped = Mutex(false)
-      database.core.beforeWriteStatement.withLock {
-        $0 = {
+      database.core.testHooks.withLock {
+        $0.beforeWriteStatement = {
           guard
             dropped.withLock({ done in
               defer { done = true }
@@ -118,6 +118,69 @@ extension ServerTests {
       // Nothing else changes, and the listening connection never dropped.
       try await waitUntil("the failed save written again") { flags.saveError == nil }
       #expect(flags.loadError == nil)
+      #expect(flags.wrappedValue.limit == 42)
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(try JSONDecoder().decode(Flags.self, from: Data(row.json.utf8)) == Flags(limit: 42))
+      await database.close()
+    }
+
+    /// A failed save is written again (`HeldValue.saveAgain()`) while another instance's older change, decided to
+    /// go to memory before the new write, still waits to land: memory was not changed since the change was heard
+    /// (the program's change was made before the failed save), so only the landing's own check that this instance
+    /// knows a newer version keeps the older value out of memory.
+    @Test func anOlderChangeLandingAfterAFailedSaveWasWrittenAgainDoesNotReplaceIt() async throws {
+      let key = TestDatabase.uniqueKey()
+      let markerKey = TestDatabase.uniqueKey("marker")
+      let database = try await TestDatabase.instance()
+      let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
+      let marker = Shared(wrappedValue: 0, .postgres(markerKey, in: database))
+      try await flags.load()
+      try await marker.load()
+
+      let readWritePID = try await database.core.connection.withConnection { session in
+        let rows = try await session.connection.query("SELECT pg_backend_pid()", logger: Logger(label: "tests"))
+        for try await pid in rows.decode(Int32.self) { return pid }
+        throw TimedOut(what: "the read/write connection's process id")
+      }
+      let landingGate = Gate()
+      let savesStarted = Mutex(0)
+      let dropped = Mutex(false)
+      database.core.testHooks.withLock {
+        // The program's save fails: its connection ends before its statement is sent.
+        $0.beforeWriteStatement = {
+          guard
+            dropped.withLock({ done in
+              defer { done = true }
+              return !done
+            })
+          else { return }
+          try? await Self.endConnection(pid: readWritePID)
+          try? await waitUntil("the client to see the connection end") {
+            database.core.connection.isClosedForTests
+          }
+        }
+        // The failed save is written again only once the other instance's change waits to land.
+        $0.beforeSaveStarted = {
+          let first = savesStarted.withLock { count in
+            defer { count += 1 }
+            return count == 0
+          }
+          guard !first else { return }
+          try? await waitUntil("the other instance's change to be decided") { landingGate.reached }
+        }
+        $0.beforeLanding = { await landingGate.pass() }
+      }
+      flags.withLock { $0.limit = 42 }
+      await #expect(throws: (any Error).self) { try await flags.save() }
+
+      try await TestDatabase.writeAsAnotherInstance(key, Flags(limit: 5), version: 1)
+      try await waitUntil("the failed save written again") { flags.saveError == nil }
+      #expect(try await TestDatabase.row(key)?.version == 2)
+      landingGate.open()
+      // Changes land one after another: once the marker's has, the held-back one has too.
+      try await TestDatabase.writeAsAnotherInstance(markerKey, 1, version: 1)
+      try await waitForValue(marker, "the marker") { $0 == 1 }
+
       #expect(flags.wrappedValue.limit == 42)
       let row = try #require(try await TestDatabase.row(key))
       #expect(try JSONDecoder().decode(Flags.self, from: Data(row.json.utf8)) == Flags(limit: 42))
@@ -175,7 +238,7 @@ extension ServerTests {
       // On reconnect the failed save is written again; once it committed, the program changes the value.
       let duringWrite = OneShot()
       duringWrite.arm { flags.withLock { $0.note = "program" } }
-      database.core.afterWriteCommitted.withLock { $0 = { duringWrite.run() } }
+      database.core.testHooks.withLock { $0.afterWriteCommitted = { duringWrite.run() } }
       try Self.server("SHARED_POSTGRES_START")
 
       try await waitUntil("the write again") { duringWrite.ran }
@@ -210,15 +273,7 @@ extension ServerTests {
         marks.withLock { _ = $0.insert("program") }
       }
       // Another instance writes version 2 and announces it.
-      let remote = String(decoding: try JSONEncoder().encode(Set(["remote"])), as: UTF8.self)
-      let payload = "2 elsewhere \(key.utf8.count) \(key)\(remote)"
-      try await TestDatabase.withConnection { connection in
-        try await connection.query(
-          "UPDATE shared_values SET value = \(remote), version = 2, writer = 'elsewhere' WHERE id = \(key)",
-          logger: Logger(label: "tests"))
-        try await connection.query(
-          "SELECT pg_notify('shared_values', \(payload))::text", logger: Logger(label: "tests"))
-      }
+      try await TestDatabase.writeAsAnotherInstance(key, Set(["remote"]), version: 2)
       do {
         try await waitUntil("the merge") { duringMerge.ran }
         try await waitUntil("the failed save") { marks.saveError != nil }

@@ -160,15 +160,7 @@ extension ServerTests {
 
       duringMerge.arm { marks.withLock { _ = $0.insert("program") } }
       // Another instance writes version 2 and announces it.
-      let remote = String(decoding: try JSONEncoder().encode(Set(["a", "remote"])), as: UTF8.self)
-      let payload = "2 elsewhere \(key.utf8.count) \(key)\(remote)"
-      try await TestDatabase.withConnection { connection in
-        try await connection.query(
-          "UPDATE shared_values SET value = \(remote), version = 2, writer = 'elsewhere' WHERE id = \(key)",
-          logger: Logger(label: "tests"))
-        try await connection.query(
-          "SELECT pg_notify('shared_values', \(payload))::text", logger: Logger(label: "tests"))
-      }
+      try await TestDatabase.writeAsAnotherInstance(key, Set(["a", "remote"]), version: 2)
 
       let all: Set<String> = ["a", "program", "remote"]
       try await waitForValue(marks, "the program's change and the other instance's") { $0 == all }
@@ -195,7 +187,7 @@ extension ServerTests {
           logger: Logger(label: "tests"))
       }
       let gate = Gate()
-      database.core.afterLoadRead.withLock { $0 = { await gate.pass() } }
+      database.core.testHooks.withLock { $0.afterLoadRead = { await gate.pass() } }
       let union: PostgresConflictPolicy<Set<String>> = .merge { $0.union($1) }
       let online = Shared(wrappedValue: Set<String>(), .postgres(key, in: database, conflicts: union))
       // The load has read version 5 and waits; the program changes the value before the load applies it.
@@ -297,9 +289,7 @@ extension ServerTests {
         one.withLock { $0.limit = limit }
         try await one.save()
       }
-      try await TestDatabase.withConnection { connection in
-        try await connection.query("DELETE FROM shared_values WHERE id = \(key)", logger: Logger(label: "tests"))
-      }
+      try await TestDatabase.deleteRow(key)
       // An instance that never knew the old versions makes the row again at version 1.
       let second = try await TestDatabase.instance()
       let two = Shared(wrappedValue: Flags(), .postgres(key, in: second))
@@ -353,9 +343,7 @@ extension ServerTests {
         try await one.save()
       }
       try await waitForValue(two, "the third version") { $0.limit == 3 }
-      try await TestDatabase.withConnection { connection in
-        try await connection.query("DELETE FROM shared_values WHERE id = \(key)", logger: Logger(label: "tests"))
-      }
+      try await TestDatabase.deleteRow(key)
       one.withLock { $0.limit = 4 }
       try await one.save()
       #expect(try await TestDatabase.row(key)?.version == 4)
@@ -377,8 +365,8 @@ extension ServerTests {
 
     /// Sends an announcement on the channel as another instance would.
     private func announce(key: String, version: Int64, writer: String, value: Flags) async throws {
-      let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-      let payload = "\(version) \(writer) \(key.utf8.count) \(key)\(json)"
+      let json = try JSONEncoder().encode(value)
+      let payload = "\(version)" + ChangeAnnouncement.suffix(key: key, writer: writer, json: json)
       try await TestDatabase.withConnection { connection in
         try await connection.query(
           "SELECT pg_notify('shared_values', \(payload))::text", logger: Logger(label: "tests"))

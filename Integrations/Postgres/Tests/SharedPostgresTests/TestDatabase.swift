@@ -1,8 +1,9 @@
 import Foundation
 import PostgresNIO
-import SharedPostgres
 import SharedState
 import Testing
+
+@testable import SharedPostgres
 
 /// The server the tests run against, named by the environment `.ci/postgres-tests` sets.
 enum TestDatabase {
@@ -66,16 +67,8 @@ enum TestDatabase {
 
   /// Writes `value` as version `version` of `key` and announces it, as another instance would.
   static func writeAsAnotherInstance(_ key: String, _ value: some Encodable, version: Int64) async throws {
-    let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-    let payload = "\(version) elsewhere \(key.utf8.count) \(key)\(json)"
-    try await withConnection { connection in
-      try await connection.query(
-        """
-        INSERT INTO shared_values (id, value, version, writer) VALUES (\(key), \(json), \(version), 'elsewhere')
-        ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version, writer = EXCLUDED.writer
-        """, logger: Logger(label: "tests"))
-      try await connection.query("SELECT pg_notify('shared_values', \(payload))::text", logger: Logger(label: "tests"))
-    }
+    try await writeSilentlyAsAnotherInstance(key, value, version: version)
+    try await announceAsAnotherInstance(key, value, version: version)
   }
 
   /// Writes `value` as version `version` of `key` without announcing it, as another instance whose notification is
@@ -93,10 +86,17 @@ enum TestDatabase {
 
   /// Announces `value` as version `version` of `key`, as another instance would.
   static func announceAsAnotherInstance(_ key: String, _ value: some Encodable, version: Int64) async throws {
-    let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-    let payload = "\(version) elsewhere \(key.utf8.count) \(key)\(json)"
+    let json = try JSONEncoder().encode(value)
+    let payload = "\(version)" + ChangeAnnouncement.suffix(key: key, writer: "elsewhere", json: json)
     try await withConnection { connection in
       try await connection.query("SELECT pg_notify('shared_values', \(payload))::text", logger: Logger(label: "tests"))
+    }
+  }
+
+  /// Deletes the row of `key`, as someone working on the table by hand would.
+  static func deleteRow(_ key: String) async throws {
+    try await withConnection { connection in
+      try await connection.query("DELETE FROM shared_values WHERE id = \(key)", logger: Logger(label: "tests"))
     }
   }
 

@@ -30,11 +30,6 @@ extension ServerTests {
       try await reader.expect("value 10000")
       let row = try #require(try await TestDatabase.row(key))
       #expect(row.json.contains(#""counter":10000"#))
-      // Every 50th change the probe saves and waits (200 saves), and each of those writes a version: a save with a
-      // change pending is not skipped. This does not show that the framework's own saves ran in between: it
-      // coalesces them (one save writes the newest value), so how many versions they add depends on scheduling,
-      // and no count tells them apart from the probe's saves.
-      #expect(row.version >= 200)
     }
 
     @Test func bothWritingAtOnceConvergeWithNoLostUpdateUnderMerge() async throws {
@@ -55,10 +50,6 @@ extension ServerTests {
       let row = try #require(try await TestDatabase.row(key))
       let stored = try JSONDecoder().decode(StoredItems.self, from: Data(row.json.utf8))
       #expect(stored.items.count == 1_000)
-      // Each probe saved and waited every 50th change (10 saves each), and each save wrote a version. That the saves
-      // of the two processes overlapped is likely but not forced (nothing orders two processes' saves from here):
-      // what shows no update was lost is the 1,000 items at both ends and in the row, above.
-      #expect(row.version >= 20)
     }
 
     @Test func aProcessKilledMidWriteLeavesAReadableRow() async throws {

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// It reads `VERSION WRITER KEY_BYTES KEY` followed directly by the value's JSON, if any: the version in decimal,
 /// the writer (an instance's UUID) and the key's length in UTF-8 bytes, each followed by one space, then the key
-/// and the JSON, neither escaped. The server writes the version; the writer builds the rest (``suffix(key:writer:json:)``),
-/// so neither end builds or parses a JSON object around the value.
+/// and the JSON, neither escaped. The server writes the version; the writer builds the rest
+/// (``suffix(key:writer:json:)``), so neither end builds or parses a JSON object around the value.
 struct ChangeAnnouncement: Sendable, Equatable {
   var key: String
   var version: Int64

@@ -22,20 +22,12 @@ final class DatabaseCore: Sendable {
   private let state = Mutex(State())
   private let deliveries: AsyncStream<Delivery>.Continuation
   private let deliveryStream: Mutex<AsyncStream<Delivery>?>
-  /// For tests: runs when a load begins, before it reads its row.
-  let beforeLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
-  /// For tests: runs after a load read its row, before the key applies it.
-  let afterLoadRead = Mutex<(@Sendable () async -> Void)?>(nil)
-  /// For tests: runs after a write committed, before its result is applied.
-  let afterWriteCommitted = Mutex<(@Sendable () async -> Void)?>(nil)
-  /// For tests: runs after a save's write returned, before the save returns to the framework.
-  let afterWriteReturned = Mutex<(@Sendable () async -> Void)?>(nil)
-  /// For tests: runs when a save begins, before this instance counts it as running.
-  let beforeSaveStarted = Mutex<(@Sendable () async -> Void)?>(nil)
-  /// For tests: runs with the read/write connection taken, before a write's statement is sent on it.
-  let beforeWriteStatement = Mutex<(@Sendable () async -> Void)?>(nil)
-  /// For tests: runs after another instance's change was decided to go to memory, before it lands there.
-  let beforeLanding = Mutex<(@Sendable () async -> Void)?>(nil)
+  /// For tests: code run at points of a load, a save or a landing (``runHook(_:)``); all empty otherwise.
+  let testHooks = Mutex(TestHooks())
+  /// How many rows made again (deleted and written anew) were found, over every key: announcements carry the
+  /// count when they were heard, so one heard before its key's row was found made again is of the old row. Only
+  /// grows under `state`'s lock (with the key's machine); read without it for each notification.
+  private let recreations = Atomic<UInt64>(0)
   /// Values from the store land in memory one at a time: another instance's changes and loads.
   private let landing = AsyncSemaphore()
 
@@ -43,9 +35,6 @@ final class DatabaseCore: Sendable {
     var keys: [String: KeyEntry] = [:]
     var nextToken: UInt64 = 0
     var listening = false
-    /// How many rows made again (deleted and written anew) were found, over every key: announcements carry the
-    /// count when they were heard, so one heard before its key's row was found made again is of the old row.
-    var recreationsFound: UInt64 = 0
     /// Whether holders were told the server is lost (once per outage).
     var outageReported = false
     var closed = false
@@ -53,6 +42,25 @@ final class DatabaseCore: Sendable {
     var tasks: [Task<Void, Never>] = []
     /// The task that writes failed saves again, while some are left.
     var retrying: Task<Void, Never>?
+  }
+
+  /// Code the tests run at points of a load, a save or a landing, to hold them there or act meanwhile.
+  struct TestHooks: Sendable {
+    typealias Hook = @Sendable () async -> Void
+    /// Runs when a load begins, before it reads its row.
+    var beforeLoadRead: Hook?
+    /// Runs after a load read its row, before the key applies it.
+    var afterLoadRead: Hook?
+    /// Runs after a write committed, before its result is applied.
+    var afterWriteCommitted: Hook?
+    /// Runs after a save's write returned, before the save returns to the framework.
+    var afterWriteReturned: Hook?
+    /// Runs when a save begins, before this instance counts it as running.
+    var beforeSaveStarted: Hook?
+    /// Runs with the read/write connection taken, before a write's statement is sent on it.
+    var beforeWriteStatement: Hook?
+    /// Runs after another instance's change was decided to go to memory, before it lands there.
+    var beforeLanding: Hook?
   }
 
   private struct KeyEntry {
@@ -259,7 +267,7 @@ final class DatabaseCore: Sendable {
     guard case .apply(let change) = action else { return }
     // A change the program makes from now on keeps memory: it is saved over this version.
     let heard = holdersHearing(key)
-    if let hook = beforeLanding.withLock({ $0 }) { await hook() }
+    await runHook(\.beforeLanding)
     if let json = change.json {
       await land(key, version: change.version, json: json, heard: heard)
     } else {
@@ -291,7 +299,7 @@ final class DatabaseCore: Sendable {
         state.withLock { state in
           guard var entry = state.keys[key] else { return false }
           defer { state.keys[key] = entry }
-          return Self.rowRecreated(&entry.machine, &state, version: row.version, knownBefore: knownBefore)
+          return rowRecreated(&entry.machine, version: row.version, knownBefore: knownBefore)
             || entry.machine.rowRead(version: row.version)
         }
       }
@@ -392,6 +400,11 @@ final class DatabaseCore: Sendable {
     withExtendedLifetime(released) {}  // Freed after the lock.
   }
 
+  /// Runs the test hook at `hook`, if a test set one.
+  func runHook(_ hook: KeyPath<TestHooks, TestHooks.Hook?>) async {
+    if let run = testHooks.withLock({ $0[keyPath: hook] }) { await run() }
+  }
+
   // MARK: Reads and writes
 
   /// Reads the row of `key` for a load and hands it to `land`, which resumes the load, in turn with other instances'
@@ -409,9 +422,9 @@ final class DatabaseCore: Sendable {
       if case .redeliver(let change) = action { deliveries.yield(.redeliver(key: key, change)) }
     }
     defer { end() }
-    if let hook = beforeLoadRead.withLock({ $0 }) { await hook() }
+    await runHook(\.beforeLoadRead)
     var row = try await readForLoad(key)
-    if let hook = afterLoadRead.withLock({ $0 }) { await hook() }
+    await runHook(\.afterLoadRead)
     await landing.wait()
     defer { landing.signal() }
     // The load ends before the landing turn is given up: a row read and decided in the next turn is then not held
@@ -435,7 +448,7 @@ final class DatabaseCore: Sendable {
     if let row {
       state.withLock { state in
         var machine = state.keys[key, default: KeyEntry()].machine
-        _ = Self.rowRecreated(&machine, &state, version: row.version, knownBefore: knownBefore)
+        _ = rowRecreated(&machine, version: row.version, knownBefore: knownBefore)
         machine.loaded(version: row.version)
         state.keys[key, default: KeyEntry()].machine = machine
       }
@@ -444,19 +457,18 @@ final class DatabaseCore: Sendable {
   }
 
   /// Asks `machine` whether a read that found `version` found its row made again; counts it if so, so that
-  /// announcements heard before are taken as of the old row.
-  private static func rowRecreated(
-    _ machine: inout KeyVersionStateMachine, _ state: inout State, version: Int64, knownBefore: Int64
-  ) -> Bool {
-    guard machine.rowRecreated(version: version, knownBeforeRead: knownBefore, found: state.recreationsFound + 1)
-    else { return false }
-    state.recreationsFound += 1
+  /// announcements heard before are taken as of the old row. Called under `state`'s lock, which keeps two counts
+  /// from taking the same number.
+  private func rowRecreated(_ machine: inout KeyVersionStateMachine, version: Int64, knownBefore: Int64) -> Bool {
+    let found = recreations.load(ordering: .sequentiallyConsistent) + 1
+    guard machine.rowRecreated(version: version, knownBeforeRead: knownBefore, found: found) else { return false }
+    recreations.store(found, ordering: .sequentiallyConsistent)
     return true
   }
 
   /// How many rows made again were found so far (the stamp of an announcement heard now).
   private func recreationsFound() -> UInt64 {
-    state.withLock { $0.recreationsFound }
+    recreations.load(ordering: .sequentiallyConsistent)
   }
 
   private func knownVersion(of key: String) -> Int64 {
@@ -479,11 +491,8 @@ final class DatabaseCore: Sendable {
     _ key: String, json: Data, merge: (@Sendable (Data) throws -> Data)?,
     afterWrite: (Data) async -> Bool
   ) async throws -> Data {
-    if let hook = beforeSaveStarted.withLock({ $0 }) { await hook() }
-    let (base, save, insertVersion) = state.withLock { state in
-      let (base, save) = state.keys[key, default: KeyEntry()].machine.saveStarted()
-      return (base, save, state.keys[key, default: KeyEntry()].machine.knownVersion + 1)
-    }
+    await runHook(\.beforeSaveStarted)
+    let (base, save, insertVersion) = state.withLock { $0.keys[key, default: KeyEntry()].machine.saveStarted() }
     var written: (version: Int64, json: Data)?
     var memoryHoldsWritten = false
     defer {
@@ -520,13 +529,13 @@ final class DatabaseCore: Sendable {
       }
     } else {
       let version = try await connection.withConnection { session in
-        if let hook = beforeWriteStatement.withLock({ $0 }) { await hook() }
+        await runHook(\.beforeWriteStatement)
         return try await table.write(key, json: json, expected: nil, insertVersion: insertVersion, on: session)
       }
       guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
       written = (version, json)
     }
-    if let hook = afterWriteCommitted.withLock({ $0 }) { await hook() }
+    await runHook(\.afterWriteCommitted)
     memoryHoldsWritten = await afterWrite(written?.json ?? json)
     return written?.json ?? json
   }

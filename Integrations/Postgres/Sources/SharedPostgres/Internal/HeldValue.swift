@@ -12,6 +12,7 @@ protocol HeldValue: AnyObject, Sendable {
   func receive(_ json: Data, heard: (any Sendable)?) async -> Bool
   /// Records a load error, or clears it with `nil`.
   func reportLoadError(_ error: (any Error)?)
-  /// Saves memory again after a failed save, now that the server is back.
+  /// Saves memory again after a failed save: when the listener is up again, and from the retries of failed saves
+  /// (with a growing delay) while the read/write connection may still be down.
   func saveAgain() async
 }

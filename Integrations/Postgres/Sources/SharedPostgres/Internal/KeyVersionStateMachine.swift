@@ -59,9 +59,9 @@ struct KeyVersionStateMachine: Sendable {
   }
 
   /// Another instance announced `change`; `heardAt` is the count of rows made again when it was heard (`.max`,
-  /// the default, for a caller that does not count them). One heard before this key's row was found made again may be of the old row, whose
-  /// versions are not comparable with the new row's: its value is dropped, and the row is read instead (the read
-  /// decides by the row's version).
+  /// the default, for a caller that does not count them). One heard before this key's row was found made again may
+  /// be of the old row, whose versions are not comparable with the new row's: its value is dropped, and the row is
+  /// read instead (the read decides by the row's version).
   mutating func notified(_ change: StoredChange, heardAt: UInt64 = .max) -> NotificationAction {
     guard change.version > knownVersion else { return .ignore }
     let change = heardAt < recreatedAt ? StoredChange(version: change.version, json: nil) : change
@@ -151,17 +151,19 @@ struct KeyVersionStateMachine: Sendable {
     baseVersion = max(baseVersion, version)
   }
 
-  /// A save starts; returns the version a merge compares the row against, and the save's number for
-  /// ``saveFinished(_:written:memoryHoldsWritten:)``.
-  mutating func saveStarted() -> (base: Int64, save: UInt64) {
+  /// A save starts; returns the version a merge compares the row against, the save's number for
+  /// ``saveFinished(_:written:memoryHoldsWritten:)``, and the version a missing row is made at (one above the newest
+  /// version this instance knows).
+  mutating func saveStarted() -> (base: Int64, save: UInt64, insertVersion: Int64) {
     savesRunning += 1
     savesStarted += 1
-    return (baseVersion, savesStarted)
+    return (baseVersion, savesStarted, knownVersion + 1)
   }
 
   enum HeldChangeAction: Sendable, Equatable {
     case none
-    /// A change heard during the save is newer than what the save wrote: hear it again.
+    /// A change held while a save or a load ran (the last of them just ended) is newer than what this instance
+    /// knows: hear it again.
     case redeliver(StoredChange)
   }
 

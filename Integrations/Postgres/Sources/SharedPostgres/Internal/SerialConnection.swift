@@ -11,7 +11,7 @@ final class SerialConnection: Sendable {
   private let turn = AsyncSemaphore()
   private let nextID = Atomic<Int>(1)
   /// Only touched by the task that holds `turn`.
-  fileprivate let current = Mutex<PostgresConnection?>(nil)
+  private let current = Mutex<PostgresConnection?>(nil)
   /// The statements prepared on `current`, by their SQL; only touched by the task that holds `turn`.
   private let statements = Mutex<[String: PreparedQuery]>([:])
   private let closed = Atomic<Bool>(false)
@@ -34,10 +34,10 @@ final class SerialConnection: Sendable {
     fileprivate let owner: SerialConnection
 
     /// Throws when the server ended the connection since it was taken: a statement sent on it then would never
-    /// complete (postgres-nio drops it without failing its result).
+    /// complete (postgres-nio drops it without failing its result). ``SerialConnection/withConnection(_:)`` then
+    /// drops the connection, so the next use connects again.
     func checkOpen() throws {
       guard connection.isClosed else { return }
-      owner.current.withLock { $0 = nil }
       throw SharedPostgresError.disconnected(reason: "the server closed the connection")
     }
 

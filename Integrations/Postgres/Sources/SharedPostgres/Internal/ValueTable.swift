@@ -12,10 +12,31 @@ struct ValueTable: Sendable {
   /// The instance that writes.
   let writer: String
   let logger: Logger
-
   /// The table's name quoted for SQL, so a name that is also a keyword (`select`, `user`) works; a `"` in it (which
   /// the checks of the configuration and the database keep out) is doubled, as SQL quoting asks.
-  var quotedName: String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+  let quotedName: String
+  /// The upsert of a value, the statement of every save under last writer wins (prepared once per connection, and
+  /// found again by its SQL): binds the key, the JSON, the writer, the channel, the announcement's suffix and the
+  /// version of a new row (as text).
+  private let upsertStatement: String
+
+  init(name: String, channel: String, writer: String, logger: Logger) {
+    self.name = name
+    self.channel = channel
+    self.writer = writer
+    self.logger = logger
+    let quotedName = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    self.quotedName = quotedName
+    self.upsertStatement = """
+      WITH written AS (
+        INSERT INTO \(quotedName) AS stored (id, value, version, writer) VALUES ($1, $2, $6::text::bigint, $3)
+        ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value, version = stored.version + 1,
+          writer = EXCLUDED.writer, updated_at = now()
+        RETURNING version
+      )
+      SELECT version::text, pg_notify($4, version::text || $5)::text FROM written
+      """
+  }
 
   /// A row: the value's JSON and its version.
   struct Row: Sendable {
@@ -102,20 +123,6 @@ struct ValueTable: Sendable {
           RETURNING version
           """, suffix: suffix, on: session.connection)
     }
-  }
-
-  /// The upsert of a value: binds the key, the JSON, the writer, the channel, the announcement's suffix and the
-  /// version of a new row (as text).
-  private var upsertStatement: String {
-    """
-    WITH written AS (
-      INSERT INTO \(quotedName) AS stored (id, value, version, writer) VALUES ($1, $2, $6::text::bigint, $3)
-      ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value, version = stored.version + 1,
-        writer = EXCLUDED.writer, updated_at = now()
-      RETURNING version
-    )
-    SELECT version::text, pg_notify($4, version::text || $5)::text FROM written
-    """
   }
 
   /// Runs `written` (a statement returning the version it wrote) and announces what it wrote.
