@@ -2,11 +2,15 @@
 import PackageDescription
 
 let package = Package(
-  name: "Reactive",
+  name: "SharedState",
+  // Observation's tracking and `Synchronization.Mutex` set these minimums; an app that depends on the package
+  // raises its own to match.
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
   products: [
-    .library(name: "Reactive", targets: ["Reactive"]),
+    // What an app or a server adds: keys, @Shared, operations, queries and mutations.
     .library(name: "SharedState", targets: ["SharedState"]),
+    // The primitives alone (a box, its values and observers), for code that needs no keys.
+    .library(name: "Reactive", targets: ["Reactive"]),
     .executable(name: "Demo", targets: ["Demo"]),
   ],
   targets: [

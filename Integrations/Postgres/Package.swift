@@ -11,7 +11,7 @@ let package = Package(
   ],
   dependencies: [
     // The framework, by path; named so the name does not depend on the folder the repository is cloned into.
-    .package(name: "Reactive", path: "../.."),
+    .package(name: "SharedState", path: "../.."),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
   ],
@@ -19,7 +19,7 @@ let package = Package(
     .target(
       name: "SharedPostgres",
       dependencies: [
-        .product(name: "SharedState", package: "Reactive"),
+        .product(name: "SharedState", package: "SharedState"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -27,19 +27,19 @@ let package = Package(
       name: "SharedPostgresTests",
       dependencies: [
         "SharedPostgres", "PostgresProbe",
-        .product(name: "SharedState", package: "Reactive"),
+        .product(name: "SharedState", package: "SharedState"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
       ]),
     // A separate process the two-process tests share values with and kill; not part of the product.
     .executableTarget(
       name: "PostgresProbe",
-      dependencies: ["SharedPostgres", .product(name: "SharedState", package: "Reactive")],
+      dependencies: ["SharedPostgres", .product(name: "SharedState", package: "SharedState")],
       path: "Tests/PostgresProbe"),
     .executableTarget(
       name: "PostgresBenchmarks",
       dependencies: [
         "SharedPostgres",
-        .product(name: "SharedState", package: "Reactive"),
+        .product(name: "SharedState", package: "SharedState"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
       ],
       path: "Benchmarks"),
