@@ -17,14 +17,16 @@ let package = Package(
     .target(name: "Reactive"),
     // The module is SharedState (no public type may share its module's name); its folder stays Sources/Shared.
     .target(name: "SharedState", dependencies: ["Reactive"], path: "Sources/Shared"),
-    .executableTarget(name: "Demo", dependencies: ["SharedState"]),
+    // The demo's scenarios, backends and models: a library the executable and the demo's tests share.
+    .target(name: "DemoKit", dependencies: ["SharedState"], path: "Sources/Demo/DemoKit"),
+    .executableTarget(name: "Demo", dependencies: ["DemoKit"], path: "Sources/Demo", exclude: ["DemoKit"]),
     .executableTarget(
       name: "Benchmarks", dependencies: ["Reactive", "SharedState"], path: "Benchmarks", exclude: ["Results"]),
     // Helpers shared by the test targets.
     .target(name: "TestSupport", dependencies: ["Reactive"], path: "Tests/TestSupport"),
     .testTarget(name: "ReactiveTests", dependencies: ["Reactive", "TestSupport"]),
     .testTarget(name: "SharedTests", dependencies: ["SharedState", "TestSupport"]),
-    .testTarget(name: "DemoTests", dependencies: ["Demo", "SharedState"]),
+    .testTarget(name: "DemoTests", dependencies: ["DemoKit", "SharedState", "TestSupport"]),
     // A separate process the file-fault tests write with and kill; not part of the product.
     .executableTarget(name: "FileFaultProbe", dependencies: ["SharedState"], path: "Tests/FileFaultProbe"),
   ]

@@ -1,7 +1,5 @@
 // `swift run Demo`: the framework used the way an app would use it. See `swift run Demo --help`.
+import DemoKit
 import Foundation
 
-let code = await DemoCommand.run(Array(CommandLine.arguments.dropFirst())) { options in
-  Console.terminal(noColor: options.noColor)
-}
-exit(code)
+exit(await DemoCommand.run(Array(CommandLine.arguments.dropFirst())))

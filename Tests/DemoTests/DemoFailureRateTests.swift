@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 
-@testable import Demo
+@testable import DemoKit
 
 /// Every scenario at failure rates 0, 0.5 and 1 (a fixed seed, no latency): each run ends, and every summary line
 /// says only what the narration shows happened.
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct DemoFailureRateTests {
+@Suite struct DemoFailureRateTests {
   nonisolated static let scenarios = ["auth", "topics", "presence", "sync", "queries"]
 
   @Test(arguments: scenarios, ["0", "0.5", "1"])

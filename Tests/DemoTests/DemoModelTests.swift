@@ -2,7 +2,7 @@ import Foundation
 import SharedState
 import Testing
 
-@testable import Demo
+@testable import DemoKit
 
 private struct SignInFailure: Error {}
 

@@ -1,7 +1,8 @@
 import Foundation
+import SharedState
 import Testing
 
-@testable import Demo
+@testable import DemoKit
 
 @Suite struct DemoOptionsTests {
   @Test func parsesEveryOption() throws {
@@ -33,7 +34,8 @@ import Testing
   @MainActor @Test func aBadArgumentExitsWithUsage() async {
     var message = ""
     let console = Console(echoes: false, usesColor: false)
-    let code = await DemoCommand.run(["--fast"], errors: { message += $0 }, console: { _ in console })
+    let code = await DemoCommand.run(
+      ["--fast"], errors: { message += $0 }, clock: ManualClock(), console: { _ in console })
     #expect(code == 64)
     #expect(message.hasPrefix("error: unknown argument '--fast'"))
     #expect(message.contains("Usage: swift run Demo"))

@@ -1,7 +1,8 @@
 import Foundation
+import SharedState
 import Testing
 
-@testable import Demo
+@testable import DemoKit
 
 @MainActor
 @Suite struct DemoScenarioTests {
@@ -70,7 +71,9 @@ import Testing
     var outputs: [[String]] = []
     for _ in 0..<2 {
       let console = Console(echoes: false, usesColor: false)
-      let code = await DemoCommand.run(["--latency", "0", "--settings", settings.path]) { _ in console }
+      let code = await DemoCommand.run(["--latency", "0", "--settings", settings.path], clock: ManualClock()) {
+        _ in console
+      }
       #expect(code == 0)
       outputs.append(console.lines)
     }
@@ -80,9 +83,23 @@ import Testing
     #expect(outputs[1].filter { $0.hasPrefix("- ") }.count == 6)
   }
 
-  @Test func watchRedrawsForItsDuration() async {
-    let (code, lines) = await runDemo(["watch", "--duration", "0.3"])
-    #expect(code == 0)
-    #expect(lines.last?.hasPrefix("watch: ") == true)
+  /// The live view draws a frame per 100 ms of its clock: three for 0.3 s, however long the machine takes.
+  @Test func watchDrawsAFrameForEachTenthOfASecondOfItsClock() async throws {
+    let clock = ManualClock()
+    let console = Console(echoes: false, usesColor: false)
+    let run = Task { @MainActor in
+      await DemoCommand.run(["watch", "--duration", "0.3", "--latency", "0"], clock: clock) { _ in console }
+    }
+    for _ in 0..<3 {
+      // The frame loop and the three background writers (counter, room, job) all wait for the clock.
+      await clock.waitForSleepers(4)
+      clock.advance(by: .milliseconds(100))
+    }
+    #expect(await run.value == 0)
+    let last = try #require(console.lines.last)
+    #expect(last.hasPrefix("watch: 3 frames, counter at "))
+    // The counter's writer adds one at the start and one for each 100 ms; the last may land after the final read.
+    let counter = try #require(Int(last.split(separator: " ").last ?? ""))
+    #expect((3...4).contains(counter))
   }
 }

@@ -1,9 +1,11 @@
 import Foundation
+import SharedState
 import Testing
 
-@testable import Demo
+@testable import DemoKit
 
-/// Runs the demo with no latency and a fixed seed, recording what it prints.
+/// Runs the demo in this process with no latency and a fixed seed, on a clock that never moves, recording what it
+/// prints.
 @MainActor
 func runDemo(_ arguments: [String]) async -> (code: Int32, lines: [String]) {
   let settings = FileManager.default.temporaryDirectory
@@ -11,7 +13,7 @@ func runDemo(_ arguments: [String]) async -> (code: Int32, lines: [String]) {
   defer { try? FileManager.default.removeItem(at: settings.deletingLastPathComponent()) }
   let console = Console(echoes: false, usesColor: false)
   let code = await DemoCommand.run(
-    arguments + ["--latency", "0", "--seed", "7", "--settings", settings.path]
+    arguments + ["--latency", "0", "--seed", "7", "--settings", settings.path], clock: ManualClock()
   ) { _ in console }
   return (code, console.lines)
 }

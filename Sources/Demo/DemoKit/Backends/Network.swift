@@ -3,10 +3,12 @@ struct Network: Sendable {
   let latency: Duration
   let failureRate: Double
   let random: SeededRandom
+  /// The clock the latency is waited on.
+  let clock: any Clock<Duration>
 
   /// Waits the latency, then fails at the failure rate.
   func roundTrip(_ what: String) async throws {
-    if latency > .zero { try await Task.sleep(for: latency) }
+    if latency > .zero { try await clock.sleep(for: latency) }
     if failureRate > 0 && random.nextUnit() < failureRate { throw DemoError.network(what) }
   }
 }

@@ -7,7 +7,7 @@ func runSettingsScenario(scenario: String) async -> String {
   let environment = DemoEnvironment.current
   let console = environment.console
   console.heading("Settings: kept in a file between runs")
-  @Shared(.fileStorage(environment.settingsURL)) var settings = DemoSettings()
+  @Shared(.fileStorage(environment.settingsURL, clock: environment.clock)) var settings = DemoSettings()
   if let error = $settings.loadError { console.line("settings: \(error); starting over", .failure) }
   console.line(
     "settings: the previous run was \(settings.runs == 0 ? "none" : "number \(settings.runs) (\(settings.lastScenario))")"

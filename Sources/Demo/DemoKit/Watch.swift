@@ -2,10 +2,14 @@ import Foundation
 import SharedState
 
 /// A live view: several holders of the same keys, redrawn in place while background tasks change them.
+///
+/// It draws a frame every 100 ms of the environment's clock, for `duration` seconds (a frame for each 100 ms begun),
+/// or until the program is stopped.
 @MainActor
 func runWatch(duration: Double?) async -> String {
   let environment = DemoEnvironment.current
   let console = environment.console
+  let clock = environment.clock
   @Shared(.inMemory("watch/counter")) var counter = 0
   @Shared(.inMemory("watch/room")) var room = RoomPresence(user: ChatPresence(name: "you"))
   @Shared(.inMemory("watch/job")) var job = OperationState<Int>()
@@ -18,7 +22,7 @@ func runWatch(duration: Double?) async -> String {
     Task.detached {
       while !Task.isCancelled {
         counterHolder.withLock { $0 += 1 }
-        try? await Task.sleep(for: .milliseconds(50))
+        try? await clock.sleep(for: .milliseconds(50))
       }
     },
     Task.detached {
@@ -32,7 +36,7 @@ func runWatch(duration: Double?) async -> String {
             room.peers.append(Peer(id: name, presence: ChatPresence(name: name)))
           }
         }
-        try? await Task.sleep(for: .milliseconds(400))
+        try? await clock.sleep(for: .milliseconds(400))
       }
     },
     Task.detached {
@@ -41,16 +45,16 @@ func runWatch(duration: Double?) async -> String {
         round += 1
         let value = round
         _ = await jobHolder.run(isolation: nil) {
-          try await Task.sleep(for: .milliseconds(700))
+          try await clock.sleep(for: .milliseconds(700))
           return value
         }.result
       }
     },
   ]
-  let end = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1_000)) }
+  let frameLimit = duration.map { Int(($0 * 10).rounded(.up)) }
   var frames = 0
   let height = 5
-  while end.map({ ContinuousClock.now < $0 }) ?? true {
+  while frameLimit.map({ frames < $0 }) ?? true {
     let lines = [
       "counter      \(counter)   (a second holder reads \(counterHolder.wrappedValue))",
       "room         \(room.totalCount) here: you, \(room.peers.map(\.id).joined(separator: ", "))",
@@ -63,7 +67,7 @@ func runWatch(duration: Double?) async -> String {
       for line in lines { print("\u{1B}[2K" + line) }
     }
     frames += 1
-    try? await Task.sleep(for: .milliseconds(100))
+    try? await clock.sleep(for: .milliseconds(100))
   }
   for worker in workers { worker.cancel() }
   return "watch: \(frames) frames, counter at \(counter)"

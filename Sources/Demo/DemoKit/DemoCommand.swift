@@ -1,12 +1,28 @@
 import Foundation
 import SharedState
 
-/// Runs the demo for a command line and returns its exit code.
-enum DemoCommand {
+/// The demo's command line: `swift run Demo [scenario] [options]`.
+public enum DemoCommand {
+  /// Runs the demo for `arguments` (the command line without the program's name), narrating to the terminal, and
+  /// returns the exit code: 0, or 64 for arguments it cannot use.
+  ///
+  /// ```swift
+  /// let code = await DemoCommand.run(["queries", "--latency", "0"])
+  /// ```
+  ///
+  /// - Parameter arguments: A scenario and options, as `swift run Demo --help` lists them.
+  /// - Returns: The process's exit code.
+  @MainActor
+  public static func run(_ arguments: [String]) async -> Int32 {
+    await run(arguments, clock: ContinuousClock()) { options in Console.terminal(noColor: options.noColor) }
+  }
+
+  /// Runs the demo with the console `makeConsole` makes for the options, waiting on `clock`.
   @MainActor
   static func run(
     _ arguments: [String],
     errors: (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) },
+    clock: any Clock<Duration>,
     console makeConsole: (DemoOptions) -> Console
   ) async -> Int32 {
     let options: DemoOptions
@@ -21,7 +37,7 @@ enum DemoCommand {
       return 0
     }
     let console = makeConsole(options)
-    let environment = DemoEnvironment(options: options, console: console)
+    let environment = DemoEnvironment(options: options, console: console, clock: clock)
     // A registry of its own: the demo starts from nothing each time, as an app does at launch.
     return await SharedRegistry.$current.withValue(SharedRegistry()) {
       await DemoEnvironment.$current.withValue(environment) {

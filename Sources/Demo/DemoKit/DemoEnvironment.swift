@@ -8,14 +8,18 @@ struct DemoEnvironment: Sendable {
   let network: Network
   let console: Console
   let settingsURL: URL
+  /// The clock every wait of the demo runs on: the network's latency, retry delays, a query's staleness and the
+  /// live view's frames. A terminal run uses `ContinuousClock`; tests move a `ManualClock` themselves.
+  let clock: any Clock<Duration>
 
   @TaskLocal static var current = DemoEnvironment(
-    options: DemoOptions(), console: Console(echoes: false, usesColor: false))
+    options: DemoOptions(), console: Console(echoes: false, usesColor: false), clock: ContinuousClock())
 
-  init(options: DemoOptions, console: Console) {
+  init(options: DemoOptions, console: Console, clock: any Clock<Duration>) {
     let network = Network(
       latency: .milliseconds(options.latencyMilliseconds), failureRate: options.failureRate,
-      random: SeededRandom(seed: options.seed))
+      random: SeededRandom(seed: options.seed), clock: clock)
+    self.clock = clock
     self.network = network
     self.auth = AuthBackend(network: network)
     self.content = ContentBackend(network: network)

@@ -7,7 +7,9 @@ func runQueriesScenario() async -> String {
   let console = environment.console
   let backend = environment.content
   console.heading("Queries: one shared fetch, an invalidation, retries")
-  let options = QueryOptions(staleTime: .seconds(30), operation: .retry(.constant(retries: 2, delay: .zero)))
+  // Time, for staleness and retry delays, is the environment's clock.
+  let options = QueryOptions(
+    staleTime: .seconds(30), operation: .retry(.constant(retries: 2, delay: .zero)).clock(environment.clock))
   let postQuery: Query<OperationState<Post>> = .query(["posts", 1], options: options) { try await backend.post(1) }
 
   @Shared(postQuery) var detail = OperationState<Post>()

@@ -1,0 +1,37 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The one run of the real executable: `swift run Demo` as a user starts it, end to end. Every other demo test calls
+/// the scenarios in this process.
+@Suite struct DemoExecutableTests {
+  /// The demo executable, built next to this test bundle.
+  static func executable() -> URL? {
+    let bundle = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
+    let candidate = bundle.deletingLastPathComponent().appendingPathComponent("Demo")
+    return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
+  }
+
+  @Test func theExecutableRunsTheWholeTourAndExitsWithZero() async throws {
+    let executable = try #require(Self.executable(), "the Demo executable is built with the tests")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("demo-run-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = [
+      "--latency", "0", "--no-color", "--settings", folder.appendingPathComponent("settings.json").path,
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    // Both block their thread: they run on one of their own, never on a thread of the cooperative pool.
+    let data = await onThreadOfItsOwn { output.fileHandleForReading.readDataToEndOfFile() }
+    await onThreadOfItsOwn { process.waitUntilExit() }
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    #expect(process.terminationStatus == 0)
+    #expect(lines.contains("== Summary"))
+    #expect(lines.filter { $0.hasPrefix("- ") }.count == 6)
+    #expect(lines.contains("- settings: run 1"))
+    #expect(!lines.contains { $0.contains("\u{1B}[") }, "--no-color prints no escape sequences")
+  }
+}
