@@ -19,16 +19,25 @@ package final class Collector<Element: Sendable>: Sendable {
   }
 }
 
+/// How long ``waitUntil(_:sourceLocation:)`` waits before it calls a wait a deadlock: ten minutes, ten times the
+/// longest a wait took in a run beside twelve CPU-bound loops. It decides no outcome; it only ends a wait that
+/// would never end.
+package let deadlockGuard = Duration.seconds(600)
+
 /// Suspends the calling task, without sleeping, until `condition` holds; records a failure instead of hanging if it
-/// never does.
+/// never does (see ``deadlockGuard``).
+///
+/// Between checks the task yields, so the work it waits for (on the same pool) goes on.
 package func waitUntil(
   _ condition: () -> Bool,
   sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-  var yields = 0
+  let giveUp = ContinuousClock.now + deadlockGuard
+  var checks = 0
   while !condition() {
-    yields += 1
-    if yields > 5_000_000 {
+    checks += 1
+    // The clock is read now and then: the guard needs no precision.
+    if checks % 1_024 == 0 && ContinuousClock.now > giveUp {
       Issue.record("the awaited condition never held", sourceLocation: sourceLocation)
       return
     }
@@ -133,6 +142,27 @@ private final class SerialQueueExecutor: TaskExecutor {
 
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
+    queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+  }
+}
+
+/// A task executor that runs its jobs one at a time on a dispatch queue of its own and counts the jobs it was given.
+///
+/// A task that prefers it (`Task(executorPreference:)`) is enqueued here when it starts and each time it is resumed,
+/// so the count tells a test whether a suspended task was resumed, without blocking anything: a task whose last
+/// step was enqueued before some moment saw every enqueue by then.
+package final class CountingExecutor: TaskExecutor {
+  private let queue = DispatchQueue(label: "TestSupport.CountingExecutor")
+  private let enqueued = Lock(0)
+
+  package init() {}
+
+  /// How many jobs were enqueued so far.
+  package var enqueuedJobs: Int { enqueued.withLock { $0 } }
+
+  package func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    enqueued.withLock { $0 += 1 }
     queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
   }
 }

@@ -3,6 +3,7 @@
   import Glibc
   import Observation
   import Synchronization
+  import TestSupport
   import Testing
 
   @testable import Reactive
@@ -13,7 +14,8 @@
   /// Threads here are made with `pthread_create` and joined, so that a test sees a thread's end (its thread-local
   /// destructors) complete. A thread's entry depends on its `pthread_t`; a test that needs an entry another thread
   /// holds makes it held by hand, with an owner no living thread has (see ``onThreadWithEntryHeld(_:)``).
-  @Suite struct ThreadSlotsTests {
+  // Joining threads and waiting for them blocks: each test runs on a queue of its own, off the cooperative pool.
+  @Suite(.offTheCooperativePool) struct ThreadSlotsTests {
     let probe = ObservationProbe.shared
 
     /// A thread whose entry another thread holds reads a box inside a tracking, through a spare under the

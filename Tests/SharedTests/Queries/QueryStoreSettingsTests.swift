@@ -160,30 +160,33 @@ private func recordingHooks(into calls: Collector<String>) -> QueryHooks {
       ])
   }
 
-  @Test func aHookMayUseTheStoreAndASlowHookDelaysNoCaller() async throws {
+  /// A hook runs after the callers awaiting the fetch were resumed, so however long it takes it delays none of
+  /// them; and it may use the store. The caller runs on an executor that counts the jobs it is given: its last job
+  /// (the resumption with the fetched value) must have been enqueued before the hook ran. Nothing blocks.
+  @Test func aHookMayUseTheStoreAndRunsOnlyAfterTheCallersWereResumed() async throws {
     let clock = ManualClock()
     let fetcher = ScriptedFetcher()
     let store = SharedRegistry.current.queries
     let heard = Collector<String>()
-    let hookMayGoOn = DispatchSemaphore(value: 0)
+    let caller = CountingExecutor()
+    let jobsWhenHooked = Collector<Int>()
     store.hooks = QueryHooks(onSettled: { subject, _ in
+      jobsWhenHooked.append(caller.enqueuedJobs)
       // Called outside the store's locks: the store answers from here.
       heard.append("settled \(describe(subject)) while the store keeps \(store.count)")
       store.invalidate(.exactly(["other"]))
-      // Slow: holds its thread until the test, which the caller's return lets go on, signals it. Were the caller
-      // to wait for the hook, neither would go on: the timeout only turns that deadlock into a failure.
-      let waited = hookMayGoOn.wait(timeout: .now() + 60)
-      heard.append(waited == .timedOut ? "the caller waited for the hook" : "the hook went on")
     })
     let query: Query<OperationState<String>> = .query(["feed"], options: queryStoreOptions(clock)) {
       try await fetcher.fetch()
     }
-    #expect(try await store.fetch(query) == "value 1")  // Returned while the hook is still running.
+    let fetched = Task(executorPreference: caller) { try await store.fetch(query) }
+    #expect(try await fetched.value == "value 1")
     await waitUntil { !heard.elements.isEmpty }
-    #expect(try await store.fetch(query) == "value 1")  // The store still answers.
-    hookMayGoOn.signal()
-    await waitUntil { heard.elements.count == 2 }
-    #expect(heard.elements == ["settled [\"feed\"] while the store keeps 1", "the hook went on"])
+    // The caller's task runs to its end after its last resumption, so it was given no job after that one.
+    #expect(jobsWhenHooked.elements == [caller.enqueuedJobs])
+    #expect(caller.enqueuedJobs >= 2, "the caller started, suspended for the fetch, and was resumed")
+    #expect(heard.elements == ["settled [\"feed\"] while the store keeps 1"])
+    #expect(try await store.fetch(query) == "value 1")  // The store still answers, from its cache.
   }
 
   @Test func activityCountsFetchingQueriesAndRunningMutations() async throws {

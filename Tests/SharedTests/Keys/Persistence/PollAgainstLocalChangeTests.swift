@@ -7,7 +7,8 @@ import Testing
 
 /// A read of the store that began before a change of the program never replaces that change, whenever the change's
 /// save request arrives.
-@Suite(.freshRegistry) struct PollAgainstLocalChangeTests {
+// A writer blocked by a bug would never return: the time limit turns that deadlock into a failure.
+@Suite(.freshRegistry, .timeLimit(.minutes(10))) struct PollAgainstLocalChangeTests {
   /// A read begins; a change is made whose save request waits in a slow observer; the read's older value comes in.
   @Test func aReadThatBeganBeforeAChangeWhoseRequestIsDelayedIsNotApplied() async throws {
     let store = ContextKey.Store()
@@ -17,10 +18,11 @@ import Testing
     let entered = Counter()
     // The observer runs on the writer's thread of its own, never on the shared pool.
     let release = DispatchSemaphore(value: 0)
+    defer { release.signal() }  // A failed expectation never leaves the writer blocked.
     let token = $value.observe { current in
       guard current.number == 1 else { return }
       entered.increment()
-      _ = release.wait(timeout: .now() + .seconds(30))
+      release.wait()  // On the writer's thread of its own; a deadlock is left to the test's time limit.
     }
     defer { token.cancel() }
     let writerDone = Counter()

@@ -18,7 +18,8 @@ private struct RecordingKey: SharedKey {
   }
 }
 
-@Suite(.freshRegistry) struct SaveOrderTests {
+// A writer blocked by a bug would never return: the time limit turns that deadlock into a failure.
+@Suite(.freshRegistry, .timeLimit(.minutes(10))) struct SaveOrderTests {
   /// Writer A's change waits in a slow observer until B's newer change is saved; A's save request comes last.
   @Test func anOlderChangeDelayedByASlowObserverIsNeverSavedAfterANewerOne() async throws {
     let saves = Collector<Int>()
@@ -47,10 +48,11 @@ private struct RecordingKey: SharedKey {
   private func delayFirstWriterBehindASecond(_ value: Shared<Int>) async throws {
     let entered = Counter()
     let release = DispatchSemaphore(value: 0)
+    defer { release.signal() }  // A failed expectation never leaves the writer blocked.
     let token = value.observe { number in
       guard number == 1 else { return }
       entered.increment()
-      _ = release.wait(timeout: .now() + .seconds(30))
+      release.wait()  // On the writer's thread of its own; a deadlock is left to the test's time limit.
     }
     defer { token.cancel() }
     let writerDone = Counter()
