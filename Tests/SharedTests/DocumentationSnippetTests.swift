@@ -16,7 +16,8 @@ import Testing
   @Test func everySnippetIsCompiledByTheTests() throws {
     let corpus = try Self.snippetFiles().map { SnippetFile(try String(contentsOf: $0, encoding: .utf8)) }
     let missing = try Self.snippets().filter { snippet in
-      !corpus.contains { $0.contains(snippet.code) }
+      let searched = SearchedSnippet(snippet.code)
+      return !corpus.contains { $0.contains(searched) }
     }
     if !missing.isEmpty {
       let list = missing.map(\.description).joined(separator: "\n")
@@ -124,22 +125,44 @@ import Testing
     return snippets
   }
 
-  /// A file snippets may be found in: its imports, and its text without whitespace.
+  /// A file snippets may be found in: its imports, and its text without whitespace, as bytes.
   struct SnippetFile {
     let imports: Set<Substring>
-    let text: String
+    let text: [UInt8]
 
     init(_ file: String) {
       imports = Set(file.split(separator: "\n").filter { $0.hasPrefix("import ") })
-      text = squeezed(file)
+      text = Array(squeezed(file).utf8)
     }
 
     /// Whether the file holds `snippet`: its imports anywhere in the file (imports go at the top, once), and the
     /// rest as written.
     func contains(_ snippet: String) -> Bool {
+      contains(SearchedSnippet(snippet))
+    }
+
+    func contains(_ snippet: SearchedSnippet) -> Bool {
+      guard snippet.imports.allSatisfy(imports.contains) else { return false }
+      let code = snippet.code
+      guard let first = code.first else { return true }
+      guard code.count <= text.count else { return false }
+      // Compared byte by byte: much faster than searching a `String` for another, which compares characters.
+      for start in 0...(text.count - code.count) where text[start] == first {
+        if text[start..<(start + code.count)].elementsEqual(code) { return true }
+      }
+      return false
+    }
+  }
+
+  /// A snippet as it is searched for: its imports, and the rest without whitespace, as bytes.
+  struct SearchedSnippet {
+    let imports: [Substring]
+    let code: [UInt8]
+
+    init(_ snippet: String) {
       let lines = snippet.split(separator: "\n", omittingEmptySubsequences: false)
-      let code = lines.filter { !$0.hasPrefix("import ") }.joined(separator: "\n")
-      return lines.filter { $0.hasPrefix("import ") }.allSatisfy(imports.contains) && text.contains(squeezed(code))
+      imports = lines.filter { $0.hasPrefix("import ") }
+      code = Array(squeezed(lines.filter { !$0.hasPrefix("import ") }.joined(separator: "\n")).utf8)
     }
   }
 

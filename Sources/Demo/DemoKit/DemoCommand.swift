@@ -4,11 +4,7 @@ import SharedState
 /// The demo's command line: `swift run Demo [scenario] [options]`.
 public enum DemoCommand {
   /// Runs the demo for `arguments` (the command line without the program's name), narrating to the terminal, and
-  /// returns the exit code: 0, or 64 for arguments it cannot use.
-  ///
-  /// ```swift
-  /// let code = await DemoCommand.run(["queries", "--latency", "0"])
-  /// ```
+  /// returns the exit code: 0, or 64 for arguments it cannot use. The demo's `main.swift` is this one call.
   ///
   /// - Parameter arguments: A scenario and options, as `swift run Demo --help` lists them.
   /// - Returns: The process's exit code.

@@ -270,7 +270,8 @@ struct QueryRecordMachine: Sendable {
 
   // In this order, the flag fills a gap the layout would leave: every cached query keeps a machine.
   private(set) var activity = Activity.idle
-  private var lastID: WorkID = 0
+  /// The identifier of the latest work made; the next is one more.
+  private(set) var lastID: WorkID = 0
   private(set) var freshness = Freshness.empty
   /// Whether holders, invalidations and triggers fetch; see ``enabled(now:staleTime:isHeld:)``.
   private(set) var isEnabled = true

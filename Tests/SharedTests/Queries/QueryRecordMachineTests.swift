@@ -154,7 +154,8 @@ private struct Harness {
   /// refresh of the server as it is now was written since.
   var leftStale = false
   var failures: [String] = []
-  let trace: String
+  /// The events applied so far, for failure messages.
+  var trace: String
   /// The event being applied fetches only if automatic fetching is on: a holder, an invalidation, a trigger.
   var isAutomatic = false
 
@@ -741,7 +742,8 @@ private struct Harness {
   mutating func checkCollectedRecordIgnoresItsFetches() {
     guard collected else { return }
     var probe = machine
-    for id in QueryRecordMachine.WorkID(1)...16 {
+    // Every work the record made, and the next one it would make.
+    for id in QueryRecordMachine.WorkID(1)...(machine.lastID + 1) {
       if probe.fetchReturned(id) != .discard { fail("a collected record applies the value of \(id)") }
       for cancelled in [false, true] {
         for isHeld in [false, true] where probe.fetchStopped(id, cancelled: cancelled, isHeld: isHeld) != .discard {
@@ -779,7 +781,9 @@ extension Harness.Progress {
 // skipped under ThreadSanitizer, which has nothing to find in them (plain `swift test` runs them in full).
 @Suite(.offTheCooperativePool, .disabled(if: isThreadSanitizerBuild, "single-threaded search"))
 struct QueryRecordMachineTests {
-  /// Runs every sequence of `events` of length `depth`; returns the failures (each names its sequence).
+  /// Runs every sequence of `events` of length `depth`, depth-first: sequences that share a beginning share the
+  /// record it leads to, which is copied, not rebuilt. Each sequence is then settled and checked. Returns the
+  /// failures, each naming the events applied when it was found.
   private func explore(
     _ events: [Event],
     depth: Int,
@@ -787,28 +791,26 @@ struct QueryRecordMachineTests {
   ) -> (sequences: Int, failures: [String]) {
     var failures: [String] = []
     var sequences = 0
-    var indices = Array(repeating: 0, count: depth)
-    while true {
-      sequences += 1
-      let sequence = indices.map { events[$0] }
-      var harness = Harness(trace: sequence.map(\.description).joined(separator: ", "), isEnabled: isEnabled)
-      for event in sequence { harness.apply(event) }
-      harness.settle()
-      harness.checkFresh()
-      harness.checkCollected()
-      harness.checkCollectedRecordIgnoresItsFetches()
-      failures += harness.failures
-      if failures.count > 20 { break }
-      // The next sequence, like counting in base `events.count`.
-      var position = depth - 1
-      while position >= 0 {
-        indices[position] += 1
-        if indices[position] < events.count { break }
-        indices[position] = 0
-        position -= 1
+    func visit(_ harness: Harness, remaining: Int) {
+      guard failures.count <= 20 else { return }
+      guard remaining > 0 else {
+        sequences += 1
+        var leaf = harness
+        leaf.settle()
+        leaf.checkFresh()
+        leaf.checkCollected()
+        leaf.checkCollectedRecordIgnoresItsFetches()
+        failures += leaf.failures
+        return
       }
-      if position < 0 { break }
+      for event in events {
+        var next = harness
+        next.trace += next.trace.isEmpty ? event.description : ", \(event.description)"
+        next.apply(event)
+        visit(next, remaining: remaining - 1)
+      }
     }
+    visit(Harness(trace: "", isEnabled: isEnabled), remaining: depth)
     return (sequences, failures)
   }
 
@@ -1123,9 +1125,10 @@ struct QueryRecordMachineTests {
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 
-  /// Longer sequences than the exhaustive tests reach, drawn from a seeded generator; every failure names its seed.
+  /// Longer sequences than the exhaustive tests reach, drawn from a generator with a fixed seed, so every run checks
+  /// the same sequences (change the seed to search elsewhere); every failure names its seed.
   @Test func seededRandomSequencesOfTwelveEventsKeepTheRecordsInvariants() {
-    let seed = UInt64.random(in: 1...UInt64.max)
+    let seed: UInt64 = 0x5EED_2026_1126
     var generator = SplitMix(seed: seed)
     var failures: [String] = []
     for _ in 0..<20_000 where failures.count < 5 {

@@ -423,8 +423,14 @@ struct PersistenceStateMachine<Value, Waiter> {
 
   private mutating func takeReadyWaiters() -> [Waiter] {
     guard !flushWaiters.isEmpty else { return [] }
-    let ready = flushWaiters.filter { $0.target <= storedSequence }.map(\.waiter)
-    flushWaiters.removeAll { $0.target <= storedSequence }
+    // One pass, with no key path: in this generic code a key path would be made anew on every call.
+    var ready: [Waiter] = []
+    var waiting = flushWaiters
+    waiting.removeAll(keepingCapacity: true)
+    for entry in flushWaiters {
+      if entry.target <= storedSequence { ready.append(entry.waiter) } else { waiting.append(entry) }
+    }
+    flushWaiters = waiting
     return ready
   }
 }
