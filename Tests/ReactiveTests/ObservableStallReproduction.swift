@@ -63,7 +63,8 @@ struct ObservableStallReproduction {
     var stalledRuns = 0
     for _ in 0..<Self.runs {
       let (read, write) = makeSubject()
-      let seen = await runConsumers(read: read, write: write, burstOf: burst ? 50 : nil)
+      let seen = await runConsumers(
+        read: read, write: write, burstOf: burst ? 50 : nil, yieldsBeforeGivingUp: 200_000)
       let latest = burst ? 50 : ObservationsConsumerTests.writes
       if seen.values.contains(where: { $0.last != latest }) { stalledRuns += 1 }
     }

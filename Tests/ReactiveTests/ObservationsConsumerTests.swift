@@ -37,13 +37,23 @@ import Testing
 /// the value before it; or, given `burstOf`, once every consumer has the first value, writes 1 through `burstOf`
 /// at once.
 ///
+/// A consumer that stalls is waited for until ``deadlockGuard`` passes (no outcome depends on how busy the machine
+/// is), or, given `yieldsBeforeGivingUp`, for that many yields: the stall reproduction, which expects stalls, runs
+/// that way on request.
+///
 /// - Returns: The values each consumer saw, by consumer; a consumer that stalled did not reach the last one.
 @available(macOS 26, iOS 26, tvOS 26, watchOS 26, *)
 func runConsumers(
   read: @escaping @Sendable () -> Int,
   write: @escaping @MainActor @Sendable (Int) -> Void,
-  burstOf burst: Int? = nil
+  burstOf burst: Int? = nil,
+  yieldsBeforeGivingUp: Int? = nil
 ) async -> [Int: [Int]] {
+  func waited(_ condition: () -> Bool) async -> Bool {
+    guard let yieldsBeforeGivingUp else { return await waitedUntil(condition) }
+    for _ in 0..<yieldsBeforeGivingUp where !condition() { await Task.yield() }
+    return condition()
+  }
   let count = ObservationsConsumerTests.consumers
   let seen = SeenValues(consumers: count)
   let last = burst ?? ObservationsConsumerTests.writes
@@ -56,30 +66,17 @@ func runConsumers(
         }
       }
     }
-    if burst != nil, await waitBounded({ seen.all.allSatisfy { $0.last == 0 } }) {
+    if burst != nil, await waited({ seen.all.allSatisfy { $0.last == 0 } }) {
       await MainActor.run { for value in 1...last { write(value) } }
-      _ = await waitBounded { seen.all.allSatisfy { $0.last == last } }
+      _ = await waited { seen.all.allSatisfy { $0.last == last } }
     }
     for value in 0...last where burst == nil {
       if value > 0 { await write(value) }
-      guard await waitBounded({ seen.all.allSatisfy { $0.last == value } }) else { break }
+      guard await waited({ seen.all.allSatisfy { $0.last == value } }) else { break }
     }
     group.cancelAll()
     return Dictionary(uniqueKeysWithValues: seen.all.enumerated().map { ($0.offset, $0.element) })
   }
-}
-
-/// Suspends, without sleeping, until `condition` holds or a bound of yields passes.
-///
-/// - Returns: Whether the condition held.
-func waitBounded(_ condition: () -> Bool) async -> Bool {
-  var yields = 0
-  while !condition() {
-    yields += 1
-    if yields > 200_000 { return false }
-    await Task.yield()
-  }
-  return true
 }
 
 /// What each consumer has seen, from any thread.

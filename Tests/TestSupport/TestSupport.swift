@@ -32,17 +32,23 @@ package func waitUntil(
   _ condition: () -> Bool,
   sourceLocation: SourceLocation = #_sourceLocation
 ) async {
+  if await !waitedUntil(condition) {
+    Issue.record("the awaited condition never held", sourceLocation: sourceLocation)
+  }
+}
+
+/// Suspends the calling task, without sleeping, until `condition` holds, and returns `true`; returns `false` if it
+/// still does not hold after ``deadlockGuard``, for a test that reports the wait's failure itself.
+package func waitedUntil(_ condition: () -> Bool) async -> Bool {
   let giveUp = ContinuousClock.now + deadlockGuard
   var checks = 0
   while !condition() {
     checks += 1
     // The clock is read now and then: the guard needs no precision.
-    if checks % 1_024 == 0 && ContinuousClock.now > giveUp {
-      Issue.record("the awaited condition never held", sourceLocation: sourceLocation)
-      return
-    }
+    if checks % 1_024 == 0 && ContinuousClock.now > giveUp { return false }
     await Task.yield()
   }
+  return true
 }
 
 /// A one-shot gate: tasks that wait are held until it opens (and pass at once afterwards).
