@@ -19,10 +19,10 @@ package final class Collector<Element: Sendable>: Sendable {
   }
 }
 
-/// How long ``waitUntil(_:sourceLocation:)`` waits before it calls a wait a deadlock: ten minutes, ten times the
-/// longest a wait took in a run beside twelve CPU-bound loops. It decides no outcome; it only ends a wait that
-/// would never end.
-package let deadlockGuard = Duration.seconds(600)
+/// How long ``waitUntil(_:sourceLocation:)`` waits before it calls a wait a deadlock: twenty minutes, ten times the
+/// longest a whole test took in a run beside twelve CPU-bound loops (about two minutes, most of it waiting for a
+/// thread). It decides no outcome; it only ends a wait that would never end. The suites' time limits are the same.
+package let deadlockGuard = Duration.seconds(1_200)
 
 /// Suspends the calling task, without sleeping, until `condition` holds; records a failure instead of hanging if it
 /// never does (see ``deadlockGuard``).

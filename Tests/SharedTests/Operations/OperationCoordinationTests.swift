@@ -101,7 +101,7 @@ private struct TwoOperations: Sendable {
     #expect(post.wrappedValue.status == .success)
   }
 
-  @Test(.timeLimit(.minutes(10))) func aCancelledQueuedRunSettlesWithoutWaitingForTheOneAhead() async throws {
+  @Test(.timeLimit(.minutes(20))) func aCancelledQueuedRunSettlesWithoutWaitingForTheOneAhead() async throws {
     let post = Shared(value: OperationState<Int>())
     let gate = Gate()
     let first = post.run(policy: .serial) {

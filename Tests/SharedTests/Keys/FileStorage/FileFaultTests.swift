@@ -61,7 +61,7 @@ private func readWhole(_ url: URL) -> ProbeDocument? {
 }
 
 // A writer process that never ends would leave its test waiting: the time limit turns that into a failure.
-@Suite(.freshRegistry, .timeLimit(.minutes(10))) struct FileFaultTests {
+@Suite(.freshRegistry, .timeLimit(.minutes(20))) struct FileFaultTests {
   @Test func aWriterKilledMidWriteNeverLeavesATornFile() async throws {
     let executable = try #require(probeExecutable(), "the FileFaultProbe helper is built with the tests")
     let folder = try TemporaryFolder()

@@ -19,7 +19,7 @@ private struct RecordingKey: SharedKey {
 }
 
 // A writer blocked by a bug would never return: the time limit turns that deadlock into a failure.
-@Suite(.freshRegistry, .timeLimit(.minutes(10))) struct SaveOrderTests {
+@Suite(.freshRegistry, .timeLimit(.minutes(20))) struct SaveOrderTests {
   /// Writer A's change waits in a slow observer until B's newer change is saved; A's save request comes last.
   @Test func anOlderChangeDelayedByASlowObserverIsNeverSavedAfterANewerOne() async throws {
     let saves = Collector<Int>()
