@@ -19,7 +19,7 @@ let package = Package(
     .target(name: "SharedState", dependencies: ["Reactive"], path: "Sources/Shared"),
     .executableTarget(name: "Demo", dependencies: ["SharedState"]),
     .executableTarget(
-      name: "Benchmarks", dependencies: ["Reactive", "SharedState"], path: "Benchmarks", exclude: ["Results"]),
+      name: "Benchmarks", dependencies: ["Reactive", "SharedState"], path: "Benchmarks", exclude: ["Results", "README.md"]),
     // Helpers shared by the test targets.
     .target(name: "TestSupport", dependencies: ["Reactive"], path: "Tests/TestSupport"),
     .testTarget(name: "ReactiveTests", dependencies: ["Reactive", "TestSupport"]),
