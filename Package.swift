@@ -21,7 +21,7 @@ let package = Package(
     .target(name: "DemoKit", dependencies: ["SharedState"], path: "Sources/Demo/DemoKit"),
     .executableTarget(name: "Demo", dependencies: ["DemoKit"], path: "Sources/Demo", exclude: ["DemoKit"]),
     .executableTarget(
-      name: "Benchmarks", dependencies: ["Reactive", "SharedState"], path: "Benchmarks", exclude: ["Results"]),
+      name: "Benchmarks", dependencies: ["Reactive", "SharedState"], path: "Benchmarks", exclude: ["Results", "README.md"]),
     // Helpers shared by the test targets.
     .target(name: "TestSupport", dependencies: ["Reactive"], path: "Tests/TestSupport"),
     .testTarget(name: "ReactiveTests", dependencies: ["Reactive", "TestSupport"]),

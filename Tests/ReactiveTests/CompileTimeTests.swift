@@ -1,4 +1,4 @@
-// Functions that only need to compile: they pin down that the README's tour is real code.
+// Functions that only need to compile: they pin down that the box's API reads as the Reactive catalog shows it.
 import Reactive
 
 private func readmeTour() {

@@ -1,5 +1,5 @@
-// Functions that only need to compile: they pin down the key contract the README and the storing-values article
-// describe (the tours themselves are compiled as written in Snippets/).
+// Functions that only need to compile: they pin down the key contract the storing-values article describes (its
+// snippets themselves are compiled as written in Snippets/).
 import Foundation
 import SharedState
 import Testing

@@ -3,7 +3,7 @@ import SharedState
 import Synchronization
 import Testing
 
-/// The view-model pattern of the README and the getting-started article: `@Shared` inside an `@Observable` class
+/// The view-model pattern of the getting-started article: `@Shared` inside an `@Observable` class
 /// needs `@ObservationIgnored` (both macros would otherwise synthesize `_session`), and observation still works,
 /// through the shared value itself.
 @Observable

@@ -1,5 +1,5 @@
-// Functions that only need to compile: they pin down query API the README's tour (compiled as written in
-// Snippets/) does not show.
+// Functions that only need to compile: they pin down query API that the snippets (compiled as written in Snippets/)
+// do not show.
 import Foundation
 import SharedState
 

@@ -551,8 +551,8 @@ private struct Harness {
       case .discard:
         fail("the running work \(id) was discarded")
       case .apply(let keepPending):
-        // The status stays pending exactly when work follows at once: a refetch after an invalidation, or queued
-        // work.
+        // The value stays fetching (and a first load pending) exactly when work follows at once: a refetch after
+        // an invalidation, or queued work.
         if keepPending != ((fetchSuperseded && machine.isEnabled) || !waiting.isEmpty) {
           fail("a refresh keeps pending: \(keepPending), superseded \(fetchSuperseded), waiting \(waiting)")
         }

@@ -73,6 +73,18 @@ struct RunningOperationsArticle {
     mutating func applySuccess(_ user: User) { self.user = user }
   }
 
+  // MARK: Waiting for the result
+
+  func loadedPost(api: API) async throws -> Post {
+    @Shared(.inMemory("post")) var post = OperationState<Post>()
+    return try await $post.perform(policy: .dedupe) { try await api.post(1) }  // every holder sees the run
+  }
+
+  func dismissError() {
+    @Shared(.inMemory("post")) var post = OperationState<Post>()
+    if post.status.isError { $post.reset() }  // idle again, no error; the last value stays
+  }
+
   // MARK: Options
 
   func loadPost(api: API) {

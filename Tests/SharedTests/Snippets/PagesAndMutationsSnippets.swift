@@ -1,6 +1,5 @@
 // The snippets about page limits, page fetches asked for twice, mutations per entity and retrying a mutation, as
-// the documentation comments, the DocC article "Queries" (UsingQueries.md) and the README show them, so that they
-// compile.
+// the documentation comments and the DocC article "Queries" (UsingQueries.md) show them, so that they compile.
 import Foundation
 import SharedState
 

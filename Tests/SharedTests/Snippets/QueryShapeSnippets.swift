@@ -1,5 +1,5 @@
 // The snippets about turning a query's automatic fetching off and on, and shaping what a holder shows, as the DocC
-// article "Queries" (UsingQueries.md), the README and the documentation comments of QueryOptions.isEnabled,
+// article "Queries" (UsingQueries.md) and the documentation comments of QueryOptions.isEnabled,
 // QueryStore+Enabled.swift and the selections show them, so that they compile.
 import SharedState
 

@@ -1,5 +1,5 @@
 // The snippets about invalidation choices, cancelling, resetting and removing queries, a store's default options,
-// hooks and activity, as the README, the DocC article "Queries" (UsingQueries.md) and the documentation comments of
+// hooks and activity, as the DocC article "Queries" (UsingQueries.md) and the documentation comments of
 // QueryFilter, QueryRefetch, QueryStore+Filters, QueryStore+Settings, QueryHooks, QueryHookSubject and QueryActivity
 // show them, so that they compile.
 import SharedState
@@ -117,7 +117,7 @@ struct QueryStoreChoicesSnippets {
     if !store.activity.wrappedValue.isIdle { showSpinner() }
   }
 
-  // README, "Queries"; UsingQueries.md, "One store's options, hooks and activity"
+  // UsingQueries.md, "One store's options, hooks and activity"
   func configureQueries(userID: Int) {
     let store = SharedRegistry.current.queries
     store.defaultOptions = QueryOptions(staleTime: .seconds(30))  // for queries made without options

@@ -1,37 +1,6 @@
-// The Reactive module's snippets, as the README, its DocC catalog and its documentation comments show them.
+// The Reactive module's snippets, as its DocC catalog and its documentation comments show them.
 // DocumentationSnippetTests checks that every snippet appears here (or in another file of this folder) as written.
 import Reactive
-
-// README.md, "A short tour".
-func boxTour() {
-  // One value, shared by reference.
-  let counter = ReactiveBox(0)
-
-  // Change it under its lock; listeners hear about it after the lock is released.
-  counter.withLock { $0 += 1 }
-
-  // Read it synchronously.
-  print("now", counter.value)
-
-  // Every change, as an AsyncSequence: the current value first, then changes.
-  Task {
-    for await value in counter.values {  // keeps only the newest if you fall behind
-      print("latest", value)
-    }
-  }
-  Task {
-    for await value in counter.values(buffering: .all) {  // every change, in order
-      print("each", value)
-    }
-  }
-
-  // Or a closure, called on the thread that made the change.
-  let token = counter.observe { value in print("observed", value) }
-  token.cancel()
-
-  // End every iteration.
-  counter.finish()
-}
 
 // Reactive.md, the landing page.
 func watchTemperature(display: @escaping @Sendable (Double) -> Void) -> ObserverToken {

@@ -1,148 +1,85 @@
-// The README's tours, as README.md shows them, so that they compile. DocumentationSnippetTests checks that every
-// snippet appears in this folder as written; each tour sits in a namespace of its own, with its own stand-ins.
+// The README's tour, as README.md shows it, so that it compiles. DocumentationSnippetTests checks that every
+// snippet appears in this folder as written; each part sits in a namespace of its own, with its own stand-ins.
 import Foundation
 import SharedState
 
-/// README.md, "Sharing a value by key".
-enum ReadmeSharingTour {
-  struct User: Codable, Sendable {
-    var name: String
-    var age: Int
-  }
+/// README.md, "A shared value".
+enum ReadmeSharedValueTour {
   struct Settings: Codable, Sendable { var theme = "light" }
 
-  func sharingTour(settingsURL: URL) async throws {
-    @Shared(.inMemory("counter")) var counter = 0  // the default is used only if the key has no value yet
-    $counter.withLock { $0 += 1 }  // the only way to write
-    let now: Int = counter  // a synchronous read of the shared value
-    let handle: Shared<Int> = $counter  // Sendable, cheap to copy, the same value
-    let token = $counter.observe { value in print(value) }
+  func sharedValue(settingsURL: URL) {
+    @Shared(.inMemory("counter")) var counter = 0  // every holder of "counter" sees one value
+    $counter.withLock { $0 += 1 }  // the only way to write: under a lock, so no change is lost
+    print(counter)  // a synchronous read
+
+    let token = $counter.observe { value in print("now", value) }  // called after each change
+    Task {
+      for await value in $counter.values { print("latest", value) }  // the current value, then changes
+    }
     token.cancel()
 
-    let local = Shared(value: 0)  // a value with no key, shared by its copies
-    @Shared(.inMemory("user")) var user = User(name: "Ada", age: 36)
-    let name: Shared<String> = $user.name  // derived from the user: a member, by key path
-    name.withLock { $0 = "Grace" }  // writes the user; every holder sees it
-    let reader = SharedReader($counter)  // read-only
-    @Shared(.inMemory("profile")) var profile: User? = nil
-    let unwrapped: Shared<User>? = Shared($profile)  // derived: the wrapped value, nil while nil
-
-    @Shared(.fileStorage(settingsURL)) var settings = Settings()  // JSON file, saved after changes
-    $settings.withLock { $0.theme = "dark" }
-    try await $settings.save()  // written now, not just scheduled
-    if let error = $settings.loadError { print("settings file unreadable:", error) }
-
-    _ = (now, handle, local, reader, unwrapped)
+    @Shared(.fileStorage(settingsURL)) var settings = Settings()  // kept in a JSON file
+    $settings.withLock { $0.theme = "dark" }  // saved within 0.25 s (or now: try await $settings.save())
   }
 }
 
-/// README.md, "Keys that load asynchronously".
-enum ReadmeRemoteKeyTour {
-  struct Profile: Codable, Sendable { var name = "" }
-
-  protocol ProfileAPI: Sendable {
-    func profile(_ userID: Int) async throws -> Profile
-    func update(_ profile: Profile, for userID: Int) async throws
-  }
-
-  struct RemoteProfileKey: SharedKey {
-    let userID: Int
-    let api: any ProfileAPI
-    var id: Int { userID }
-
-    func load(context: SharedKeyContext<Profile>, continuation: SharedLoadContinuation<Profile>) {
-      Task {  // resumed later: holders see isLoading until then
-        do {
-          continuation.resume(returning: try await api.profile(userID))
-        } catch {
-          continuation.resume(throwing: error)
-        }
-      }
-    }
-
-    func save(_ value: Profile, context: SharedKeyContext<Profile>) async throws {
-      try await api.update(value, for: userID)
-    }
-  }
-
-  func profileTour(api: any ProfileAPI) async throws {
-    @Shared(RemoteProfileKey(userID: 42, api: api)) var profile = Profile()
-    if $profile.isLoading { print("loading…") }  // the default until the server answers
-    try await $profile.load()  // load again, and wait for it
-    if let error = $profile.loadError { print("profile unavailable:", error) }
-    $profile.withLock { $0.name = "Ada" }  // saved through the key
-  }
-}
-
-/// README.md, "Operations".
+/// README.md, "Operation state".
 enum ReadmeOperationTour {
   struct Post: Sendable, Equatable {
     var id: Int
     var title: String
   }
 
-  struct Logging: OperationModifier {  // your own behaviour around every attempt
-    func run<Success: Sendable>(
-      context: OperationContext<Success>,
-      next: (OperationContext<Success>) async throws -> Success
-    ) async throws -> Success {
-      print("attempt", context.attempt)
-      return try await next(context)
+  func openPost(api: @escaping @Sendable (Int) async throws -> Post) {
+    @Shared(.inMemory("post")) var post = OperationState<Post>()
+    $post.run(.retry(.exponential(retries: 3))) {  // returns at once: every holder already sees .pending
+      try await api(1)
+    } onSuccess: { post in
+      print("opened", post.title)
+    } onError: { error in
+      print("failed", error)  // the error also stays in the state until the next success
     }
   }
 
-  func operationTour(api: @escaping @Sendable (Int) async throws -> Post) async throws {
-    @Shared(.inMemory("post")) var post = OperationState<Post>()
-    let task = $post.run {  // returns at once; the status is already .pending
-      try await api(1)
-    } onAttempt: {
-      print("started")  // synchronously, before run returns
-    } onSuccess: { post in
-      print("loaded", post.title)  // then onSuccess or onError (neither if cancelled)
-    } onError: { error in
-      print("failed", error)
-    } onSettled: { result in
-      print("settled")  // always last
+  func title(of post: OperationState<Post>) -> String {
+    switch post.status {
+    case .idle: "Not loaded"
+    case .pending: "Loading… (attempt \(post.attempt))"
+    case .success: post.value?.title ?? ""
+    case .error: "Failed: \(post.error?.localizedDescription ?? "")"
     }
-    _ = try await task.value  // or task.cancel()
-    if post.status.isSuccess, let loaded = post.value { print(loaded.title) }
-
-    let again = try await $post.perform(.retry(.exponential(retries: 3)), policy: .dedupe) { try await api(1) }
-    $post.run(.modifier(Logging()).timeout(.seconds(10))) { context in
-      if let cached = post.value { context.yield(cached) }  // shown now; the run stays pending
-      return try await api(context.attempt)
-    }
-    $post.reset()  // clears the error, status back to idle
-    _ = again
   }
 }
 
-/// README.md, "Queries: keyed async data, fetched once, shared by all".
+/// README.md, "A query" and "A mutation".
 enum ReadmeQueryTour {
   struct Post: Sendable, Equatable {
     var id: Int
     var title: String
   }
 
-  func queryTour(api: @escaping @Sendable (Int) async throws -> Post) async throws {
+  func postScreen(api: @escaping @Sendable (Int) async throws -> Post) {
     @Shared(.query(["posts", 42]) { try await api(42) }) var post = OperationState<Post>()
-    $post.refetch()  // fetch again now (joins a fetch under way)
-
-    let store = SharedRegistry.current.queries
-    store.invalidate(matching: ["posts"])  // every key that starts with ["posts"]
-    store.update(["posts", 42], as: OperationState<Post>.self) { $0.value?.title = "Edited" }
-    let seven = try await store.fetch(.query(["posts", 7]) { try await api(7) })  // fresh and cached: at once
-    _ = seven.title
-
-    @Shared(.mutation("rename-42")) var rename = MutationState<String, Post>(historyLimit: 5)
-    $rename.mutate("New title", invalidates: [["posts"]]) { title in try await api(1) }
-
-    let nextPage: @Sendable ([Post], Int) -> Int? = { page, id in page.isEmpty ? nil : id + 1 }
-    let feedQuery: Query<PaginatedState<Int, [Post]>> = .paginatedQuery(["feed"], initialPage: 0, nextPage: nextPage) {
-      (id: Int) -> [Post] in [try await api(id)]
+    if post.status.isPending {
+      print("first load")  // nothing fetched yet
+    } else if post.isFetching {
+      print("refreshing", post.value?.title ?? "")  // a refetch keeps the value and its status
     }
-    let feed = Shared(wrappedValue: PaginatedState<Int, [Post]>(), feedQuery)
-    feed.fetchNextPage()
-    _ = feed.wrappedValue.hasNextPage
+    SharedRegistry.current.queries.invalidate(matching: ["posts"])  // held queries under ["posts"] refetch
+  }
+
+  func postHandler(id: Int, api: @escaping @Sendable (Int) async throws -> Post) async throws -> Post {
+    try await SharedRegistry.current.queries.fetch(.query(["posts", id]) { try await api(id) })
+  }
+
+  func renameButton(api: @escaping @Sendable (Int, String) async throws -> Post) {
+    @Shared(.mutation("rename-42")) var rename = MutationState<String, Post>()
+    $rename.mutate("New title", invalidates: [["posts", 42]]) { title in
+      try await api(42, title)  // after a success, the post's query is invalidated
+    }
+  }
+
+  func tryAgainButton(_ rename: Shared<MutationState<String, Post>>) {
+    if rename.wrappedValue.status.isError { rename.retryLatest() }  // the latest run, with its arguments
   }
 }

@@ -1,5 +1,5 @@
-// The snippets of the DocC article "Queries on a server" (QueriesOnAServer.md) and of the README's "On a server"
-// paragraph, as they show them, so that they compile. Stand-ins for a server's own types come first.
+// The snippets of the DocC article "Queries on a server" (QueriesOnAServer.md), as it shows them, so that they
+// compile. Stand-ins for a server's own types come first.
 import SharedState
 
 struct ServerQueriesArticle {

@@ -1,11 +1,11 @@
-// The snippets about sharing values, as the README, the DocC articles and the documentation comments show them.
+// The snippets about sharing values, as the DocC articles and the documentation comments show them.
 // DocumentationSnippetTests checks that every snippet appears in this folder as written.
 import Foundation
 import Observation
 import SharedState
 import Testing
 
-// README.md, GettingStartedWithShared.md and the `Shared` documentation: a view model.
+// GettingStartedWithShared.md and the `Shared` documentation: a view model.
 @Observable
 final class CounterModel {
   @ObservationIgnored @Shared(.inMemory("counter")) var counter = 0
@@ -47,6 +47,29 @@ enum GettingStartedWithSharedSnippets {
 
     let token = $filter.observe { filter in log(filter) }  // a closure after each change
     token.cancel()
+  }
+
+  struct Profile: Sendable { var name: String }
+  static func show(_ profile: SharedReader<Profile?>) {}
+
+  static func moreWays() {
+    let progress = Shared(value: 0.0)  // no key: shared by the copies of `progress`
+    progress.withLock { $0 = 0.5 }
+
+    @Shared(.inMemory("profile")) var profile: Profile? = nil
+    if let unwrapped = Shared($profile) {  // nil while the optional is nil
+      unwrapped.withLock { $0.name = "Ada" }  // writes the optional's wrapped value
+    }
+    show(SharedReader($profile))  // read-only
+  }
+}
+
+/// The documentation comment of `SharedReader.init(_:)`.
+enum SharedReaderCommentSnippet {
+  static func readOnly() -> SharedReader<Int> {
+    @Shared(.inMemory("counter")) var counter = 0
+    let reader = SharedReader($counter)
+    return reader
   }
 }
 

@@ -13,8 +13,9 @@ public import Foundation
 /// - **Loading:** the first holder reads the file. A missing or empty file means "no value": the default is used,
 ///   and nothing is created until the first change. An unreadable or corrupt file also leaves the default in
 ///   memory, sets ``Shared/loadError``, and is not touched until the value is changed.
-/// - **Saving:** changes are saved at most once per `saveDelay`, and a change is saved no later than `saveDelay`
-///   after it was made; the file always ends with the newest value. Each save writes a new file in the same
+/// - **Saving:** changes are saved at most once per `saveDelay`: a change waits `saveDelay`, then the newest value
+///   is saved with every change made meanwhile, and more changes do not put the save off (see
+///   ``SharedSaveSchedule/debounced(_:clock:)``); the file always ends with the newest value. Each save writes a new file in the same
 ///   folder once, with the existing file's permissions (and owner and group, where the process may; without
 ///   the group's permissions when the group cannot be kept, and never set-user-ID or set-group-ID), syncs it to disk,
 ///   renames it over the file and syncs the folder: the file always holds one whole document, even if the program
@@ -37,7 +38,7 @@ public import Foundation
 public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   /// The file.
   public let url: URL
-  /// The quiet time between a change and its save.
+  /// How long a change waits before it is saved (default 0.25 s).
   public let saveDelay: Duration
   /// How often the file is checked for changes made outside the program.
   public let pollInterval: Duration
@@ -52,7 +53,7 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   /// - Parameters:
   ///   - url: The file (a symbolic link is followed); its folder is created on the first save if it does not
   ///     exist. A URL that is not a file URL is reported as ``FileStorageError/notAFileURL(url:)``.
-  ///   - saveDelay: The quiet time between a change and its save.
+  ///   - saveDelay: How long a change waits before it is saved (default 0.25 s).
   ///   - pollInterval: How often to look for changes made by other programs.
   ///   - clock: The clock for both; pass a ``ManualClock`` in tests.
   public init(
@@ -194,7 +195,7 @@ extension SharedReaderKey {
   ///
   /// - Parameters:
   ///   - url: The file.
-  ///   - saveDelay: The quiet time between a change and its save.
+  ///   - saveDelay: How long a change waits before it is saved (default 0.25 s).
   ///   - pollInterval: How often to look for changes made by other programs.
   ///   - clock: The clock for both; pass a ``ManualClock`` in tests.
   /// - Returns: The key.

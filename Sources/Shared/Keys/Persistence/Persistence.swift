@@ -192,8 +192,8 @@ final class Persistence<Value: Sendable>: Sendable {
   }
 
   /// Saves the machine's changes until it has none left, waiting the schedule's delay before each save unless a
-  /// `save()` is waiting: at most one save per delay, and a change is saved no later than one delay after it was
-  /// made.
+  /// `save()` is waiting: at most one save per delay. Changes made during a wait do not restart it, so a change is
+  /// saved at most one delay after it was made, or, when a save was running, one delay after that save returned.
   private func runSaveTask() async {
     while true {
       await waitForDelay()

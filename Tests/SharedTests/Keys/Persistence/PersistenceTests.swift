@@ -40,6 +40,23 @@ import Testing
     await waitUntil { store.saved.elements == [1, 2] }
   }
 
+  /// The schedule saves on a fixed rhythm, as a throttle does: a change made during the wait is saved when the wait
+  /// that was already running ends, not a whole delay after it (as a debounce would).
+  @Test func aChangeDuringTheDelayDoesNotPutTheSaveOff() async {
+    let store = GatedKey.Store()
+    let clock = ManualClock()
+    @Shared(GatedKey(name: "rhythm", store: store, delay: .seconds(1), clock: clock)) var value = 0
+    $value.withLock { $0 = 1 }
+    await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(600))
+    $value.withLock { $0 = 2 }  // A debounce would now wait until 1.6 s.
+    clock.advance(by: .milliseconds(399))
+    #expect(store.started.elements.isEmpty)
+    clock.advance(by: .milliseconds(1))  // 1 s after the first change: both are saved, in one save.
+    await waitUntil { store.saved.elements == [2] }
+    #expect(clock.sleeperCount == 0)
+  }
+
   @Test func saveIsNotKeptWaitingByLaterChanges() async throws {
     let store = GatedKey.Store()
     let firstSave = Gate()
