@@ -17,8 +17,9 @@ public import Synchronization
 /// probe's ``marker`` as a subscript argument (one key path per value type). When a read happens inside
 /// `withObservationTracking` (or `Observations`), the tracking machinery records the key path in a set, which
 /// hashes it, which hashes the marker, which sets ``RegistrarHolder/reached`` of the reading thread's spare. A
-/// read that finds its spare reached takes that spare as its box's own registrar, and from then on the box reads
-/// and writes through it. Outside tracking, a read pays a look-up of the thread's spare (on Linux, `pthread_self()`
+/// read that finds its spare reached takes that spare as its box's own registrar and publishes it
+/// (``PublishedRegistrar``): from then on the box's reads and writes go straight to it, without the lock, the probe
+/// or the spare. Outside tracking, a read pays a look-up of the thread's spare (on Linux, `pthread_self()`
 /// and one entry of ``threadSlots``), Observation's check of its thread-local state, and a store and a load of the
 /// spare's flag.
 ///
