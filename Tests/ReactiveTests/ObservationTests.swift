@@ -78,6 +78,30 @@ import Testing
     #expect(box.isTracked)
   }
 
+  /// Once tracked, a box reads through its own registrar: a later tracking hears of its next change, and the read
+  /// leaves the reading thread's spare registrar where it was.
+  @Test func aTrackedBoxReadInALaterTrackingReportsItsNextChange() {
+    let box = ReactiveBox(0)
+    _ = withObservationTracking {
+      box.value
+    } onChange: {
+    }
+    // Ends that tracking; an untracked read gives this thread a spare again.
+    box.withLock { $0 += 1 }
+    _ = ReactiveBox(0).value
+    let spare = ObservationProbe.shared.existingSpare()?.toOpaque()
+    let changed = Atomic<Int>(0)
+    let read = withObservationTracking {
+      box.value
+    } onChange: {
+      changed.add(1, ordering: .relaxed)
+    }
+    #expect(read == 1)
+    #expect(spare != nil && ObservationProbe.shared.existingSpare()?.toOpaque() == spare)
+    box.withLock { $0 += 1 }
+    #expect(count(changed) == 1)
+  }
+
   @Test func trackingOneBoxIgnoresAnother() {
     let tracked = ReactiveBox(0)
     let other = ReactiveBox(0)
