@@ -21,6 +21,11 @@ struct Arguments {
       --csv FILE      also write the table as CSV to FILE
       --svg FILE      also draw the scaling sweeps as log-log line charts to FILE
       --help          show this text
+
+    Usage: Benchmarks --instruction-probe NAME COUNT
+
+    Runs COUNT operations of one kind and nothing else, for valgrind --tool=callgrind: NAME is read,
+    tracked-read, mutex-read, increment or mutex-increment (see InstructionProbe.swift).
     """
 
   /// Why the command line could not be read.

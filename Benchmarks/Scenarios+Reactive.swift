@@ -1,3 +1,4 @@
+import Observation
 import Reactive
 import Synchronization
 
@@ -12,6 +13,21 @@ func boxIncrement() -> (Int) -> Void {
 /// Reading a box's value.
 func boxRead() -> (Int) -> Void {
   let box = ReactiveBox(0)
+  return { operations in
+    var sum = 0
+    for _ in 0..<operations { sum &+= box.value }
+    blackHole(sum)
+  }
+}
+
+/// Reading the value of a box Observation has tracked, as a SwiftUI view or an `Observations` sequence leaves it:
+/// each read goes through the box's own registrar.
+func trackedBoxRead() -> (Int) -> Void {
+  let box = ReactiveBox(0)
+  _ = withObservationTracking {
+    box.value
+  } onChange: {
+  }
   return { operations in
     var sum = 0
     for _ in 0..<operations { sum &+= box.value }

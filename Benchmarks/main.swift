@@ -11,6 +11,14 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-probe
   exit(0)
 }
 
+// The instruction probe: one kind of operation and nothing else, for callgrind (see `InstructionProbe`).
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--instruction-probe",
+  let probe = InstructionProbe(rawValue: CommandLine.arguments[2]), let count = Int(CommandLine.arguments[3])
+{
+  probe.run(count: count)
+  exit(0)
+}
+
 let arguments: Arguments
 do {
   arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
@@ -61,6 +69,11 @@ await scenario("read") {
   Row(
     scenario: $0, pair: plan.compare(boxRead(), with: mutexRead()), baselineName: "Mutex.withLock read",
     budget: .ratio(1.3))
+}
+await scenario("read of a tracked box") {
+  Row(
+    scenario: $0, pair: plan.compare(trackedBoxRead(), with: mutexRead()), baselineName: "Mutex.withLock read",
+    budget: .none)
 }
 await scenario("Atomic add (baseline)") {
   Row(

@@ -26,9 +26,10 @@ public import Synchronization
 public final class ReactiveBox<Value: Sendable>: Sendable {
   @usableFromInline
   let state: Lock<BoxState<Value>>
-  /// Whether Observation has tracked this box, so that writes must tell the registrar; see ``ObservationProbe``.
+  /// The box's own registrar once Observation has tracked the box, so that reads and writes go through it; see
+  /// ``ObservationProbe``.
   @usableFromInline
-  let isTracked: Atomic<Bool>
+  let ownRegistrar: PublishedRegistrar
   @usableFromInline
   let probe = ObservationProbe.shared
   // Key paths are immutable once made, and this one captures only the probe's marker, which is Sendable; `KeyPath`
@@ -41,9 +42,11 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   /// - Parameter value: The initial value.
   @inlinable
   public init(_ value: Value) {
-    self.isTracked = Atomic(!ObservationProbe.trackingIsDetectable)
+    // Where a tracked read cannot be told apart, the box has a registrar from the start.
+    let registrar = ObservationProbe.trackingIsDetectable ? nil : RegistrarHolder()
+    self.ownRegistrar = PublishedRegistrar(registrar)
     self.observationKeyPath = ObservationProbe.keyPath(for: ReactiveBox.self)
-    self.state = Lock(BoxState(value: value))
+    self.state = Lock(BoxState(value: value, registrar: registrar))
   }
 
   /// The current value.
@@ -52,29 +55,45 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   /// `withObservationTracking` a read registers the box, so its next change reports to the tracker.
   @inlinable
   public var value: Value {
-    if isTracked.load(ordering: .relaxed) { return trackedRead(through: nil) }
+    if ownRegistrar.isPublished { return registeredRead() }
     if let read = probe.accessThroughSpare(self, keyPath: observationKeyPath) {
       return trackedRead(through: probe.takeSpare(read))
     }
     return state.withLock { $0.value }
   }
 
-  /// A read of a box that Observation tracks: through its own registrar.
-  ///
-  /// - Parameter spare: The thread's spare registrar the read already went through, if it did; the box keeps it
-  ///   (as its registrar if it has none yet), so that what the tracking registers with it ends with the box.
+  /// A read of a box that Observation has tracked: through its own registrar, which never changes once published.
+  @inlinable
+  func registeredRead() -> Value {
+    // The box's state holds the registrar for as long as the box lives.
+    ownRegistrar.holder.unsafelyUnwrapped._withUnsafeGuaranteedRef {
+      $0.registrar.access(self, keyPath: observationKeyPath)
+    }
+    return state.withLock { $0.value }
+  }
+
+  /// A read that Observation tracked before the box had a registrar published, through the thread's `spare`
+  /// registrar: the box keeps the spare (as its registrar if it has none yet), so that what the tracking registers
+  /// with it ends with the box, and registers the read with its registrar.
   @usableFromInline
-  func trackedRead(through spare: RegistrarHolder?) -> Value {
+  func trackedRead(through spare: RegistrarHolder) -> Value {
     let (value, action) = state.withLock { state in
       let action = state.observation.trackedRead(through: spare)
-      // Under the lock, so that a write that takes the lock after this read also sees that the box is tracked.
-      isTracked.store(true, ordering: .relaxed)
+      // Under the lock, so that a write that takes the lock after this read also finds the registrar.
+      switch action {
+      case .register(let holder): ownRegistrar.publish(holder)
+      }
       return (state.value, action)
     }
     switch action {
     case .register(let holder): holder.registrar.access(self, keyPath: observationKeyPath)
     }
     return value
+  }
+
+  /// Whether Observation has tracked the box, so that its reads and changes go through its own registrar.
+  var isTracked: Bool {
+    ownRegistrar.isPublished
   }
 
   /// A number that grows by one with every call of ``withLock(_:)``.
@@ -127,7 +146,7 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     // Observation hears of the change only now that it is made: a tracker that re-reads the box as soon as it is
     // told (an `Observations` consumer on another thread) reads the new value, and what it tracks next is the
     // change after this one. A read that made the box tracked after this change took the lock saw the new value.
-    if isTracked.load(ordering: .relaxed) { trackedChanged() }
+    if ownRegistrar.isPublished { trackedChanged() }
     return try outcome.unsafelyUnwrapped.get()
   }
 
@@ -234,14 +253,15 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   }
 
   /// Tells the box's registrar about a change already made: `willSet`, then `didSet`.
-  @usableFromInline
+  ///
+  /// Kept out of line (but specialized) so the write path it branches from stays small enough to inline.
+  @inlinable
+  @inline(never)
   func trackedChanged() {
-    switch state.withLock({ $0.observation.changed() }) {
-    case .tell(let holder):
-      holder.registrar.willSet(self, keyPath: observationKeyPath)
-      holder.registrar.didSet(self, keyPath: observationKeyPath)
-    case .none:
-      break
+    // Published before this change's caller found it; the box's state holds it for as long as the box lives.
+    ownRegistrar.holder.unsafelyUnwrapped._withUnsafeGuaranteedRef {
+      $0.registrar.willSet(self, keyPath: observationKeyPath)
+      $0.registrar.didSet(self, keyPath: observationKeyPath)
     }
   }
 

@@ -14,9 +14,8 @@ import Testing
     let box = ReactiveBox(0)
     _ = box.value
     box.withLock { $0 += 1 }
-    let isTracked = box.isTracked.load(ordering: .relaxed)
-    #expect(!isTracked)
-    #expect(box.state.withLock { !$0.observation.isTracked })
+    #expect(!box.isTracked)
+    #expect(box.state.withLock { $0.observation.registrar == nil })
   }
 
   /// The marker is also hashed outside reads: when a tracked box tells its registrar of a change, and whenever
@@ -33,10 +32,8 @@ import Testing
     _ = tracked.observationKeyPath.hashValue
     let other = ReactiveBox(0)
     _ = other.value
-    let boxIsTracked = box.isTracked.load(ordering: .relaxed)
-    let otherIsTracked = other.isTracked.load(ordering: .relaxed)
-    #expect(!boxIsTracked)
-    #expect(!otherIsTracked)
+    #expect(!box.isTracked)
+    #expect(!other.isTracked)
   }
 
   /// Tracking on other threads, racing with this thread's reads, never gives this thread's untracked box a
@@ -63,8 +60,7 @@ import Testing
     }
     stop.store(true, ordering: .relaxed)
     _ = await tracker.value
-    let isTracked = box.isTracked.load(ordering: .relaxed)
-    #expect(!isTracked)
+    #expect(!box.isTracked)
   }
 
   @Test func onChangeFiresAfterWithLock() {
@@ -79,8 +75,31 @@ import Testing
     #expect(count(changed) == 0)
     box.withLock { $0 += 1 }
     #expect(count(changed) == 1)
-    let isTracked = box.isTracked.load(ordering: .relaxed)
-    #expect(isTracked)
+    #expect(box.isTracked)
+  }
+
+  /// Once tracked, a box reads through its own registrar: a later tracking hears of its next change, and the read
+  /// leaves the reading thread's spare registrar where it was.
+  @Test func aTrackedBoxReadInALaterTrackingReportsItsNextChange() {
+    let box = ReactiveBox(0)
+    _ = withObservationTracking {
+      box.value
+    } onChange: {
+    }
+    // Ends that tracking; an untracked read gives this thread a spare again.
+    box.withLock { $0 += 1 }
+    _ = ReactiveBox(0).value
+    let spare = ObservationProbe.shared.existingSpare()?.toOpaque()
+    let changed = Atomic<Int>(0)
+    let read = withObservationTracking {
+      box.value
+    } onChange: {
+      changed.add(1, ordering: .relaxed)
+    }
+    #expect(read == 1)
+    #expect(spare != nil && ObservationProbe.shared.existingSpare()?.toOpaque() == spare)
+    box.withLock { $0 += 1 }
+    #expect(count(changed) == 1)
   }
 
   @Test func trackingOneBoxIgnoresAnother() {

@@ -17,9 +17,11 @@ struct BoxState<Value: Sendable> {
   /// Whether Observation tracks the box, and its registrars.
   @usableFromInline var observation = ObservationState.untracked
 
+  /// The state of a new box holding `value`, tracked from the start through `registrar` if there is one.
   @inlinable
-  init(value: Value) {
+  init(value: Value, registrar: RegistrarHolder? = nil) {
     self.value = value
+    if let registrar { observation = .tracked(registrar: registrar, kept: []) }
   }
 
   /// The listeners, made on first use.
