@@ -66,6 +66,10 @@ public struct OperationTracking: Sendable, Hashable {
   /// It stays `true` from one fetch to the next when work follows at once (a refetch after an invalidation, a page
   /// fetch queued behind a refresh).
   public var isFetching: Bool
+  /// Which pages the fetch under way fetches, for a paginated query's ``PaginatedState/isFetchingNextPage`` and
+  /// ``PaginatedState/isFetchingPreviousPage``; ``PageFetch/none`` when no fetch started since the last one ended.
+  /// Kept beside ``isFetching``, where it takes no room of its own.
+  @usableFromInline var pageFetch: PageFetch
   /// The current attempt of the running operation, from 1; 0 before the first run and after a reset.
   public var attempt: Int
   /// How many attempts of the fetch (or run) under way, or of the last one, failed; 0 when a fetch starts or
@@ -91,6 +95,7 @@ public struct OperationTracking: Sendable, Hashable {
   public init() {
     status = .idle
     isFetching = false
+    pageFetch = .none
     attempt = 0
     failureCount = 0
     updatedAt = nil
@@ -135,12 +140,13 @@ public struct OperationTracking: Sendable, Hashable {
     updatedAt = Date()
   }
 
-  /// A query's fetch starts: fetching, at its first attempt, with no failure yet. The status stays as it is
-  /// (a refetch is not a load), except that a query with nothing fetched yet (idle) shows pending: a first load.
+  /// A query's fetch of `pages` starts: fetching, at its first attempt, with no failure yet. The status stays as it
+  /// is (a refetch is not a load), except that a query with nothing fetched yet (idle) shows pending: a first load.
   @inlinable
-  mutating func beginFetch() {
+  mutating func beginFetch(_ pages: PageFetch = .all) {
     if status == .idle { status = .pending }
     isFetching = true
+    pageFetch = pages
     attempt = 1
     failureCount = 0
     storedFailureReason = nil
@@ -159,6 +165,7 @@ public struct OperationTracking: Sendable, Hashable {
   @inlinable
   mutating func endFetch() {
     isFetching = false
+    pageFetch = .none
     updatedAt = Date()
   }
 
@@ -180,6 +187,7 @@ public struct OperationTracking: Sendable, Hashable {
   mutating func succeed() {
     status = .success
     isFetching = false
+    pageFetch = .none
     failureCount = 0
     storedError = nil
     storedFailureReason = nil
@@ -191,6 +199,7 @@ public struct OperationTracking: Sendable, Hashable {
   mutating func fail(_ error: any Error) {
     status = .error
     isFetching = false
+    pageFetch = .none
     let failure = HashableError(error)
     failureCount += 1
     storedError = failure
@@ -203,7 +212,22 @@ public struct OperationTracking: Sendable, Hashable {
   mutating func restore(_ status: OperationStatus) {
     self.status = status
     isFetching = status == .pending
+    pageFetch = .none
     updatedAt = Date()
+  }
+
+  /// The program set the value itself, obtained at `date`: a success, with no error; a fetch under way goes on (it
+  /// still shows as fetching) and writes its own result when it ends.
+  @inlinable
+  mutating func markSet(at date: Date) {
+    status = .success
+    storedError = nil
+    // A fetch under way keeps the count of its own failures.
+    if !isFetching {
+      failureCount = 0
+      storedFailureReason = nil
+    }
+    updatedAt = date
   }
 
   /// Back to idle: no error, no failures, attempt 0.
@@ -211,10 +235,26 @@ public struct OperationTracking: Sendable, Hashable {
   mutating func reset() {
     status = .idle
     isFetching = false
+    pageFetch = .none
     storedError = nil
     storedFailureReason = nil
     attempt = 0
     failureCount = 0
     updatedAt = Date()
+  }
+}
+
+extension OperationTracking {
+  /// Which pages a query's fetch fetches: what a paginated state tells its holders while it runs.
+  @usableFromInline
+  enum PageFetch: UInt8, Sendable, Hashable {
+    /// No fetch runs, or one started before the last ended (work that followed at once).
+    case none
+    /// The whole value: a plain query's fetch, or a paginated query's first page or refetch of every page.
+    case all
+    /// The page after the loaded ones.
+    case next
+    /// The page before the loaded ones.
+    case previous
   }
 }

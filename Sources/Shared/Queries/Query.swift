@@ -27,6 +27,8 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
   let fetcherLocation: CodeLocation
   /// A single or a paginated query, with what a paginated one needs to fetch its pages.
   let kind: QueryKind<State>
+  /// The state a record made for this query starts with, and when it was obtained; see ``initialState(_:updatedAt:)``.
+  let initial: QueryInitialState<State>?
 
   init(
     key: QueryKey,
@@ -43,7 +45,8 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
     options: QueryOptions?,
     fetcher: QueryFetcher<State>,
     fetcherLocation: CodeLocation,
-    kind: QueryKind<State> = .single
+    kind: QueryKind<State> = .single,
+    initial: QueryInitialState<State>? = nil
   ) {
     self.key = key
     self.options = options ?? QueryOptions()
@@ -51,6 +54,7 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
     self.fetcher = fetcher
     self.fetcherLocation = fetcherLocation
     self.kind = kind
+    self.initial = initial
   }
 
   /// The query named `key` of `definition`, with its fetcher and kind: a query a record keeps in parts, made whole.
@@ -61,6 +65,7 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
     self.fetcher = fetcher
     self.fetcherLocation = definition.fetcherLocation
     self.kind = kind
+    self.initial = nil  // The record exists: an initial state has nothing left to start.
   }
 
   /// The registry identity: the query key.
@@ -71,7 +76,8 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
   /// This query with `defaults` as its options, if it was made without options of its own.
   func withDefaultOptions(_ defaults: QueryOptions) -> Self {
     guard usesDefaultOptions else { return self }
-    return Self(key: key, options: defaults, fetcher: fetcher, fetcherLocation: fetcherLocation, kind: kind)
+    return Self(
+      key: key, options: defaults, fetcher: fetcher, fetcherLocation: fetcherLocation, kind: kind, initial: initial)
   }
 
   /// Registers the holder with the query store, which fetches if the value is missing, stale or invalidated.

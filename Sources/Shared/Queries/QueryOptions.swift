@@ -31,8 +31,8 @@ public struct QueryOptions: Sendable {
   /// ``QueryStore/refetchStale(on:matching:)``, and again after a fetch an invalidation overtook. `true` by default.
   ///
   /// A disabled query (a manual one) fetches only when asked to: ``Shared/refetch()``, ``QueryStore/refetch(_:)``,
-  /// ``QueryStore/fetch(_:servingStale:)``, ``Shared/fetchValue(servingStale:)``, ``QueryStore/ensureValue(_:)``,
-  /// ``QueryStore/prefetch(_:)`` and page fetches still fetch. Turn it on or off for a key at run time with
+  /// ``QueryStore/fetch(_:servingStale:)->Value``, ``Shared/fetchValue(servingStale:)->Success?``, ``QueryStore/ensureValue(_:)->Value``,
+  /// ``QueryStore/prefetch(_:)-(Query<OperationState<Value>>)`` and page fetches still fetch. Turn it on or off for a key at run time with
   /// ``QueryStore/setEnabled(_:for:)``; turned on, a held query whose value is missing, stale or invalidated fetches
   /// at once.
   ///

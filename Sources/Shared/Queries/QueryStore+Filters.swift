@@ -44,7 +44,7 @@ extension QueryStore {
   ///
   /// A fetch under way is cancelled (its fetcher sees the task's cancellation) and the query's status goes back to
   /// the one it replaced, with the value it had; fetches waiting their turn (page fetches, a refetch) never run.
-  /// Everyone awaiting one of them, ``fetch(_:servingStale:)`` callers and page fetch tasks alike, gets a
+  /// Everyone awaiting one of them, ``fetch(_:servingStale:)->Value`` callers and page fetch tasks alike, gets a
   /// `CancellationError`. No fetch follows from the cancel: the query stays as it was (stale, if it was
   /// invalidated), and fetches again when a holder, a caller, a refetch or an invalidation next asks. A fetch whose
   /// value is already being written is not stopped.
@@ -89,7 +89,7 @@ extension QueryStore {
   /// nobody holds is released (after the lock), and its fetch under way is cancelled, as ``cancel(_:)`` does.
   ///
   /// Holders keep showing the state they have, detached from the store: invalidations, ``refetch(_:)`` and
-  /// ``Shared/refetch()`` no longer reach them, and ``Shared/fetchValue(servingStale:)`` returns `nil`. The query is
+  /// ``Shared/refetch()`` no longer reach them, and ``Shared/fetchValue(servingStale:)->Success?`` returns `nil`. The query is
   /// made again, and fetched, when a new holder appears or a caller asks the store for it; a new holder shares the
   /// value the current holders show.
   ///

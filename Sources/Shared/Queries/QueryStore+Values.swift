@@ -43,7 +43,7 @@ extension QueryStore {
   /// ```
   ///
   /// For data that does not go stale in practice (a user's profile for one request): no refetch is started for a
-  /// stale or invalidated value. Awaiting, errors and cancellation are as for ``fetch(_:servingStale:)``.
+  /// stale or invalidated value. Awaiting, errors and cancellation are as for ``fetch(_:servingStale:)->Value``.
   ///
   /// - Parameter query: The query.
   /// - Returns: The query's value.
@@ -65,7 +65,7 @@ extension QueryStore {
   /// ```
   ///
   /// A fetch under way is joined, and a fresh value is left alone. The store keeps the query while the fetch runs
-  /// and for ``QueryOptions/gcTime`` after, so the first holder or ``fetch(_:servingStale:)`` finds it cached. The
+  /// and for ``QueryOptions/gcTime`` after, so the first holder or ``fetch(_:servingStale:)->Value`` finds it cached. The
   /// fetch is the library's: no caller's cancellation stops it.
   ///
   /// - Parameter query: The query.

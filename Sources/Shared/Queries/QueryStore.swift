@@ -356,13 +356,23 @@ public final class QueryStore: Sendable {
       // Removing the other record may have pruned its node.
       (replaced.isEmpty ? node : state.root.makeNode(at: query.key.parts)).record = record
       let sweeps = state.bounds.add(record)
+      // An initial state counts as fetched when it was obtained, before a holder decides whether to fetch; it is
+      // written after the lock, before anything that decision starts.
+      var seeded = QueryRecordEffect.none
+      if let initial = query.initial {
+        record.valueSet(obtainedAt: now - initial.age())
+        seeded = QueryRecordEffect {
+          Shared<State>(reference: .root(root)).withLockReleasingReplaced { $0 = initial.state }
+        }
+      }
       let started = asHolder ? record.holderAppeared(now: now, store: self, writer: writer) : .none
       let effect =
-        if stopped.perform == nil {
+        if stopped.perform == nil && seeded.perform == nil {
           started
         } else {
           QueryRecordEffect {
             stopped()
+            seeded()
             started()
           }
         }
@@ -377,7 +387,15 @@ public final class QueryStore: Sendable {
   /// The time of the record of `query`, made with no holder (and nothing fetched) if the store keeps none; `nil`
   /// when the store keeps a query of another state type under its key.
   func recordEpoch<Value: Sendable>(of query: Query<OperationState<Value>>) -> Stopwatch? {
-    typealias State = OperationState<Value>
+    recordEpoch(of: query) { OperationState<Value>() }
+  }
+
+  /// The time of the record of `query`, made with no holder (and nothing fetched) from `initialState` if the store
+  /// keeps none; `nil` when the store keeps a query of another state type under its key.
+  func recordEpoch<State: OperationTrackable>(
+    of query: Query<State>,
+    initialState: () -> State
+  ) -> Stopwatch? {
     let found = state.withLock { state -> Stopwatch?? in
       guard let record = state.root.node(at: query.key.parts)?.record else { return .none }
       return .some((record as? QueryRecord<State>)?.epoch)
@@ -385,7 +403,7 @@ public final class QueryStore: Sendable {
     if let found { return found }
     // Made through the registry, so that a holder that appears later shares this value.
     let registry = owner.registry ?? SharedRegistry()
-    let value = Shared<State>(reference: registry.reference(memoryOnly: query, defaultValue: { State() }))
+    let value = Shared<State>(reference: registry.reference(memoryOnly: query, defaultValue: initialState))
     attach(query, holder: value, in: registry, asHolder: false)
     // The value is released here: the record keeps it.
     return state.withLock { ($0.root.node(at: query.key.parts)?.record as? QueryRecord<State>)?.epoch }
@@ -502,6 +520,60 @@ public final class QueryStore: Sendable {
       case .gone:
         // Collected between two locks: the query is made again.
         guard let query, let made = recordEpoch(of: query) else { return nil }
+        epoch = made
+        refetches = false
+      }
+    }
+  }
+
+  /// The state of the query named `key` (whose record measures from `epoch`) as `answer` reads it: from the cached
+  /// state when `acceptance` allows and `answer` finds what it needs there, otherwise from the state a fetch leaves;
+  /// `nil` if the store keeps another query under its key. The generic counterpart of
+  /// ``value(named:epoch:query:accepting:)``, for any state type (a paginated query's, a domain type's).
+  ///
+  /// A record collected meanwhile is made again from `query` (starting from `initialState`); with no `query` (a
+  /// holder's call, whose record is never collected), the answer is `nil`.
+  func awaitState<State: OperationTrackable, Answer>(
+    named key: QueryKey,
+    epoch: Stopwatch,
+    query: Query<State>?,
+    initialState: () -> State,
+    accepting acceptance: QueryRecordMachine.Acceptance,
+    answer: (State) -> Answer?
+  ) async throws -> Answer? {
+    var epoch = epoch
+    var refetches = false
+    while true {
+      // The clock is the caller's code: read outside the lock.
+      let now = refetches ? .zero : epoch.elapsed()
+      let reply = state.withLock { state -> QueryRecord<State>.ValueAnswer in
+        guard let record = Self.record(in: state, named: key, epoch: epoch, as: State.self) else { return .gone }
+        state.bounds.use(record)
+        record.wakeIfSleeping(in: owner.registry, store: self)
+        return refetches
+          ? record.refreshRequested(store: self)
+          : record.valueRequested(now: now, accepting: acceptance, store: self)
+      }
+      switch reply {
+      case .cached(let shared, let effect):
+        effect()
+        if let answered = answer(shared.wrappedValue) { return answered }
+        refetches = true  // Reset by the app since it was fetched: fetch it again.
+      case .awaitWork(let id, let work, let effect):
+        effect()
+        _ = try await withTaskCancellationHandler {
+          try await work.value(as: State.Success.self)
+        } onCancel: {
+          self.cancelRequest(id, of: work, key: key, as: State.self)
+        }
+        // The work wrote its result before it ended: the state it left answers.
+        if let shared = cachedShared(key, as: State.self), let answered = answer(shared.wrappedValue) {
+          return answered
+        }
+        refetches = true  // Reset or removed by the app meanwhile: fetch it again.
+      case .gone:
+        // Collected between two locks: the query is made again.
+        guard let query, let made = recordEpoch(of: query, initialState: initialState) else { return nil }
         epoch = made
         refetches = false
       }
@@ -639,7 +711,7 @@ public final class QueryStore: Sendable {
         return
       }
       // Cancelled as its turn came: it never showed fetching.
-      started = Task.isCancelled ? nil : markPending(shared)
+      started = Task.isCancelled ? nil : markPending(shared, fetching: work.pages)
     }
     if let started {
       settings = store.store?.settings
@@ -758,10 +830,13 @@ public final class QueryStore: Sendable {
   /// returns the status to restore if it is cancelled (a first load left pending by a cancelled one counts as
   /// idle).
   @inlinable
-  static func markPending<State: OperationTrackable>(_ shared: Shared<State>) -> OperationStatus {
+  static func markPending<State: OperationTrackable>(
+    _ shared: Shared<State>,
+    fetching pages: OperationTracking.PageFetch = .all
+  ) -> OperationStatus {
     shared.withLock { value in
       let before = value.operation.status == .pending ? .idle : value.operation.status
-      value.operation.beginFetch()
+      value.operation.beginFetch(pages)
       return before
     }
   }

@@ -61,7 +61,7 @@ extension Shared {
   /// }
   /// ```
   ///
-  /// The same as ``QueryStore/fetch(_:servingStale:)`` with this holder's query, instead of a loop over
+  /// The same as ``QueryStore/fetch(_:servingStale:)->Value`` with this holder's query, instead of a loop over
   /// ``Shared/values`` that waits for a success: a fresh value returns without a suspension; a stale, invalidated
   /// or missing one joins the fetch under way or starts one. A failed fetch throws its error, after its retries; a
   /// cancelled caller stops waiting at once with a `CancellationError`, and the holder still gets a fresh value (the

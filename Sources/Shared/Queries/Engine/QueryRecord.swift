@@ -188,6 +188,11 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     machine.touched()
   }
 
+  /// The program set the value, obtained at `at` on the record's time: it counts as fetched then.
+  func valueSet(obtainedAt at: Duration) {
+    machine.valueSet(obtainedAt: at)
+  }
+
   func invalidate(refetchesNow: Bool, store: QueryStore) -> QueryRecordEffect {
     let action = machine.invalidated(isHeld: refetchesNow)
     if case .none = action { return .none }
@@ -536,7 +541,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     // Work on a query that sleeps (a refetch of a query nobody holds, asked for by the app) needs its box. Asked
     // before the store's registry is read (a weak reference): most work starts on a query in use.
     if storedRoot == nil { wakeIfSleeping(in: store.registry, store: store) }
-    let work = QueryWork()
+    let work = QueryWork(fetching: kind.pages)
     works.insert(work, for: id)
     let fetch = body.map(QueryFetcher.full) ?? fetcher
     // The fetch reaches its record directly (see `QueryStore.execute`).
@@ -560,7 +565,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
       let store = WeakQueryStore(store: store)
       effect = QueryRecordEffect {
         // A holder's fetch writes through code specialized for the value (see `QueryValueWriter`).
-        let before = writer?.markPending(shared) ?? QueryStore.markPending(shared)
+        let before = writer?.markPending(shared) ?? QueryStore.markPending(shared, fetching: work.pages)
         work.attach(
           Task {
             await QueryStore.execute(

@@ -329,6 +329,24 @@ struct QueryRecordMachine: Sendable {
     return refreshIfStale(now: now, staleTime: staleTime)
   }
 
+  /// The program set the value itself, obtained at `at` (a value it learned another way, or an initial value): the
+  /// value counts as fetched then, so `staleTime` decides from `at` whether holders refetch. A use.
+  ///
+  /// Work under way goes on and writes its own value when it ends (a refresh then counts as fetched at its end). A
+  /// refresh an invalidation overtook writes a value older than that invalidation: the value stays invalidated, so
+  /// that a refresh still follows it (at once while held, on the next holder otherwise). A reset that waits for the
+  /// running work's write (``resetsValueAtEnd(of:)``) still resets the value as that work ends, the set value with
+  /// it.
+  mutating func valueSet(obtainedAt at: Duration) {
+    guard activity != .collected else { return }
+    use = .inUse
+    if case .busy(let busy) = activity {
+      if busy.resetsValueAtEnd { return }
+      if busy.running.isSuperseded && busy.phase != .settling { return }
+    }
+    freshness = .fetched(at: at)
+  }
+
   /// Automatic fetching was turned off: holders, invalidations and triggers no longer fetch, nor does a refresh
   /// that an invalidation superseded. Work under way or asked for runs to its end.
   mutating func disabled() {
@@ -710,6 +728,17 @@ struct QueryRecordMachine: Sendable {
   private mutating func makeID() -> WorkID {
     lastID += 1
     return lastID
+  }
+}
+
+extension QueryRecordMachine.Work {
+  /// What a value shows while this work runs.
+  var pages: OperationTracking.PageFetch {
+    switch self {
+    case .refresh: .all
+    case .nextPage: .next
+    case .previousPage: .previous
+    }
   }
 }
 

@@ -33,7 +33,12 @@ final class QueryWork: Sendable {
     case withdrawn
   }
 
-  init() {}
+  /// Which pages the work fetches: what its value shows while it runs.
+  let pages: OperationTracking.PageFetch
+
+  init(fetching pages: OperationTracking.PageFetch = .all) {
+    self.pages = pages
+  }
 
   /// Lets the waiting task start.
   func giveTurn() {

@@ -25,7 +25,7 @@ import Reactive
 /// new query has no value, ``shown`` keeps the last value of an earlier key with ``ShownState/isPlaceholder`` set,
 /// so a list does not flash empty between pages; once the new query has a value, that value shows and the earlier
 /// one is let go. The previous value is never written into any query's state: the cache, other holders and
-/// ``QueryStore/fetch(_:servingStale:)`` never see it.
+/// ``QueryStore/fetch(_:servingStale:)->Value`` never see it.
 ///
 /// The holder's queries are made in the ``SharedRegistry/current`` registry of the task that created it.
 public final class QueryHolder<Value: Sendable>: Sendable {

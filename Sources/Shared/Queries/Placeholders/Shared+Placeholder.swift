@@ -9,7 +9,7 @@ extension Shared {
   /// ```
   ///
   /// The placeholder is this holder's, not the query's: it is never written into the query's state, so other
-  /// holders, ``QueryStore/cachedValue(for:as:)``, ``QueryStore/fetch(_:servingStale:)`` and staleness never see it,
+  /// holders, ``QueryStore/cachedValue(for:as:)``, ``QueryStore/fetch(_:servingStale:)->Value`` and staleness never see it,
   /// and the query fetches exactly as it would without it. Each screen can show a placeholder of its own (a
   /// skeleton row here, a cached summary there). ``ShownState/isPlaceholder`` is `true` while it shows; the
   /// status stays the query's (idle or pending until the first fetch returns).

@@ -67,6 +67,9 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case elapse
   /// The store is over its capacity and this is its least recently used query: it goes if nothing uses it.
   case evict
+  /// The app sets the value (`QueryStore.setValue`, `setState`) to the server's pages as they are now, learned
+  /// another way: it counts as fetched now.
+  case setValue
 
   var description: String {
     switch self {
@@ -97,6 +100,7 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .peekValue: "peekValue"
     case .elapse: "elapse"
     case .evict: "evict"
+    case .setValue: "setValue"
     }
   }
 }
@@ -236,6 +240,8 @@ private struct Harness {
       handle(machine.prefetchRequested(now: now, staleTime: Self.staleTime))
     case .peekValue:
       peekValue()
+    case .setValue:
+      setValue()
     case .elapse:
       now += Self.staleTime / 2
     case .evict:
@@ -725,6 +731,28 @@ private struct Harness {
     }
   }
 
+  /// The app writes the server's pages as they are now, as `QueryStore.setState` does: the machine counts them as
+  /// fetched now, and the value shows them as a success (a fetch under way still shows, and writes when it ends).
+  mutating func setValue() {
+    guard !collected else { return }
+    machine.valueSet(obtainedAt: now)
+    // A reset waiting for the running work's write resets this value too as that work ends.
+    if let running, machine.resetsValueAtEnd(of: running.id) { return }
+    let count = max(1, min(state.pageIDs.count, serverPageCount))
+    let pages = (0..<count).map(serverPage)
+    state.applySuccess(
+      .all(ids: Array(0..<count), pages: pages, hasNext: !(pages.last?.isLast ?? true), hasPrevious: false))
+    state.status = .success
+    hasValue = true
+    lastEndedStatus = .success
+    // Fresh only if the machine took it as fetched now: not while a refresh that an invalidation overtook is still
+    // to write an older value (a refresh follows it, or the app left the query stale on purpose).
+    guard machine.freshness == .fetched(at: now) else { return }
+    appliedRefreshVersion = serverVersion
+    lastRefreshFailed = false
+    leftStale = false
+  }
+
   /// The holder leaves a settled query: it is collected after gcTime, not before.
   mutating func checkCollected() {
     guard !collected else { return }
@@ -1117,6 +1145,13 @@ struct QueryRecordMachineTests {
     #expect(machine.cancelRequested(3) == .cancelRunning(3))  // Its caller cancels; no holder is counted here.
     // The query is still invalidated and held: like any cancelled refresh, another follows.
     #expect(machine.finished(3, outcome: .cancelled, isHeld: true) == .start(4, .refresh))
+  }
+
+  @Test func everyOrderingOfFiveEventsWithValuesSetByTheAppKeepsTheRecordsInvariants() {
+    let events: [Event] = [.setValue, .invalidate, .invalidateNone, .step, .fail, .cancel, .awaitValue, .elapse]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 
   @Test func everyOrderingOfEightRefreshEventsKeepsAHeldQueryFresh() {

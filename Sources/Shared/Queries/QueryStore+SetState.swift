@@ -1,0 +1,110 @@
+public import Foundation
+
+extension QueryStore {
+  /// Sets the value of `query` to one the program obtained itself, making the query if the store keeps none: the
+  /// post a mutation created, the detail of an item a list fetched.
+  ///
+  /// ```swift
+  /// func postCreated(_ post: Post, api: API) {
+  ///   let store = SharedRegistry.current.queries
+  ///   store.setValue(post, for: .query(["posts", post.id]) { try await api.post(post.id) })
+  /// }
+  /// ```
+  ///
+  /// As ``setState(for:startingWith:updatedAt:_:)``, with the value as the whole state.
+  ///
+  /// - Parameters:
+  ///   - value: The value.
+  ///   - query: The query, made with this value if the store keeps no query under its key.
+  ///   - updatedAt: When the value was obtained; now by default. ``QueryOptions/staleTime`` counts from it.
+  /// - Returns: Whether the value was set: `false` when the store keeps a query of another state type under the key.
+  @discardableResult
+  public func setValue<Value: Sendable>(
+    _ value: Value,
+    for query: Query<OperationState<Value>>,
+    updatedAt: Date = Date()
+  ) -> Bool {
+    setState(for: query, startingWith: OperationState(), updatedAt: updatedAt) { $0.value = value }
+  }
+
+  /// Sets the pages of the paginated `query` as `body` writes them, making the query if the store keeps none.
+  ///
+  /// ```swift
+  /// func draftPublished(_ post: Post, feed: Query<PaginatedState<Int, [Post]>>) {
+  ///   SharedRegistry.current.queries.setState(for: feed) { feed in
+  ///     if !feed.pages.isEmpty { feed.pages[0].insert(post, at: 0) }
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// As ``setState(for:startingWith:updatedAt:_:)``, starting from no pages.
+  ///
+  /// - Parameters:
+  ///   - query: The query, made with no pages if the store keeps none under its key.
+  ///   - updatedAt: When the pages were obtained; now by default. ``QueryOptions/staleTime`` counts from it.
+  ///   - body: Writes the pages (``PaginatedState/pages``, ``PaginatedState/replacePages(ids:pages:hasNextPage:hasPreviousPage:)``).
+  /// - Returns: Whether the state was set: `false` when the store keeps a query of another state type under the key.
+  @discardableResult
+  public func setState<PageID: Hashable & Sendable, Page: Sendable>(
+    for query: Query<PaginatedState<PageID, Page>>,
+    updatedAt: Date = Date(),
+    _ body: (inout PaginatedState<PageID, Page>) -> Void
+  ) -> Bool {
+    setState(for: query, startingWith: PaginatedState(), updatedAt: updatedAt, body)
+  }
+
+  /// Sets the state of `query` as `body` writes it, as if a fetch had brought it at `updatedAt`, making the query
+  /// (from `initialState`, or from the query's own ``Query/initialState(_:updatedAt:)``) if the store keeps none.
+  ///
+  /// ```swift
+  /// func profileLearned(_ profile: Profile, query: Query<ProfileState>) {
+  ///   SharedRegistry.current.queries.setState(for: query, startingWith: ProfileState()) { $0.profile = profile }
+  /// }
+  /// ```
+  ///
+  /// Unlike ``update(_:as:_:)``, which edits a cached state and leaves its age alone, this writes data: the state
+  /// shows a success with no error, its ``OperationTracking/updatedAt`` is `updatedAt`, and the query counts as
+  /// fetched then, so holders refetch only once it is ``QueryOptions/staleTime`` old (an invalidation is answered
+  /// by it). A fetch under way goes on: it still shows as fetching, and writes its own value when it ends. Every
+  /// holder's listeners hear about the change once; the state it replaces is released after the lock. It counts as
+  /// a use, so the query is kept for another ``QueryOptions/gcTime``.
+  ///
+  /// - Parameters:
+  ///   - query: The query.
+  ///   - initialState: The state the query starts from when the store makes it.
+  ///   - updatedAt: When the data was obtained; now by default.
+  ///   - body: Writes the data.
+  /// - Returns: Whether the state was set: `false` when the store keeps a query of another state type under the key.
+  @discardableResult
+  public func setState<State: OperationTrackable>(
+    for query: Query<State>,
+    startingWith initialState: State,
+    updatedAt: Date = Date(),
+    _ body: (inout State) -> Void
+  ) -> Bool {
+    let age = Duration.seconds(max(0, Date().timeIntervalSince(updatedAt)))
+    while true {
+      guard let epoch = recordEpoch(of: query, initialState: { query.initial?.state ?? initialState }) else {
+        return false
+      }
+      // The clock is the caller's code: read outside the lock.
+      let now = epoch.elapsed()
+      let shared = state.withLock { state -> Shared<State>? in
+        guard let record = state.root.node(at: query.key.parts)?.record as? QueryRecord<State>,
+          record.epoch.isSame(as: epoch)
+        else { return nil }
+        record.valueSet(obtainedAt: now - age)
+        state.bounds.use(record)
+        record.wakeIfSleeping(in: registry, store: self)
+        return record.shared
+      }
+      // Collected or removed between the two locks: made again.
+      guard let shared else { continue }
+      shared.withLockReleasingReplaced { state in
+        body(&state)
+        state.operation.markSet(at: updatedAt)
+      }
+      return true
+    }
+  }
+}
