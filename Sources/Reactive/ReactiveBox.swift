@@ -182,6 +182,36 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     }
   }
 
+  /// Changes the value under the lock, as ``withLock(_:)`` does, handing `body` the object of type `T` kept with
+  /// this box (``attachment(_:make:)``), if there is one, in the same critical section: state that must change
+  /// together with the value lives there.
+  ///
+  /// The body runs under the lock, so it must only compute and write.
+  @inlinable
+  package func withLock<T: AnyObject & Sendable, Result>(
+    attached type: T.Type,
+    _ body: (inout Value, T?) -> Result
+  ) -> Result {
+    var result: Result?
+    let delivery = state.withLock { state -> ChangeDelivery<Value>? in
+      result = body(&state.value, state.listeners?.attachment(ObjectIdentifier(type), as: T.self))
+      state.version &+= 1
+      return state.hasListeners ? state.didChange() : nil
+    }
+    if let delivery { deliver(delivery) }
+    if ownRegistrar.isPublished { trackedChanged() }
+    return result.unsafelyUnwrapped
+  }
+
+  /// Runs `body` with the object of type `T` kept with this box, if there is one, under the lock, without
+  /// changing the value: nothing is told to listeners.
+  ///
+  /// The body runs under the lock, so it must only compute and write.
+  @inlinable
+  package func withAttachment<T: AnyObject & Sendable, Result>(_ type: T.Type, _ body: (T?) -> Result) -> Result {
+    state.withLock { state in body(state.listeners?.attachment(ObjectIdentifier(type), as: T.self)) }
+  }
+
   /// The number of iterations of ``values`` currently registered.
   public var subscriberCount: Int {
     state.withLock { $0.subscriberCount }

@@ -54,6 +54,19 @@ import Testing
       let awaited = try #require(lines.first { $0.hasPrefix("awaiting post 1: ") })
       #expect(awaited.hasSuffix("at once, from the cache (no fetch)") == fresh)
       #expect(lines.contains { $0.hasPrefix("3 callers await post 2 at once: ") })
+      // The feed: each post shown before the server answered is either confirmed by a refetch or rolled back.
+      let feedLoaded = !lines.contains { $0.hasPrefix("feed: could not load the first page") }
+      let confirmed = lines.filter { $0.hasPrefix("feed: the server has it") }.count
+      let rolledBack = lines.filter { $0.hasPrefix("publish: ") && $0.contains("the feed rolls back") }.count
+      if feedLoaded {
+        #expect(lines.filter { $0.hasPrefix("feed: before the server answers") }.count == 2)
+        #expect(confirmed + rolledBack == 2)
+        #expect(
+          summary.hasSuffix(
+            "\(confirmed == 1 ? "1 post" : "\(confirmed) posts") published to the feed, \(rolledBack) rolled back"))
+      } else {
+        #expect(summary.hasSuffix("the feed did not load"))
+      }
     default:
       Issue.record("no check for \(scenario)")
     }
@@ -71,7 +84,7 @@ import Testing
         "- topics: 0 confirmed, 3 rolled back",
         "- presence: 0 joined, 0 left, 1 in the room",
         "- sync: nothing synced, 2 pending, 2 of 2 syncs failed",
-        "- queries: the shared fetch failed, the rename failed, gave up after 3 attempts",
+        "- queries: the shared fetch failed, the rename failed, gave up after 3 attempts; the feed did not load",
         "- settings: run 1",
       ])
     #expect(!lines.contains { $0.hasPrefix("login screen: welcome") || $0.hasPrefix("list: synced") })

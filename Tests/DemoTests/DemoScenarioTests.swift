@@ -61,7 +61,20 @@ import Testing
     #expect(lines.contains("detail: Retrying… (attempt 2 of 3)"))
     #expect(lines.contains("detail: success after 3 attempts"))
     #expect(
-      lines.contains("- queries: 1 fetch shared by both screens, refetched after a rename, recovered after 3 attempts"))
+      lines.contains(
+        "feed: before the server answers, \"Shared state in a feed\" shows at the top: [Shared state in a feed, "
+          + "Feed post 5, Feed post 4, Feed post 3], more below"))
+    #expect(
+      lines.contains(
+        "feed: the server has it; after the refetch, [Shared state in a feed, Feed post 5, Feed post 4], more below"))
+    #expect(
+      lines.contains(
+        "publish: the server refused a post without a title; the feed rolls back to 3 posts on its first page "
+          + "(3 before)"))
+    #expect(
+      lines.contains(
+        "- queries: 1 fetch shared by both screens, refetched after a rename, recovered after 3 attempts; "
+          + "1 post published to the feed, 1 rolled back"))
   }
 
   @Test func everythingWithTheSettingsOfThePreviousRun() async {

@@ -19,6 +19,13 @@ final class Listeners<Value: Sendable> {
   @inlinable
   init() {}
 
+  /// The object kept with the box by `type`, if there is one.
+  @inlinable
+  func attachment<T: AnyObject>(_ type: ObjectIdentifier, as _: T.Type) -> T? {
+    if let first = firstAttachment, first.type == type { return unsafeDowncast(first.object, to: T.self) }
+    return attachments[type].map { unsafeDowncast($0, to: T.self) }
+  }
+
   /// Records a change, the box's value at `version`, for every subscriber and observer.
   ///
   /// A subscriber that keeps only the newest value is written only when it waits: otherwise the box's version tells

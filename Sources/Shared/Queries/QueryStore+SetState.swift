@@ -100,7 +100,7 @@ extension QueryStore {
       }
       // Collected or removed between the two locks: made again.
       guard let shared else { continue }
-      shared.withLockReleasingReplaced { state in
+      Self.writeData(into: shared) { state in
         body(&state)
         state.operation.markSet(at: updatedAt)
       }

@@ -757,7 +757,7 @@ public final class QueryStore: Sendable {
       yield: gate.map { gate in
         { value, attempt in
           guard gate.isOpen, attempt.isOpen, let shared = store.store?.borrow(record) else { return }
-          shared.withLockReleasingReplaced { state in
+          QueryStore.writeData(into: shared) { state in
             guard gate.isOpen, attempt.isOpen else { return }
             state.applySuccess(value)
             state.operation.noteChange()
@@ -850,11 +850,25 @@ public final class QueryStore: Sendable {
     keepFetching: Bool,
     closing gate: YieldGate?
   ) {
-    shared.withLockReleasingReplaced { state in
+    writeData(into: shared) { state in
       gate?.close()
       Shared<State>.show(.success(value), in: &state)
       if keepFetching { state.operation.isFetching = true }
     }
+  }
+
+  /// Writes data the store brings (a fetch's value, a yielded value, a value the program sets) into `shared`: while
+  /// mutations' optimistic changes are active on it, into the value without them, showing it with them applied
+  /// again (see ``OptimisticLayer``). The value it replaces is released after the lock.
+  @inlinable
+  static func writeData<State: OperationTrackable>(into shared: Shared<State>, _ write: (inout State) -> Void) {
+    guard case .root(let root) = shared.reference else { return shared.withLockReleasingReplaced(write) }
+    let replaced = root.box.withLock(attached: OptimisticLayer<State>.self) { state, layer -> State in
+      let previous = state
+      if let layer { layer.write(write, to: &state) } else { write(&state) }
+      return previous
+    }
+    withExtendedLifetime(replaced) {}
   }
 
   // MARK: Garbage collection

@@ -4,6 +4,8 @@ actor ContentBackend {
   private var todos: [Int: Todo] = [:]
   private var postTitles: [Int: String] = [1: "Shared state, simply", 2: "Queries without the boilerplate"]
   private var failuresBeforeSuccess = 0
+  /// The feed's posts, newest first, three to a page.
+  private var feedPosts = (1...5).reversed().map { Post(id: 100 + $0, title: "Feed post \($0)") }
   /// How many times a post was asked for, failed or not.
   private(set) var postFetches = 0
 
@@ -35,6 +37,20 @@ actor ContentBackend {
       throw DemoError.network("post \(id)")
     }
     return Post(id: id, title: postTitles[id] ?? "Post \(id)")
+  }
+
+  /// One page of the feed, three posts to a page, newest first.
+  func feed(page: Int) async throws -> [Post] {
+    try await network.roundTrip("feed page \(page)")
+    return Array(feedPosts.dropFirst(page * 3).prefix(3))
+  }
+
+  /// Publishes a post at the top of the feed; a title that is empty is refused.
+  func publish(_ post: Post) async throws -> Post {
+    try await network.roundTrip("the new post")
+    guard !post.title.isEmpty else { throw DemoError.refused("a post without a title") }
+    feedPosts.insert(post, at: 0)
+    return post
   }
 
   func rename(post id: Int, to title: String) async throws -> Post {

@@ -18,12 +18,14 @@ enum DemoError: Error, Equatable, CustomStringConvertible {
   case network(String)
   case invalidCode
   case notSignedIn
+  case refused(String)
 
   var description: String {
     switch self {
     case .network(let what): return "the network dropped \(what)"
     case .invalidCode: return "that code is not valid"
     case .notSignedIn: return "sign in first"
+    case .refused(let what): return "the server refused \(what)"
     }
   }
 }

@@ -67,6 +67,8 @@ func runQueriesScenario() async -> String {
     console.line(await watcher.value, .muted)
   }
 
+  let feed = await publishToFeed(options: options)
+
   await backend.failNextPostFetches(2)
   let attempts = $detail.observe { state in
     // A retry begins (an attempt after the last failure); the failure itself shows as `failureCount` first.
@@ -92,7 +94,7 @@ func runQueriesScenario() async -> String {
   }
   let retried =
     detail.status.isSuccess ? "recovered after \(detail.attempt) attempts" : "gave up after \(detail.attempt) attempts"
-  return "queries: \(fetched), \(afterRename), \(retried)"
+  return "queries: \(fetched), \(afterRename), \(retried); \(feed)"
 }
 
 /// Awaits posts the way a server's handler does, with `store.fetch`: the fresh post the screens hold returns at once

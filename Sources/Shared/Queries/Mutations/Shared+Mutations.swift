@@ -85,7 +85,8 @@ extension Shared {
       onSettled: onSettled)
   }
 
-  /// Records a run of the mutation and starts `body`.
+  /// Records a run of the mutation and starts `body`; `beforeInvalidating` runs after a success is recorded and
+  /// before the queries it invalidates refetch.
   func mutate<Arguments: Sendable, Result: Sendable>(
     _ arguments: Arguments,
     _ body: OperationBody<Result>,
@@ -93,6 +94,7 @@ extension Shared {
     policy: OperationPolicy,
     invalidates: [QueryKey],
     isolation: isolated (any Actor)?,
+    beforeInvalidating: (() -> Void)? = nil,
     onAttempt: (() -> Void)?,
     onSuccess: ((Result) -> Void)?,
     onError: ((any Error) -> Void)?,
@@ -112,6 +114,7 @@ extension Shared {
       onAttempt: onAttempt,
       onSuccess: { result in
         shared.withLockReleasingReplaced { $0.finish(id, status: .success, result: result, error: nil) }
+        beforeInvalidating?()
         for prefix in invalidates { queries.invalidate(matching: prefix) }
         settings.reportSuccess(subject, result)
         onSuccess?(result)
@@ -130,6 +133,81 @@ extension Shared {
         settings.mutationEnded()
         settings.reportSettled(subject, result.map { $0 as any Sendable })
         onSettled?(result)
+      })
+  }
+}
+
+extension Shared {
+  /// Runs the mutation with `arguments` after changing cached queries optimistically, as `optimistic` says: the
+  /// changes show at once, last through the queries' fetches while the mutation runs, stay if it succeeds, and are
+  /// undone, exactly, if it fails or is cancelled.
+  ///
+  /// ```swift
+  /// func rename(_ post: Post, to title: String, api: API) {
+  ///   @Shared(.mutation("rename-\(post.id)")) var rename = MutationState<String, Post>()
+  ///   let retitle = OptimisticMutation { (title: String, cache: OptimisticCache) -> String in
+  ///     cache.update(
+  ///       ["posts", post.id], as: OperationState<Post>.self,
+  ///       OptimisticUpdate(apply: { $0.value?.title = title }, rollback: { $0.value?.title = post.title }))
+  ///     return post.title
+  ///   }
+  ///   $rename.mutate(title, invalidates: [["posts"]], optimistic: retitle) { title in
+  ///     try await api.rename(post.id, to: title)
+  ///   } onError: { _, previousTitle in
+  ///     print("kept", previousTitle)
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// Otherwise as ``mutate(_:_:policy:invalidates:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,(Arguments)->Result,_,_,_,_)``:
+  /// the same policies, retries, history and callback order. The changes are undone before `onError` (or, for a
+  /// cancelled run, `onSettled`) is called, so the callbacks see the queries as they are without them. Each call
+  /// keeps or undoes its own changes, whatever the policy does with its run (a run that `.cancelPrevious` cancels,
+  /// or that `.debounce` drops, is undone).
+  ///
+  /// - Parameters:
+  ///   - arguments: What to run the mutation with; kept in the history.
+  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
+  ///   - policy: What to do when another run is under way.
+  ///   - invalidates: Key prefixes of the queries a success makes stale.
+  ///   - optimistic: Changes cached queries when the mutation starts, and returns the callbacks' context.
+  ///   - isolation: Where the callbacks run; the caller's isolation by default.
+  ///   - perform: The mutation.
+  ///   - onAttempt: Called when the run starts, before `mutate` returns.
+  ///   - onSuccess: Called with the result and the context when the run succeeds.
+  ///   - onError: Called with the error and the context when the run fails, after the changes were undone.
+  ///   - onSettled: Called last, with the result and the context.
+  /// - Returns: A handle to cancel the run or await its result.
+  @discardableResult
+  public func mutate<Arguments: Sendable, Result: Sendable, Context: Sendable>(
+    _ arguments: Arguments,
+    _ options: OperationOptions = OperationOptions(),
+    policy: OperationPolicy = .parallel,
+    invalidates: [QueryKey] = [],
+    optimistic: OptimisticMutation<Arguments, Context>,
+    isolation: isolated (any Actor)? = #isolation,
+    _ perform: @escaping @Sendable (Arguments) async throws -> Result,
+    onAttempt: (() -> Void)? = nil,
+    onSuccess: ((Result, Context) -> Void)? = nil,
+    onError: ((any Error, Context) -> Void)? = nil,
+    onSettled: ((Swift.Result<Result, any Error>, Context) -> Void)? = nil
+  ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
+    let cache = OptimisticCache(store: SharedRegistry.current.queries)
+    let context = optimistic.start(arguments, cache)
+    let changes = cache.changes
+    return mutate(
+      arguments, .plain { try await perform(arguments) }, options: options, policy: policy, invalidates: invalidates,
+      // The changes are kept before the queries the success invalidates refetch, so that the server's data those
+      // refetches bring replaces them rather than being changed again.
+      isolation: isolation, beforeInvalidating: { changes.keep() }, onAttempt: onAttempt,
+      onSuccess: { result in onSuccess?(result, context) },
+      onError: { error in
+        changes.undo()
+        onError?(error, context)
+      },
+      onSettled: { result in
+        if case .failure = result { changes.undo() }
+        onSettled?(result, context)
       })
   }
 }
