@@ -8,9 +8,10 @@ func publishToFeed(options: QueryOptions) async -> String {
   let console = environment.console
   let backend = environment.content
   let nextPage: @Sendable ([Post], Int) -> Int? = { page, id in page.count < 3 ? nil : id + 1 }
-  @Shared(.paginatedQuery(["feed"], initialPage: 0, nextPage: nextPage, options: options) { page in
-    try await backend.feed(page: page)
-  })
+  @Shared(
+    .paginatedQuery(["feed"], initialPage: 0, nextPage: nextPage, options: options) { page in
+      try await backend.feed(page: page)
+    })
   var feed = PaginatedState<Int, [Post]>()
   do {
     _ = try await $feed.fetchValue()
