@@ -169,6 +169,17 @@ await scenario("perform, awaited") {
   }
   return Row(scenario: $0, pair: pair, baselineName: "run + await its task", budget: .ratio(1.1))
 }
+for queries in [1, 100] {
+  await scenario("optimistic mutation, \(queries == 1 ? "1 cached query" : "\(queries) cached queries") changed") {
+    let count = quick ? 500 : (queries == 1 ? 20_000 : 2_000)
+    let pair = await asyncPlan.compareAsync {
+      await optimisticMutation(count, queries: queries)
+    } with: {
+      await runAndAwait(count)
+    }
+    return Row(scenario: $0, pair: pair, baselineName: "run + await its task", budget: .none)
+  }
+}
 await scenario("new query key") {
   let cache = await QueryCache(cached: 0)
   let pair = await asyncPlan.compareAsync {

@@ -455,6 +455,7 @@ public final class QueryStore: Sendable {
   }
 
   /// The value of the query named `key`, if the store keeps it with state type `State`.
+  @usableFromInline
   func cachedShared<State: OperationTrackable>(_ key: QueryKey, as type: State.Type) -> Shared<State>? {
     state.withLock { state in
       let record = Self.record(in: state, named: key, epoch: nil, as: type)

@@ -12,14 +12,16 @@
 @usableFromInline
 final class OptimisticLayer<State: OperationTrackable>: @unchecked Sendable {
   /// The value as the store last wrote it, without the active changes; `nil` while none is active.
-  private var base: State?
+  @usableFromInline var base: State?
   /// The active changes, in the order their mutations started.
-  private var changes: [(id: UInt64, apply: @Sendable (inout State) -> Void)] = []
+  @usableFromInline var changes: [(id: UInt64, apply: @Sendable (inout State) -> Void)] = []
 
+  @usableFromInline
   init() {}
 
   /// A mutation's change starts: applied to `shown` now, and again over every write the store makes until the
   /// change is kept or undone.
+  @inlinable
   func add(_ id: UInt64, apply: @escaping @Sendable (inout State) -> Void, to shown: inout State) {
     if changes.isEmpty { base = shown }
     changes.append((id, apply))
@@ -28,7 +30,7 @@ final class OptimisticLayer<State: OperationTrackable>: @unchecked Sendable {
 
   /// The store writes data: `write` goes into the value without the changes, and `shown` becomes that value with
   /// every active change applied again, keeping the operation tracking `write` left in `shown`.
-  @usableFromInline
+  @inlinable
   func write(_ write: (inout State) -> Void, to shown: inout State) {
     write(&shown)
     guard var base else { return }
@@ -42,6 +44,7 @@ final class OptimisticLayer<State: OperationTrackable>: @unchecked Sendable {
 
   /// The mutation of change `id` failed or was cancelled: `rollback` undoes exactly what it changed in `shown`
   /// (its operation tracking stays as it is), and the change is no longer applied.
+  @inlinable
   func undo(_ id: UInt64, rollback: (inout State) -> Void, in shown: inout State) {
     guard remove(id) != nil else { return }
     let operation = shown.operation
@@ -52,6 +55,7 @@ final class OptimisticLayer<State: OperationTrackable>: @unchecked Sendable {
 
   /// The mutation of change `id` succeeded: the change stays in the value as it is shown, and becomes part of the
   /// data later writes build on until the server's own data replaces it.
+  @inlinable
   func keep(_ id: UInt64) {
     guard let change = remove(id) else { return }
     if changes.isEmpty {
@@ -63,7 +67,8 @@ final class OptimisticLayer<State: OperationTrackable>: @unchecked Sendable {
   }
 
   /// Removes change `id`; returns it, or `nil` if it is not active.
-  private func remove(_ id: UInt64) -> (id: UInt64, apply: @Sendable (inout State) -> Void)? {
+  @inlinable
+  func remove(_ id: UInt64) -> (id: UInt64, apply: @Sendable (inout State) -> Void)? {
     guard let index = changes.firstIndex(where: { $0.id == id }) else { return nil }
     return changes.remove(at: index)
   }

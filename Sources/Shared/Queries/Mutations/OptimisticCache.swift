@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// What a mutation changes in cached queries when it starts (see ``OptimisticMutation``): each change shows at
 /// once in every holder of the query, lasts through the query's fetches while the mutation runs, and is undone,
@@ -22,9 +22,9 @@ import Synchronization
 /// succeeds, the change stays in the value as it is shown, until the query's next fetch brings the server's data.
 public struct OptimisticCache: Sendable {
   /// The store whose queries the changes are made to.
-  let store: QueryStore
+  @usableFromInline let store: QueryStore
   /// The changes made so far, to keep or undo when the mutation ends.
-  let changes = OptimisticChangeSet()
+  @usableFromInline let changes = OptimisticChangeSet()
 
   init(store: QueryStore) {
     self.store = store
@@ -37,6 +37,7 @@ public struct OptimisticCache: Sendable {
   ///   - type: The query's state type: ``OperationState`` of the value, ``PaginatedState``, or a type of your own.
   ///   - update: The change (`apply`) and how to undo it (`rollback`).
   /// - Returns: Whether the store keeps such a query; a query it does not keep is left alone.
+  @inlinable
   @discardableResult
   public func update<State: OperationTrackable>(
     _ key: QueryKey,
@@ -71,18 +72,30 @@ public struct OptimisticCache: Sendable {
 }
 
 /// The changes one mutation made, to keep or undo once, when it ends.
+@usableFromInline
 final class OptimisticChangeSet: Sendable {
+  @usableFromInline
+  init() {}
+
   /// A change made, with what keeping and undoing it do.
+  @usableFromInline
   struct Change: Sendable {
     let undo: @Sendable () -> Void
     let keep: @Sendable () -> Void
+
+    @usableFromInline
+    init(undo: @escaping @Sendable () -> Void, keep: @escaping @Sendable () -> Void) {
+      self.undo = undo
+      self.keep = keep
+    }
   }
 
   /// Identifies each change of every mutation, so that one value's changes never share an identifier.
-  static let nextID = Atomic<UInt64>(0)
+  @usableFromInline static let nextID = Atomic<UInt64>(0)
 
   private let state = Lock<(changes: [Change], isEnded: Bool)>(([], false))
 
+  @usableFromInline
   func append(_ change: Change) {
     let ended = state.withLock { state -> Bool in
       if !state.isEnded { state.changes.append(change) }
