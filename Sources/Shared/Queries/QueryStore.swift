@@ -638,7 +638,8 @@ public final class QueryStore: Sendable {
         work.finish(.failure(CancellationError()))
         return
       }
-      // Cancelled as its turn came: it never showed fetching.
+      // Cancelled as its turn came: it neither marks the value nor fetches. The value may still show the fetching
+      // the work before it handed over; the record ends that when nothing follows (`QueryRecordMachine.finished`).
       started = Task.isCancelled ? nil : markPending(shared)
     }
     if let started {
