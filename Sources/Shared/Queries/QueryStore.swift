@@ -654,7 +654,8 @@ public final class QueryStore: Sendable {
       // Nothing from here on suspends: one strong reference to the store serves every step (a reference taken and
       // dropped per step is two atomic writes each, on a count the threads making holders share).
       let strong = store.store
-      (result, outcome) = apply(attempts, id, of: record, before: started, gate: gate, store: strong, writer: writer)
+      (result, outcome) = apply(
+        attempts, id, of: record, work: work, before: started, gate: gate, store: strong, writer: writer)
       settings?.fetchEnded()
       effect = strong?.finished(id, of: record, outcome: outcome) ?? .none
     } else {
@@ -707,12 +708,14 @@ public final class QueryStore: Sendable {
       })
   }
 
-  /// Writes how the attempts of the fetch of `id` of `record` ended, as its record decides (`store` is `nil` once
-  /// the store went away: the result is then dropped), and closes its gate.
+  /// Writes how the attempts of the fetch of `id` (the unit of work `work`) of `record` ended, as its record decides
+  /// (`store` is `nil` once the store went away: the result is then dropped), and closes its gate. A write that the
+  /// record's removal detached (``QueryWork/detach()``) is dropped.
   private static func apply<State: OperationTrackable>(
     _ attempts: RunOutcome<State.Success>,
     _ id: QueryRecordMachine.WorkID,
     of record: QueryRecord<State>,
+    work: QueryWork,
     before: OperationStatus,
     gate: YieldGate?,
     store: QueryStore?,
@@ -729,9 +732,9 @@ public final class QueryStore: Sendable {
       }
       // A holder's fetch writes through the same code, specialized where the holder was made.
       if let writer {
-        writer.showSuccess(shared, value, keepFetching, gate)
+        writer.showSuccess(shared, value, keepFetching, gate, work)
       } else {
-        showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate)
+        showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate, of: work)
       }
       return (.success(value), .applied(at: now))
     case .cancelled:
@@ -739,7 +742,7 @@ public final class QueryStore: Sendable {
       shared?.withLockReleasingReplaced { state in
         gate?.close()
         // With work following at once, a first load stays pending and fetching.
-        if action == .apply(keepPending: true) { return }
+        if action == .apply(keepPending: true) || work.isDetached { return }
         if state.operation.status == .pending { state.operation.restore(before) }
         state.operation.endFetch()
       }
@@ -748,6 +751,7 @@ public final class QueryStore: Sendable {
       let (action, shared) = store?.fetchStopped(id, of: record, cancelled: false) ?? (.discard, nil)
       shared?.withLockReleasingReplaced { state in
         gate?.close()
+        guard !work.isDetached else { return }  // The record was removed meanwhile: see `showSuccess`.
         Shared<State>.show(attempts, in: &state)
         if action == .apply(keepPending: true) { state.operation.isFetching = true }
       }
@@ -769,15 +773,21 @@ public final class QueryStore: Sendable {
 
   /// Writes a fetched value, closing the fetch's gate (if it can yield) in the same step; the value stays fetching
   /// when work follows at once (`keepFetching`), so no idle shows between the two.
+  ///
+  /// Nothing is written when the record was removed after the write was decided (`work` was detached): the value
+  /// left the store with it, and the store tells it that no fetch runs; asked under the value's lock, so the value
+  /// ends showing no fetch whichever of the two writes comes first.
   @inlinable
   static func showSuccess<State: OperationTrackable>(
     _ value: State.Success,
     in shared: Shared<State>,
     keepFetching: Bool,
-    closing gate: YieldGate?
+    closing gate: YieldGate?,
+    of work: QueryWork
   ) {
     shared.withLockReleasingReplaced { state in
       gate?.close()
+      guard !work.isDetached else { return }
       Shared<State>.show(.success(value), in: &state)
       if keepFetching { state.operation.isFetching = true }
     }

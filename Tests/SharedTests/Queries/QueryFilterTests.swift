@@ -214,6 +214,29 @@ import Testing
     #expect(calls.count == 2)  // One fetch at a time, and its value kept.
   }
 
+  /// A fetch whose value is being written when its record is removed: the removal drops that write if it has not
+  /// landed (the record's machine decides it: `QueryRecordMachineTests.aRecordRemovedWhileItsFetchWritesDropsThatWrite`),
+  /// so the write, however late, cannot show a fetch after the removal said none runs.
+  @Test func aFetchWriteDroppedByTheRemovalOfItsRecordWritesNothing() {
+    let value = Shared(value: OperationState<String>())
+    value.withLock { $0.operation.beginFetch() }
+    let work = QueryWork()
+    work.detach()
+    value.withLock { state in  // What the removal writes.
+      if state.operation.status == .pending { state.operation.status = .idle }
+      state.operation.endFetch()
+    }
+    QueryStore.showSuccess("late", in: value, keepFetching: true, closing: nil, of: work)
+    QueryValueWriter<OperationState<String>>().showSuccess(value, "late", true, nil, work)  // A holder's fetch.
+    #expect(value.wrappedValue.value == nil)
+    #expect(!value.wrappedValue.isFetching)
+    #expect(value.wrappedValue.status == .idle)
+    let kept = QueryWork()  // Not detached: written, still fetching for the work that follows.
+    QueryStore.showSuccess("fetched", in: value, keepFetching: true, closing: nil, of: kept)
+    #expect(value.wrappedValue.value == "fetched")
+    #expect(value.wrappedValue.isFetching)
+  }
+
   @Test func holdersOfAQueryRemovedWhileItFetchesAreNotLeftFetching() async throws {
     let clock = ManualClock()
     let fetcher = KeyedFetcher()

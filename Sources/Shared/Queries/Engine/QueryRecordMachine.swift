@@ -252,6 +252,10 @@ struct QueryRecordMachine: Sendable {
     var cancelRunning: WorkID?
     /// The queued work that was removed: end each as cancelled without running it.
     var withdraw: [WorkID]
+    /// The running work whose value is being written as the record is removed: the value leaves the store with
+    /// the record, so that write is dropped if it has not landed yet (the store then tells the value that no fetch
+    /// runs, whichever came first). A cancel lets such a write land.
+    var detachWriting: WorkID? = nil
 
     /// Nothing to stop.
     static var none: Self { Self(cancelRunning: nil, withdraw: []) }
@@ -676,12 +680,16 @@ struct QueryRecordMachine: Sendable {
   }
 
   /// The app removed the record from the store: it takes no more work; the running work is cancelled if it still
-  /// fetches and queued work is withdrawn.
+  /// fetches, its write is dropped if it writes its value (``StopAction/detachWriting``), and queued work is
+  /// withdrawn.
   mutating func removed() -> StopAction {
     defer { activity = .collected }
     guard case .busy(let busy) = activity else { return .none }
     let fetching = busy.phase == .fetching && !busy.isCancelled
-    return StopAction(cancelRunning: fetching ? busy.id : nil, withdraw: busy.queue.map(\.id))
+    let writing: Bool
+    if case .applying = busy.phase { writing = true } else { writing = false }
+    return StopAction(
+      cancelRunning: fetching ? busy.id : nil, withdraw: busy.queue.map(\.id), detachWriting: writing ? busy.id : nil)
   }
 
   /// A garbage check at `now`: collects the record once nobody held or fetched it for a whole `gcTime`.

@@ -386,10 +386,24 @@ private struct Harness {
       }
     }
     if removing {
-      // The record is gone: work still writing its value writes into a value the store no longer keeps, and the
-      // store tells that value no fetch runs any more.
+      // The record is gone: the store tells the value it kept that no fetch runs any more. Work that was writing
+      // its value still writes it, into a value the store no longer keeps, unless the record dropped that write;
+      // the write can land after the store's, as here.
+      if let action = action.detachWriting, running?.id != action || running?.progress.hasReturned != true {
+        fail("detached the write of \(action), which does not write")
+      }
       if state.status == .pending { state.status = .idle }
       state.isFetching = false
+      if let (id, progress, _) = running, case .returned(let update, _, let keepPending) = progress,
+        action.detachWriting != id
+      {
+        state.applySuccess(update)
+        state.status = .success
+        state.isFetching = keepPending
+      }
+      if state.isFetching || state.status == .pending {
+        fail("a removed record's value shows a fetch that no longer runs: \(state.operation)")
+      }
       running = nil
       countedFetch = nil
       callers = []
@@ -1169,6 +1183,17 @@ struct QueryRecordMachineTests {
     // The holder still needs a refresh as fresh as the caller asked for: one follows, so the end stays fetching.
     #expect(machine.fetchStopped(2, cancelled: true, isHeld: true) == .apply(keepPending: true))
     #expect(machine.finished(2, outcome: .cancelled, isHeld: true) == .start(3, .refresh))
+  }
+
+  @Test func aRecordRemovedWhileItsFetchWritesDropsThatWrite() {
+    var machine = QueryRecordMachine()
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .start(1, .refresh))
+    #expect(machine.invalidated(isHeld: true) == .none)  // Superseded: its value is written still fetching.
+    #expect(machine.fetchReturned(1) == .apply(keepPending: true))
+    // Removed before that write lands: the write is dropped, so it cannot show a fetch after the removal.
+    #expect(
+      machine.removed() == QueryRecordMachine.StopAction(cancelRunning: nil, withdraw: [], detachWriting: 1))
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: true) == .none)
   }
 
   @Test func everyOrderingOfSixEventsWithPeekingCallersServesOnlyFreshValues() {
