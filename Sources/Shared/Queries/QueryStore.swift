@@ -377,6 +377,21 @@ public final class QueryStore: Sendable {
   /// The time of the record of `query`, made with no holder (and nothing fetched) if the store keeps none; `nil`
   /// when the store keeps a query of another state type under its key.
   func recordEpoch<Value: Sendable>(of query: Query<OperationState<Value>>) -> Stopwatch? {
+    var made: Shared<OperationState<Value>>?
+    return recordEpoch(of: query, keeping: &made)
+  }
+
+  /// The time of the record of `query`, made with no holder (and nothing fetched) if the store keeps none; `nil`
+  /// when the store keeps a query of another state type under its key. The value of a record made here is put in
+  /// `made`, which keeps the record until the caller's request is in (see ``value(named:epoch:query:keeping:accepting:)``).
+  ///
+  /// A record nobody holds and nothing fetches is the first to go when a new query takes the store over its
+  /// capacity: one made for a caller and let go before its request is in could be evicted by another caller's new
+  /// record, made again and evicted again, for as long as callers of other new keys keep stepping in.
+  func recordEpoch<Value: Sendable>(
+    of query: Query<OperationState<Value>>,
+    keeping made: inout Shared<OperationState<Value>>?
+  ) -> Stopwatch? {
     typealias State = OperationState<Value>
     let found = state.withLock { state -> Stopwatch?? in
       guard let record = state.root.node(at: query.key.parts)?.record else { return .none }
@@ -387,7 +402,7 @@ public final class QueryStore: Sendable {
     let registry = owner.registry ?? SharedRegistry()
     let value = Shared<State>(reference: registry.reference(memoryOnly: query, defaultValue: { State() }))
     attach(query, holder: value, in: registry, asHolder: false)
-    // The value is released here: the record keeps it.
+    made = value  // Held: no new query evicts the record before its time is read, nor before it is asked.
     return state.withLock { ($0.root.node(at: query.key.parts)?.record as? QueryRecord<State>)?.epoch }
   }
 
@@ -396,7 +411,7 @@ public final class QueryStore: Sendable {
   /// state type than `stateType`, or one that does not measure from `epoch` (a record removed and made again).
   ///
   /// The cheap path of an awaiting caller: one lock, one lookup and no generic code; everything else asks
-  /// ``value(named:epoch:query:accepting:)``. The clock is read after the lock, so no earlier than the moment the
+  /// ``value(named:epoch:query:keeping:accepting:)``. The clock is read after the lock, so no earlier than the moment the
   /// record was asked: a value it finds young enough was fresh then.
   @usableFromInline
   func freshValueBox(named key: QueryKey, epoch: Stopwatch?, stateType: ObjectIdentifier) -> AnyObject? {
@@ -425,14 +440,21 @@ public final class QueryStore: Sendable {
   }
 
   /// Asks the record named `key` (measuring from `epoch`) for a refresh if its value is missing, stale or
-  /// invalidated at `now`.
-  func prefetch<State: OperationTrackable>(_ key: QueryKey, epoch: Stopwatch, now: Duration, as type: State.Type) {
+  /// invalidated at `now`; `made` (the value of a record just made for this request) is let go once it is asked.
+  func prefetch<State: OperationTrackable>(
+    _ key: QueryKey,
+    epoch: Stopwatch,
+    now: Duration,
+    as type: State.Type,
+    keeping made: inout Shared<State>?
+  ) {
     let effect = state.withLock { state -> QueryRecordEffect in
       guard let record = Self.record(in: state, named: key, epoch: epoch, as: type) else { return .none }
       state.bounds.use(record)
       record.wakeIfSleeping(in: owner.registry, store: self)
       return record.prefetch(now: now, store: self)
     }
+    made = nil  // Asked: a fetch it starts keeps the record, and does not count as a holder.
     effect()
   }
 
@@ -466,11 +488,13 @@ public final class QueryStore: Sendable {
   /// `CancellationError`; the fetch goes on if anyone else needs it.
   ///
   /// A record collected meanwhile is made again from `query`; with no `query` (a holder's call, whose record is
-  /// never collected), the answer is `nil`.
+  /// never collected), the answer is `nil`. `made`: the value of a record just made for this caller (see
+  /// ``recordEpoch(of:keeping:)``), let go once the record is asked, before the fetch it starts runs.
   func value<Value: Sendable>(
     named key: QueryKey,
     epoch: Stopwatch,
     query: Query<OperationState<Value>>?,
+    keeping made: inout Shared<OperationState<Value>>?,
     accepting acceptance: QueryRecordMachine.Acceptance
   ) async throws -> Value? {
     typealias State = OperationState<Value>
@@ -487,6 +511,7 @@ public final class QueryStore: Sendable {
           ? record.refreshRequested(store: self)
           : record.valueRequested(now: now, accepting: acceptance, store: self)
       }
+      made = nil  // Asked: the fetch it starts keeps the record (and does not count as a holder), or it served.
       switch answer {
       case .cached(let shared, let effect):
         effect()
@@ -501,8 +526,8 @@ public final class QueryStore: Sendable {
         }
       case .gone:
         // Collected between two locks: the query is made again.
-        guard let query, let made = recordEpoch(of: query) else { return nil }
-        epoch = made
+        guard let query, let remade = recordEpoch(of: query, keeping: &made) else { return nil }
+        epoch = remade
         refetches = false
       }
     }
