@@ -86,7 +86,9 @@ extension QueryStore {
   /// ```
   ///
   /// The store forgets each query at once, as garbage collection would after ``QueryOptions/gcTime``: a value
-  /// nobody holds is released (after the lock), and its fetch under way is cancelled, as ``cancel(_:)`` does.
+  /// nobody holds is released (after the lock), and its fetch under way is cancelled, as ``cancel(_:)`` does. A
+  /// fetched value whose write had not landed when the removal came is dropped: holders never see a fetch under
+  /// way after the removal.
   ///
   /// Holders keep showing the state they have, detached from the store: invalidations, ``refetch(_:)`` and
   /// ``Shared/refetch()`` no longer reach them, and ``Shared/fetchValue(servingStale:)->Success?`` returns `nil`. The query is

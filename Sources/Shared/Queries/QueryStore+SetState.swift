@@ -84,9 +84,10 @@ extension QueryStore {
   ) -> Bool {
     let age = Duration.seconds(max(0, Date().timeIntervalSince(updatedAt)))
     while true {
-      guard let epoch = recordEpoch(of: query, initialState: { query.initial?.state ?? initialState }) else {
-        return false
-      }
+      // A record made here is kept until its value is set: no other new query evicts it meanwhile.
+      var made: Shared<State>?
+      let madeFrom = { query.initial?.state ?? initialState }
+      guard let epoch = recordEpoch(of: query, initialState: madeFrom, keeping: &made) else { return false }
       // The clock is the caller's code: read outside the lock.
       let now = epoch.elapsed()
       let shared = state.withLock { state -> Shared<State>? in

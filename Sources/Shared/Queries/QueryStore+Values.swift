@@ -70,9 +70,10 @@ extension QueryStore {
   ///
   /// - Parameter query: The query.
   public func prefetch<Value: Sendable>(_ query: Query<OperationState<Value>>) {
-    guard let epoch = recordEpoch(of: query) else { return }
+    var made: Shared<OperationState<Value>>?  // A record made here, kept until it is asked.
+    guard let epoch = recordEpoch(of: query, keeping: &made) else { return }
     // The clock is the caller's code: read outside the lock.
-    prefetch(query.key, epoch: epoch, now: epoch.elapsed(), as: OperationState<Value>.self)
+    prefetch(query.key, epoch: epoch, now: epoch.elapsed(), as: OperationState<Value>.self, keeping: &made)
   }
 
   /// The cached value of the query named `key`, whatever its age, without fetching.
@@ -135,8 +136,9 @@ extension QueryStore {
   @usableFromInline
   func awaitValue<Value: Sendable>(named key: QueryKey, epoch: Stopwatch, servingStale: Bool) async throws -> Value? {
     let query: Query<OperationState<Value>>? = nil  // A holder's record is not collected: nothing to make again.
+    var made: Shared<OperationState<Value>>?
     return try await value(
-      named: key, epoch: epoch, query: query, accepting: servingStale ? .staleWhileRefetching : .fresh)
+      named: key, epoch: epoch, query: query, keeping: &made, accepting: servingStale ? .staleWhileRefetching : .fresh)
   }
 
   /// The cached value of `query` whatever its age, or a fetched one when it has none.
@@ -150,8 +152,9 @@ extension QueryStore {
     of query: Query<OperationState<Value>>,
     accepting acceptance: QueryRecordMachine.Acceptance
   ) async throws -> Value {
-    guard let epoch = recordEpoch(of: query),
-      let value = try await value(named: query.key, epoch: epoch, query: query, accepting: acceptance)
+    var made: Shared<OperationState<Value>>?  // A record made here, kept until it is asked.
+    guard let epoch = recordEpoch(of: query, keeping: &made),
+      let value = try await value(named: query.key, epoch: epoch, query: query, keeping: &made, accepting: acceptance)
     else { throw CancellationError() }
     return value
   }

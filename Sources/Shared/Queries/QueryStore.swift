@@ -387,14 +387,36 @@ public final class QueryStore: Sendable {
   /// The time of the record of `query`, made with no holder (and nothing fetched) if the store keeps none; `nil`
   /// when the store keeps a query of another state type under its key.
   func recordEpoch<Value: Sendable>(of query: Query<OperationState<Value>>) -> Stopwatch? {
-    recordEpoch(of: query) { OperationState<Value>() }
+    var made: Shared<OperationState<Value>>?
+    return recordEpoch(of: query, keeping: &made)
+  }
+
+  /// The time of the record of `query`, made with no holder (and nothing fetched) if the store keeps none; `nil`
+  /// when the store keeps a query of another state type under its key. The value of a record made here is put in
+  /// `made`, which keeps the record until the caller's request is in (see ``value(named:epoch:query:keeping:accepting:)``).
+  ///
+  /// A record nobody holds and nothing fetches is the first to go when a new query takes the store over its
+  /// capacity: one made for a caller and let go before its request is in could be evicted by another caller's new
+  /// record, made again and evicted again, for as long as callers of other new keys keep stepping in.
+  func recordEpoch<Value: Sendable>(
+    of query: Query<OperationState<Value>>,
+    keeping made: inout Shared<OperationState<Value>>?
+  ) -> Stopwatch? {
+    recordEpoch(of: query, initialState: { OperationState<Value>() }, keeping: &made)
   }
 
   /// The time of the record of `query`, made with no holder (and nothing fetched) from `initialState` if the store
   /// keeps none; `nil` when the store keeps a query of another state type under its key.
+  func recordEpoch<State: OperationTrackable>(of query: Query<State>, initialState: () -> State) -> Stopwatch? {
+    var made: Shared<State>?
+    return recordEpoch(of: query, initialState: initialState, keeping: &made)
+  }
+
+  /// The time of the record of `query`, made from `initialState` as ``recordEpoch(of:keeping:)`` makes it.
   func recordEpoch<State: OperationTrackable>(
     of query: Query<State>,
-    initialState: () -> State
+    initialState: () -> State,
+    keeping made: inout Shared<State>?
   ) -> Stopwatch? {
     let found = state.withLock { state -> Stopwatch?? in
       guard let record = state.root.node(at: query.key.parts)?.record else { return .none }
@@ -405,7 +427,7 @@ public final class QueryStore: Sendable {
     let registry = owner.registry ?? SharedRegistry()
     let value = Shared<State>(reference: registry.reference(memoryOnly: query, defaultValue: initialState))
     attach(query, holder: value, in: registry, asHolder: false)
-    // The value is released here: the record keeps it.
+    made = value  // Held: no new query evicts the record before its time is read, nor before it is asked.
     return state.withLock { ($0.root.node(at: query.key.parts)?.record as? QueryRecord<State>)?.epoch }
   }
 
@@ -414,7 +436,7 @@ public final class QueryStore: Sendable {
   /// state type than `stateType`, or one that does not measure from `epoch` (a record removed and made again).
   ///
   /// The cheap path of an awaiting caller: one lock, one lookup and no generic code; everything else asks
-  /// ``value(named:epoch:query:accepting:)``. The clock is read after the lock, so no earlier than the moment the
+  /// ``value(named:epoch:query:keeping:accepting:)``. The clock is read after the lock, so no earlier than the moment the
   /// record was asked: a value it finds young enough was fresh then.
   @usableFromInline
   func freshValueBox(named key: QueryKey, epoch: Stopwatch?, stateType: ObjectIdentifier) -> AnyObject? {
@@ -443,14 +465,21 @@ public final class QueryStore: Sendable {
   }
 
   /// Asks the record named `key` (measuring from `epoch`) for a refresh if its value is missing, stale or
-  /// invalidated at `now`.
-  func prefetch<State: OperationTrackable>(_ key: QueryKey, epoch: Stopwatch, now: Duration, as type: State.Type) {
+  /// invalidated at `now`; `made` (the value of a record just made for this request) is let go once it is asked.
+  func prefetch<State: OperationTrackable>(
+    _ key: QueryKey,
+    epoch: Stopwatch,
+    now: Duration,
+    as type: State.Type,
+    keeping made: inout Shared<State>?
+  ) {
     let effect = state.withLock { state -> QueryRecordEffect in
       guard let record = Self.record(in: state, named: key, epoch: epoch, as: type) else { return .none }
       state.bounds.use(record)
       record.wakeIfSleeping(in: owner.registry, store: self)
       return record.prefetch(now: now, store: self)
     }
+    made = nil  // Asked: a fetch it starts keeps the record, and does not count as a holder.
     effect()
   }
 
@@ -485,11 +514,13 @@ public final class QueryStore: Sendable {
   /// `CancellationError`; the fetch goes on if anyone else needs it.
   ///
   /// A record collected meanwhile is made again from `query`; with no `query` (a holder's call, whose record is
-  /// never collected), the answer is `nil`.
+  /// never collected), the answer is `nil`. `made`: the value of a record just made for this caller (see
+  /// ``recordEpoch(of:keeping:)``), let go once the record is asked, before the fetch it starts runs.
   func value<Value: Sendable>(
     named key: QueryKey,
     epoch: Stopwatch,
     query: Query<OperationState<Value>>?,
+    keeping made: inout Shared<OperationState<Value>>?,
     accepting acceptance: QueryRecordMachine.Acceptance
   ) async throws -> Value? {
     typealias State = OperationState<Value>
@@ -506,6 +537,7 @@ public final class QueryStore: Sendable {
           ? record.refreshRequested(store: self)
           : record.valueRequested(now: now, accepting: acceptance, store: self)
       }
+      made = nil  // Asked: the fetch it starts keeps the record (and does not count as a holder), or it served.
       switch answer {
       case .cached(let shared, let effect):
         effect()
@@ -520,8 +552,8 @@ public final class QueryStore: Sendable {
         }
       case .gone:
         // Collected between two locks: the query is made again.
-        guard let query, let made = recordEpoch(of: query) else { return nil }
-        epoch = made
+        guard let query, let remade = recordEpoch(of: query, keeping: &made) else { return nil }
+        epoch = remade
         refetches = false
       }
     }
@@ -539,6 +571,7 @@ public final class QueryStore: Sendable {
     epoch: Stopwatch,
     query: Query<State>?,
     initialState: () -> State,
+    keeping made: inout Shared<State>?,
     accepting acceptance: QueryRecordMachine.Acceptance,
     answer: (State) -> Answer?
   ) async throws -> Answer? {
@@ -555,6 +588,7 @@ public final class QueryStore: Sendable {
           ? record.refreshRequested(store: self)
           : record.valueRequested(now: now, accepting: acceptance, store: self)
       }
+      made = nil  // Asked: the fetch it starts keeps the record (and does not count as a holder), or it served.
       switch reply {
       case .cached(let shared, let effect):
         effect()
@@ -574,8 +608,10 @@ public final class QueryStore: Sendable {
         refetches = true  // Reset or removed by the app meanwhile: fetch it again.
       case .gone:
         // Collected between two locks: the query is made again.
-        guard let query, let made = recordEpoch(of: query, initialState: initialState) else { return nil }
-        epoch = made
+        guard let query, let remade = recordEpoch(of: query, initialState: initialState, keeping: &made) else {
+          return nil
+        }
+        epoch = remade
         refetches = false
       }
     }
@@ -711,7 +747,8 @@ public final class QueryStore: Sendable {
         work.finish(.failure(CancellationError()))
         return
       }
-      // Cancelled as its turn came: it never showed fetching.
+      // Cancelled as its turn came: it neither marks the value nor fetches. The value may still show the fetching
+      // the work before it handed over; the record ends that when nothing follows (`QueryRecordMachine.finished`).
       started = Task.isCancelled ? nil : markPending(shared, fetching: work.pages)
     }
     if let started {
@@ -726,7 +763,8 @@ public final class QueryStore: Sendable {
       // Nothing from here on suspends: one strong reference to the store serves every step (a reference taken and
       // dropped per step is two atomic writes each, on a count the threads making holders share).
       let strong = store.store
-      (result, outcome) = apply(attempts, id, of: record, before: started, gate: gate, store: strong, writer: writer)
+      (result, outcome) = apply(
+        attempts, id, of: record, work: work, before: started, gate: gate, store: strong, writer: writer)
       settings?.fetchEnded()
       effect = strong?.finished(id, of: record, outcome: outcome) ?? .none
     } else {
@@ -779,12 +817,14 @@ public final class QueryStore: Sendable {
       })
   }
 
-  /// Writes how the attempts of the fetch of `id` of `record` ended, as its record decides (`store` is `nil` once
-  /// the store went away: the result is then dropped), and closes its gate.
+  /// Writes how the attempts of the fetch of `id` (the unit of work `work`) of `record` ended, as its record decides
+  /// (`store` is `nil` once the store went away: the result is then dropped), and closes its gate. A write that the
+  /// record's removal detached (``QueryWork/detach()``) is dropped.
   private static func apply<State: OperationTrackable>(
     _ attempts: RunOutcome<State.Success>,
     _ id: QueryRecordMachine.WorkID,
     of record: QueryRecord<State>,
+    work: QueryWork,
     before: OperationStatus,
     gate: YieldGate?,
     store: QueryStore?,
@@ -801,9 +841,9 @@ public final class QueryStore: Sendable {
       }
       // A holder's fetch writes through the same code, specialized where the holder was made.
       if let writer {
-        writer.showSuccess(shared, value, keepFetching, gate)
+        writer.showSuccess(shared, value, keepFetching, gate, work)
       } else {
-        showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate)
+        showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate, of: work)
       }
       return (.success(value), .applied(at: now))
     case .cancelled:
@@ -811,7 +851,7 @@ public final class QueryStore: Sendable {
       shared?.withLockReleasingReplaced { state in
         gate?.close()
         // With work following at once, a first load stays pending and fetching.
-        if action == .apply(keepPending: true) { return }
+        if action == .apply(keepPending: true) || work.isDetached { return }
         if state.operation.status == .pending { state.operation.restore(before) }
         state.operation.endFetch()
       }
@@ -820,6 +860,7 @@ public final class QueryStore: Sendable {
       let (action, shared) = store?.fetchStopped(id, of: record, cancelled: false) ?? (.discard, nil)
       shared?.withLockReleasingReplaced { state in
         gate?.close()
+        guard !work.isDetached else { return }  // The record was removed meanwhile: see `showSuccess`.
         Shared<State>.show(attempts, in: &state)
         if action == .apply(keepPending: true) { state.operation.isFetching = true }
       }
@@ -844,15 +885,21 @@ public final class QueryStore: Sendable {
 
   /// Writes a fetched value, closing the fetch's gate (if it can yield) in the same step; the value stays fetching
   /// when work follows at once (`keepFetching`), so no idle shows between the two.
+  ///
+  /// Nothing is written when the record was removed after the write was decided (`work` was detached): the value
+  /// left the store with it, and the store tells it that no fetch runs; asked under the value's lock, so the value
+  /// ends showing no fetch whichever of the two writes comes first.
   @inlinable
   static func showSuccess<State: OperationTrackable>(
     _ value: State.Success,
     in shared: Shared<State>,
     keepFetching: Bool,
-    closing gate: YieldGate?
+    closing gate: YieldGate?,
+    of work: QueryWork
   ) {
     writeData(into: shared) { state in
       gate?.close()
+      guard !work.isDetached else { return }
       Shared<State>.show(.success(value), in: &state)
       if keepFetching { state.operation.isFetching = true }
     }

@@ -334,4 +334,77 @@ import Testing
     #expect(!store.contains(["user", keys - 101]))
     #expect(registry.count <= 100)
   }
+
+  /// With a capacity of zero, every caller of a cold key makes a record nobody holds, and each new record evicts the
+  /// others it can. A caller's record stays until its request is in, however many others are made meanwhile: the
+  /// callers of two cold keys, each stepping in between the other's record and its request (as `store.fetch` makes
+  /// the record, then reads the query's clock, then asks), each get their value after one fetch, and neither
+  /// evicts the other's record from under it.
+  @Test func callersOfColdKeysWithACapacityOfZeroDoNotEvictEachOthersRecordBeforeTheirRequestIsIn() async throws {
+    let clock = HookedClock()
+    let store = SharedRegistry.current.queries
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .seconds(60), operation: .retry(.none).clock(clock))
+    let fetches = Collector<String>()
+    let query: @Sendable (String) -> Query<OperationState<String>> = { name in
+      .query([name], options: options) {
+        fetches.append(name)
+        return name
+      }
+    }
+    // The store's sweeper for the clock reads it once as it starts: started first, so every reading below is a
+    // caller's.
+    #expect(try await store.fetch(query("warm")) == "warm")
+    await clock.waitForSleepers(1)
+    store.capacity = 0
+    #expect(store.count == 0)
+    // Each time the caller of ["a"] reads the clock, a caller of ["b"] makes its cold record, as `store.fetch` does
+    // first (a reading of its own, in there, is not another step). At most twenty steps, so that callers evicting
+    // each other without end still end here.
+    let steps = Counter()
+    let evictions = Counter()
+    let isStepping = Lock(false)
+    clock.onRead { [weak store] in
+      guard let store, !isStepping.withLock({ $0 }), steps.increment() <= 20 else { return }
+      isStepping.withLock { $0 = true }
+      defer { isStepping.withLock { $0 = false } }
+      let hadRecord = store.contains(["a"])
+      _ = store.recordEpoch(of: query("b"))
+      if hadRecord && !store.contains(["a"]) { evictions.increment() }
+    }
+    #expect(try await store.fetch(query("a")) == "a")
+    clock.onRead(nil)
+    #expect(evictions.count == 0)
+    #expect(try await store.fetch(query("b")) == "b")
+    #expect(fetches.elements == ["warm", "a", "b"])
+  }
+}
+
+/// A manual clock whose every reading first runs a hook: a query reads its clock outside the store's lock, between
+/// the steps a caller takes under it, which is where a test lets another caller step in.
+private final class HookedClock: Clock, Sendable {
+  typealias Instant = ManualClock.Instant
+
+  private let base = ManualClock()
+  private let hook = Lock<(@Sendable () -> Void)?>(nil)
+
+  /// Runs `body` at each reading from now on (none: `nil`).
+  func onRead(_ body: (@Sendable () -> Void)?) {
+    hook.withLock { $0 = body }
+  }
+
+  var now: Instant {
+    hook.withLock { $0 }?()
+    return base.now
+  }
+
+  var minimumResolution: Duration { base.minimumResolution }
+
+  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    try await base.sleep(until: deadline, tolerance: tolerance)
+  }
+
+  /// Returns once `count` tasks sleep on the clock.
+  func waitForSleepers(_ count: Int) async {
+    await base.waitForSleepers(count)
+  }
 }

@@ -214,6 +214,62 @@ import Testing
     #expect(calls.count == 2)  // One fetch at a time, and its value kept.
   }
 
+  /// A removed query's fetch that ignores its cancellation still refers to the value it was removed with (a fetch
+  /// is handed its value). A query made again on that value, as a new holder shares it, counts that fetch as a use,
+  /// as it counts any fetch of its value: it is not evicted while that fetch runs, and it goes as soon as the fetch
+  /// ends, with the fetch's late value dropped.
+  @Test func aQueryMadeAgainOnTheValueOfARemovedOneIsKeptOnlyUntilTheRemovedOnesFetchEnds() async {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    let calls = Counter()
+    let gates = [Gate(), Gate()]
+    let query: Query<OperationState<Int>> = .query(["late"], options: queryStoreOptions(clock)) {
+      let call = calls.increment()
+      await gates[call - 1].wait()  // Does not notice cancellation.
+      return call
+    }
+    var holders = [Shared(wrappedValue: OperationState<Int>(), query)]
+    await waitUntil { calls.count == 1 }
+    #expect(store.remove(.exactly(["late"])) == 1)
+    // Made again on the value the first holder keeps: a record of its own, and a fetch of its own.
+    holders.append(Shared(wrappedValue: OperationState<Int>(), query))
+    await waitUntil { calls.count == 2 }
+    gates[1].open()
+    await waitUntil { holders[1].wrappedValue.value == 2 && !holders[1].wrappedValue.isFetching }
+    holders.removeAll()
+    store.capacity = 0  // Nobody holds the query any more: only what uses it is kept.
+    #expect(store.contains(["late"]))  // The removed query's fetch still refers to its value.
+    gates[0].open()
+    await waitUntil {
+      store.capacity = 0  // Evicts what nothing uses any more.
+      return !store.contains(["late"])
+    }
+    #expect(calls.count == 2)
+  }
+
+  /// A fetch whose value is being written when its record is removed: the removal drops that write if it has not
+  /// landed (the record's machine decides it: `QueryRecordMachineTests.aRecordRemovedWhileItsFetchWritesDropsThatWrite`),
+  /// so the write, however late, cannot show a fetch after the removal said none runs.
+  @Test func aFetchWriteDroppedByTheRemovalOfItsRecordWritesNothing() {
+    let value = Shared(value: OperationState<String>())
+    value.withLock { $0.operation.beginFetch() }
+    let work = QueryWork()
+    work.detach()
+    value.withLock { state in  // What the removal writes.
+      if state.operation.status == .pending { state.operation.status = .idle }
+      state.operation.endFetch()
+    }
+    QueryStore.showSuccess("late", in: value, keepFetching: true, closing: nil, of: work)
+    QueryValueWriter<OperationState<String>>().showSuccess(value, "late", true, nil, work)  // A holder's fetch.
+    #expect(value.wrappedValue.value == nil)
+    #expect(!value.wrappedValue.isFetching)
+    #expect(value.wrappedValue.status == .idle)
+    let kept = QueryWork()  // Not detached: written, still fetching for the work that follows.
+    QueryStore.showSuccess("fetched", in: value, keepFetching: true, closing: nil, of: kept)
+    #expect(value.wrappedValue.value == "fetched")
+    #expect(value.wrappedValue.isFetching)
+  }
+
   @Test func holdersOfAQueryRemovedWhileItFetchesAreNotLeftFetching() async throws {
     let clock = ManualClock()
     let fetcher = KeyedFetcher()

@@ -203,12 +203,15 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     let wasBusy = machine.running != nil
     let action = removing ? machine.removed() : machine.fetchesCancelled()
     let running = action.cancelRunning.flatMap(work)
+    let writing = action.detachWriting.flatMap(work)
     let withdrawn = action.withdraw.compactMap(removeWork)
     // A removed record's fetch can no longer reach its value (it borrows the value from the record), so the value
-    // its holders keep is told here that no fetch runs any more.
+    // its holders keep is told here that no fetch runs any more; a write of its fetch not yet landed is dropped
+    // first, so that it cannot land after this one still fetching.
     let detached = removing && wasBusy ? shared : nil
     guard running != nil || !withdrawn.isEmpty || detached != nil else { return .none }
     return QueryRecordEffect {
+      writing?.detach()
       running?.cancel()
       for work in withdrawn {
         work.withdraw()

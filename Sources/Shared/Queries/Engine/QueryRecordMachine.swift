@@ -14,6 +14,10 @@
 ///   queued work nobody needs is withdrawn at once. A refresh cancelled that way is followed by another while the
 ///   query is held, so its holders still end on a fresh value.
 /// - Between queued works the value stays fetching: a result written with work behind it keeps `isFetching`.
+///   Fetching the value shows is always ended: by the work it shows, or, when that work's task was cancelled as its
+///   turn came (it writes nothing), by the record once nothing follows.
+/// - A failed or cancelled fetch writes its end still fetching exactly when work follows it at once, so the value
+///   never stops fetching and fetches again in one go.
 /// - A fetch nobody needs any more (no holder, no awaiting caller) does not retry: it ends as cancelled.
 /// - A record is collected only after nobody held or fetched it for a whole `gcTime`, or evicted over the store's
 ///   capacity only while nothing holds or fetches it.
@@ -123,6 +127,11 @@ struct QueryRecordMachine: Sendable {
     /// Whether the app reset the query while the running work wrote its value: the value is reset when the work
     /// ends, after its write.
     var resetsValueAtEnd = false
+    /// Whether the value already shows fetching that the running work's task did not mark: the work before it
+    /// handed over (or a reset showed a first load for it) when its turn came. A task cancelled as its turn comes
+    /// ends without writing anything, so the record ends that fetching (``RequestAction/settleStatus(_:)``) when
+    /// nothing follows.
+    var isFetchingShown = false
   }
 
   /// A unit of work waiting for its turn.
@@ -159,8 +168,9 @@ struct QueryRecordMachine: Sendable {
     case join(WorkID)
     /// This new work waits its turn; a later action starts it.
     case wait(WorkID, Work)
-    /// The work `WorkID` ended with the value left fetching for work that was then withdrawn: end the fetching
-    /// (a first load left pending goes back to idle), then report ``QueryRecordMachine/settled(_:)``.
+    /// The work `WorkID` ended with the value left fetching and nothing following: work it handed over to was then
+    /// withdrawn, or its own task was cancelled as its turn came and wrote nothing. End the fetching (a first load
+    /// left pending goes back to idle), then report ``QueryRecordMachine/settled(_:)``.
     case settleStatus(WorkID)
     /// Nothing to do.
     case none
@@ -242,6 +252,10 @@ struct QueryRecordMachine: Sendable {
     var cancelRunning: WorkID?
     /// The queued work that was removed: end each as cancelled without running it.
     var withdraw: [WorkID]
+    /// The running work whose value is being written as the record is removed: the value leaves the store with
+    /// the record, so that write is dropped if it has not landed yet (the store then tells the value that no fetch
+    /// runs, whichever came first). A cancel lets such a write land.
+    var detachWriting: WorkID? = nil
 
     /// Nothing to stop.
     static var none: Self { Self(cancelRunning: nil, withdraw: []) }
@@ -467,7 +481,8 @@ struct QueryRecordMachine: Sendable {
     if busy.id == id {
       busy.demand.callers = max(0, busy.demand.callers - 1)
       activity = .busy(busy)
-      guard busy.demand.isAbandoned, case .fetching = busy.phase else { return .leave }
+      // A task cancelled already (by the app, or as nobody needed it) is not cancelled again.
+      guard busy.demand.isAbandoned, case .fetching = busy.phase, !busy.isCancelled else { return .leave }
       busy.isCancelled = true
       activity = .busy(busy)
       return .cancelRunning(id)
@@ -490,7 +505,7 @@ struct QueryRecordMachine: Sendable {
   /// still ends on a value fetched after its last invalidation.
   mutating func fetchReturned(_ id: WorkID) -> ReturnAction {
     guard case .busy(var busy) = activity, busy.id == id, busy.phase == .fetching else { return .discard }
-    let handsOver = (busy.running.isSuperseded && isEnabled) || !busy.queue.isEmpty
+    let handsOver = !busy.queue.isEmpty || (isEnabled && leavesHoldersUnanswered(busy, cancelled: false))
     busy.phase = .applying(handsOver: handsOver)
     activity = .busy(busy)
     return .apply(keepPending: handsOver)
@@ -500,16 +515,31 @@ struct QueryRecordMachine: Sendable {
   /// at once (``ReturnAction/apply(keepPending:)``, so the value stays fetching), or ``ReturnAction/discard`` when
   /// the work is not the running one.
   ///
-  /// Work follows when some waits in the queue, or when the query is held (`isHeld`) and its value is left
-  /// unanswered: an invalidation superseded the refresh, or a cancelled refresh leaves it invalidated.
+  /// Work follows when some waits in the queue, or when the query is held (`isHeld`) and enabled and the refresh
+  /// leaves its holders unanswered, by the rule ``finished(_:outcome:isHeld:)`` follows it with another refresh by:
+  /// an invalidation superseded it, or it was cancelled while the value is invalidated or because its callers left.
+  /// The two agree, so a value written as stopped does not fetch again at once.
   mutating func fetchStopped(_ id: WorkID, cancelled: Bool, isHeld: Bool) -> ReturnAction {
     guard case .busy(var busy) = activity, busy.id == id, busy.phase == .fetching else { return .discard }
-    let unanswered =
-      busy.running.isSuperseded || (cancelled && busy.running.work == .refresh && freshness == .invalidated)
-    let handsOver = !busy.queue.isEmpty || (isHeld && unanswered)
+    let handsOver = followsAtOnce(busy, cancelled: cancelled, isHeld: isHeld)
     busy.phase = .applying(handsOver: handsOver)
     activity = .busy(busy)
     return .apply(keepPending: handsOver)
+  }
+
+  /// Whether work follows the running work at once as it ends failed (or `cancelled`): queued work, or a refresh
+  /// its holders (`isHeld`) still need.
+  private func followsAtOnce(_ busy: Busy, cancelled: Bool, isHeld: Bool) -> Bool {
+    !busy.queue.isEmpty || (isHeld && isEnabled && leavesHoldersUnanswered(busy, cancelled: cancelled))
+  }
+
+  /// Whether the running work is a refresh whose end leaves a holder without the value it needs, so that another
+  /// refresh follows it: an invalidation superseded it, or it was `cancelled` while the value is invalidated or
+  /// because its callers left (a holder needs a value as fresh as they asked for). Never after the app stopped the
+  /// record's fetches.
+  private func leavesHoldersUnanswered(_ busy: Busy, cancelled: Bool) -> Bool {
+    guard case .refresh(let superseded) = busy.running, !busy.isStopped else { return false }
+    return superseded || (cancelled && (freshness == .invalidated || busy.isCancelled))
   }
 
   /// An attempt of the work `id` failed and a retry is due (before its wait, and again after it): the work retries
@@ -529,25 +559,36 @@ struct QueryRecordMachine: Sendable {
   ///
   /// A refresh superseded by an invalidation is followed by another refresh while the query is held (or always,
   /// when it left the status pending for it); so is a cancelled refresh of a held query whose value is invalidated.
+  ///
+  /// A work that ends while still fetching wrote nothing: its task was cancelled as its turn came, before it marked
+  /// the value fetching. What follows it is what would follow a fetch cancelled at once; when nothing does, the
+  /// fetching the value shows for it (``Busy/isFetchingShown``) is ended with ``RequestAction/settleStatus(_:)``.
   mutating func finished(_ id: WorkID, outcome: Outcome, isHeld: Bool) -> RequestAction {
     guard case .busy(var busy) = activity, busy.id == id else { return .none }
     use = .inUse
+    // Whether work follows at once, as decided when the end was written; whether the value shows fetching now.
     let handsOver: Bool
+    let isFetchingShown: Bool
     switch busy.phase {
-    case .fetching: handsOver = false
-    case .applying(let didHandOver): handsOver = didHandOver
-    case .settling: return .none
+    case .fetching:
+      handsOver = followsAtOnce(busy, cancelled: outcome == .cancelled, isHeld: isHeld)
+      isFetchingShown = busy.isFetchingShown
+    case .applying(let didHandOver):
+      handsOver = didHandOver
+      isFetchingShown = didHandOver
+    case .settling:
+      return .none
     }
-    guard case .refresh(let superseded) = busy.running else { return startQueuedOrSettle(&busy, handsOver: handsOver) }
+    guard case .refresh(let superseded) = busy.running else {
+      return startQueuedOrSettle(&busy, isFetchingShown: isFetchingShown)
+    }
     if case .applied(let at) = outcome, !superseded {
       freshness = .fetched(at: at)
     }
     let refreshQueued = busy.queue.firstIndex { $0.work == .refresh }
     // A refresh its callers cancelled (nobody else awaited it) still answers a holder, which needs a value as fresh
     // as the callers asked for: while held, another follows, as after an invalidation.
-    let unanswered =
-      !busy.isStopped
-      && (superseded || (outcome == .cancelled && (freshness == .invalidated || busy.isCancelled)))
+    let unanswered = leavesHoldersUnanswered(busy, cancelled: outcome == .cancelled)
     if unanswered, handsOver || isHeld, let index = refreshQueued {
       // The refresh that waits answers the invalidation: no caller's cancellation may withdraw it now.
       busy.queue[index].demand.isNeeded = true
@@ -559,16 +600,18 @@ struct QueryRecordMachine: Sendable {
       busy.demand = Demand(callers: 0, isNeeded: true)
       busy.isCancelled = false
       busy.resetsValueAtEnd = false
+      busy.isFetchingShown = false  // Started at once: the store marks it fetching before anything else.
       activity = .busy(busy)
       return .start(next, .refresh)
     }
-    return startQueuedOrSettle(&busy, handsOver: handsOver)
+    return startQueuedOrSettle(&busy, isFetchingShown: isFetchingShown)
   }
 
-  /// Starts the queued work, or ends the fetching a work left showing, or goes idle.
-  private mutating func startQueuedOrSettle(_ busy: inout Busy, handsOver: Bool) -> RequestAction {
-    if !busy.queue.isEmpty { return startNext(&busy) }
-    if handsOver {
+  /// Starts the queued work, or ends the fetching the value shows (`isFetchingShown`), or goes idle.
+  private mutating func startQueuedOrSettle(_ busy: inout Busy, isFetchingShown: Bool) -> RequestAction {
+    // A value reset as the work ends shows a first load for the work that starts (and nothing when none does).
+    if !busy.queue.isEmpty { return startNext(&busy, isFetchingShown: isFetchingShown || busy.resetsValueAtEnd) }
+    if isFetchingShown {
       busy.phase = .settling
       activity = .busy(busy)
       return .settleStatus(busy.id)
@@ -580,7 +623,7 @@ struct QueryRecordMachine: Sendable {
   /// The fetching left showing by the work `id` was ended; returns the work to start next, if any.
   mutating func settled(_ id: WorkID) -> RequestAction {
     guard case .busy(var busy) = activity, busy.id == id, busy.phase == .settling else { return .none }
-    guard busy.queue.isEmpty else { return startNext(&busy) }
+    guard busy.queue.isEmpty else { return startNext(&busy, isFetchingShown: false) }
     activity = .idle
     return .none
   }
@@ -638,6 +681,8 @@ struct QueryRecordMachine: Sendable {
         busy.queue = [Queued(id: id, work: .refresh, demand: Demand(callers: 0, isNeeded: true))]
         refresh = .wait(id, .refresh)
       }
+      // Reset now, the value shows a first load for the refresh queued, or no fetching at all.
+      if !busy.resetsValueAtEnd { busy.isFetchingShown = refetches }
       activity = .busy(busy)
       return ResetAction(
         stop: StopAction(cancelRunning: cancelled, withdraw: withdrawn), refresh: refresh,
@@ -653,12 +698,16 @@ struct QueryRecordMachine: Sendable {
   }
 
   /// The app removed the record from the store: it takes no more work; the running work is cancelled if it still
-  /// fetches and queued work is withdrawn.
+  /// fetches, its write is dropped if it writes its value (``StopAction/detachWriting``), and queued work is
+  /// withdrawn.
   mutating func removed() -> StopAction {
     defer { activity = .collected }
     guard case .busy(let busy) = activity else { return .none }
     let fetching = busy.phase == .fetching && !busy.isCancelled
-    return StopAction(cancelRunning: fetching ? busy.id : nil, withdraw: busy.queue.map(\.id))
+    let writing: Bool
+    if case .applying = busy.phase { writing = true } else { writing = false }
+    return StopAction(
+      cancelRunning: fetching ? busy.id : nil, withdraw: busy.queue.map(\.id), detachWriting: writing ? busy.id : nil)
   }
 
   /// A garbage check at `now`: collects the record once nobody held or fetched it for a whole `gcTime`.
@@ -712,7 +761,8 @@ struct QueryRecordMachine: Sendable {
     use = .inUse
   }
 
-  private mutating func startNext(_ busy: inout Busy) -> RequestAction {
+  /// Starts the first queued work; `isFetchingShown`: the value already shows fetching when its turn comes.
+  private mutating func startNext(_ busy: inout Busy, isFetchingShown: Bool) -> RequestAction {
     let next = busy.queue.removeFirst()
     busy.id = next.id
     busy.running = Running(next.work)
@@ -721,6 +771,7 @@ struct QueryRecordMachine: Sendable {
     busy.isCancelled = false
     busy.isStopped = false  // The app's cancel stopped the work before this one, asked for after it.
     busy.resetsValueAtEnd = false
+    busy.isFetchingShown = isFetchingShown
     activity = .busy(busy)
     return .start(next.id, next.work)
   }

@@ -9,15 +9,16 @@
 struct QueryValueWriter<State: OperationTrackable>: Sendable {
   /// Shows a fetch starting (see ``QueryStore/markPending(_:)``); returns the status to restore if it is cancelled.
   @usableFromInline let markPending: @Sendable (Shared<State>) -> OperationStatus
-  /// Writes a fetched value (see ``QueryStore/showSuccess(_:in:keepFetching:closing:)``).
-  @usableFromInline let showSuccess: @Sendable (Shared<State>, State.Success, _ keepFetching: Bool, YieldGate?) -> Void
+  /// Writes a fetched value (see ``QueryStore/showSuccess(_:in:keepFetching:closing:of:)``).
+  @usableFromInline let showSuccess:
+    @Sendable (Shared<State>, State.Success, _ keepFetching: Bool, YieldGate?, QueryWork) -> Void
 
   /// The writes, specialized where this is called.
   @inlinable
   init() {
     markPending = { shared in QueryStore.markPending(shared) }
-    showSuccess = { shared, value, keepFetching, gate in
-      QueryStore.showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate)
+    showSuccess = { shared, value, keepFetching, gate, work in
+      QueryStore.showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate, of: work)
     }
   }
 }

@@ -1,4 +1,5 @@
 import Reactive
+import Synchronization
 
 /// One unit of work on a query (a refresh or a page fetch): the turn it waits for and the result its callers wait
 /// for.
@@ -10,11 +11,14 @@ import Reactive
 /// (``value(as:)``). The work is made, settled and released on every new query key's first fetch, by code that is
 /// generic over the query's state and not specialized; a generic unit of work cost about twenty run-time metadata
 /// lookups per fetch there (its lock's state, its result, its waiters' continuations).
+@usableFromInline
 final class QueryWork: Sendable {
   /// The fetch's value, or why there is none.
   typealias Outcome = Result<any Sendable, any Error>
 
   private let state = Lock(State())
+  /// Set when the record was removed while the work wrote its value (see ``detach()``).
+  private let detached = Atomic<Bool>(false)
 
   private struct State: ~Copyable {
     var turn = Turn.waiting(nil)
@@ -83,6 +87,18 @@ final class QueryWork: Sendable {
     }
     if cancels { task.cancel() }
   }
+
+  /// The record left the store while this work was writing its value: a write that has not landed yet is dropped,
+  /// as the value is no longer the record's (a record made again under its key may share it). Call before the store
+  /// tells the value that no fetch runs, so that the value ends showing no fetch whichever write comes first.
+  func detach() {
+    detached.store(true, ordering: .releasing)
+  }
+
+  /// Whether the record left the store while this work was writing its value; the work asks under the value's lock,
+  /// right before it writes, and then writes nothing.
+  @usableFromInline
+  var isDetached: Bool { detached.load(ordering: .acquiring) }
 
   /// Cancels the running fetch (only when its ``QueryRecordMachine`` says nobody needs it any more).
   func cancel() {

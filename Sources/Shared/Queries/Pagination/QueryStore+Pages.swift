@@ -56,9 +56,11 @@ extension QueryStore {
   /// - Parameter query: The paginated query.
   public func prefetch<PageID: Hashable & Sendable, Page: Sendable>(_ query: Query<PaginatedState<PageID, Page>>) {
     typealias State = PaginatedState<PageID, Page>
-    guard let epoch = recordEpoch(of: query, initialState: { query.initial?.state ?? State() }) else { return }
+    var made: Shared<State>?  // A record made here, kept until it is asked.
+    let initialState = { query.initial?.state ?? State() }
+    guard let epoch = recordEpoch(of: query, initialState: initialState, keeping: &made) else { return }
     // The clock is the caller's code: read outside the lock.
-    prefetch(query.key, epoch: epoch, now: epoch.elapsed(), as: State.self)
+    prefetch(query.key, epoch: epoch, now: epoch.elapsed(), as: State.self, keeping: &made)
   }
 
   /// The cached state of the query named `key`, whatever its age, without fetching: a paginated query's pages, or a
@@ -85,10 +87,11 @@ extension QueryStore {
   ) async throws -> PaginatedState<PageID, Page> {
     typealias State = PaginatedState<PageID, Page>
     let initialState = { query.initial?.state ?? State() }
-    guard let epoch = recordEpoch(of: query, initialState: initialState),
+    var made: Shared<State>?  // A record made here, kept until it is asked.
+    guard let epoch = recordEpoch(of: query, initialState: initialState, keeping: &made),
       let state = try await awaitState(
-        named: query.key, epoch: epoch, query: query, initialState: initialState, accepting: acceptance,
-        answer: { $0.pageIDs.isEmpty ? nil : $0 })
+        named: query.key, epoch: epoch, query: query, initialState: initialState, keeping: &made,
+        accepting: acceptance, answer: { $0.pageIDs.isEmpty ? nil : $0 })
     else { throw CancellationError() }
     return state
   }
@@ -118,8 +121,9 @@ extension Shared {
     let link = root.attachment(QueryLink<Value>.self, make: QueryLink.init)
     guard let (store, key, epoch) = link.record else { return nil }
     let query: Query<Value>? = nil  // A holder's record is not collected: nothing to make again.
+    var made: Shared<Value>?
     return try await store.awaitState(
-      named: key, epoch: epoch, query: query, initialState: { Value() },
+      named: key, epoch: epoch, query: query, initialState: { Value() }, keeping: &made,
       accepting: servingStale ? .staleWhileRefetching : .fresh, answer: { $0.pageIDs.isEmpty ? nil : $0 })
   }
 }

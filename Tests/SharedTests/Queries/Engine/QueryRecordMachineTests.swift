@@ -18,7 +18,8 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case requestNextPage
   /// `refetchAll()` by a caller with a task.
   case refetch
-  /// The running work makes one step: fetches one page, or writes what it fetched.
+  /// The running work makes one step: its task, given its turn, wakes (marks the value fetching, or, cancelled
+  /// meanwhile, ends at once); or it fetches one page; or it writes what it fetched.
   case step
   /// The running work's current fetch fails for good.
   case fail
@@ -115,6 +116,11 @@ private struct Harness {
 
   /// Where the running work is.
   enum Progress {
+    /// Queued work whose turn came: the store let its task go, and the task has not woken yet, so the value shows
+    /// what the work before it left (fetching, when that work handed over, or a reset's first load). `cancelled`:
+    /// its task was cancelled meanwhile, so it wakes to end at once, as `QueryStore.execute` ends it: it never
+    /// marks the value fetching, fetches nothing and writes nothing, and tells the record it ended cancelled.
+    case turnGiven(cancelled: Bool)
     /// Refetching every page: the walk, and the pages fetched so far.
     case walking(RefetchAllWalk<Int>, pages: [ServerPage], startVersion: Int)
     /// Fetching the page after the last one (`nil`: there is none).
@@ -162,6 +168,11 @@ private struct Harness {
   var trace: String
   /// The event being applied fetches only if automatic fetching is on: a holder, an invalidation, a trigger.
   var isAutomatic = false
+  /// The work whose fetch `store.activity` counts: from the moment its task marks the value fetching to its end.
+  var countedFetch: QueryRecordMachine.WorkID?
+  /// The running work's end is being written as it stopped (failed or cancelled): decided, written and reported in
+  /// one go, so a refresh that follows at once was known to follow when the end was written.
+  var isStoppingAtOnce = false
 
   init(trace: String, isEnabled: Bool = true) {
     self.trace = trace
@@ -270,11 +281,13 @@ private struct Harness {
     case .fail:
       guard let (id, progress, _) = running else { return }
       if case .returned = progress { return }  // Fetched already: writing cannot fail.
+      if case .turnGiven = progress { return }  // Not started: nothing to fail.
       if machine.running?.work == .refresh { lastRefreshFailed = true }
       stop(id, cancelled: false)
     case .retryPoint:
       guard let (id, progress, _) = running else { return }
       if case .returned = progress { return }  // Fetched already: no attempt is left to fail.
+      if case .turnGiven = progress { return }  // No attempt made yet.
       let awaited = callers.contains(id)
       switch machine.retryPoint(id, isHeld: isHeld) {
       case .retry:
@@ -295,7 +308,7 @@ private struct Harness {
         }
         if case .returned = progress { fail("cancelled \(id) while it writes its value") }
         if callers.contains(id) { fail("cancelled \(id), which another caller waits for") }
-        stop(id, cancelled: true)
+        cancelRunning(id)
       case .withdraw(let withdrawn):
         if waiting.remove(withdrawn) == nil || withdrawn != id { fail("withdrew \(withdrawn), which does not wait") }
         queuedWork[withdrawn] = nil
@@ -329,7 +342,7 @@ private struct Harness {
     let serving: QueryRecordMachine.WorkID?
     if let queued = queuedWork.first(where: { $0.value == work })?.key {
       serving = queued
-    } else if let running, runningWork == work, !running.progress.hasReturned {
+    } else if let running, runningWork == work, !running.progress.hasReturned, !running.progress.isCancelledAtTurn {
       serving = running.id
     } else {
       serving = nil
@@ -348,7 +361,11 @@ private struct Harness {
   mutating func changeServer() {
     serverVersion += 1
     serverPageCount = serverPageCount == 3 ? 2 : 3
-    if case .walking = running?.progress { fetchSuperseded = true }
+    switch running?.progress {
+    // A task given its turn has not read the server yet, but the record cannot tell: it counts it superseded too.
+    case .walking, .turnGiven: fetchSuperseded = true
+    case .nextPage, .returned, nil: break
+    }
   }
 
   /// The app stops the query's fetches (`removing`: and removes the record): queued work is withdrawn, the running
@@ -360,32 +377,61 @@ private struct Harness {
     callers.removeAll { action.withdraw.contains($0) }
     leftStale = true
     if let cancelled = action.cancelRunning {
-      guard let (id, progress, before) = running, id == cancelled else {
+      guard let (id, progress, _) = running, id == cancelled else {
         fail("cancelled \(cancelled), which does not run")
         return
       }
       if case .returned = progress { fail("cancelled \(id) while it writes its value") }
-      if state.status == .pending { state.status = before }
-      state.isFetching = false
-      end(id, outcome: .cancelled)
-    } else if let (id, progress, _) = running, !removing {
+      // A removed record's fetch finds nothing to write into or report to when it ends: the store ends the
+      // fetching its holders see (below).
+      if !removing { cancelRunning(id) }
+    } else if let (id, progress, _) = running, !removing, !progress.isCancelledAtTurn {
       guard case .returned = progress else {
         fail("left \(id) fetching after cancelling every fetch")
         return
       }
     }
     if removing {
-      // The record is gone: work still writing its value writes into a value the store no longer keeps, and the
-      // store tells that value no fetch runs any more.
+      // The record is gone: the store tells the value it kept that no fetch runs any more. Work that was writing
+      // its value still writes it, into a value the store no longer keeps, unless the record dropped that write;
+      // the write can land after the store's, as here.
+      if let action = action.detachWriting, running?.id != action || running?.progress.hasReturned != true {
+        fail("detached the write of \(action), which does not write")
+      }
       if state.status == .pending { state.status = .idle }
       state.isFetching = false
+      if let (id, progress, _) = running, case .returned(let update, _, let keepPending) = progress,
+        action.detachWriting != id
+      {
+        state.applySuccess(update)
+        state.status = .success
+        state.isFetching = keepPending
+      }
+      if state.isFetching || state.status == .pending {
+        fail("a removed record's value shows a fetch that no longer runs: \(state.operation)")
+      }
       running = nil
+      countedFetch = nil
       callers = []
       collected = true
       if machine.request(.refresh, by: .library) != .none { fail("a removed record took work") }
-    } else if !waiting.isEmpty || machine.running?.phase == .fetching {
+    } else if !waiting.isEmpty || (machine.running?.phase == .fetching && running?.progress.isCancelledAtTurn != true) {
       fail("work still fetches or waits after every fetch was cancelled")
     }
+  }
+
+  /// The running work's task is cancelled: a fetch under way stops at once, its end written as the store writes it;
+  /// a task given its turn that has not woken yet ends as it wakes (``takeTurn(_:cancelled:)``).
+  mutating func cancelRunning(_ id: QueryRecordMachine.WorkID) {
+    guard let (runningID, progress, before) = running, runningID == id else {
+      fail("cancelled \(id), which does not run")
+      return
+    }
+    if case .turnGiven = progress {
+      running = (id, .turnGiven(cancelled: true), before)
+      return
+    }
+    stop(id, cancelled: true)
   }
 
   /// The app resets the query, as the store does: queued work is withdrawn, the running work is cancelled, nothing
@@ -430,8 +476,8 @@ private struct Harness {
         fail("a reset cancelled \(cancelled), which does not run")
         return
       }
-      stop(cancelled, cancelled: true)
-    } else if let runningAtReset {
+      cancelRunning(cancelled)
+    } else if let runningAtReset, !runningAtReset.progress.isCancelledAtTurn {
       fail("a reset left \(runningAtReset.id) fetching")
     }
     if !state.pages.isEmpty { fail("a reset query shows pages \(state.pages)") }
@@ -516,13 +562,52 @@ private struct Harness {
     }
     handedOver = keepFetching
     applied = true
+    isStoppingAtOnce = true
+    defer { isStoppingAtOnce = false }
     end(id, outcome: cancelled ? .cancelled : .failed)
+  }
+
+  /// The task of the running work, given its turn, wakes, as `QueryStore.execute` begins a queued work: it marks
+  /// the value fetching and fetches, or, cancelled meanwhile, ends at once with nothing shown or written of its own;
+  /// the value still shows what the work before it left.
+  mutating func takeTurn(_ id: QueryRecordMachine.WorkID, cancelled: Bool) {
+    guard cancelled else {
+      running = (id, progress(of: runningWork ?? .refresh), markFetching())
+      countedFetch = id
+      return
+    }
+    handedOver = state.isFetching
+    applied = true
+    end(id, outcome: .cancelled)
+  }
+
+  /// Marks the value fetching, as the store's `markPending` does (a first load shows pending); returns the status
+  /// to restore if the fetch is cancelled.
+  mutating func markFetching() -> OperationStatus {
+    let before = state.status == .pending ? .idle : state.status
+    if state.status == .idle { state.status = .pending }
+    state.isFetching = true
+    return before
+  }
+
+  /// Where a fetch of `work` starts.
+  func progress(of work: QueryRecordMachine.Work) -> Progress {
+    switch work {
+    case .refresh:
+      return startRefresh()
+    case .nextPage:
+      guard let last = state.pages.last else { return startRefresh() }
+      return .nextPage(Self.nextPage(last))
+    case .previousPage:
+      return .nextPage(nil)
+    }
   }
 
   /// The running work ends: it settles its callers, and the record starts what follows.
   mutating func end(_ id: QueryRecordMachine.WorkID, outcome: QueryRecordMachine.Outcome) {
     running = nil
     runningWork = nil
+    if countedFetch == id { countedFetch = nil }
     if case .cancelled = outcome {} else { lastEndedStatus = state.status == .error ? .error : .success }
     callers.removeAll { $0 == id }
     if machine.resetsValueAtEnd(of: id) != (resetAtEnd == id) {
@@ -544,6 +629,8 @@ private struct Harness {
   mutating func step() {
     guard let (id, progress, before) = running else { return }
     switch progress {
+    case .turnGiven(let cancelled):
+      takeTurn(id, cancelled: cancelled)
     case .walking(var walk, var pages, let startVersion):
       guard case .fetch(let pageID) = walk.step else { return }
       let page = serverPage(pageID)
@@ -638,7 +725,7 @@ private struct Harness {
       if let running { fail("work \(id) started while work \(running.id) runs") }
       if isAutomatic && !machine.isEnabled { fail("a disabled query starts work \(id) by itself") }
       if byCaller { callers.append(id) }
-      waiting.remove(id)
+      let wasQueued = waiting.remove(id) != nil
       queuedWork[id] = nil
       runningWork = work
       fetchSuperseded = false
@@ -646,23 +733,19 @@ private struct Harness {
       if wasApplied && wasHandedOver && !state.isFetching {
         fail("not fetching between a written end and work \(id)")
       }
-      let before = state.status == .pending ? .idle : state.status
-      if state.status == .idle { state.status = .pending }
-      state.isFetching = true
-      let progress: Progress
-      switch work {
-      case .refresh:
-        progress = startRefresh()
-      case .nextPage:
-        if let last = state.pages.last {
-          progress = .nextPage(Self.nextPage(last))
-        } else {
-          progress = startRefresh()
-        }
-      case .previousPage:
-        progress = .nextPage(nil)
+      if wasQueued {
+        // The store lets the queued task go; it marks the value fetching when it wakes (``takeTurn(_:cancelled:)``).
+        running = (id, .turnGiven(cancelled: false), state.status)
+        return
       }
-      running = (id, progress, before)
+      // A refresh that a failed or cancelled fetch was known to be followed by keeps the value fetching: a value
+      // that stops fetching and fetches again at once flickers.
+      if isStoppingAtOnce && wasApplied && !wasHandedOver {
+        fail("the end of a stopped fetch was written not fetching, then work \(id) started at once")
+      }
+      // The store marks a work it starts at once before the caller goes on.
+      running = (id, progress(of: work), markFetching())
+      countedFetch = id
     }
     if handedOver == false, wasHandedOver, case .none = action {
       fail("a work handed over to nothing")
@@ -678,7 +761,12 @@ private struct Harness {
     }
     // Fetching exactly while work runs (or hands over); pending only for a first load, and only while fetching.
     if running == nil && state.isFetching { fail("quiet, yet fetching") }
-    if running != nil && !state.isFetching { fail("running, yet not fetching") }
+    if countedFetch != nil && !state.isFetching { fail("running, yet not fetching") }
+    // The value shows fetching only for a fetch `store.activity` counts, or for a task given its turn that has not
+    // woken yet (the work before it handed over).
+    if state.isFetching && countedFetch == nil && running?.progress.hasTurnToTake != true {
+      fail("fetching, yet no fetch under way: the store's activity reads 0")
+    }
     if state.status == .pending && hasValue { fail("pending with a value fetched: a refetch shows as a load") }
     if state.status == .pending && !state.isFetching { fail("pending with no fetch in flight") }
   }
@@ -798,6 +886,18 @@ extension Harness.Progress {
   /// Whether the work fetched what it fetches, and only writes it now.
   var hasReturned: Bool {
     if case .returned = self { return true }
+    return false
+  }
+
+  /// Whether the work's task was given its turn and has not woken yet.
+  var hasTurnToTake: Bool {
+    if case .turnGiven = self { return true }
+    return false
+  }
+
+  /// Whether the work's task was cancelled after its turn came, before it woke: it ends as it wakes.
+  var isCancelledAtTurn: Bool {
+    if case .turnGiven(cancelled: true) = self { return true }
     return false
   }
 }
@@ -1061,6 +1161,67 @@ struct QueryRecordMachineTests {
     #expect(machine.invalidated(isHeld: true) == .none)
     #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .none)
     #expect(machine.gcTick(now: .seconds(15), gcTime: .seconds(60), isHeld: false) == .collect)
+  }
+
+  @Test func aQueuedWorkCancelledAsItsTurnComesEndsTheFetchingHandedToIt() {
+    var machine = QueryRecordMachine()
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .start(1, .refresh))
+    #expect(machine.request(.nextPage, by: .caller) == .wait(2, .nextPage))
+    #expect(machine.fetchReturned(1) == .apply(keepPending: true))  // Written still fetching: the page follows.
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: true) == .start(2, .nextPage))
+    #expect(machine.cancelRequested(2) == .cancelRunning(2))  // Its caller cancels as its turn comes.
+    // Its task wakes cancelled and writes nothing: the record ends the fetching the refresh handed it.
+    #expect(machine.finished(2, outcome: .cancelled, isHeld: true) == .settleStatus(2))
+    #expect(machine.settled(2) == .none)
+    #expect(machine.activity == .idle)
+  }
+
+  @Test func aQueuedWorkCancelledAsItsTurnComesAfterTheValueStoppedFetchingEndsNothing() {
+    var machine = QueryRecordMachine()
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .start(1, .refresh))
+    #expect(machine.fetchReturned(1) == .apply(keepPending: false))
+    // Asked for while the refresh writes its value not fetching: its turn comes with nothing fetching.
+    #expect(machine.request(.nextPage, by: .caller) == .wait(2, .nextPage))
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: true) == .start(2, .nextPage))
+    #expect(machine.fetchesCancelled() == QueryRecordMachine.StopAction(cancelRunning: 2, withdraw: []))
+    #expect(machine.finished(2, outcome: .cancelled, isHeld: true) == .none)
+    #expect(machine.activity == .idle)
+  }
+
+  @Test func aRefreshCancelledAsItsTurnComesAfterAResetEndsTheFirstLoadTheResetShowed() {
+    var machine = QueryRecordMachine()
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .start(1, .refresh))
+    #expect(machine.fetchReturned(1) == .apply(keepPending: false))
+    // Reset while the value is written: the value is reset as the refresh ends, showing a first load for the next.
+    #expect(machine.reset(isHeld: true) == .init(stop: .none, refresh: .wait(2, .refresh), resetsValueNow: false))
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: true) == .start(2, .refresh))
+    #expect(machine.fetchesCancelled() == QueryRecordMachine.StopAction(cancelRunning: 2, withdraw: []))
+    #expect(machine.finished(2, outcome: .cancelled, isHeld: true) == .settleStatus(2))
+    #expect(machine.settled(2) == .none)
+  }
+
+  @Test func aCallersRefreshCancelledWhileHeldIsWrittenStillFetchingForTheRefreshThatFollows() {
+    var machine = QueryRecordMachine()
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .start(1, .refresh))
+    #expect(machine.fetchReturned(1) == .apply(keepPending: false))
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: true) == .none)
+    #expect(machine.request(.refresh, by: .caller) == .start(2, .refresh))
+    #expect(machine.cancelRequested(2) == .cancelRunning(2))
+    #expect(machine.cancelRequested(2) == .leave)  // Cancelled already.
+    // The holder still needs a refresh as fresh as the caller asked for: one follows, so the end stays fetching.
+    #expect(machine.fetchStopped(2, cancelled: true, isHeld: true) == .apply(keepPending: true))
+    #expect(machine.finished(2, outcome: .cancelled, isHeld: true) == .start(3, .refresh))
+  }
+
+  @Test func aRecordRemovedWhileItsFetchWritesDropsThatWrite() {
+    var machine = QueryRecordMachine()
+    #expect(machine.holderAppeared(now: .zero, staleTime: .seconds(10)) == .start(1, .refresh))
+    #expect(machine.invalidated(isHeld: true) == .none)  // Superseded: its value is written still fetching.
+    #expect(machine.fetchReturned(1) == .apply(keepPending: true))
+    // Removed before that write lands: the write is dropped, so it cannot show a fetch after the removal.
+    #expect(
+      machine.removed() == QueryRecordMachine.StopAction(cancelRunning: nil, withdraw: [], detachWriting: 1))
+    #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: true) == .none)
   }
 
   @Test func everyOrderingOfSixEventsWithPeekingCallersServesOnlyFreshValues() {
