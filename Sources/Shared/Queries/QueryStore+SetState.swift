@@ -105,6 +105,7 @@ extension QueryStore {
         body(&state)
         state.operation.markSet(at: updatedAt)
       }
+      withExtendedLifetime(made) {}  // Set: the value is let go only now.
       return true
     }
   }

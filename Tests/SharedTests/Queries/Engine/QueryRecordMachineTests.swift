@@ -681,8 +681,12 @@ private struct Harness {
       applied = true
       if let fetchedVersion { appliedRefreshVersion = fetchedVersion }
       // A refresh of the server as it is now (page work that loaded the first pages does not count).
-      // A refresh the app reset while it wrote does not count: the value is reset as it ends.
-      if machine.running?.work == .refresh && fetchedVersion == serverVersion && resetAtEnd != id {
+      // A refresh the app reset while it wrote does not count: the value is reset as it ends. Nor does a refresh an
+      // invalidation overtook: the record cannot tell what it read, so it stays invalidated (and is refetched, unless
+      // the app stopped its fetches and left it stale on purpose).
+      if machine.running?.work == .refresh && machine.running?.isSuperseded == false
+        && fetchedVersion == serverVersion && resetAtEnd != id
+      {
         leftStale = false
       }
       // A failed refresh leaves the query stale (its next holder refetches) until a refresh succeeds; page work
