@@ -16,9 +16,9 @@ extension QueryStore {
   /// garbage check or the next new query). A use is a new holder, an awaited value, a refetch, a prefetch or a
   /// write through ``update(_:as:_:)``. Lowering the capacity removes the queries over it at once.
   ///
-  /// Zero keeps only the queries in use. A query made for a caller (``fetch(_:servingStale:)``,
-  /// ``prefetch(_:)``) counts as in use until the caller's request is in, so callers of new keys never evict each
-  /// other's query before it fetches.
+  /// Zero keeps only the queries in use. A query made for a caller (``fetch(_:servingStale:)->Value``,
+  /// ``prefetch(_:)-(Query<OperationState<Value>>)``) counts as in use until the caller's request is in, so callers
+  /// of new keys never evict each other's query before it fetches.
   public var capacity: Int? {
     get { state.withLock { $0.bounds.capacity } }
     set {
