@@ -16,13 +16,13 @@ final class QueryStoreSettings: Sendable {
     return defaultOptions.withLock { $0 }
   }
 
-  /// A query's fetch started.
-  func fetchStarted() {
+  /// A fetch of the query named `key` started.
+  func fetchStarted(_ key: QueryKey) {
     activity.withLock { $0.fetchingQueries += 1 }
   }
 
-  /// A query's fetch ended (after ``fetchStarted()``).
-  func fetchEnded() {
+  /// A fetch of the query named `key` ended (after ``fetchStarted(_:)``).
+  func fetchEnded(_ key: QueryKey) {
     activity.withLock { $0.fetchingQueries -= 1 }
   }
 
