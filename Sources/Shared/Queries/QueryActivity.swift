@@ -1,5 +1,5 @@
 /// How many queries of a store are fetching and how many mutation runs are under way, for a global spinner or a
-/// metric.
+/// metric, or for one part of the app: the queries and mutations under a key prefix.
 ///
 /// ```swift
 /// func watchActivity(store: QueryStore) async {
@@ -8,6 +8,9 @@
 ///   }
 /// }
 /// ```
+///
+/// ``QueryStore/activity`` counts everything; ``QueryStore/activity(matching:)`` the queries whose key, and the
+/// mutations whose ``MutationKey``, start with a prefix.
 public struct QueryActivity: Sendable, Hashable {
   /// How many queries have a fetch under way: a first load, a background refetch, a page fetch (a query counts
   /// once: its fetches run one at a time), retries and their waits included.

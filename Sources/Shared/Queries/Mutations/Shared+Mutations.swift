@@ -106,7 +106,8 @@ extension Shared {
     // The store's count and hooks hear about every run; the hooks run where the run's callbacks do.
     let settings = queries.settings
     let subject = QueryHookSubject.mutation(arguments: arguments)
-    settings.mutationStarted()
+    let key = mutationKey
+    settings.mutationStarted(key)
     return start(
       body, options: options, policy: policy, optimistic: nil, isolation: isolation,
       onAttempt: onAttempt,
@@ -127,9 +128,16 @@ extension Shared {
             $0.finish(id, status: .idle, result: nil, error: nil, onlyIfPending: true)
           }
         }
-        settings.mutationEnded()
+        settings.mutationEnded(key)
         settings.reportSettled(subject, result.map { $0 as any Sendable })
         onSettled?(result)
       })
+  }
+
+  /// The key of the mutation this value holds the state of, for ``QueryStore/activity(matching:)``: its
+  /// ``MutationKey``'s, or `nil` for a state held under another kind of key.
+  var mutationKey: QueryKey? {
+    guard case .root(let root) = reference, let id = root.registration?.id as? MutationKeyID else { return nil }
+    return id.key
   }
 }

@@ -1,0 +1,72 @@
+// The snippets about coordinating mutations and reading their activity (mutation keys of parts, activity under a
+// prefix, mutation scopes, awaiting the refetches a mutation set off), as the documentation comments and the DocC
+// article "Queries" (UsingQueries.md) show them, so that they compile. Stand-ins for an app's types come first.
+import Foundation
+import SharedState
+
+struct MutationCoordinationSnippets {
+  struct Post: Sendable, Equatable {
+    var id: Int
+    var title: String
+  }
+
+  struct Todo: Sendable, Equatable {
+    var id: Int
+    var title: String
+  }
+
+  struct API: Sendable {
+    var renamePost: @Sendable (Int, String) async throws -> Post
+    var addTodo: @Sendable (String) async throws -> Todo
+    func rename(_ id: Int, to title: String) async throws -> Post { try await renamePost(id, title) }
+  }
+
+  func showSpinner() {}
+  func updateSpinner(_ isIdle: Bool) {}
+
+  // MARK: Mutation keys of parts, and activity under a prefix
+
+  // MutationKey, "Naming a mutation after the data it changes"
+  enum MutationKeyDocumentation {
+    static func renameButton(post: Post, api: API) -> SharedReader<QueryActivity> {
+      @Shared(.mutation(["posts", post.id, "rename"])) var rename = MutationState<String, Post>()
+      $rename.mutate("New title") { title in try await api.rename(post.id, to: title) }
+      return SharedRegistry.current.queries.activity(matching: ["posts", post.id])  // its fetches and this rename
+    }
+  }
+
+  // MutationKey.key and MutationKey.init(_:) with a key
+  func keys() -> QueryKey {
+    let key = MutationKey<String, Post>(["posts", 42, "rename"]).key  // ["posts", 42, "rename"]
+    return key
+  }
+
+  func keyOfParts() -> MutationKey<String, Post> {
+    let key = MutationKey<String, Post>(["posts", 42, "rename"])
+    return key
+  }
+
+  // SharedReaderKey.mutation(_:) with a key
+  enum MutationOfPartsDocumentation {
+    static func renameButton(post: Post, api: API) {
+      @Shared(.mutation(["posts", post.id, "rename"])) var rename = MutationState<String, Post>()
+      $rename.mutate("New title") { title in try await api.rename(post.id, to: title) }
+    }
+  }
+
+  // QueryStore.activity(matching:)
+  func postsSpinner() -> ObserverToken {
+    let posts = SharedRegistry.current.queries.activity(matching: ["posts"])
+    if !posts.wrappedValue.isIdle { showSpinner() }  // a post loading or being saved
+    let token = posts.observe { activity in updateSpinner(activity.isIdle) }
+    return token
+  }
+
+  // UsingQueries.md, "Activity under a prefix"
+  func postScreen(post: Post, api: API) -> SharedReader<QueryActivity> {
+    @Shared(.mutation(["posts", post.id, "rename"])) var rename = MutationState<String, Post>()
+    $rename.mutate("New title") { title in try await api.rename(post.id, to: title) }
+    let activity = SharedRegistry.current.queries.activity(matching: ["posts", post.id])
+    return activity  // fetching: the post's queries under way; runningMutations: this rename while it runs
+  }
+}
