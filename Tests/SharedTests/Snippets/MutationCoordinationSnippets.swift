@@ -17,8 +17,12 @@ struct MutationCoordinationSnippets {
 
   struct API: Sendable {
     var renamePost: @Sendable (Int, String) async throws -> Post
+    var editPost: @Sendable (Int, String) async throws -> Post
+    var saveDraft: @Sendable (Int, String) async throws -> Post
+    var publish: @Sendable (Int) async throws -> Post
     var addTodo: @Sendable (String) async throws -> Todo
     func rename(_ id: Int, to title: String) async throws -> Post { try await renamePost(id, title) }
+    func edit(_ id: Int, _ text: String) async throws -> Post { try await editPost(id, text) }
   }
 
   func showSpinner() {}
@@ -68,5 +72,37 @@ struct MutationCoordinationSnippets {
     $rename.mutate("New title") { title in try await api.rename(post.id, to: title) }
     let activity = SharedRegistry.current.queries.activity(matching: ["posts", post.id])
     return activity  // fetching: the post's queries under way; runningMutations: this rename while it runs
+  }
+
+  // MARK: Mutation scopes
+
+  // MutationScope
+  func saveDraft(_ text: String, post: Post, api: API) {
+    @Shared(.mutation(["posts", post.id, "draft"])) var draft = MutationState<String, Post>()
+    $draft.mutate(text, scope: "post-\(post.id)") { text in try await api.saveDraft(post.id, text) }
+  }
+
+  func publish(post: Post, api: API) {
+    @Shared(.mutation(["posts", post.id, "publish"])) var publish = MutationState<Int, Post>()
+    $publish.mutate(post.id, scope: "post-\(post.id)") { id in try await api.publish(id) }  // after the draft
+  }
+
+  // MutationScope.init(_:) and init(stringLiteral:)
+  func scope(post: Post) -> MutationScope {
+    let scope = MutationScope("post-\(post.id)")
+    return scope
+  }
+
+  func draftsScope() -> MutationScope {
+    let scope: MutationScope = "drafts"
+    return scope
+  }
+
+  // UsingQueries.md, "Mutations that wait for each other"
+  func editPost(post: Post, title: String, text: String, api: API) {
+    @Shared(.mutation(["posts", post.id, "title"])) var rename = MutationState<String, Post>()
+    @Shared(.mutation(["posts", post.id, "text"])) var edit = MutationState<String, Post>()
+    $rename.mutate(title, scope: "post-\(post.id)") { title in try await api.rename(post.id, to: title) }
+    $edit.mutate(text, scope: "post-\(post.id)") { text in try await api.edit(post.id, text) }  // after the rename
   }
 }

@@ -1,11 +1,13 @@
 /// What a ``QueryStore`` keeps for all its queries and mutations: the options for queries made without their own,
-/// the app's hooks, and how many fetches and mutation runs are under way.
+/// the app's hooks, how many fetches and mutation runs are under way, and the mutations waiting in their scopes.
 final class QueryStoreSettings: Sendable {
   /// The options for queries made without their own; `nil`: the library's defaults.
   let defaultOptions = Lock<QueryOptions?>(nil)
   let hooks = Lock(QueryHooks())
   /// The fetches and mutation runs under way, counted for the whole store and for the prefixes asked about.
   let activity = QueryActivityTracker()
+  /// The lines of the mutation scopes of the store's registry.
+  let mutationScopes = MutationScopes()
 
   init() {}
 

@@ -69,11 +69,13 @@ public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTra
     _ body: OperationBody<Result>,
     options: OperationOptions,
     policy: OperationPolicy,
+    scope: MutationScope?,
     invalidates: [QueryKey]
   ) -> Int {
     let id = record(arguments)
     latestRun = MutationReplay(
-      id: id, arguments: arguments, body: body, options: options, policy: policy, invalidates: invalidates)
+      id: id, arguments: arguments, body: body, options: options, policy: policy, scope: scope,
+      invalidates: invalidates)
     return id
   }
 

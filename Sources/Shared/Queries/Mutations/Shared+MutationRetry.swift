@@ -1,6 +1,6 @@
 extension Shared {
-  /// Runs the latest mutation again, with the arguments, work, options, policy and invalidations it was started
-  /// with: a "Try again" button after a failure.
+  /// Runs the latest mutation again, with the arguments, work, options, policy, scope and invalidations it was
+  /// started with: a "Try again" button after a failure.
   ///
   /// ```swift
   /// func retryRename(_ rename: Shared<MutationState<String, Post>>) async throws {
@@ -34,7 +34,7 @@ extension Shared {
   ) -> OperationTask<Result>? where Value == MutationState<Arguments, Result> {
     guard let latest = wrappedValue.latestRun else { return nil }
     return mutate(
-      latest.arguments, latest.body, options: latest.options, policy: latest.policy,
+      latest.arguments, latest.body, options: latest.options, policy: latest.policy, scope: latest.scope,
       invalidates: latest.invalidates, isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess,
       onError: onError, onSettled: onSettled)
   }

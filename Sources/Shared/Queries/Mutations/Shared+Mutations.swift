@@ -14,10 +14,14 @@ extension Shared {
   /// the same policies, retries, callbacks and their order. The history entry is complete before `onSuccess`,
   /// `onError` or `onSettled` run.
   ///
+  /// Mutations that share a `scope` run one at a time, in the order `mutate` was called, whatever their keys and
+  /// values: a mutation in a scope waits until the ones called before it have settled (see ``MutationScope``).
+  ///
   /// - Parameters:
   ///   - arguments: What to run the mutation with; kept in the history.
   ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
-  ///   - policy: What to do when another run is under way.
+  ///   - policy: What to do when another run is under way on this state.
+  ///   - scope: The scope whose mutations run one at a time, in call order; none by default.
   ///   - invalidates: Key prefixes of the queries a success makes stale.
   ///   - isolation: Where the callbacks run; the caller's isolation by default.
   ///   - perform: The mutation.
@@ -31,6 +35,7 @@ extension Shared {
     _ arguments: Arguments,
     _ options: OperationOptions = OperationOptions(),
     policy: OperationPolicy = .parallel,
+    scope: MutationScope? = nil,
     invalidates: [QueryKey] = [],
     isolation: isolated (any Actor)? = #isolation,
     _ perform: @escaping @Sendable (Arguments) async throws -> Result,
@@ -40,12 +45,13 @@ extension Shared {
     onSettled: ((Swift.Result<Result, any Error>) -> Void)? = nil
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
     mutate(
-      arguments, .plain { try await perform(arguments) }, options: options, policy: policy, invalidates: invalidates,
-      isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+      arguments, .plain { try await perform(arguments) }, options: options, policy: policy, scope: scope,
+      invalidates: invalidates, isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess, onError: onError,
+      onSettled: onSettled)
   }
 
   /// Runs the mutation with `arguments`, its closure receiving the attempt's context as well; otherwise as
-  /// ``mutate(_:_:policy:invalidates:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,(Arguments)->Result,_,_,_,_)``.
+  /// ``mutate(_:_:policy:scope:invalidates:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,_,(Arguments)->Result,_,_,_,_)``.
   ///
   /// ```swift
   /// $addTodo.mutate("Water the plants") { title, context in
@@ -57,7 +63,8 @@ extension Shared {
   /// - Parameters:
   ///   - arguments: What to run the mutation with; kept in the history.
   ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
-  ///   - policy: What to do when another run is under way.
+  ///   - policy: What to do when another run is under way on this state.
+  ///   - scope: The scope whose mutations run one at a time, in call order; none by default.
   ///   - invalidates: Key prefixes of the queries a success makes stale.
   ///   - isolation: Where the callbacks run; the caller's isolation by default.
   ///   - perform: The mutation, given its arguments and its attempt's context.
@@ -71,6 +78,7 @@ extension Shared {
     _ arguments: Arguments,
     _ options: OperationOptions = OperationOptions(),
     policy: OperationPolicy = .parallel,
+    scope: MutationScope? = nil,
     invalidates: [QueryKey] = [],
     isolation: isolated (any Actor)? = #isolation,
     _ perform: @escaping @Sendable (Arguments, OperationContext<Result>) async throws -> Result,
@@ -81,16 +89,17 @@ extension Shared {
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
     mutate(
       arguments, .contextual { context in try await perform(arguments, context) }, options: options, policy: policy,
-      invalidates: invalidates, isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess, onError: onError,
-      onSettled: onSettled)
+      scope: scope, invalidates: invalidates, isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess,
+      onError: onError, onSettled: onSettled)
   }
 
-  /// Records a run of the mutation and starts `body`.
+  /// Records a run of the mutation and starts `body`, at once or when its turn in `scope` comes.
   func mutate<Arguments: Sendable, Result: Sendable>(
     _ arguments: Arguments,
     _ body: OperationBody<Result>,
     options: OperationOptions,
     policy: OperationPolicy,
+    scope: MutationScope?,
     invalidates: [QueryKey],
     isolation: isolated (any Actor)?,
     onAttempt: (() -> Void)?,
@@ -99,7 +108,7 @@ extension Shared {
     onSettled: ((Swift.Result<Result, any Error>) -> Void)?
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
     let id = withLockReleasingReplaced {
-      $0.record(arguments, body, options: options, policy: policy, invalidates: invalidates)
+      $0.record(arguments, body, options: options, policy: policy, scope: scope, invalidates: invalidates)
     }
     let queries = SharedRegistry.current.queries
     let shared = self
@@ -108,30 +117,35 @@ extension Shared {
     let subject = QueryHookSubject.mutation(arguments: arguments)
     let key = mutationKey
     settings.mutationStarted(key)
-    return start(
-      body, options: options, policy: policy, optimistic: nil, isolation: isolation,
-      onAttempt: onAttempt,
-      onSuccess: { result in
-        shared.withLockReleasingReplaced { $0.finish(id, status: .success, result: result, error: nil) }
-        for prefix in invalidates { queries.invalidate(matching: prefix) }
-        settings.reportSuccess(subject, result)
-        onSuccess?(result)
-      },
-      onError: { error in
-        shared.withLockReleasingReplaced { $0.finish(id, status: .error, result: nil, error: error) }
-        settings.reportError(subject, error)
-        onError?(error)
-      },
-      onSettled: { result in
-        if case .failure(let error) = result, error is CancellationError {
-          shared.withLockReleasingReplaced {
-            $0.finish(id, status: .idle, result: nil, error: nil, onlyIfPending: true)
-          }
+    let recordSuccess: (Result) -> Void = { result in
+      shared.withLockReleasingReplaced { $0.finish(id, status: .success, result: result, error: nil) }
+      for prefix in invalidates { queries.invalidate(matching: prefix) }
+      settings.reportSuccess(subject, result)
+      onSuccess?(result)
+    }
+    let recordError: (any Error) -> Void = { error in
+      shared.withLockReleasingReplaced { $0.finish(id, status: .error, result: nil, error: error) }
+      settings.reportError(subject, error)
+      onError?(error)
+    }
+    let recordSettled: (Swift.Result<Result, any Error>) -> Void = { result in
+      if case .failure(let error) = result, error is CancellationError {
+        shared.withLockReleasingReplaced {
+          $0.finish(id, status: .idle, result: nil, error: nil, onlyIfPending: true)
         }
-        settings.mutationEnded(key)
-        settings.reportSettled(subject, result.map { $0 as any Sendable })
-        onSettled?(result)
-      })
+      }
+      settings.mutationEnded(key)
+      settings.reportSettled(subject, result.map { $0 as any Sendable })
+      onSettled?(result)
+    }
+    guard let scope else {
+      return start(
+        body, options: options, policy: policy, optimistic: nil, isolation: isolation,
+        onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError, onSettled: recordSettled)
+    }
+    return start(
+      body, in: scope, of: settings.mutationScopes, options: options, policy: policy, isolation: isolation,
+      onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError, onSettled: recordSettled)
   }
 
   /// The key of the mutation this value holds the state of, for ``QueryStore/activity(matching:)``: its

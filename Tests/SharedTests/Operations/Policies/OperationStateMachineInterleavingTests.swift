@@ -5,8 +5,9 @@ import Testing
 
 /// Explores every ordering of a machine's events up to `depth` from `initial`, depth first, and calls `check` after
 /// each event with the events so far. Stops at the first sequence `check` reports (returns a message for), and
-/// records it with the sequence that led there.
-private func exploreEveryOrdering<Model>(
+/// records it with the sequence that led there. The policies' machines use it here, the mutation scopes' machine in
+/// `MutationScopeStateMachineTests`.
+func exploreEveryOrdering<Model>(
   from initial: Model,
   depth: Int,
   events: (Model) -> [(name: String, apply: (inout Model) -> String?)],
