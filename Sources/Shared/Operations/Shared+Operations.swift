@@ -127,13 +127,15 @@ extension Shared where Value: OperationTrackable {
       onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
   }
 
-  /// Starts a run of `body`: calls `onAttempt`, then hands the run to its policy.
+  /// Starts a run of `body`: calls `onAttempt`, then hands the run to its policy. `afterSuccess` runs after the
+  /// attempts succeeded, before the run settles (see ``RunAttempts``).
   @inlinable
   func start(
     _ body: OperationBody<Value.Success>,
     options: OperationOptions,
     policy: OperationPolicy,
     optimistic: OptimisticUpdate<Value>?,
+    afterSuccess: (@Sendable (Value.Success) async -> Void)? = nil,
     isolation: isolated (any Actor)?,
     onAttempt: (() -> Void)?,
     onSuccess: ((Value.Success) -> Void)?,
@@ -141,7 +143,7 @@ extension Shared where Value: OperationTrackable {
     onSettled: ((Result<Value.Success, any Error>) -> Void)?
   ) -> OperationTask<Value.Success> {
     onAttempt?()
-    let attempts = RunAttempts(shared: self, body: body, options: options)
+    let attempts = RunAttempts(shared: self, body: body, options: options, afterSuccess: afterSuccess)
     let callbacks = RunCallbacks(onSuccess: onSuccess, onError: onError, onSettled: onSettled)
     switch policy {
     case .parallel:
