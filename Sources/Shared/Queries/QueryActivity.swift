@@ -15,7 +15,7 @@ public struct QueryActivity: Sendable, Hashable {
   /// How many queries have a fetch under way: a first load, a background refetch, a page fetch (a query counts
   /// once: its fetches run one at a time), retries and their waits included.
   public var fetchingQueries = 0
-  /// How many mutation runs (``Shared/mutate(_:_:policy:scope:invalidates:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,_,(Arguments)->Result,_,_,_,_)``)
+  /// How many mutation runs (``Shared/mutate(_:_:policy:scope:invalidates:awaitsRefetches:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,_,_,(Arguments)->Result,_,_,_,_)``)
   /// have started and not yet settled.
   public var runningMutations = 0
 

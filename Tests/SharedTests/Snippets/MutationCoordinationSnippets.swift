@@ -20,10 +20,13 @@ struct MutationCoordinationSnippets {
     var editPost: @Sendable (Int, String) async throws -> Post
     var saveDraft: @Sendable (Int, String) async throws -> Post
     var publish: @Sendable (Int) async throws -> Post
-    var addTodo: @Sendable (String) async throws -> Todo
+    var addTodoCall: @Sendable (String) async throws -> Todo
     func rename(_ id: Int, to title: String) async throws -> Post { try await renamePost(id, title) }
     func edit(_ id: Int, _ text: String) async throws -> Post { try await editPost(id, text) }
+    func addTodo(_ title: String) async throws -> Todo { try await addTodoCall(title) }
   }
+
+  func dismiss() {}
 
   func showSpinner() {}
   func updateSpinner(_ isIdle: Bool) {}
@@ -104,5 +107,54 @@ struct MutationCoordinationSnippets {
     @Shared(.mutation(["posts", post.id, "text"])) var edit = MutationState<String, Post>()
     $rename.mutate(title, scope: "post-\(post.id)") { title in try await api.rename(post.id, to: title) }
     $edit.mutate(text, scope: "post-\(post.id)") { text in try await api.edit(post.id, text) }  // after the rename
+  }
+
+  // MARK: Awaiting the refetches a change set off
+
+  // QueryRefetches
+  enum QueryRefetchesDocumentation {
+    static func refreshPosts() async throws {
+      let refetches = try await SharedRegistry.current.queries.invalidateAndAwaitRefetches(.prefix(["posts"]))
+      if !refetches.allSucceeded { print("not refreshed:", refetches.failures.keys, refetches.cancelled) }
+    }
+  }
+
+  // QueryRefetches.allSucceeded
+  func dismissIfRefreshed(_ refetches: QueryRefetches) {
+    if refetches.allSucceeded { dismiss() }
+  }
+
+  // QueryStore.invalidateAndAwaitRefetches(_:refetching:)
+  enum InvalidateAndAwaitDocumentation {
+    static func refreshPosts() async throws {
+      let store = SharedRegistry.current.queries
+      let refetches = try await store.invalidateAndAwaitRefetches(.prefix(["posts"]))
+      print("refreshed \(refetches.succeeded.count) of \(refetches.invalidatedCount)")
+    }
+  }
+
+  // UsingQueries.md, "Waiting for the refetches"
+  func refreshPosts() async throws {
+    let store = SharedRegistry.current.queries
+    let refetches = try await store.invalidateAndAwaitRefetches(.prefix(["posts"]))
+    if !refetches.allSucceeded { print("not refreshed:", refetches.failures.keys, refetches.cancelled) }
+  }
+
+  // Shared.mutate(_:_:policy:scope:invalidates:awaitsRefetches:...), "Saved and refreshed"
+  func add(_ title: String, api: API) async throws {
+    @Shared(.mutation("add-todo")) var addTodo = MutationState<String, Todo>()
+    _ = try await $addTodo.mutate(title, invalidates: [["todos"]], awaitsRefetches: true) { title in
+      try await api.addTodo(title)
+    }.value
+    // The held ["todos"] queries were refetched: the list shows the new todo.
+  }
+
+  // UsingQueries.md, "Saved and refreshed"
+  func addTodo(_ title: String, api: API) async throws {
+    @Shared(.mutation("add-todo")) var addTodo = MutationState<String, Todo>()
+    let todo = try await $addTodo.mutate(title, invalidates: [["todos"]], awaitsRefetches: true) { title in
+      try await api.addTodo(title)
+    }.value
+    print("saved and refreshed:", todo.title)
   }
 }

@@ -1,7 +1,7 @@
 /// How the latest run of a mutation was started, kept in its ``MutationState`` so that
 /// ``Shared/retryLatest(isolation:onAttempt:onSuccess:onError:onSettled:)`` can start it again: its arguments, its
-/// work (which captured them), its options, policy, scope and invalidations. The callbacks are not kept: they belong
-/// to the caller's isolation.
+/// work (which captured them), its options, policy, scope and invalidations (and whether it awaits their refetches).
+/// The callbacks are not kept: they belong to the caller's isolation.
 struct MutationReplay<Arguments: Sendable, Result: Sendable>: Sendable {
   /// The run's number in the history.
   let id: Int
@@ -11,6 +11,7 @@ struct MutationReplay<Arguments: Sendable, Result: Sendable>: Sendable {
   let policy: OperationPolicy
   let scope: MutationScope?
   let invalidates: [QueryKey]
+  let awaitsRefetches: Bool
 }
 
 extension MutationReplay: Equatable {

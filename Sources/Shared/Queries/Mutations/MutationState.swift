@@ -70,12 +70,13 @@ public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTra
     options: OperationOptions,
     policy: OperationPolicy,
     scope: MutationScope?,
-    invalidates: [QueryKey]
+    invalidates: [QueryKey],
+    awaitsRefetches: Bool
   ) -> Int {
     let id = record(arguments)
     latestRun = MutationReplay(
       id: id, arguments: arguments, body: body, options: options, policy: policy, scope: scope,
-      invalidates: invalidates)
+      invalidates: invalidates, awaitsRefetches: awaitsRefetches)
     return id
   }
 

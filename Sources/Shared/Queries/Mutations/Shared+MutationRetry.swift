@@ -1,6 +1,6 @@
 extension Shared {
   /// Runs the latest mutation again, with the arguments, work, options, policy, scope and invalidations it was
-  /// started with: a "Try again" button after a failure.
+  /// started with (awaiting their refetches if it did): a "Try again" button after a failure.
   ///
   /// ```swift
   /// func retryRename(_ rename: Shared<MutationState<String, Post>>) async throws {
@@ -35,7 +35,7 @@ extension Shared {
     guard let latest = wrappedValue.latestRun else { return nil }
     return mutate(
       latest.arguments, latest.body, options: latest.options, policy: latest.policy, scope: latest.scope,
-      invalidates: latest.invalidates, isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess,
-      onError: onError, onSettled: onSettled)
+      invalidates: latest.invalidates, awaitsRefetches: latest.awaitsRefetches, isolation: isolation,
+      onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
   }
 }

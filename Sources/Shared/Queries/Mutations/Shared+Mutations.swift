@@ -17,12 +17,38 @@ extension Shared {
   /// Mutations that share a `scope` run one at a time, in the order `mutate` was called, whatever their keys and
   /// values: a mutation in a scope waits until the ones called before it have settled (see ``MutationScope``).
   ///
+  /// ## Saved and refreshed
+  ///
+  /// By default the run settles as soon as the mutation succeeds: the queries `invalidates` names are marked stale
+  /// then, and the held ones refetch in the background. With `awaitsRefetches`, the run stays under way (pending)
+  /// until those refetches have ended too, so that `onSuccess`, `onSettled` and the task's value come once the
+  /// screens show data fetched after the change:
+  ///
+  /// ```swift
+  /// func add(_ title: String, api: API) async throws {
+  ///   @Shared(.mutation("add-todo")) var addTodo = MutationState<String, Todo>()
+  ///   _ = try await $addTodo.mutate(title, invalidates: [["todos"]], awaitsRefetches: true) { title in
+  ///     try await api.addTodo(title)
+  ///   }.value
+  ///   // The held ["todos"] queries were refetched: the list shows the new todo.
+  /// }
+  /// ```
+  ///
+  /// The queries are invalidated as the mutation succeeds, before its state shows it; the run then waits for the
+  /// refetch that answers the invalidation of each held query (see
+  /// ``QueryStore/invalidateAndAwaitRefetches(_:refetching:)``). A refetch that fails or is cancelled does not fail
+  /// the mutation, which was saved: the query shows its own error, and the run settles as a success once every
+  /// refetch has ended. Cancelling the run while it waits stops the wait, not the refetches, and the run still
+  /// settles as a success. Queries nobody holds are not waited for: they refetch when next needed.
+  ///
   /// - Parameters:
   ///   - arguments: What to run the mutation with; kept in the history.
   ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
   ///   - policy: What to do when another run is under way on this state.
   ///   - scope: The scope whose mutations run one at a time, in call order; none by default.
   ///   - invalidates: Key prefixes of the queries a success makes stale.
+  ///   - awaitsRefetches: Whether the run settles only once the held queries that `invalidates` reaches were
+  ///     refetched; `false` by default.
   ///   - isolation: Where the callbacks run; the caller's isolation by default.
   ///   - perform: The mutation.
   ///   - onAttempt: Called when the run starts, before `mutate` returns.
@@ -37,6 +63,7 @@ extension Shared {
     policy: OperationPolicy = .parallel,
     scope: MutationScope? = nil,
     invalidates: [QueryKey] = [],
+    awaitsRefetches: Bool = false,
     isolation: isolated (any Actor)? = #isolation,
     _ perform: @escaping @Sendable (Arguments) async throws -> Result,
     onAttempt: (() -> Void)? = nil,
@@ -46,12 +73,12 @@ extension Shared {
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
     mutate(
       arguments, .plain { try await perform(arguments) }, options: options, policy: policy, scope: scope,
-      invalidates: invalidates, isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess, onError: onError,
-      onSettled: onSettled)
+      invalidates: invalidates, awaitsRefetches: awaitsRefetches, isolation: isolation, onAttempt: onAttempt,
+      onSuccess: onSuccess, onError: onError, onSettled: onSettled)
   }
 
   /// Runs the mutation with `arguments`, its closure receiving the attempt's context as well; otherwise as
-  /// ``mutate(_:_:policy:scope:invalidates:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,_,(Arguments)->Result,_,_,_,_)``.
+  /// ``mutate(_:_:policy:scope:invalidates:awaitsRefetches:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,_,_,(Arguments)->Result,_,_,_,_)``.
   ///
   /// ```swift
   /// $addTodo.mutate("Water the plants") { title, context in
@@ -66,6 +93,8 @@ extension Shared {
   ///   - policy: What to do when another run is under way on this state.
   ///   - scope: The scope whose mutations run one at a time, in call order; none by default.
   ///   - invalidates: Key prefixes of the queries a success makes stale.
+  ///   - awaitsRefetches: Whether the run settles only once the held queries that `invalidates` reaches were
+  ///     refetched; `false` by default.
   ///   - isolation: Where the callbacks run; the caller's isolation by default.
   ///   - perform: The mutation, given its arguments and its attempt's context.
   ///   - onAttempt: Called when the run starts, before `mutate` returns.
@@ -80,6 +109,7 @@ extension Shared {
     policy: OperationPolicy = .parallel,
     scope: MutationScope? = nil,
     invalidates: [QueryKey] = [],
+    awaitsRefetches: Bool = false,
     isolation: isolated (any Actor)? = #isolation,
     _ perform: @escaping @Sendable (Arguments, OperationContext<Result>) async throws -> Result,
     onAttempt: (() -> Void)? = nil,
@@ -89,8 +119,8 @@ extension Shared {
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
     mutate(
       arguments, .contextual { context in try await perform(arguments, context) }, options: options, policy: policy,
-      scope: scope, invalidates: invalidates, isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess,
-      onError: onError, onSettled: onSettled)
+      scope: scope, invalidates: invalidates, awaitsRefetches: awaitsRefetches, isolation: isolation,
+      onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
   }
 
   /// Records a run of the mutation and starts `body`, at once or when its turn in `scope` comes.
@@ -101,6 +131,7 @@ extension Shared {
     policy: OperationPolicy,
     scope: MutationScope?,
     invalidates: [QueryKey],
+    awaitsRefetches: Bool,
     isolation: isolated (any Actor)?,
     onAttempt: (() -> Void)?,
     onSuccess: ((Result) -> Void)?,
@@ -108,7 +139,9 @@ extension Shared {
     onSettled: ((Swift.Result<Result, any Error>) -> Void)?
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
     let id = withLockReleasingReplaced {
-      $0.record(arguments, body, options: options, policy: policy, scope: scope, invalidates: invalidates)
+      $0.record(
+        arguments, body, options: options, policy: policy, scope: scope, invalidates: invalidates,
+        awaitsRefetches: awaitsRefetches)
     }
     let queries = SharedRegistry.current.queries
     let shared = self
@@ -117,9 +150,21 @@ extension Shared {
     let subject = QueryHookSubject.mutation(arguments: arguments)
     let key = mutationKey
     settings.mutationStarted(key)
+    // Invalidated as the mutation succeeds, before its state shows it, when the run waits for the refetches;
+    // otherwise once it shows it.
+    let refreshes = awaitsRefetches && !invalidates.isEmpty
+    var afterSuccess: (@Sendable (Result) async -> Void)?
+    if refreshes {
+      let filters = invalidates.map { QueryFilter.prefix($0) }
+      afterSuccess = { _ in
+        let joined = queries.invalidateJoiningRefetches(filters, refetching: .held).joined
+        // Only a cancelled caller throws: it stops waiting, and the run still succeeds.
+        _ = try? await queries.awaitRefetches(joined)
+      }
+    }
     let recordSuccess: (Result) -> Void = { result in
       shared.withLockReleasingReplaced { $0.finish(id, status: .success, result: result, error: nil) }
-      for prefix in invalidates { queries.invalidate(matching: prefix) }
+      if !refreshes { for prefix in invalidates { queries.invalidate(matching: prefix) } }
       settings.reportSuccess(subject, result)
       onSuccess?(result)
     }
@@ -140,12 +185,13 @@ extension Shared {
     }
     guard let scope else {
       return start(
-        body, options: options, policy: policy, optimistic: nil, isolation: isolation,
+        body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, isolation: isolation,
         onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError, onSettled: recordSettled)
     }
     return start(
-      body, in: scope, of: settings.mutationScopes, options: options, policy: policy, isolation: isolation,
-      onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError, onSettled: recordSettled)
+      body, in: scope, of: settings.mutationScopes, options: options, policy: policy, afterSuccess: afterSuccess,
+      isolation: isolation, onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError,
+      onSettled: recordSettled)
   }
 
   /// The key of the mutation this value holds the state of, for ``QueryStore/activity(matching:)``: its

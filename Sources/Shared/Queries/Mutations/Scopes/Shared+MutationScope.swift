@@ -9,6 +9,7 @@ extension Shared where Value: OperationTrackable {
     of scopes: MutationScopes,
     options: OperationOptions,
     policy: OperationPolicy,
+    afterSuccess: (@Sendable (Value.Success) async -> Void)?,
     isolation: isolated (any Actor)?,
     onAttempt: (() -> Void)?,
     onSuccess: ((Value.Success) -> Void)?,
@@ -23,7 +24,7 @@ extension Shared where Value: OperationTrackable {
     let started =
       proceeds
       ? start(
-        body, options: options, policy: policy, optimistic: nil, isolation: isolation,
+        body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, isolation: isolation,
         onAttempt: nil, onSuccess: onSuccess, onError: onError, onSettled: onSettled) : nil
     let task = Task {
       _ = isolation
@@ -40,7 +41,7 @@ extension Shared where Value: OperationTrackable {
           return try RunCallbacks(onSuccess: onSuccess, onError: onError, onSettled: onSettled).deliver(.cancelled)
         }
         run = shared.start(
-          body, options: options, policy: policy, optimistic: nil, isolation: isolation,
+          body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, isolation: isolation,
           onAttempt: nil, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
       }
       let result = await withTaskCancellationHandler {
