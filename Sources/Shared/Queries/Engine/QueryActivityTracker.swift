@@ -67,25 +67,29 @@ final class QueryActivityTracker: Sendable {
   /// The counts of the fetches and runs under `prefix`: the reader made earlier for it, if someone still holds it,
   /// or a new one.
   func activity(matching prefix: QueryKey) -> Shared<QueryActivity> {
-    let (box, looked) = state.withLock { state -> (ReactiveBox<QueryActivity>, [ReactiveBox<QueryActivity>]) in
-      // The readers still held, kept alive until after the lock: the last reference to one may go meanwhile.
-      var held: [ReactiveBox<QueryActivity>] = []
+    let (box, released) = state.withLock { state -> (ReactiveBox<QueryActivity>, Released) in
+      // The readers looked at are kept alive until after the lock (the last reference to one may go meanwhile), and
+      // so are the prefixes of the ones dropped: a key's parts are the app's values.
+      var released = Released()
       var found: ReactiveBox<QueryActivity>?
       state.readers.removeAll { reader in
-        guard let box = reader.box else { return true }
-        held.append(box)
+        guard let box = reader.box else {
+          released.prefixes.append(reader.prefix)
+          return true
+        }
+        released.boxes.append(box)
         if found == nil && reader.prefix == prefix { found = box }
         return false
       }
-      if let found { return (found, held) }
+      if let found { return (found, released) }
       var counts = QueryActivity()
       for (key, count) in state.fetching where key.hasPrefix(prefix) { counts.fetchingQueries += count }
       for (key, count) in state.mutating where key.hasPrefix(prefix) { counts.runningMutations += count }
       let box = ReactiveBox(counts)
       state.readers.append(Reader(prefix: prefix, box: box))
-      return (box, held)
+      return (box, released)
     }
-    withExtendedLifetime(looked) {}  // Released after the lock.
+    withExtendedLifetime(released) {}  // Released after the lock.
     return Shared(reference: .box(box))
   }
 
@@ -96,39 +100,51 @@ final class QueryActivityTracker: Sendable {
 
   /// Counts `change` of a fetch or run of `key`, then tells every reader it concerns.
   private func change(_ change: Change, key: QueryKey?) {
-    let concerned = state.withLock { state -> [ReactiveBox<QueryActivity>] in
-      guard let key else { return [] }
+    let released = state.withLock { state -> Released in
+      var released = Released()
+      guard let key else { return released }
       switch change {
-      case .fetch(let delta): Self.count(key, by: delta, in: &state.fetching)
-      case .mutation(let delta): Self.count(key, by: delta, in: &state.mutating)
+      case .fetch(let delta): released.key = Self.count(key, by: delta, in: &state.fetching)
+      case .mutation(let delta): released.key = Self.count(key, by: delta, in: &state.mutating)
       }
-      guard !state.readers.isEmpty else { return [] }
-      var concerned: [ReactiveBox<QueryActivity>] = []
-      // A reader whose prefix does not match is not looked at: only matching ones are loaded (and released after
-      // the lock), and the ones found gone are dropped.
+      guard !state.readers.isEmpty else { return released }
+      // A reader whose prefix does not match is not looked at: only matching ones are loaded, and the ones found gone
+      // are dropped.
       state.readers.removeAll { reader in
         guard key.hasPrefix(reader.prefix) else { return false }
-        guard let box = reader.box else { return true }
-        concerned.append(box)
+        guard let box = reader.box else {
+          released.prefixes.append(reader.prefix)
+          return true
+        }
+        released.boxes.append(box)
         return false
       }
-      return concerned
+      return released
     }
     all.withLock { change.apply(to: &$0) }
-    for box in concerned { box.withLock { change.apply(to: &$0) } }
+    for box in released.boxes { box.withLock { change.apply(to: &$0) } }
   }
 
-  /// Adds `delta` to the count of `key`, which leaves the table at zero: one lookup of the key either way.
-  private static func count(_ key: QueryKey, by delta: Int, in counts: inout [QueryKey: Int]) {
+  /// What a step under the lock stops referring to or looks at, released after the lock: the readers' values, the
+  /// prefixes of the readers dropped, and a key that left the counts (keys hold the app's values).
+  private struct Released {
+    var boxes: [ReactiveBox<QueryActivity>] = []
+    var prefixes: [QueryKey] = []
+    var key: QueryKey?
+  }
+
+  /// Adds `delta` to the count of `key`, which leaves the table at zero: one lookup of the key either way. Returns
+  /// the key the table kept, once it leaves, to release after the lock.
+  private static func count(_ key: QueryKey, by delta: Int, in counts: inout [QueryKey: Int]) -> QueryKey? {
     guard delta < 0 else {
       counts[key, default: 0] += delta
-      return
+      return nil
     }
-    guard let index = counts.index(forKey: key) else { return }
-    if counts.values[index] + delta <= 0 {
-      counts.remove(at: index)
-    } else {
+    guard let index = counts.index(forKey: key) else { return nil }
+    guard counts.values[index] + delta <= 0 else {
       counts.values[index] += delta
+      return nil
     }
+    return counts.remove(at: index).key
   }
 }
