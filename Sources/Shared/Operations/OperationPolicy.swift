@@ -31,5 +31,34 @@ public enum OperationPolicy: Sendable, Hashable {
   /// followed within that quiet time actually runs. The coalesced ones settle with `CancellationError` and never
   /// touch the state. A run that ends after a newer one does not overwrite it. Use it for search-as-you-type and
   /// other bursts of triggers.
+  ///
+  /// A run that started keeps running when a later burst begins, and both requests reach the backend: to stop the
+  /// older one, use ``debounceCancellingPrevious(_:)``.
   case debounce(Duration)
+  /// Search as you type: rapid runs are coalesced as ``debounce(_:)`` coalesces them, and the run that starts cancels
+  /// the one still in flight, as ``cancelPrevious`` does. At most one run is in flight, and it is the latest.
+  ///
+  /// ```swift
+  /// func search(_ text: String, api: API) {
+  ///   @Shared(.inMemory("search")) var results = OperationState<[Post]>()
+  ///   $results.run(policy: .debounceCancellingPrevious(.milliseconds(300))) {
+  ///     try await api.search(text)
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// Each run waits `interval` on the run's clock. A run that a later one follows within that time never starts:
+  /// it settles with `CancellationError` at once, without waiting out its interval or touching the state. The run
+  /// in flight goes on while a later one waits: if it ends first, its result is shown (the newest results there
+  /// are); otherwise the later run cancels it as it starts, in the same step, and the cancelled run settles with
+  /// `CancellationError` without writing the state. So the backend sees one request per pause in typing, and an
+  /// answer to an outdated request is never awaited.
+  ///
+  /// The state shows these runs as a query shows a refetch: a run that starts sets
+  /// ``OperationTracking/isFetching`` and keeps the status the state had, so the previous results stay
+  /// ``OperationStatus/success`` (or an error stays ``OperationStatus/error``) while the next ones load; only a
+  /// state with nothing to show yet (``OperationStatus/idle``) turns ``OperationStatus/pending``. Typing writes
+  /// nothing: the state changes when a run starts and when it ends, and a run that cancels the one before it goes
+  /// from one to the other without a change in between.
+  case debounceCancellingPrevious(Duration)
 }

@@ -43,7 +43,9 @@ public import Foundation
 /// An operation's run (``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``,
 /// ``Shared/perform(_:policy:optimistic:isolation:_:)-(_,_,_,_,()->Value.Success)``) is an action the user asked
 /// for, not a refresh: it shows ``OperationStatus/pending`` while it runs, as before, and ``isFetching`` is `true`
-/// exactly while the status is pending.
+/// exactly while the status is pending. The exception is a run of ``OperationPolicy/debounceCancellingPrevious(_:)``
+/// (search as you type), which refreshes what a screen shows: it keeps the status, as a refetch does, and shows
+/// ``isFetching``.
 ///
 /// While a fetch or a run retries, ``failureCount`` counts its failed attempts and ``failureReason`` holds the
 /// last one's error; both go back to 0 and `nil` when a fetch starts or succeeds. ``error`` is the error of the last

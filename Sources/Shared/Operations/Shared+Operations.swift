@@ -20,7 +20,9 @@ extension Shared where Value: OperationTrackable {
   /// starts: before `run` returns for ``OperationPolicy/parallel`` and ``OperationPolicy/cancelPrevious``, for a
   /// ``OperationPolicy/serial`` run whose turn is at once, and for the ``OperationPolicy/dedupe`` caller that starts
   /// the execution; a queued serial run starts when the run ahead of it ends, a debounced run once its quiet time
-  /// passed, and a dedupe caller that joins never writes the state itself. A retry raises the attempt; a success
+  /// passed, and a dedupe caller that joins never writes the state itself. A
+  /// ``OperationPolicy/debounceCancellingPrevious(_:)`` run shows fetching and keeps the status, as a query's
+  /// refetch does (pending only when the state was idle). A retry raises the attempt; a success
   /// stores the value (``OperationTrackable/applySuccess(_:)``) and clears the error; a failure stores the error and keeps the last value. When runs overlap, the state follows
   /// the most recently started run that was not cancelled: an older run's result is not shown while a newer run is
   /// pending, nor after a newer one was shown; an older success held back while a newer run was pending is applied
@@ -47,9 +49,9 @@ extension Shared where Value: OperationTrackable {
   /// (an operation that ignores cancellation keeps the run pending until then): it then shows what the newest
   /// remaining run shows (pending while it runs, its result if it ended, otherwise what the last shown run or a reset
   /// left), the error is left as it was, and an optimistic update is rolled back. A ``OperationPolicy/cancelPrevious``
-  /// run superseded by a newer one leaves the state at once, when the newer run starts. A queued serial run, a
-  /// debounced run still waiting and a dedupe caller that joined never wrote the state: cancelling them changes
-  /// nothing. A `CancellationError` the operation throws is never retried:
+  /// run superseded by a newer one leaves the state at once, when the newer run starts (so does a
+  /// ``OperationPolicy/debounceCancellingPrevious(_:)`` run). A queued serial run, a debounced run still waiting
+  /// and a dedupe caller that joined never wrote the state: cancelling them changes nothing. A `CancellationError` the operation throws is never retried:
   /// it is cancellation when the run was cancelled, and otherwise a failure like any other.
   ///
   /// - Parameters:
@@ -125,13 +127,15 @@ extension Shared where Value: OperationTrackable {
       onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
   }
 
-  /// Starts a run of `body`: calls `onAttempt`, then hands the run to its policy.
+  /// Starts a run of `body`: calls `onAttempt`, then hands the run to its policy. `afterSuccess` runs after the
+  /// attempts succeeded, before the run settles (see ``RunAttempts``).
   @inlinable
   func start(
     _ body: OperationBody<Value.Success>,
     options: OperationOptions,
     policy: OperationPolicy,
     optimistic: OptimisticUpdate<Value>?,
+    afterSuccess: (@Sendable (Value.Success) async -> Void)? = nil,
     isolation: isolated (any Actor)?,
     onAttempt: (() -> Void)?,
     onSuccess: ((Value.Success) -> Void)?,
@@ -139,7 +143,7 @@ extension Shared where Value: OperationTrackable {
     onSettled: ((Result<Value.Success, any Error>) -> Void)?
   ) -> OperationTask<Value.Success> {
     onAttempt?()
-    let attempts = RunAttempts(shared: self, body: body, options: options)
+    let attempts = RunAttempts(shared: self, body: body, options: options, afterSuccess: afterSuccess)
     let callbacks = RunCallbacks(onSuccess: onSuccess, onError: onError, onSettled: onSettled)
     switch policy {
     case .parallel:
@@ -152,6 +156,9 @@ extension Shared where Value: OperationTrackable {
       return runSerially(attempts, optimistic: optimistic, isolation: isolation, callbacks: callbacks)
     case .debounce(let interval):
       return runDebounced(
+        attempts, interval: interval, optimistic: optimistic, isolation: isolation, callbacks: callbacks)
+    case .debounceCancellingPrevious(let interval):
+      return runDebouncedCancellingPrevious(
         attempts, interval: interval, optimistic: optimistic, isolation: isolation, callbacks: callbacks)
     }
   }

@@ -1,5 +1,5 @@
 /// How many queries of a store are fetching and how many mutation runs are under way, for a global spinner or a
-/// metric.
+/// metric, or for one part of the app: the queries and mutations under a key prefix.
 ///
 /// ```swift
 /// func watchActivity(store: QueryStore) async {
@@ -8,11 +8,14 @@
 ///   }
 /// }
 /// ```
+///
+/// ``QueryStore/activity`` counts everything; ``QueryStore/activity(matching:)`` the queries whose key, and the
+/// mutations whose ``MutationKey``, start with a prefix.
 public struct QueryActivity: Sendable, Hashable {
   /// How many queries have a fetch under way: a first load, a background refetch, a page fetch (a query counts
   /// once: its fetches run one at a time), retries and their waits included.
   public var fetchingQueries = 0
-  /// How many mutation runs (``Shared/mutate(_:_:policy:invalidates:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,(Arguments)->Result,_,_,_,_)``)
+  /// How many mutation runs (``Shared/mutate(_:_:policy:scope:invalidates:awaitsRefetches:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,_,_,(Arguments)->Result,_,_,_,_)``)
   /// have started and not yet settled.
   public var runningMutations = 0
 

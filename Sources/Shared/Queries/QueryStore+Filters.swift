@@ -119,7 +119,7 @@ extension QueryStore {
   /// Without a predicate it takes one lock. With one, the candidates' keys and clocks are collected under the lock,
   /// the predicate (the app's code) runs after it, and `act` runs under the lock again with each accepted query
   /// that is still the one collected (the same key and record time), as ``refetchStale(matching:)`` does.
-  private func forEachRecord(
+  func forEachRecord(
     matching filter: QueryFilter,
     _ act: @Sendable (inout Contents, any QueryRecordProtocol) -> QueryRecordEffect
   ) -> (count: Int, acted: Int) {

@@ -38,8 +38,36 @@ extension QueryStore {
   /// ```
   ///
   /// A query counts from the moment its fetch starts until its result is written (retries and their waits
-  /// included); a mutation run from `mutate` until its `onSettled`.
+  /// included); a mutation run from `mutate` until its `onSettled`. For the counts of one part of the app, see
+  /// ``activity(matching:)``.
   public var activity: SharedReader<QueryActivity> {
-    SharedReader(settings.activity)
+    SharedReader(settings.activity.all)
+  }
+
+  /// How many queries under `prefix` are fetching, and how many runs of mutations named under it are under way:
+  /// read it, observe it, iterate its changes, as ``activity`` for the whole store.
+  ///
+  /// ```swift
+  /// let posts = SharedRegistry.current.queries.activity(matching: ["posts"])
+  /// if !posts.wrappedValue.isIdle { showSpinner() }  // a post loading or being saved
+  /// let token = posts.observe { activity in updateSpinner(activity.isIdle) }
+  /// ```
+  ///
+  /// A query counts when its key starts with `prefix`. A mutation counts when its ``MutationKey`` does: name a
+  /// mutation with the parts of the data it changes (`.mutation(["posts", post.id, "rename"])`), and it counts
+  /// under `["posts"]` and `["posts", post.id]`, beside the fetches of those posts. A mutation named by a string
+  /// (`.mutation("rename-42")`) has the key of that one part (`["rename-42"]`); a mutation state held under
+  /// another kind of key (`.inMemory("rename")`, or a value with no key) counts only in ``activity``, which the
+  /// empty prefix `[]` also returns.
+  ///
+  /// The counts start from the fetches and runs under way when the reader is made, and follow every fetch and run
+  /// that starts or ends after it, as ``activity`` does. Holders of one prefix share one reader while any of them
+  /// holds it; it costs nothing once nobody does.
+  ///
+  /// - Parameter prefix: The key prefix; `["posts"]` reaches `["posts", 42]` and `["posts", 42, "comments"]`.
+  /// - Returns: A reader of the counts under `prefix`.
+  public func activity(matching prefix: QueryKey) -> SharedReader<QueryActivity> {
+    guard !prefix.parts.isEmpty else { return activity }
+    return SharedReader(settings.activity.activity(matching: prefix))
   }
 }

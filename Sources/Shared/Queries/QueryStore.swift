@@ -753,7 +753,7 @@ public final class QueryStore: Sendable {
     }
     if let started {
       settings = store.store?.settings
-      settings?.fetchStarted()
+      settings?.fetchStarted(record.key)
       // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the
       // fetch's own result is written, so no yielded value lands after it. A fetcher with no context and no
       // modifier around it cannot yield: it needs no gate.
@@ -765,7 +765,7 @@ public final class QueryStore: Sendable {
       let strong = store.store
       (result, outcome) = apply(
         attempts, id, of: record, work: work, before: started, gate: gate, store: strong, writer: writer)
-      settings?.fetchEnded()
+      settings?.fetchEnded(record.key)
       effect = strong?.finished(id, of: record, outcome: outcome) ?? .none
     } else {
       (result, outcome) = (.failure(CancellationError()), .cancelled)

@@ -7,7 +7,10 @@ import Testing
 @Suite(.freshRegistry) struct OperationRunInterleavingTests {
   private static let seeds: Range<UInt64> = 0..<60
 
-  @Test(arguments: [OperationPolicy.parallel, .cancelPrevious, .dedupe, .serial, .debounce(.seconds(1))])
+  @Test(arguments: [
+    OperationPolicy.parallel, .cancelPrevious, .dedupe, .serial, .debounce(.seconds(1)),
+    .debounceCancellingPrevious(.seconds(1)),
+  ])
   func everyRunGetsItsCallbacksOnceAndInOrderAndTheStateFollowsTheLatestRun(policy: OperationPolicy) async {
     for seed in Self.seeds {
       if let problem = await Self.play(policy: policy, seed: seed) {
@@ -80,8 +83,11 @@ import Testing
           }
         }
       }
-      if case .debounce(let interval) = policy {
+      switch policy {
+      case .debounce(let interval), .debounceCancellingPrevious(let interval):
         choices.append { clock.advance(by: interval) }
+      default:
+        break
       }
       choices.randomElement(using: &random)!()
       for _ in 0..<Int.random(in: 0...3, using: &random) { await Task.yield() }
@@ -111,6 +117,11 @@ import Testing
         return nil
       }
       let state = post.wrappedValue
+      if case .debounceCancellingPrevious = policy {
+        // Shown as a refresh: fetching, keeping what the state showed (pending only for a first load).
+        return state.isFetching && state.status != .idle
+          ? nil : "run \(newest), the newest, runs, yet the state is \(state.status), fetching: \(state.isFetching)"
+      }
       if state.status != .pending {
         return
           "run \(newest), the newest, is pending, yet the state is \(state.status) with \(String(describing: state.value))"
@@ -134,6 +145,7 @@ import Testing
     }
     let state = post.wrappedValue
     if state.status == .pending { return "every run settled, yet the state is pending" }
+    if state.isFetching { return "every run settled, yet the state is fetching" }
     // Dedupe callers share one execution, whose result the state shows even when a caller left.
     guard policy != .dedupe else { return nil }
     // The state follows the most recently started run that was not cancelled.

@@ -43,7 +43,7 @@ struct OptimisticMutationSnippets {
     }
   }
 
-  // Shared.mutate(_:_:policy:invalidates:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)
+  // Shared.mutate(_:_:policy:scope:invalidates:awaitsRefetches:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)
   func rename(_ post: Post, to title: String, api: API) {
     @Shared(.mutation("rename-\(post.id)")) var rename = MutationState<String, Post>()
     let retitle = OptimisticMutation { (title: String, cache: OptimisticCache) -> String in

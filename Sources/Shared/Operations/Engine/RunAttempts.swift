@@ -5,21 +5,40 @@ struct RunAttempts<Value: OperationTrackable>: Sendable {
   @usableFromInline let shared: Shared<Value>
   @usableFromInline let body: OperationBody<Value.Success>
   @usableFromInline let options: OperationOptions
+  /// Work done after the attempts succeeded and before the run settles (a mutation awaiting the refetches it set
+  /// off): the run stays under way until it returns. It cannot fail the run, and cancelling the run only cuts it
+  /// short: the run still succeeds.
+  @usableFromInline let afterSuccess: (@Sendable (Value.Success) async -> Void)?
 
   @inlinable
-  init(shared: Shared<Value>, body: OperationBody<Value.Success>, options: OperationOptions) {
+  init(
+    shared: Shared<Value>,
+    body: OperationBody<Value.Success>,
+    options: OperationOptions,
+    afterSuccess: (@Sendable (Value.Success) async -> Void)? = nil
+  ) {
     self.shared = shared
     self.body = body
     self.options = options
+    self.afterSuccess = afterSuccess
   }
 
-  /// Runs the attempts of run `run`; a retry shows its attempt number, and a yielded value shows, only while the
-  /// state follows this run.
+  /// Runs the attempts of run `run`, then the work after a success, if any; a retry shows its attempt number, and a
+  /// yielded value shows, only while the state follows this run.
+  @inlinable
+  func run(_ run: UInt64, coordinator: RunCoordinator<Value>) async -> RunOutcome<Value.Success> {
+    let outcome = await attempts(run, coordinator: coordinator)
+    guard let afterSuccess, case .success(let value) = outcome else { return outcome }
+    await afterSuccess(value)
+    return outcome
+  }
+
+  /// Runs the attempts of run `run`, without the work after a success.
   ///
   /// A `CancellationError` thrown by the operation is never retried: it is cancellation when this run's task is
   /// cancelled, and otherwise a failure like any other error (`onError`, the stored error).
   @inlinable
-  func run(_ run: UInt64, coordinator: RunCoordinator<Value>) async -> RunOutcome<Value.Success> {
+  func attempts(_ run: UInt64, coordinator: RunCoordinator<Value>) async -> RunOutcome<Value.Success> {
     // The common case, one attempt of an operation that takes no context, with no timeout and no modifiers, stays
     // small enough to specialize in the caller and builds no context.
     if case .plain(let operation) = body, options.retry.retries == 0, options.timeout == nil,

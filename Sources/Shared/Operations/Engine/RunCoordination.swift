@@ -7,8 +7,9 @@
 /// policy's file (`Policies/CancelPreviousPolicy.swift`, ...), as an extension of this type, beside the policy's
 /// machine and the code that runs it.
 ///
-/// `Work` is the task of a `.cancelPrevious` run, `Execution` the task of a dedupe execution, `ExecutionWaiter` a
-/// dedupe caller's continuation and `TurnWaiter` a queued serial run's continuation; tests use any values.
+/// `Work` is the task of a `.cancelPrevious` run or of a `.debounceCancellingPrevious` trigger, `Execution` the task
+/// of a dedupe execution, `ExecutionWaiter` a dedupe caller's continuation and `TurnWaiter` a queued serial run's
+/// continuation; tests use any values.
 @usableFromInline
 struct RunCoordination<Success: Sendable, Work, Execution, ExecutionWaiter, TurnWaiter> {
   /// Which run the state shows; every run that may write the state goes through it.
@@ -17,6 +18,7 @@ struct RunCoordination<Success: Sendable, Work, Execution, ExecutionWaiter, Turn
   var dedupe = DedupeStateMachine<RunOutcome<Success>, ExecutionWaiter, Execution>()
   var serial = SerialStateMachine<TurnWaiter>()
   var debounce = DebounceStateMachine()
+  var debounceCancellingPrevious = DebounceCancellingPreviousStateMachine<Work>()
   /// The number of the last caller of a policy's machine (a trigger, a queued run, a dedupe caller).
   var lastCaller: UInt64 = 0
 

@@ -26,19 +26,23 @@ extension Shared where Value: OperationTrackable {
   }
 
   /// Asks `decide`, in one step with the value's lock held, whether a run starts (it calls
-  /// `coordination.parallel.start` if so); if one does, shows it pending and applies its optimistic update. What
-  /// the update replaces is released after the lock.
+  /// `coordination.parallel.start` if so); if one does, shows it as `display` says (pending by default) and applies
+  /// its optimistic update. What the update replaces is released after the lock.
   @inlinable
   func begin<Extra: Sendable>(
     _ optimistic: OptimisticUpdate<Value>?,
     coordinator: RunCoordinator<Value>,
+    showing display: RunDisplay = .pending,
     deciding decide: (inout RunCoordinator<Value>.Coordination, OperationStatus) -> (UInt64?, Extra)
   ) -> (UInt64?, Extra) {
     func start(_ value: inout Value) -> (UInt64?, Extra) {
       let status = value.operation.status
       let decision = coordinator.coordinate { decide(&$0, status) }
       guard decision.0 != nil else { return decision }
-      Self.showPending(in: &value)
+      switch display {
+      case .pending: Self.showPending(in: &value)
+      case .fetching: value.operation.beginFetch()
+      }
       optimistic?.apply(&value)
       return decision
     }

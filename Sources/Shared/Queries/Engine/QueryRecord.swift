@@ -26,6 +26,20 @@ protocol QueryRecordProtocol: AnyObject {
   /// Marks the query stale, refetching now if `refetchesNow` whether or not it is held; returns what to start after
   /// the lock.
   func invalidate(refetchesNow: Bool, store: QueryStore) -> QueryRecordEffect
+  /// Marks the query stale as ``invalidate(refetchesNow:store:)`` does (`refetchesNow` `nil`: if it is held), and
+  /// joins, as an awaiting caller, the refetch that answers the invalidation: the one it starts, the refetch queued
+  /// already, or one queued behind the fetch under way. Returns that refetch (`nil` when none follows: an unheld or
+  /// disabled query), and what to start after the lock.
+  func invalidateJoiningRefetch(
+    refetchesNow: Bool?,
+    store: QueryStore
+  ) -> (refetch: (id: QueryRecordMachine.WorkID, work: QueryWork)?, effect: QueryRecordEffect)
+  /// A caller of the unit of work `id` (the object `work`) stopped waiting for it: returns what to do after the
+  /// lock, and a withdrawn unit of work to release after it.
+  func cancelRequested(
+    _ id: QueryRecordMachine.WorkID,
+    work: QueryWork
+  ) -> (withdrawn: QueryWork?, effect: QueryRecordEffect)
   /// Stops the query's fetches (`removing`: for good, as the record leaves the store); returns what to do after the
   /// lock, which also releases the withdrawn work there.
   func stopFetches(removing: Bool) -> QueryRecordEffect
@@ -197,6 +211,33 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     let action = machine.invalidated(isHeld: refetchesNow)
     if case .none = action { return .none }
     return plan(action, store: store, body: nil).effect
+  }
+
+  func invalidateJoiningRefetch(
+    refetchesNow: Bool?,
+    store: QueryStore
+  ) -> (refetch: (id: QueryRecordMachine.WorkID, work: QueryWork)?, effect: QueryRecordEffect) {
+    let refetches = refetchesNow ?? isHeld
+    let invalidation = plan(machine.invalidated(isHeld: refetches), store: store, body: nil).effect
+    // A query that does not refetch now (unheld, disabled, removed) has nothing to await.
+    guard refetches, machine.isEnabled else { return (nil, invalidation) }
+    // The refetch that answers the invalidation: it joins the refetch just started or queued, and queues one
+    // behind a fetch under way (which the invalidation superseded), which then follows it.
+    let request = machine.request(.refresh, by: .caller)
+    let id: QueryRecordMachine.WorkID
+    switch request {
+    case .start(let started, _), .wait(let started, _), .join(let started): id = started
+    case .settleStatus, .none: return (nil, invalidation)
+    }
+    let (work, effect) = plan(request, store: store, body: nil)
+    guard let work else { return (nil, invalidation) }
+    return (
+      (id, work),
+      QueryRecordEffect {
+        invalidation()
+        effect()
+      }
+    )
   }
 
   func stopFetches(removing: Bool) -> QueryRecordEffect {

@@ -1,11 +1,13 @@
 /// What a ``QueryStore`` keeps for all its queries and mutations: the options for queries made without their own,
-/// the app's hooks, and how many fetches and mutation runs are under way.
+/// the app's hooks, how many fetches and mutation runs are under way, and the mutations waiting in their scopes.
 final class QueryStoreSettings: Sendable {
   /// The options for queries made without their own; `nil`: the library's defaults.
   let defaultOptions = Lock<QueryOptions?>(nil)
   let hooks = Lock(QueryHooks())
-  /// The counts, as a shared value its readers can observe.
-  let activity = Shared(value: QueryActivity())
+  /// The fetches and mutation runs under way, counted for the whole store and for the prefixes asked about.
+  let activity = QueryActivityTracker()
+  /// The lines of the mutation scopes of the store's registry.
+  let mutationScopes = MutationScopes()
 
   init() {}
 
@@ -16,24 +18,24 @@ final class QueryStoreSettings: Sendable {
     return defaultOptions.withLock { $0 }
   }
 
-  /// A query's fetch started.
-  func fetchStarted() {
-    activity.withLock { $0.fetchingQueries += 1 }
+  /// A fetch of the query named `key` started.
+  func fetchStarted(_ key: QueryKey) {
+    activity.fetchStarted(key)
   }
 
-  /// A query's fetch ended (after ``fetchStarted()``).
-  func fetchEnded() {
-    activity.withLock { $0.fetchingQueries -= 1 }
+  /// A fetch of the query named `key` ended (after ``fetchStarted(_:)``).
+  func fetchEnded(_ key: QueryKey) {
+    activity.fetchEnded(key)
   }
 
-  /// A mutation run started.
-  func mutationStarted() {
-    activity.withLock { $0.runningMutations += 1 }
+  /// A run of the mutation named `key` started (`nil`: a mutation state held under another kind of key).
+  func mutationStarted(_ key: QueryKey?) {
+    activity.mutationStarted(key)
   }
 
-  /// A mutation run ended (after ``mutationStarted()``).
-  func mutationEnded() {
-    activity.withLock { $0.runningMutations -= 1 }
+  /// A run of the mutation named `key` ended (after ``mutationStarted(_:)``).
+  func mutationEnded(_ key: QueryKey?) {
+    activity.mutationEnded(key)
   }
 
   /// Calls the hooks for a fetch or run of `subject` that ended with `result`: `onSuccess` or `onError`, then

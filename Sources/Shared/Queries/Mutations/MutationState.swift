@@ -69,11 +69,14 @@ public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTra
     _ body: OperationBody<Result>,
     options: OperationOptions,
     policy: OperationPolicy,
-    invalidates: [QueryKey]
+    scope: MutationScope?,
+    invalidates: [QueryKey],
+    awaitsRefetches: Bool
   ) -> Int {
     let id = record(arguments)
     latestRun = MutationReplay(
-      id: id, arguments: arguments, body: body, options: options, policy: policy, invalidates: invalidates)
+      id: id, arguments: arguments, body: body, options: options, policy: policy, scope: scope,
+      invalidates: invalidates, awaitsRefetches: awaitsRefetches)
     return id
   }
 

@@ -20,7 +20,7 @@
 /// }
 /// ```
 ///
-/// The start step runs when ``Shared/mutate(_:_:policy:invalidates:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``
+/// The start step runs when ``Shared/mutate(_:_:policy:scope:invalidates:awaitsRefetches:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)``
 /// is called, before it returns, so every holder of a changed query shows the change at once. What it returns (a
 /// snapshot, an identifier, anything) reaches the mutation's `onSuccess`, `onError` and `onSettled`.
 public struct OptimisticMutation<Arguments: Sendable, Context: Sendable>: Sendable {

@@ -1,6 +1,6 @@
 extension Shared {
-  /// Runs the latest mutation again, with the arguments, work, options, policy and invalidations it was started
-  /// with: a "Try again" button after a failure.
+  /// Runs the latest mutation again, with the arguments, work, options, policy, scope and invalidations it was
+  /// started with (awaiting their refetches if it did): a "Try again" button after a failure.
   ///
   /// ```swift
   /// func retryRename(_ rename: Shared<MutationState<String, Post>>) async throws {
@@ -34,8 +34,8 @@ extension Shared {
   ) -> OperationTask<Result>? where Value == MutationState<Arguments, Result> {
     guard let latest = wrappedValue.latestRun else { return nil }
     return mutate(
-      latest.arguments, latest.body, options: latest.options, policy: latest.policy,
-      invalidates: latest.invalidates, isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess,
-      onError: onError, onSettled: onSettled)
+      latest.arguments, latest.body, options: latest.options, policy: latest.policy, scope: latest.scope,
+      invalidates: latest.invalidates, awaitsRefetches: latest.awaitsRefetches, isolation: isolation,
+      onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
   }
 }

@@ -14,11 +14,41 @@ extension Shared {
   /// the same policies, retries, callbacks and their order. The history entry is complete before `onSuccess`,
   /// `onError` or `onSettled` run.
   ///
+  /// Mutations that share a `scope` run one at a time, in the order `mutate` was called, whatever their keys and
+  /// values: a mutation in a scope waits until the ones called before it have settled (see ``MutationScope``).
+  ///
+  /// ## Saved and refreshed
+  ///
+  /// By default the run settles as soon as the mutation succeeds: the queries `invalidates` names are marked stale
+  /// then, and the held ones refetch in the background. With `awaitsRefetches`, the run stays under way (pending)
+  /// until those refetches have ended too, so that `onSuccess`, `onSettled` and the task's value come once the
+  /// screens show data fetched after the change:
+  ///
+  /// ```swift
+  /// func add(_ title: String, api: API) async throws {
+  ///   @Shared(.mutation("add-todo")) var addTodo = MutationState<String, Todo>()
+  ///   _ = try await $addTodo.mutate(title, invalidates: [["todos"]], awaitsRefetches: true) { title in
+  ///     try await api.addTodo(title)
+  ///   }.value
+  ///   // The held ["todos"] queries were refetched: the list shows the new todo.
+  /// }
+  /// ```
+  ///
+  /// The queries are invalidated as the mutation succeeds, before its state shows it; the run then waits for the
+  /// refetch that answers the invalidation of each held query (see
+  /// ``QueryStore/invalidateAndAwaitRefetches(_:refetching:)``). A refetch that fails or is cancelled does not fail
+  /// the mutation, which was saved: the query shows its own error, and the run settles as a success once every
+  /// refetch has ended. Cancelling the run while it waits stops the wait, not the refetches, and the run still
+  /// settles as a success. Queries nobody holds are not waited for: they refetch when next needed.
+  ///
   /// - Parameters:
   ///   - arguments: What to run the mutation with; kept in the history.
   ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
-  ///   - policy: What to do when another run is under way.
+  ///   - policy: What to do when another run is under way on this state.
+  ///   - scope: The scope whose mutations run one at a time, in call order; none by default.
   ///   - invalidates: Key prefixes of the queries a success makes stale.
+  ///   - awaitsRefetches: Whether the run settles only once the held queries that `invalidates` reaches were
+  ///     refetched; `false` by default.
   ///   - isolation: Where the callbacks run; the caller's isolation by default.
   ///   - perform: The mutation.
   ///   - onAttempt: Called when the run starts, before `mutate` returns.
@@ -31,7 +61,9 @@ extension Shared {
     _ arguments: Arguments,
     _ options: OperationOptions = OperationOptions(),
     policy: OperationPolicy = .parallel,
+    scope: MutationScope? = nil,
     invalidates: [QueryKey] = [],
+    awaitsRefetches: Bool = false,
     isolation: isolated (any Actor)? = #isolation,
     _ perform: @escaping @Sendable (Arguments) async throws -> Result,
     onAttempt: (() -> Void)? = nil,
@@ -40,12 +72,13 @@ extension Shared {
     onSettled: ((Swift.Result<Result, any Error>) -> Void)? = nil
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
     mutate(
-      arguments, .plain { try await perform(arguments) }, options: options, policy: policy, invalidates: invalidates,
-      isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+      arguments, .plain { try await perform(arguments) }, options: options, policy: policy, scope: scope,
+      invalidates: invalidates, awaitsRefetches: awaitsRefetches, isolation: isolation, onAttempt: onAttempt,
+      onSuccess: onSuccess, onError: onError, onSettled: onSettled)
   }
 
   /// Runs the mutation with `arguments`, its closure receiving the attempt's context as well; otherwise as
-  /// ``mutate(_:_:policy:invalidates:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,(Arguments)->Result,_,_,_,_)``.
+  /// ``mutate(_:_:policy:scope:invalidates:awaitsRefetches:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,_,_,(Arguments)->Result,_,_,_,_)``.
   ///
   /// ```swift
   /// $addTodo.mutate("Water the plants") { title, context in
@@ -57,8 +90,11 @@ extension Shared {
   /// - Parameters:
   ///   - arguments: What to run the mutation with; kept in the history.
   ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
-  ///   - policy: What to do when another run is under way.
+  ///   - policy: What to do when another run is under way on this state.
+  ///   - scope: The scope whose mutations run one at a time, in call order; none by default.
   ///   - invalidates: Key prefixes of the queries a success makes stale.
+  ///   - awaitsRefetches: Whether the run settles only once the held queries that `invalidates` reaches were
+  ///     refetched; `false` by default.
   ///   - isolation: Where the callbacks run; the caller's isolation by default.
   ///   - perform: The mutation, given its arguments and its attempt's context.
   ///   - onAttempt: Called when the run starts, before `mutate` returns.
@@ -71,7 +107,9 @@ extension Shared {
     _ arguments: Arguments,
     _ options: OperationOptions = OperationOptions(),
     policy: OperationPolicy = .parallel,
+    scope: MutationScope? = nil,
     invalidates: [QueryKey] = [],
+    awaitsRefetches: Bool = false,
     isolation: isolated (any Actor)? = #isolation,
     _ perform: @escaping @Sendable (Arguments, OperationContext<Result>) async throws -> Result,
     onAttempt: (() -> Void)? = nil,
@@ -81,59 +119,92 @@ extension Shared {
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
     mutate(
       arguments, .contextual { context in try await perform(arguments, context) }, options: options, policy: policy,
-      invalidates: invalidates, isolation: isolation, onAttempt: onAttempt, onSuccess: onSuccess, onError: onError,
-      onSettled: onSettled)
+      scope: scope, invalidates: invalidates, awaitsRefetches: awaitsRefetches, isolation: isolation,
+      onAttempt: onAttempt, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
   }
 
-  /// Records a run of the mutation and starts `body`; `beforeInvalidating` runs after a success is recorded and
-  /// before the queries it invalidates refetch.
+  /// Records a run of the mutation and starts `body`, at once or when its turn in `scope` comes;
+  /// `beforeInvalidating` runs after the mutation succeeds and before the queries it invalidates refetch.
   func mutate<Arguments: Sendable, Result: Sendable>(
     _ arguments: Arguments,
     _ body: OperationBody<Result>,
     options: OperationOptions,
     policy: OperationPolicy,
+    scope: MutationScope?,
     invalidates: [QueryKey],
+    awaitsRefetches: Bool,
     isolation: isolated (any Actor)?,
-    beforeInvalidating: (() -> Void)? = nil,
+    beforeInvalidating: (@Sendable () -> Void)? = nil,
     onAttempt: (() -> Void)?,
     onSuccess: ((Result) -> Void)?,
     onError: ((any Error) -> Void)?,
     onSettled: ((Swift.Result<Result, any Error>) -> Void)?
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
     let id = withLockReleasingReplaced {
-      $0.record(arguments, body, options: options, policy: policy, invalidates: invalidates)
+      $0.record(
+        arguments, body, options: options, policy: policy, scope: scope, invalidates: invalidates,
+        awaitsRefetches: awaitsRefetches)
     }
     let queries = SharedRegistry.current.queries
     let shared = self
     // The store's count and hooks hear about every run; the hooks run where the run's callbacks do.
     let settings = queries.settings
     let subject = QueryHookSubject.mutation(arguments: arguments)
-    settings.mutationStarted()
-    return start(
-      body, options: options, policy: policy, optimistic: nil, isolation: isolation,
-      onAttempt: onAttempt,
-      onSuccess: { result in
-        shared.withLockReleasingReplaced { $0.finish(id, status: .success, result: result, error: nil) }
+    let key = mutationKey
+    settings.mutationStarted(key)
+    // Invalidated as the mutation succeeds, before its state shows it, when the run waits for the refetches;
+    // otherwise once it shows it.
+    let refreshes = awaitsRefetches && !invalidates.isEmpty
+    var afterSuccess: (@Sendable (Result) async -> Void)?
+    if refreshes {
+      let filters = invalidates.map { QueryFilter.prefix($0) }
+      afterSuccess = { _ in
+        beforeInvalidating?()
+        let joined = queries.invalidateJoiningRefetches(filters, refetching: .held).joined
+        // Only a cancelled caller throws: it stops waiting, and the run still succeeds.
+        _ = try? await queries.awaitRefetches(joined)
+      }
+    }
+    let recordSuccess: (Result) -> Void = { result in
+      shared.withLockReleasingReplaced { $0.finish(id, status: .success, result: result, error: nil) }
+      if !refreshes {
         beforeInvalidating?()
         for prefix in invalidates { queries.invalidate(matching: prefix) }
-        settings.reportSuccess(subject, result)
-        onSuccess?(result)
-      },
-      onError: { error in
-        shared.withLockReleasingReplaced { $0.finish(id, status: .error, result: nil, error: error) }
-        settings.reportError(subject, error)
-        onError?(error)
-      },
-      onSettled: { result in
-        if case .failure(let error) = result, error is CancellationError {
-          shared.withLockReleasingReplaced {
-            $0.finish(id, status: .idle, result: nil, error: nil, onlyIfPending: true)
-          }
+      }
+      settings.reportSuccess(subject, result)
+      onSuccess?(result)
+    }
+    let recordError: (any Error) -> Void = { error in
+      shared.withLockReleasingReplaced { $0.finish(id, status: .error, result: nil, error: error) }
+      settings.reportError(subject, error)
+      onError?(error)
+    }
+    let recordSettled: (Swift.Result<Result, any Error>) -> Void = { result in
+      if case .failure(let error) = result, error is CancellationError {
+        shared.withLockReleasingReplaced {
+          $0.finish(id, status: .idle, result: nil, error: nil, onlyIfPending: true)
         }
-        settings.mutationEnded()
-        settings.reportSettled(subject, result.map { $0 as any Sendable })
-        onSettled?(result)
-      })
+      }
+      settings.mutationEnded(key)
+      settings.reportSettled(subject, result.map { $0 as any Sendable })
+      onSettled?(result)
+    }
+    guard let scope else {
+      return start(
+        body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, isolation: isolation,
+        onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError, onSettled: recordSettled)
+    }
+    return start(
+      body, in: scope, of: settings.mutationScopes, options: options, policy: policy, afterSuccess: afterSuccess,
+      isolation: isolation, onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError,
+      onSettled: recordSettled)
+  }
+
+  /// The key of the mutation this value holds the state of, for ``QueryStore/activity(matching:)``: its
+  /// ``MutationKey``'s, or `nil` for a state held under another kind of key.
+  var mutationKey: QueryKey? {
+    guard case .root(let root) = reference, let id = root.registration?.id as? MutationKeyID else { return nil }
+    return id.key
   }
 }
 
@@ -159,8 +230,9 @@ extension Shared {
   /// }
   /// ```
   ///
-  /// Otherwise as ``mutate(_:_:policy:invalidates:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,(Arguments)->Result,_,_,_,_)``:
-  /// the same policies, retries, history and callback order. The changes are undone before `onError` (or, for a
+  /// Otherwise as ``mutate(_:_:policy:scope:invalidates:awaitsRefetches:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,_,_,(Arguments)->Result,_,_,_,_)``:
+  /// the same policies, scopes, retries, history and callback order. With `awaitsRefetches`, the changes are kept
+  /// before the refetches start, and the run settles once they have ended. The changes are undone before `onError` (or, for a
   /// cancelled run, `onSettled`) is called, so the callbacks see the queries as they are without them. Each call
   /// keeps or undoes its own changes, whatever the policy does with its run (a run that `.cancelPrevious` cancels,
   /// or that `.debounce` drops, is undone).
@@ -169,7 +241,10 @@ extension Shared {
   ///   - arguments: What to run the mutation with; kept in the history.
   ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
   ///   - policy: What to do when another run is under way.
+  ///   - scope: The scope whose mutations run one at a time, in call order; none by default.
   ///   - invalidates: Key prefixes of the queries a success makes stale.
+  ///   - awaitsRefetches: Whether the run settles only once the held queries that `invalidates` reaches were
+  ///     refetched; `false` by default.
   ///   - optimistic: Changes cached queries when the mutation starts, and returns the callbacks' context.
   ///   - isolation: Where the callbacks run; the caller's isolation by default.
   ///   - perform: The mutation.
@@ -183,7 +258,9 @@ extension Shared {
     _ arguments: Arguments,
     _ options: OperationOptions = OperationOptions(),
     policy: OperationPolicy = .parallel,
+    scope: MutationScope? = nil,
     invalidates: [QueryKey] = [],
+    awaitsRefetches: Bool = false,
     optimistic: OptimisticMutation<Arguments, Context>,
     isolation: isolated (any Actor)? = #isolation,
     _ perform: @escaping @Sendable (Arguments) async throws -> Result,
@@ -196,7 +273,8 @@ extension Shared {
     let context = optimistic.start(arguments, cache)
     let changes = cache.changes
     return mutate(
-      arguments, .plain { try await perform(arguments) }, options: options, policy: policy, invalidates: invalidates,
+      arguments, .plain { try await perform(arguments) }, options: options, policy: policy, scope: scope,
+      invalidates: invalidates, awaitsRefetches: awaitsRefetches,
       // The changes are kept before the queries the success invalidates refetch, so that the server's data those
       // refetches bring replaces them rather than being changed again.
       isolation: isolation, beforeInvalidating: { changes.keep() }, onAttempt: onAttempt,

@@ -14,7 +14,10 @@ private struct CoordinationModel {
   typealias Coordination = RunCoordination<Int, UInt64, UInt64, UInt64, UInt64>
 
   enum Policy: CaseIterable {
-    case parallel, cancelPrevious, dedupe, serial, debounce
+    case parallel, cancelPrevious, dedupe, serial, debounce, debounceCancellingPrevious
+
+    /// Whether its runs show as a refresh (fetching, the status kept) rather than pending.
+    var showsFetching: Bool { self == .debounceCancellingPrevious }
   }
 
   /// How a run's operation ends.
@@ -39,6 +42,8 @@ private struct CoordinationModel {
     var triggered = false
     /// Whether its debounce quiet time passed with no later trigger, and its run is about to start.
     var willRun = false
+    /// How often its task was handed back to cancel (a coalesced trigger, a superseded run).
+    var workCancelled = 0
     /// What `onSettled` got, once per caller.
     var settled: [String] = []
   }
@@ -49,6 +54,7 @@ private struct CoordinationModel {
 
   // The value its actions wrote.
   var status = OperationStatus.idle
+  var isFetching = false
   var applied: [UInt64] = []
   var errorRun: UInt64?
 
@@ -73,7 +79,7 @@ private struct CoordinationModel {
       let caller = coordination.nextCaller()
       let status = self.status
       let start = coordination.startSuperseding(from: status)
-      self.status = .pending
+      showStart(fetching: false)
       if let work = start.cancelling, callers[work]?.run == nil { return "cancelled a work that never ran" }
       // The superseded run left the state in the same step.
       for (run, owner) in writers where callers[owner]?.policy == .cancelPrevious {
@@ -98,7 +104,7 @@ private struct CoordinationModel {
       if coordination.serial.enqueue(caller) == .start {
         let status = self.status
         let run = coordination.startTurn(caller, from: status)
-        self.status = .pending
+        showStart(fetching: false)
         entry.run = run
         entry.waited = true  // A run whose turn is at once does not wait.
         writers[run] = caller
@@ -110,6 +116,16 @@ private struct CoordinationModel {
       coordination.debounce.trigger(caller)
       callers[caller] = Caller(policy: policy)
       order.append(caller)
+    case .debounceCancellingPrevious:
+      let caller = coordination.nextCaller()
+      if case .coalesce(let work?) = coordination.debounceCancellingPrevious.trigger(caller) {
+        guard callers[work]?.policy == .debounceCancellingPrevious, callers[work]?.run == nil else {
+          return "trigger \(caller) cancelled the task of caller \(work), which did not wait"
+        }
+        callers[work]!.workCancelled += 1
+      }
+      callers[caller] = Caller(policy: policy)
+      order.append(caller)
     }
     return nil
   }
@@ -118,12 +134,25 @@ private struct CoordinationModel {
   private mutating func begin(_ start: (inout Coordination, OperationStatus) -> UInt64) -> UInt64 {
     let status = self.status
     let run = start(&coordination, status)
-    self.status = .pending
+    showStart(fetching: false)
     return run
+  }
+
+  /// Shows a run that starts: pending, or (`fetching`) as a refresh, as `Shared.begin` shows it.
+  private mutating func showStart(fetching: Bool) {
+    if !fetching || status == .idle { status = .pending }
+    isFetching = true
   }
 
   mutating func attach(_ caller: UInt64) -> String? {
     callers[caller]!.attached = true
+    if callers[caller]!.policy == .debounceCancellingPrevious {
+      // Attached once `run` made the task: it may have been coalesced, started, superseded or ended by then.
+      if coordination.debounceCancellingPrevious.attach(caller, work: caller) == .cancel {
+        callers[caller]!.workCancelled += 1
+      }
+      return nil
+    }
     let run = callers[caller]!.run!
     switch callers[caller]!.policy {
     case .cancelPrevious:
@@ -173,6 +202,18 @@ private struct CoordinationModel {
       settle(
         caller,
         !isLatest || outcome == .cancelled ? "cancelled" : outcome == .success ? "success \(run)" : "failure \(run)")
+    case .debounceCancellingPrevious:
+      if coordination.debounceCancellingPrevious.isSuperseded(run) {
+        if wasWriter { return "superseded run \(run) could still write" }
+        settle(caller, "cancelled")
+        return nil
+      }
+      let (settlement, isLatest) = coordination.endDebouncedSuperseding(run, with: runOutcome)
+      write(settlement, of: runOutcome)
+      if isLatest { record(run, outcome) } else { gone.insert(run) }
+      settle(
+        caller,
+        !isLatest || outcome == .cancelled ? "cancelled" : outcome == .success ? "success \(run)" : "failure \(run)")
     case .dedupe:
       let completion = coordination.completeExecution(caller, run: run, with: runOutcome)
       write(completion.settlement, of: runOutcome)
@@ -185,7 +226,7 @@ private struct CoordinationModel {
       write(finish.settlement, of: runOutcome)
       record(run, outcome)
       if let next = finish.next {
-        self.status = .pending
+        showStart(fetching: false)
         let nextCaller = callers.first { $0.value.policy == .serial && $0.value.run == nil && isTurn($0.key) }?.key
         guard let nextCaller else { return "a serial run started with no caller queued" }
         callers[nextCaller]!.run = next.run
@@ -248,12 +289,20 @@ private struct CoordinationModel {
   /// latest goes on to start its run, in a step of its own.
   mutating func trigger(_ caller: UInt64, quiet: Bool) -> String? {
     callers[caller]!.triggered = true
+    let cancels = callers[caller]!.policy == .debounceCancellingPrevious
     guard quiet else {
-      coordination.debounce.cancel(caller)
+      if cancels {
+        coordination.debounceCancellingPrevious.cancel(caller)
+      } else {
+        coordination.debounce.cancel(caller)
+      }
       settle(caller, "cancelled")
       return nil
     }
-    guard coordination.debounce.isWaiting(caller) else {
+    let isWaiting =
+      cancels
+      ? coordination.debounceCancellingPrevious.isWaiting(caller) : coordination.debounce.isWaiting(caller)
+    guard isWaiting else {
       settle(caller, "cancelled")
       return nil
     }
@@ -264,16 +313,43 @@ private struct CoordinationModel {
   /// A debounce trigger that was still the latest starts its run, unless a later trigger came in between.
   mutating func beginDebounced(_ caller: UInt64) -> String? {
     callers[caller]!.willRun = false
+    let policy = callers[caller]!.policy
     let status = self.status
-    guard let run = coordination.startDebounced(caller, from: status) else {
-      settle(caller, "cancelled")
-      return nil
+    let run: UInt64
+    if policy == .debounceCancellingPrevious {
+      guard let start = coordination.startDebouncedSuperseding(caller, from: status) else {
+        settle(caller, "cancelled")
+        return nil
+      }
+      run = start.run
+      showStart(fetching: true)
+      // The run it supersedes left the state in the same step, and its task is cancelled.
+      let superseded = writers.filter { callers[$0.value]!.policy == .debounceCancellingPrevious }
+      for (supersededRun, owner) in superseded {
+        writers[supersededRun] = nil
+        gone.insert(supersededRun)
+        if callers[owner]!.attached && start.cancelling != owner {
+          return "run \(run) superseded run \(supersededRun) without cancelling its task"
+        }
+      }
+      if let work = start.cancelling {
+        guard superseded.contains(where: { $0.value == work }) else {
+          return "run \(run) cancelled the task of caller \(work), which it did not supersede"
+        }
+        callers[work]!.workCancelled += 1
+      }
+    } else {
+      guard let started = coordination.startDebounced(caller, from: status) else {
+        settle(caller, "cancelled")
+        return nil
+      }
+      run = started
+      showStart(fetching: false)
     }
-    self.status = .pending
     callers[caller]!.run = run
     writers[run] = caller
     // A later trigger can never have started first.
-    if let newer = order.first(where: { $0 > caller && callers[$0]!.policy == .debounce && callers[$0]!.run != nil }) {
+    if let newer = order.first(where: { $0 > caller && callers[$0]!.policy == policy && callers[$0]!.run != nil }) {
       return "trigger \(newer) started before the earlier trigger \(caller)"
     }
     return nil
@@ -303,6 +379,7 @@ private struct CoordinationModel {
         status = .error
         errorRun = (error as! RunFailure).run
       }
+      isFetching = false
     }
     func applyEarlier(_ earlier: [ParallelStateMachine<Int>.Ending]) {
       for case .success(let value) in earlier { applied.append(UInt64(value)) }
@@ -320,6 +397,7 @@ private struct CoordinationModel {
       show(held)
     case .restore(let restored):
       status = restored
+      isFetching = restored == .pending
     case .nothing:
       break
     }
@@ -345,6 +423,9 @@ private struct CoordinationModel {
           events.append(("end \(caller) (run \(run)) \(outcome)", { $0.end(caller, outcome) }))
         }
       }
+      if entry.policy == .debounceCancellingPrevious && !entry.attached {
+        events.append(("attach \(caller)", { $0.attach(caller) }))
+      }
       if (entry.policy == .dedupe || entry.policy == .serial) && entry.settled.isEmpty {
         if !entry.waited { events.append(("wait \(caller)", { $0.wait(caller) })) }
         if !entry.left && entry.run == nil || (entry.policy == .dedupe && !entry.left) {
@@ -352,7 +433,7 @@ private struct CoordinationModel {
         }
       }
       if entry.willRun { events.append(("begin \(caller)", { $0.beginDebounced(caller) })) }
-      if entry.policy == .debounce && !entry.triggered {
+      if (entry.policy == .debounce || entry.policy == .debounceCancellingPrevious) && !entry.triggered {
         events.append(("quiet \(caller)", { $0.trigger(caller, quiet: true) }))
         events.append(("sleep cancelled \(caller)", { $0.trigger(caller, quiet: false) }))
       }
@@ -375,11 +456,20 @@ private struct CoordinationModel {
     if zip(applied, applied.dropFirst()).contains(where: { $0 >= $1 }) {
       return "successes applied out of start order: \(applied)"
     }
+    for caller in order where callers[caller]!.workCancelled > 1 {
+      return "the task of caller \(caller) was cancelled twice"
+    }
     if writers.isEmpty && status == .pending { return "no run is live, yet the state is pending" }
+    if writers.isEmpty && isFetching { return "no run is live, yet the state is fetching" }
+    let cancellingWriters = writers.values.filter { callers[$0]!.policy == .debounceCancellingPrevious }
+    if cancellingWriters.count > 1 { return "debounced runs \(cancellingWriters) are in flight at once" }
     // The state follows the newest run that may still write or ended with a result it was let write.
     let newest = (Array(writers.keys) + Array(results.keys)).max()
-    if let newest, writers[newest] != nil, status != .pending {
-      return "run \(newest) is the newest and runs, yet the state is \(status)"
+    if let newest, let owner = writers[newest] {
+      // A run shown as a refresh keeps the status it found (pending only from idle); any other shows pending.
+      if !isFetching || status == .idle || (!callers[owner]!.policy.showsFetching && status != .pending) {
+        return "run \(newest) is the newest and runs, yet the state is \(status), fetching: \(isFetching)"
+      }
     }
     if let newest, let result = results[newest], writers.keys.allSatisfy({ $0 < newest }) {
       switch result {
@@ -409,6 +499,9 @@ private struct CoordinationModel {
     if case .executing = coordination.dedupe.state { return "every run ended, yet a dedupe execution is current" }
     if !coordination.dedupe.ready.isEmpty { return "a dedupe result was never taken" }
     if coordination.debounce.state != .idle { return "every trigger ended, yet one waits" }
+    if !coordination.debounceCancellingPrevious.isIdle {
+      return "every trigger and run ended, yet \(coordination.debounceCancellingPrevious.state)"
+    }
     return nil
   }
 }

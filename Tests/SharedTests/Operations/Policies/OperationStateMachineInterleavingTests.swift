@@ -5,8 +5,9 @@ import Testing
 
 /// Explores every ordering of a machine's events up to `depth` from `initial`, depth first, and calls `check` after
 /// each event with the events so far. Stops at the first sequence `check` reports (returns a message for), and
-/// records it with the sequence that led there.
-private func exploreEveryOrdering<Model>(
+/// records it with the sequence that led there. The policies' machines use it here, the mutation scopes' machine in
+/// `MutationScopeStateMachineTests`.
+func exploreEveryOrdering<Model>(
   from initial: Model,
   depth: Int,
   events: (Model) -> [(name: String, apply: (inout Model) -> String?)],
@@ -638,5 +639,168 @@ struct OperationStateMachineInterleavingTests {
         return nil
       })
     #expect(explored > 1_000)
+  }
+
+  @Test func debounceCancellingPreviousRunsTheLastTriggerAndCancelsWhatItSupersedesInEveryOrdering() {
+    typealias Machine = DebounceCancellingPreviousStateMachine<UInt64>
+    struct Model {
+      var machine = Machine()
+      var triggers: [UInt64] = []
+      /// The run each trigger started as (a run is numbered after its trigger: run `100 + trigger`).
+      var runs: [UInt64: UInt64] = [:]
+      /// Triggers whose sleep ended (quiet, or cancelled).
+      var slept: Set<UInt64> = []
+      var attached: Set<UInt64> = []
+      var finished: Set<UInt64> = []
+      /// How often each trigger's task (its work, named by the trigger) was handed back to cancel.
+      var cancelled: [UInt64: Int] = [:]
+      /// Triggers a later trigger followed while they waited, and triggers whose run a later run superseded.
+      var coalesced: Set<UInt64> = []
+      var superseded: Set<UInt64> = []
+      /// Triggers whose task was attached after it stopped waiting and running as the latest: cancelling it is
+      /// harmless then.
+      var attachedLate: Set<UInt64> = []
+
+      /// The trigger whose run started last.
+      var latestRun: UInt64? { runs.max { $0.value < $1.value }?.key }
+
+      /// Whether trigger `trigger` still waits as the latest trigger, or runs as the latest run.
+      func isLive(_ trigger: UInt64) -> Bool {
+        if runs[trigger] == nil { return trigger == triggers.last && !slept.contains(trigger) }
+        return trigger == latestRun && !finished.contains(trigger)
+      }
+
+      mutating func cancel(_ work: UInt64?) {
+        if let work { cancelled[work, default: 0] += 1 }
+      }
+    }
+    let explored = exploreEveryOrdering(
+      from: Model(), depth: 10,
+      events: { model in
+        var events: [(name: String, apply: (inout Model) -> String?)] = []
+        if model.triggers.count < 3 {
+          events.append(
+            (
+              "trigger",
+              { model in
+                let trigger = UInt64(model.triggers.count + 1)
+                // The trigger before it is coalesced if it still waits: its sleep has not ended.
+                let previous = model.triggers.last
+                let previousWaits = previous.map { model.runs[$0] == nil && !model.slept.contains($0) } ?? false
+                model.triggers.append(trigger)
+                switch model.machine.trigger(trigger) {
+                case .coalesce(let work):
+                  guard previousWaits, let previous else { return "trigger \(trigger) coalesced no waiting trigger" }
+                  model.coalesced.insert(previous)
+                  if work != (model.attached.contains(previous) ? previous : nil) {
+                    return "trigger \(trigger) handed back \(String(describing: work)) for trigger \(previous)"
+                  }
+                  model.cancel(work)
+                case .none:
+                  if previousWaits { return "trigger \(trigger) did not coalesce trigger \(previous!)" }
+                }
+                return nil
+              }
+            ))
+        }
+        for trigger in model.triggers where !model.attached.contains(trigger) {
+          events.append(
+            (
+              "attach \(trigger)",
+              { model in
+                model.attached.insert(trigger)
+                if !model.isLive(trigger) { model.attachedLate.insert(trigger) }
+                if model.machine.attach(trigger, work: trigger) == .cancel { model.cancel(trigger) }
+                return nil
+              }
+            ))
+        }
+        for trigger in model.triggers where !model.slept.contains(trigger) {
+          // The quiet time passed: a trigger still waiting starts its run in the same step.
+          events.append(
+            (
+              "quiet \(trigger)",
+              { model in
+                model.slept.insert(trigger)
+                let isLatest = trigger == model.triggers.last
+                guard model.machine.isWaiting(trigger) else {
+                  return isLatest ? "trigger \(trigger), the latest, no longer waits" : nil
+                }
+                guard isLatest else { return "trigger \(trigger) waits after a later trigger" }
+                let previous = model.latestRun
+                let run = 100 + trigger
+                guard case .run(let superseding) = model.machine.quiet(trigger, as: run) else {
+                  return "trigger \(trigger) was waiting, yet coalesced"
+                }
+                model.runs[trigger] = run
+                if let previous, !model.finished.contains(previous) {
+                  model.superseded.insert(previous)
+                  guard superseding?.run == model.runs[previous] else {
+                    return "run \(run) superseded \(String(describing: superseding?.run)), not the run in flight"
+                  }
+                  model.cancel(superseding?.work)
+                } else if superseding != nil {
+                  return "run \(run) superseded a run that had ended"
+                }
+                return nil
+              }
+            ))
+          events.append(
+            (
+              "sleep cancelled \(trigger)",
+              { model in
+                model.slept.insert(trigger)
+                model.machine.cancel(trigger)
+                return nil
+              }
+            ))
+        }
+        for (trigger, run) in model.runs where !model.finished.contains(trigger) {
+          events.append(
+            (
+              "finish \(run)",
+              { model in
+                let isLatest = trigger == model.latestRun
+                model.finished.insert(trigger)
+                let action = model.machine.finish(run)
+                if model.machine.isSuperseded(run) != true { return "run \(run) ended, yet is not superseded" }
+                // Only the latest run at the time it ends writes; a superseded one settles as cancelled.
+                let expected: Machine.FinishAction = isLatest ? .latest : .superseded
+                return action == expected ? nil : "run \(run) finished as \(action), expected \(expected)"
+              }
+            ))
+        }
+        return events
+      },
+      check: { model in
+        if let twice = model.cancelled.first(where: { $0.value > 1 }) { return "task \(twice.key) cancelled twice" }
+        // A coalesced trigger and a superseded run are cancelled once their task exists (a task attached after it
+        // stopped being the latest, too, harmlessly); no other task is.
+        for trigger in model.triggers {
+          let stopped =
+            model.coalesced.contains(trigger) || model.superseded.contains(trigger)
+            || model.attachedLate.contains(trigger)
+          let expected = stopped && model.attached.contains(trigger) ? 1 : 0
+          if model.cancelled[trigger, default: 0] != expected {
+            return "task \(trigger) was cancelled \(model.cancelled[trigger, default: 0]) times, expected \(expected)"
+          }
+        }
+        // Only the latest run may write.
+        for (trigger, run) in model.runs where !model.finished.contains(trigger) {
+          let isLatest = trigger == model.latestRun
+          if model.machine.isSuperseded(run) == isLatest {
+            return "run \(run) is the latest: \(isLatest), yet superseded: \(model.machine.isSuperseded(run))"
+          }
+        }
+        // Once no trigger waits and no run is under way, the machine holds nothing.
+        let isOpen = model.triggers.contains {
+          !model.slept.contains($0) || (model.runs[$0] != nil && !model.finished.contains($0))
+        }
+        if !isOpen && !model.machine.isIdle {
+          return "nothing waits or runs, yet the machine is \(model.machine.state)"
+        }
+        return nil
+      })
+    #expect(explored > 10_000)
   }
 }

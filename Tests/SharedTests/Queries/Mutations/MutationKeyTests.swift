@@ -58,3 +58,27 @@ import Testing
     #expect(String(describing: MutationKey<String, Int>("rename-1")) == ".mutation(\"rename-1\")")
   }
 }
+
+/// A mutation key of parts, as a query's, and a name as the key of that one part.
+@Suite(.freshRegistry) struct MutationKeyPartsTests {
+  @Test func aNameIsTheKeyOfThatOnePart() {
+    #expect(MutationKey<String, Int>("rename-1").key == ["rename-1"])
+    #expect(MutationKey<String, Int>("rename-1").id == MutationKey<Int, Int>(["rename-1"]).id)
+    #expect(
+      MutationKey<String, Int>(["posts", 1, "rename"]).id != MutationKey<String, Int>(["posts", 2, "rename"]).id)
+    #expect(MutationKey<String, Int>(["posts", 1, "rename"]).name == "[\"posts\", 1, \"rename\"]")
+    #expect(MutationKey<String, Int>("rename-1").name == "rename-1")
+    #expect(String(describing: MutationKey<String, Int>(["posts", 1])) == ".mutation([\"posts\", 1])")
+  }
+
+  @Test func holdersOfEqualKeysShareOneState() async throws {
+    let first = Shared(wrappedValue: MutationState<String, Int>(), .mutation(["posts", 1, "rename"]))
+    let second = Shared(wrappedValue: MutationState<String, Int>(), .mutation(["posts", 1, "rename"]))
+    let byName = Shared(wrappedValue: MutationState<String, Int>(), .mutation("rename"))
+    let byOnePart = Shared(wrappedValue: MutationState<String, Int>(), .mutation(["rename"]))
+    _ = try await first.mutate("title") { title in title.count }.value
+    _ = try await byName.mutate("other") { title in title.count }.value
+    #expect(second.wrappedValue.history.map(\.arguments) == ["title"])
+    #expect(byOnePart.wrappedValue.history.map(\.arguments) == ["other"])
+  }
+}

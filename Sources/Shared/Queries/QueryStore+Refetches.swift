@@ -1,0 +1,117 @@
+extension QueryStore {
+  /// A refetch an invalidation joined as an awaiting caller.
+  struct JoinedRefetch: Sendable {
+    let key: QueryKey
+    let id: QueryRecordMachine.WorkID
+    let work: QueryWork
+  }
+
+  // MARK: Awaiting the refetches of an invalidation
+
+  /// Marks the queries `filter` reaches as stale, as ``invalidate(_:refetching:)`` does, and waits until the
+  /// refetches it set off have ended: "refreshed", not only "marked".
+  ///
+  /// ```swift
+  /// func refreshPosts() async throws {
+  ///   let store = SharedRegistry.current.queries
+  ///   let refetches = try await store.invalidateAndAwaitRefetches(.prefix(["posts"]))
+  ///   print("refreshed \(refetches.succeeded.count) of \(refetches.invalidatedCount)")
+  /// }
+  /// ```
+  ///
+  /// The queries refetched are the ones `refetching` names (the held ones by default). For each, the wait ends with
+  /// the refetch that answers the invalidation: the one it starts, a refetch already queued, or, when a fetch was
+  /// under way, the refetch that follows it, so every value it returns after was fetched after the invalidation.
+  /// A query that does not refetch now is not waited for.
+  ///
+  /// Nothing a refetch does makes this throw: a refetch that fails (after its retries) is in
+  /// ``QueryRefetches/failures``, and its query shows the error as usual; one the app cancels, resets or removes
+  /// meanwhile is in ``QueryRefetches/cancelled``. Cancelling the calling task stops the wait at once with a
+  /// `CancellationError`; the refetches go on for the queries' holders, and a refetch only this caller awaited is
+  /// cancelled, as for any awaiting caller.
+  ///
+  /// - Parameters:
+  ///   - filter: Which queries: a prefix, an exact key, and optionally a predicate on the key.
+  ///   - refetching: Which of them fetch again now: the held ones, all of them, or none.
+  /// - Returns: How many queries were marked, and how each refetch ended.
+  /// - Throws: `CancellationError` when the calling task is cancelled before the refetches ended.
+  @discardableResult
+  public func invalidateAndAwaitRefetches(
+    _ filter: QueryFilter,
+    refetching: QueryRefetch = .held
+  ) async throws -> QueryRefetches {
+    let (count, joined) = invalidateJoiningRefetches([filter], refetching: refetching)
+    var refetches = try await awaitRefetches(joined)
+    refetches.invalidatedCount = count
+    return refetches
+  }
+
+  /// Marks the queries `filters` reach as stale, as ``invalidate(_:refetching:)`` does, and joins the refetch that
+  /// answers the invalidation of each query that refetches now; returns how many queries were marked, and the
+  /// refetches joined (a query reached by two filters is joined twice).
+  func invalidateJoiningRefetches(
+    _ filters: [QueryFilter],
+    refetching: QueryRefetch
+  ) -> (count: Int, joined: [JoinedRefetch]) {
+    let refetchesNow: Bool? =
+      switch refetching {
+      case .held: nil
+      case .all: true
+      case .none: false
+      }
+    // Filled by the effects, after the store's lock.
+    let joined = Lock<[JoinedRefetch]>([])
+    var count = 0
+    for filter in filters {
+      let visited = forEachRecord(matching: filter) { _, record in
+        let (refetch, effect) = record.invalidateJoiningRefetch(refetchesNow: refetchesNow, store: self)
+        guard let refetch else { return effect }
+        let joinedRefetch = JoinedRefetch(key: record.key, id: refetch.id, work: refetch.work)
+        return QueryRecordEffect {
+          joined.withLock { $0.append(joinedRefetch) }
+          effect()
+        }
+      }
+      count += visited.count
+    }
+    return (count, joined.withLock { $0 })
+  }
+
+  /// Waits until every refetch in `joined` ended, and says how each did; a cancelled caller stops waiting at once,
+  /// with a `CancellationError`, and leaves every refetch it joined (one nobody else needs is cancelled).
+  func awaitRefetches(_ joined: [JoinedRefetch]) async throws -> QueryRefetches {
+    guard !joined.isEmpty else { return QueryRefetches() }
+    let store = WeakQueryStore(store: self)
+    let ended = await withTaskCancellationHandler {
+      var ended: [(key: QueryKey, outcome: QueryWork.Outcome)] = []
+      for refetch in joined { ended.append((refetch.key, await refetch.work.result())) }
+      return ended
+    } onCancel: {
+      for refetch in joined { store.store?.leaveRefetch(refetch) }
+    }
+    try Task.checkCancellation()
+    var refetches = QueryRefetches()
+    for (key, outcome) in ended {
+      switch outcome {
+      case .success:
+        refetches.succeeded.insert(key)
+      case .failure(let error) where error is CancellationError:
+        refetches.cancelled.insert(key)
+      case .failure(let error):
+        refetches.failures[key] = error
+      }
+    }
+    return refetches
+  }
+
+  /// A caller stopped waiting for the refetch `refetch` it joined.
+  private func leaveRefetch(_ refetch: JoinedRefetch) {
+    let (withdrawn, effect) = state.withLock { state -> (QueryWork?, QueryRecordEffect) in
+      // A record removed (or made again) meanwhile no longer runs this work: there is nobody to tell.
+      guard let record = state.root.node(at: refetch.key.parts)?.record else { return (nil, .none) }
+      return record.cancelRequested(refetch.id, work: refetch.work)
+    }
+    withExtendedLifetime(withdrawn) {}  // Released after the lock.
+    effect()
+  }
+}
