@@ -42,6 +42,31 @@ public struct QueryOptions: Sendable {
   ///
   /// The options of the query that made a key's record apply to the key until it is collected.
   public var isEnabled: Bool
+  /// Whether a new holder refetches the value: ``RefetchCondition/ifStale`` (the default) when it is missing,
+  /// invalidated or older than ``staleTime``; ``RefetchCondition/always``; or ``RefetchCondition/never`` (a fetched
+  /// value is shown whatever its age).
+  ///
+  /// A holder that appears while the query already has one is a new holder too: each screen that shows the query
+  /// counts.
+  public var refetchOnHolder: RefetchCondition
+  /// Whether the held query refetches when the network comes back, as told by the source given to
+  /// ``QueryStore/refetch(onReconnect:matching:)``: if stale, by default.
+  public var refetchOnReconnect: RefetchCondition
+  /// Whether the held query refetches when the app becomes active, as told by the source given to
+  /// ``QueryStore/refetch(onFocus:matching:)``: if stale, by default.
+  public var refetchOnFocus: RefetchCondition
+  /// How often the query refetches while held, whatever its value's age; `nil` (the default) for never.
+  ///
+  /// The queries of one store that share a clock and an interval share one timer, which runs while any of them is
+  /// cached: a query refetches at each of its ticks, so the first refetch comes at most one interval after the
+  /// query is made. A refetch joins a fetch under way instead of starting another. A disabled query does not
+  /// refetch. Measured on ``OperationOptions/clock``, so a ``ManualClock`` drives it in tests.
+  public var refetchInterval: Duration?
+  /// Whether the query refetches on its ``refetchInterval`` while nobody holds it as well; `false` by default.
+  ///
+  /// Each refetch keeps the query cached as a fetch does, so a query whose interval is shorter than its ``gcTime``
+  /// stays until ``QueryStore/remove(_:)`` removes it: for a server that keeps a few values warm for every request.
+  public var refetchesWhileUnheld: Bool
 
   /// Options.
   ///
@@ -53,19 +78,37 @@ public struct QueryOptions: Sendable {
   ///   - staleTime: How long a fetched value counts as fresh.
   ///   - gcTime: How long an unused query keeps its value; zero or more.
   ///   - enabled: Whether the query fetches by itself when held, stale or invalidated (see ``isEnabled``).
-  ///   - operation: How each fetch runs: retries, timeout, and the clock for these and for staleness and garbage
-  ///     collection.
+  ///   - refetchOnHolder: Whether a new holder refetches the value (see ``refetchOnHolder``).
+  ///   - refetchOnReconnect: Whether the held query refetches when the network comes back.
+  ///   - refetchOnFocus: Whether the held query refetches when the app becomes active.
+  ///   - refetchInterval: How often the held query refetches; `nil` for never. Greater than zero.
+  ///   - refetchesWhileUnheld: Whether the interval refetches the query while nobody holds it too.
+  ///   - operation: How each fetch runs: retries, timeout, and the clock for these and for staleness, garbage
+  ///     collection and the interval.
   public init(
     staleTime: Duration = .zero,
     gcTime: Duration = .seconds(300),
     enabled: Bool = true,
+    refetchOnHolder: RefetchCondition = .ifStale,
+    refetchOnReconnect: RefetchCondition = .ifStale,
+    refetchOnFocus: RefetchCondition = .ifStale,
+    refetchInterval: Duration? = nil,
+    refetchesWhileUnheld: Bool = false,
     operation: OperationOptions = QueryOptions.defaultOperation
   ) {
     precondition(staleTime >= .zero, "A query's staleTime cannot be negative: \(staleTime)")
     precondition(gcTime >= .zero, "A query's gcTime cannot be negative: \(gcTime)")
+    if let refetchInterval {
+      precondition(refetchInterval > .zero, "A query's refetchInterval must be greater than zero: \(refetchInterval)")
+    }
     self.staleTime = staleTime
     self.gcTime = gcTime
     self.isEnabled = enabled
+    self.refetchOnHolder = refetchOnHolder
+    self.refetchOnReconnect = refetchOnReconnect
+    self.refetchOnFocus = refetchOnFocus
+    self.refetchInterval = refetchInterval
+    self.refetchesWhileUnheld = refetchesWhileUnheld
     self.operation = operation
   }
 

@@ -148,6 +148,7 @@ extension QueryStore.State {
   /// Removes `record` from the tree and the recency list; call under the lock, and release the record after it.
   mutating func remove(_ record: any QueryRecordProtocol) {
     bounds.unlink(record)
+    intervals.remove(record)
     guard let node = root.node(at: record.key.parts), node.record === record else { return }
     node.record = nil
     count -= 1

@@ -33,6 +33,8 @@ public final class QueryStore: Sendable {
     var serial: UInt64 = 0
     /// The definitions its records share.
     var definitions = QueryDefinitions()
+    /// The queries that refetch on an interval, by timer.
+    var intervals = QueryIntervals()
   }
 
   /// The registry whose queries these are; a query made without a holder gets its value there, so a later holder
@@ -151,6 +153,12 @@ public final class QueryStore: Sendable {
   /// Refetches the held, stale queries under `prefix`; returns how many.
   @discardableResult
   func refetchStale(matching prefix: QueryKey) -> Int {
+    trigger(.stale, matching: prefix)
+  }
+
+  /// Asks the held queries under `prefix` to refetch as their options say for `trigger`; returns how many did.
+  @discardableResult
+  func trigger(_ trigger: QueryTrigger, matching prefix: QueryKey) -> Int {
     let records = state.withLock { state -> [(QueryKey, Stopwatch)] in
       var records: [(QueryKey, Stopwatch)] = []
       state.root.node(at: prefix.parts)?.visitRecords { record in
@@ -166,7 +174,7 @@ public final class QueryStore: Sendable {
         guard let record = state.root.node(at: time.0.parts)?.record, record.epoch.isSame(as: entry.1) else {
           return nil
         }
-        let effect = record.refetchIfStale(now: time.1, store: self)
+        let effect = record.triggered(trigger, now: time.1, store: self)
         return effect.perform == nil ? nil : effect
       }
     }
@@ -356,6 +364,7 @@ public final class QueryStore: Sendable {
       // Removing the other record may have pruned its node.
       (replaced.isEmpty ? node : state.root.makeNode(at: query.key.parts)).record = record
       let sweeps = state.bounds.add(record)
+      let ticks = state.intervals.add(record)
       // An initial state counts as fetched when it was obtained, before a holder decides whether to fetch; it is
       // written after the lock, before anything that decision starts.
       var seeded = QueryRecordEffect.none
@@ -366,13 +375,17 @@ public final class QueryStore: Sendable {
         }
       }
       let started = asHolder ? record.holderAppeared(now: now, store: self, writer: writer) : .none
+      let timer =
+        ticks.map { key in QueryRecordEffect { self.startTimer(on: query.options.operation.clock, key: key) } }
+        ?? .none
       let effect =
-        if stopped.perform == nil && seeded.perform == nil {
+        if stopped.perform == nil && seeded.perform == nil && timer.perform == nil {
           started
         } else {
           QueryRecordEffect {
             stopped()
             seeded()
+            timer()
             started()
           }
         }

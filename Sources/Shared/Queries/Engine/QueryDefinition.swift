@@ -69,6 +69,9 @@ extension QueryOptions {
   /// modifiers (one array). Options copied from one value are identical; options built twice may not be.
   func isIdentical(to other: QueryOptions) -> Bool {
     staleTime == other.staleTime && gcTime == other.gcTime && isEnabled == other.isEnabled
+      && refetchOnHolder == other.refetchOnHolder && refetchOnReconnect == other.refetchOnReconnect
+      && refetchOnFocus == other.refetchOnFocus && refetchInterval == other.refetchInterval
+      && refetchesWhileUnheld == other.refetchesWhileUnheld
       && operation.timeout == other.operation.timeout
       && operation.retry.isIdentical(to: other.operation.retry)
       && isSameClock(operation.clock, other.operation.clock)

@@ -17,8 +17,17 @@ protocol QueryRecordProtocol: AnyObject {
   func effect(of action: QueryRecordMachine.RequestAction, store: QueryStore) -> QueryRecordEffect
   /// Asks for a refresh; returns what to start after the lock.
   func refetch(store: QueryStore) -> QueryRecordEffect
-  /// Asks for a refresh if the query is held and its value stale at `now`.
-  func refetchIfStale(now: Duration, store: QueryStore) -> QueryRecordEffect
+  /// A trigger at `now` asks for a refresh of the query, as its options say for that trigger; returns what to start
+  /// after the lock.
+  func triggered(_ trigger: QueryTrigger, now: Duration, store: QueryStore) -> QueryRecordEffect
+  /// Whether a tick of the query's interval refetches it even while nobody holds it (so the store wakes it first).
+  var refetchesWhileUnheld: Bool { get }
+  /// The timer the query refetches on, if it has a ``QueryOptions/refetchInterval``.
+  var intervalKey: QueryIntervalKey? { get }
+  /// When the value was fetched (or set), with no invalidation since; `nil` for a missing or invalidated value.
+  var fetchedAt: Duration? { get }
+  /// How long a value stays fresh.
+  var staleTime: Duration { get }
   /// One garbage check at `now`.
   func gcTick(now: Duration) -> QueryRecordMachine.CollectAction
   /// Notes a use, so garbage collection counts a whole gcTime from now.
@@ -164,7 +173,9 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
   // MARK: Events
 
   func holderAppeared(now: Duration, store: QueryStore, writer: QueryValueWriter<State>? = nil) -> QueryRecordEffect {
-    let action = machine.holderAppeared(now: now, staleTime: definition.options.staleTime)
+    let options = definition.options
+    let action = machine.holderAppeared(
+      now: now, staleTime: options.staleTime, condition: options.refetchOnHolder)
     return plan(action, store: store, body: nil, writer: writer).effect
   }
 
@@ -188,11 +199,39 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     return plan(machine.request(.refresh, by: .library), store: store, body: nil).effect
   }
 
-  func refetchIfStale(now: Duration, store: QueryStore) -> QueryRecordEffect {
+  func triggered(_ trigger: QueryTrigger, now: Duration, store: QueryStore) -> QueryRecordEffect {
+    let options = definition.options
+    let condition: RefetchCondition
+    switch trigger {
+    case .stale: condition = .ifStale
+    case .reconnect: condition = options.refetchOnReconnect
+    case .focus: condition = options.refetchOnFocus
+    case .interval:
+      condition = .always
+      // A query refetched while unheld stays cached, as its program asked.
+      if options.refetchesWhileUnheld && !isHeld {
+        machine.touched()
+        let action = machine.triggered(now: now, staleTime: options.staleTime, condition: condition)
+        return plan(action, store: store, body: nil).effect
+      }
+    }
     guard isHeld else { return .none }
-    return plan(machine.refreshIfStale(now: now, staleTime: definition.options.staleTime), store: store, body: nil)
-      .effect
+    let action = machine.triggered(now: now, staleTime: options.staleTime, condition: condition)
+    return plan(action, store: store, body: nil).effect
   }
+
+  var refetchesWhileUnheld: Bool { definition.options.refetchesWhileUnheld }
+
+  var intervalKey: QueryIntervalKey? {
+    definition.options.refetchInterval.map { QueryIntervalKey(clock: definition.clockKey, interval: $0) }
+  }
+
+  var fetchedAt: Duration? {
+    guard case .fetched(let at) = machine.freshness else { return nil }
+    return at
+  }
+
+  var staleTime: Duration { definition.options.staleTime }
 
   func gcTick(now: Duration) -> QueryRecordMachine.CollectAction {
     machine.gcTick(now: now, gcTime: definition.options.gcTime, isHeld: isHeld)

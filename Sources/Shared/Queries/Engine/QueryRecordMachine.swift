@@ -313,10 +313,17 @@ struct QueryRecordMachine: Sendable {
 
   // MARK: Events
 
-  /// A holder appeared: refresh if the value is missing, invalidated or older than `staleTime` at `now`.
-  mutating func holderAppeared(now: Duration, staleTime: Duration) -> RequestAction {
+  /// A holder appeared: refresh as `condition` says (by default, if the value is missing, invalidated or older than
+  /// `staleTime` at `now`). Whatever the condition, a missing or invalidated value is fetched: `.never` only spares
+  /// a fetched value its age.
+  mutating func holderAppeared(
+    now: Duration,
+    staleTime: Duration,
+    condition: RefetchCondition = .ifStale
+  ) -> RequestAction {
     use = .inUse
-    return refreshIfStale(now: now, staleTime: staleTime)
+    if condition == .never, case .fetched = freshness { return .none }
+    return triggered(now: now, staleTime: staleTime, condition: condition == .never ? .ifStale : condition)
   }
 
   /// A trigger asks for a refresh of a held query if its value is missing, invalidated or older than `staleTime`
@@ -324,6 +331,18 @@ struct QueryRecordMachine: Sendable {
   mutating func refreshIfStale(now: Duration, staleTime: Duration) -> RequestAction {
     guard isEnabled else { return .none }
     return refreshIfStaleWhenAsked(now: now, staleTime: staleTime)
+  }
+
+  /// A trigger (an interval, a reconnect, the app becoming active) asks for a refresh as `condition` says:
+  /// `.always` refreshes whatever the value's age (joining a refresh under way, as every library refresh does),
+  /// `.ifStale` as ``refreshIfStale(now:staleTime:)``, `.never` not at all. A disabled record ignores triggers.
+  mutating func triggered(now: Duration, staleTime: Duration, condition: RefetchCondition) -> RequestAction {
+    guard isEnabled else { return .none }
+    switch condition {
+    case .never: return .none
+    case .ifStale: return refreshIfStaleWhenAsked(now: now, staleTime: staleTime)
+    case .always: return request(.refresh, by: .library)
+    }
   }
 
   /// Someone asks for the value ahead of need (a prefetch): a refresh if it is missing, invalidated or older than

@@ -71,6 +71,14 @@ private enum Event: CaseIterable, CustomStringConvertible {
   /// The app sets the value (`QueryStore.setValue`, `setState`) to the server's pages as they are now, learned
   /// another way: it counts as fetched now.
   case setValue
+  /// A trigger that refetches whatever the value's age (an interval's tick, or a reconnect with `.always`).
+  case triggerAlways
+  /// An interval's tick of a query that refetches while unheld: asked held or not, and a use.
+  case intervalUnheld
+  /// A second holder of a query whose new holders always refetch.
+  case holderAlways
+  /// A second holder of a query whose new holders never refetch a fetched value.
+  case holderNever
 
   var description: String {
     switch self {
@@ -102,6 +110,10 @@ private enum Event: CaseIterable, CustomStringConvertible {
     case .elapse: "elapse"
     case .evict: "evict"
     case .setValue: "setValue"
+    case .triggerAlways: "triggerAlways"
+    case .intervalUnheld: "intervalUnheld"
+    case .holderAlways: "holderAlways"
+    case .holderNever: "holderNever"
     }
   }
 }
@@ -182,6 +194,15 @@ private struct Harness {
     isAutomatic = false
   }
 
+  /// A trigger that refetches whatever the value's age: an enabled, idle record starts a refresh.
+  mutating func triggerAlways() {
+    let wasIdle = machine.running == nil
+    let action = machine.triggered(now: now, staleTime: Self.staleTime, condition: .always)
+    if machine.isEnabled && wasIdle && action == .none { fail("a trigger that always refetches fetched nothing") }
+    if !machine.isEnabled && action != .none { fail("a disabled query answered a trigger with \(action)") }
+    handle(action)
+  }
+
   mutating func fail(_ message: String) {
     failures.append("\(message) after [\(trace)]")
   }
@@ -201,7 +222,10 @@ private struct Harness {
 
   mutating func apply(_ event: Event) {
     guard !collected else { return }
-    isAutomatic = [.invalidate, .trigger, .secondHolder, .toggleHolder].contains(event)
+    isAutomatic = [
+      .invalidate, .trigger, .secondHolder, .toggleHolder, .triggerAlways, .intervalUnheld, .holderAlways,
+      .holderNever,
+    ].contains(event)
     defer { isAutomatic = false }
     switch event {
     case .invalidate:
@@ -239,6 +263,24 @@ private struct Harness {
     case .secondHolder:
       guard isHeld else { return }
       handle(machine.holderAppeared(now: now, staleTime: Self.staleTime))
+    case .triggerAlways:
+      guard isHeld else { return }  // The store asks only held records.
+      triggerAlways()
+    case .intervalUnheld:
+      machine.touched()
+      triggerAlways()
+    case .holderAlways:
+      guard isHeld else { return }
+      let wasIdle = machine.running == nil
+      let action = machine.holderAppeared(now: now, staleTime: Self.staleTime, condition: .always)
+      if machine.isEnabled && wasIdle && action == .none { fail("a holder that always refetches fetched nothing") }
+      handle(action)
+    case .holderNever:
+      guard isHeld else { return }
+      let wasFetched = if case .fetched = machine.freshness { true } else { false }
+      let action = machine.holderAppeared(now: now, staleTime: Self.staleTime, condition: .never)
+      if wasFetched && action != .none { fail("a holder that never refetches asked for \(action)") }
+      handle(action)
     case .touch:
       machine.touched()
     case .awaitValue:
@@ -973,6 +1015,22 @@ struct QueryRecordMachineTests {
     ]
     let (sequences, failures) = explore(events, depth: 5)
     #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfFiveEventsWithRefetchConditionsAndIntervalsKeepsTheRecordsInvariants() {
+    let events: [Event] = [
+      .triggerAlways, .intervalUnheld, .holderAlways, .holderNever, .invalidate, .step, .toggleHolder, .gcTick,
+    ]
+    let (sequences, failures) = explore(events, depth: 5)
+    #expect(sequences == 32_768)
+    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  }
+
+  @Test func everyOrderingOfSixEventsWithRefetchConditionsOfADisabledQueryKeepsTheRecordsInvariants() {
+    let events: [Event] = [.enable, .disable, .triggerAlways, .holderAlways, .holderNever, .step]
+    let (sequences, failures) = explore(events, depth: 6, startingEnabled: false)
+    #expect(sequences == 46_656)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 

@@ -1,0 +1,69 @@
+/// An online status your program sets: from reachability checks of its own, a server's view of its dependencies, or
+/// a test's steps.
+///
+/// ```swift
+/// let network = ManualOnlineStatus()
+/// let subscription = SharedRegistry.current.queries.refetch(onReconnect: network)
+/// network.setOnline(false)
+/// network.setOnline(true)  // the held queries refetch, as their refetchOnReconnect says
+/// ```
+public final class ManualOnlineStatus: OnlineStatusSource {
+  private let status: StatusBroadcast
+
+  /// A status that starts as `isOnline`.
+  ///
+  /// - Parameter isOnline: Whether the device is online at first; `true` by default.
+  public init(isOnline: Bool = true) {
+    status = StatusBroadcast(isOnline)
+  }
+
+  /// Whether the device is online now.
+  public var isOnline: Bool { status.value }
+
+  /// Sets the status; iterations hear of it only if it changed.
+  ///
+  /// - Parameter isOnline: Whether the device is online now.
+  public func setOnline(_ isOnline: Bool) {
+    status.set(isOnline)
+  }
+
+  /// The status now, then each change of it.
+  public func onlineStatuses() -> AsyncStream<Bool> {
+    status.statuses()
+  }
+}
+
+/// Whether the app is active, as your program sets it: from a window system of its own, a server's notion of
+/// being in service, or a test's steps.
+///
+/// ```swift
+/// let focus = ManualFocus()
+/// let subscription = SharedRegistry.current.queries.refetch(onFocus: focus)
+/// focus.setFocused(false)
+/// focus.setFocused(true)  // the held queries refetch, as their refetchOnFocus says
+/// ```
+public final class ManualFocus: FocusSource {
+  private let status: StatusBroadcast
+
+  /// A status that starts as `isFocused`.
+  ///
+  /// - Parameter isFocused: Whether the app is active at first; `true` by default.
+  public init(isFocused: Bool = true) {
+    status = StatusBroadcast(isFocused)
+  }
+
+  /// Whether the app is active now.
+  public var isFocused: Bool { status.value }
+
+  /// Sets the status; iterations hear of it only if it changed.
+  ///
+  /// - Parameter isFocused: Whether the app is active now.
+  public func setFocused(_ isFocused: Bool) {
+    status.set(isFocused)
+  }
+
+  /// The status now, then each change of it.
+  public func focusStatuses() -> AsyncStream<Bool> {
+    status.statuses()
+  }
+}

@@ -1,0 +1,37 @@
+/// Tells whether the device can reach the network, and when that changes.
+///
+/// ```swift
+/// let network = ManualOnlineStatus()
+/// let subscription = SharedRegistry.current.queries.refetch(onReconnect: network)
+/// network.setOnline(false)
+/// network.setOnline(true)  // the held queries refetch, as their refetchOnReconnect says
+/// ```
+///
+/// The library gives two: ``ManualOnlineStatus``, which your program drives (from its own reachability checks, or
+/// a test's steps), and, where the Network framework exists, `NetworkPathOnlineStatus`, which follows the system's
+/// path monitor. Conform your own type to follow anything else.
+public protocol OnlineStatusSource: Sendable {
+  /// Whether the device is online now.
+  var isOnline: Bool { get }
+  /// The status now, then each change of it, for as long as the iteration runs; ends when the source goes away.
+  func onlineStatuses() -> AsyncStream<Bool>
+}
+
+/// Tells whether the app is active (in the foreground, its window focused), and when that changes.
+///
+/// ```swift
+/// let focus = ManualFocus()
+/// let subscription = SharedRegistry.current.queries.refetch(onFocus: focus)
+/// focus.setFocused(false)
+/// focus.setFocused(true)  // the held queries refetch, as their refetchOnFocus says
+/// ```
+///
+/// The library gives two: ``ManualFocus``, which your program drives, and ``ApplicationFocus``, which follows the
+/// application's activity notifications (`.platform` on Apple platforms). Conform your own type to follow anything
+/// else.
+public protocol FocusSource: Sendable {
+  /// Whether the app is active now.
+  var isFocused: Bool { get }
+  /// The status now, then each change of it, for as long as the iteration runs; ends when the source goes away.
+  func focusStatuses() -> AsyncStream<Bool>
+}
