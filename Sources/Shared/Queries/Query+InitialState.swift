@@ -25,9 +25,11 @@ extension Query {
   ///   - updatedAt: When the state was obtained; now by default.
   /// - Returns: The query, with its initial state.
   public func initialState(_ state: State, updatedAt: Date = Date()) -> Query {
-    Query(
+    var query = Query(
       key: key, options: usesDefaultOptions ? nil : options, fetcher: fetcher, fetcherLocation: fetcherLocation,
       kind: kind, initial: QueryInitialState(state, updatedAt: updatedAt))
+    query.staleness = staleness
+    return query
   }
 
   /// This query, starting with `value` when the store has nothing cached for it: a list seeds the detail of each of

@@ -29,6 +29,8 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
   let kind: QueryKind<State>
   /// The state a record made for this query starts with, and when it was obtained; see ``initialState(_:updatedAt:)``.
   let initial: QueryInitialState<State>?
+  /// How long each fetched value stays fresh, decided by the value; see ``staleTime(_:)``.
+  var staleness: QueryStaleness<State>?
 
   init(
     key: QueryKey,
@@ -76,8 +78,10 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
   /// This query with `defaults` as its options, if it was made without options of its own.
   func withDefaultOptions(_ defaults: QueryOptions) -> Self {
     guard usesDefaultOptions else { return self }
-    return Self(
+    var query = Self(
       key: key, options: defaults, fetcher: fetcher, fetcherLocation: fetcherLocation, kind: kind, initial: initial)
+    query.staleness = staleness
+    return query
   }
 
   /// Registers the holder with the query store, which fetches if the value is missing, stale or invalidated.

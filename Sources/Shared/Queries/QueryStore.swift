@@ -858,7 +858,8 @@ public final class QueryStore: Sendable {
       } else {
         showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate, of: work)
       }
-      return (.success(value), .applied(at: now))
+      // The query's rule, if any, is the app's code: run here, outside the lock.
+      return (.success(value), .applied(at: record.freshnessTime(of: value, fetchedAt: now)))
     case .cancelled:
       let (action, shared) = store?.fetchStopped(id, of: record, cancelled: true) ?? (.discard, nil)
       shared?.withLockReleasingReplaced { state in

@@ -297,4 +297,26 @@ import Testing
     let plain = Shared(value: OperationState<String>())
     #expect(plain.isStale == nil)  // Not a query's value.
   }
+
+  @Test func eachFetchedValueDecidesHowLongItStaysFreshThroughTheQuerysRule() async throws {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let store = SharedRegistry.current.queries
+    // The first value is stale at once; the later ones stay fresh for 100 s, over the query's 30 s.
+    let query = query(fetcher, options(clock)).staleTime { value in value == "fetch 1" ? .zero : .seconds(100) }
+    let post = Shared(wrappedValue: OperationState<String>(), query)
+    await waitForValue(post, "fetch 1")
+    await waitUntil { store.activity.wrappedValue.fetchingQueries == 0 }
+    #expect(post.isStale == true)
+    #expect(try await store.fetch(query) == "fetch 2")  // Stale: awaited a refetch.
+    clock.advance(by: .seconds(99))
+    #expect(post.isStale == false)
+    #expect(try await store.fetch(query) == "fetch 2")  // Still fresh, 69 s past the query's staleTime.
+    clock.advance(by: .seconds(1))
+    #expect(post.isStale == true)
+    #expect(try await store.fetch(query) == "fetch 3")
+    store.invalidate(.exactly(["post"]), refetching: .none)
+    #expect(post.isStale == true)  // Invalidated, whatever the rule says.
+    #expect(fetcher.fetches.count == 3)
+  }
 }

@@ -104,6 +104,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
   let definition: QueryDefinition
   /// The query's own fetcher.
   private let fetcher: QueryFetcher<State>
+  /// How long each fetched value stays fresh, if the query decides it by the value.
+  private let staleness: QueryStaleness<State>?
   private let kind: QueryKind<State>
   let epoch: Stopwatch
   /// The value's box while the query is used; `nil` while it sleeps (see ``sleepIfUnused()``).
@@ -135,6 +137,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     self.key = query.key
     self.definition = definition
     self.fetcher = query.fetcher
+    self.staleness = query.staleness
     self.kind = query.kind
     self.storedRoot = root
     self.epoch = epoch
@@ -144,7 +147,19 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
   }
 
   /// The query the record was made for.
-  var query: Query<State> { Query(key: key, definition: definition, fetcher: fetcher, kind: kind) }
+  var query: Query<State> {
+    var query = Query(key: key, definition: definition, fetcher: fetcher, kind: kind)
+    query.staleness = staleness
+    return query
+  }
+
+  /// The time a value fetched at `at` counts as fetched at for the freshness checks, which all ask whether `now - at`
+  /// is under ``QueryOptions/staleTime``: shifted by the difference between the staleTime the value decides and the
+  /// query's, so that those checks apply the value's. Runs the query's rule: call outside the store's lock.
+  func freshnessTime(of value: State.Success, fetchedAt at: Duration) -> Duration {
+    guard let staleness else { return at }
+    return at + staleness.staleTime(value) - definition.options.staleTime
+  }
 
   var clockKey: QueryClockKey { definition.clockKey }
 
