@@ -180,6 +180,15 @@ for queries in [1, 100] {
     return Row(scenario: $0, pair: pair, baselineName: "run + await its task", budget: .none)
   }
 }
+await scenario("interval tick, per held query (1,000 held)") {
+  let ticks = quick ? 2 : 10
+  let pair = await asyncPlan.compareAsync {
+    await intervalTick(held: 1_000, ticks: ticks)
+  } with: {
+    await tasksStartedThenAwaited(1_000)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "Task { } started, then awaited", budget: .none)
+}
 await scenario("new query key") {
   let cache = await QueryCache(cached: 0)
   let pair = await asyncPlan.compareAsync {

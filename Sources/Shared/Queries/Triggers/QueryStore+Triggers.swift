@@ -125,8 +125,10 @@ extension Shared where Value: OperationTrackable {
   /// ``QueryOptions/staleTime``; `nil` when this value is not a cached query's.
   ///
   /// ```swift
-  /// @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
-  /// if $post.isStale == true { print("showing an older copy") }
+  /// func holderIsStale(api: API) {
+  ///   @Shared(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
+  ///   if $post.isStale == true { print("showing an older copy") }
+  /// }
   /// ```
   ///
   /// The same as ``QueryStore/isStale(_:)`` with this holder's key. Reads the query's clock.
