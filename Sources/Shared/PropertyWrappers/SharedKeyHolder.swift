@@ -24,7 +24,9 @@ import Reactive
 /// ``load(_:)-(Shared<Value>)`` holds the new value and lets go of the previous one; ``shown`` follows the new value
 /// at once if its key has loaded (or loads synchronously), and otherwise keeps the previous value, with
 /// ``ShownValue/isPrevious`` set, until the new key's load ends (with its value, or with ``ShownValue/loadError``).
-/// The previous value is never written into the new key's value.
+/// The previous value is never written into the new key's value. A query's key loads nothing: its value counts as
+/// loading while it is an operation's state in its first load (``OperationStatus/pending``), so the previous query's
+/// value shows until the new query's first fetch ends (``QueryHolder`` does the same, and adds placeholders).
 public final class SharedKeyHolder<Value: Sendable>: Sendable {
   private struct State: ~Copyable {
     /// Grows with each load: an observer of an earlier value changes nothing.
@@ -138,17 +140,18 @@ public final class SharedKeyHolder<Value: Sendable>: Sendable {
       state.sequence += 1
       let reader = state.current
       // A load that ended has told the value's listeners after it ended: read under this lock, in order.
-      let isLoading = reader.isLoading
       let loadError = reader.loadError
-      if isLoading {
-        return (state.sequence, ShownValue(state.shown, isPrevious: generation > 0, isLoading: true), nil)
-      }
       let value = reader.wrappedValue
+      // A query's key loads nothing: its value is loading while its first fetch runs.
+      if reader.isLoading || Self.isFirstLoad(value) {
+        return (state.sequence, ShownValue(state.shown, isPrevious: generation > 0, isLoading: true), value)
+      }
       let released = state.shown
       state.shown = value
       return (state.sequence, ShownValue(value, isLoading: false, loadError: loadError), released)
     }
     guard let decided else { return }
+    // The value read (or the one replaced) is released after the lock.
     withExtendedLifetime(decided.released) {}
     output.withLockReleasingReplaced { shown in
       self.written.withLock { last in
@@ -157,5 +160,11 @@ public final class SharedKeyHolder<Value: Sendable>: Sendable {
         shown = decided.shown
       }
     }
+  }
+
+  /// Whether `value` is an operation's state in its first load (``OperationStatus/pending``): a query's value
+  /// while its first fetch runs.
+  private static func isFirstLoad(_ value: Value) -> Bool {
+    (value as? any OperationTrackable)?.operation.status == .pending
   }
 }

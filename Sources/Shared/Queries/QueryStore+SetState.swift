@@ -37,7 +37,9 @@ extension QueryStore {
   /// }
   /// ```
   ///
-  /// As ``setState(for:startingWith:updatedAt:_:)``, starting from no pages.
+  /// As ``setState(for:startingWith:updatedAt:_:)``, starting from no pages: for a query the store does not keep
+  /// yet, `body` finds `pages` empty (the edit above then changes nothing), and seeds it with
+  /// ``PaginatedState/replacePages(ids:pages:hasNextPage:hasPreviousPage:)``.
   ///
   /// - Parameters:
   ///   - query: The query, made with no pages if the store keeps none under its key.

@@ -48,6 +48,27 @@ private struct PendingKey: SharedKey {
     #expect(Shared(wrappedValue: "", .inMemory("a")).wrappedValue == "first")
   }
 
+  @Test func aQueryShowsThePreviousQuerysValueWhileItsFirstFetchRuns() async {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let options = queryStoreOptions(clock)
+    let first: Query<OperationState<String>> = .query(["posts", 1], options: options) { await fetcher.fetch() }
+    let second: Query<OperationState<String>> = .query(["posts", 2], options: options) { await fetcher.fetch() }
+    let holder = SharedKeyHolder(Shared(wrappedValue: OperationState<String>(), first))
+    #expect(holder.shown.wrappedValue.isLoading)  // Its first fetch runs; nothing was shown before.
+    #expect(!holder.shown.wrappedValue.isPrevious)
+    await waitUntil { holder.shown.wrappedValue.value.value == "fetch 1" }
+    let gate = fetcher.hold()
+    holder.load(Shared(wrappedValue: OperationState<String>(), second))
+    #expect(holder.shown.wrappedValue.value.value == "fetch 1")
+    #expect(holder.shown.wrappedValue.isPrevious)
+    #expect(holder.shown.wrappedValue.isLoading)
+    gate.open()
+    await waitUntil { !holder.shown.wrappedValue.isLoading }
+    #expect(holder.shown.wrappedValue.value.value == "fetch 2")
+    #expect(!holder.shown.wrappedValue.isPrevious)
+  }
+
   @Test func thePreviousValueShowsWhileTheNewKeyLoadsAndTheLoadedValueReplacesIt() async {
     let loads = PendingKey.Loads()
     let holder = SharedKeyHolder(Shared(wrappedValue: "user A's", .inMemory("a")))

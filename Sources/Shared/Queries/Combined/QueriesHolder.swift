@@ -20,7 +20,8 @@ import Reactive
 /// stay are not fetched again, new ones fetch as they need to, and those left are let go (collected after their
 /// `gcTime` unless something else holds them).
 ///
-/// The holder's queries are made in the ``SharedRegistry/current`` registry of the task that created it.
+/// The holder's queries are made in the ``SharedRegistry/current`` registry of the task that created it. It holds
+/// plain queries (`Query<OperationState<Value>>`); hold paginated queries each with a `@Shared` holder of its own.
 public final class QueriesHolder<Value: Sendable, Combined: Sendable>: Sendable {
   private struct State: ~Copyable {
     /// Grows with each ``load(_:)``: an observer of an earlier list changes nothing.
