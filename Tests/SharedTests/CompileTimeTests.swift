@@ -44,3 +44,53 @@ private func keyContractTour(settingsURL: URL) async throws {
 }
 
 private struct TourError: Error {}
+
+// MARK: The phase of an operation state
+
+private struct PhasePost: Sendable, Equatable { var title: String }
+
+/// An exhaustive `switch` over each state's phase, with no `default`, reads the loaded value as it is: no `!`, no
+/// `?`, no `?? ""`. The annotations pin the payloads' types: the loaded value is never optional, the value from before
+/// is.
+private func exhaustiveSwitchesReadTheLoadedValueWithoutUnwrapping(
+  post: OperationState<PhasePost>,
+  feed: PaginatedState<Int, [PhasePost]>,
+  rename: MutationState<String, PhasePost>
+) -> [String] {
+  let title: String
+  switch post.phase {
+  case .idle: title = "Not loaded"
+  case .loading(let previous):
+    let previous: PhasePost? = previous
+    title = previous?.title ?? "Loading…"
+  case .loaded(let loaded):
+    let loaded: PhasePost = loaded
+    title = loaded.title
+  case .failed(let error, let previous):
+    let error: HashableError = error
+    let previous: PhasePost? = previous
+    title = "\(previous?.title ?? "No post"): \(error.localizedDescription)"
+  }
+
+  let count: Int
+  switch feed.phase {
+  case .idle, .loading, .failed: count = 0
+  case .loaded(let pages):
+    let pages: [[PhasePost]] = pages
+    count = pages.count
+  }
+
+  let saved: String
+  switch rename.phase {
+  case .idle, .loading, .failed: saved = ""
+  case .loaded(let post): saved = post.title
+  }
+  return [title, "\(count)", saved]
+}
+
+/// A phase crosses tasks, and compares (and hashes) where its value does.
+private func phasesAreSendableAndEquatable(_ phase: OperationPhase<PhasePost>) async -> Bool {
+  let sent = await Task { phase }.value
+  let hashed: Set<OperationPhase<Int>> = [.idle, .loaded(1)]
+  return sent == phase && hashed.contains(.idle)
+}

@@ -58,11 +58,11 @@ struct RunningOperationsArticle {
   // MARK: The state every holder sees
 
   func render(_ post: OperationState<Post>) -> String {
-    switch post.status {
+    switch post.phase {
     case .idle: return "Not loaded"
-    case .pending: return post.attempt > 1 ? "Retrying (attempt \(post.attempt))" : "Loading"
-    case .success: return post.value?.title ?? ""
-    case .error: return "Failed: \(post.error!)"
+    case .loading: return post.attempt > 1 ? "Retrying (attempt \(post.attempt))" : "Loading"
+    case .loaded(let loaded): return loaded.title
+    case .failed(let error, let previous): return "\(previous?.title ?? "No post"): failed with \(error)"
     }
   }
 

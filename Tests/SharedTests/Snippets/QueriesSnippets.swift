@@ -46,9 +46,11 @@ struct UsingQueriesArticle {
   // MARK: Refetching is not loading
 
   func postScreen(_ post: OperationState<Post>) -> String {
-    if post.status.isPending { return "Loading…" }  // a first load: nothing to show yet
-    let title = post.value?.title ?? "No post"
-    return post.isFetching ? "\(title) (refreshing)" : title
+    switch post.phase {
+    case .idle, .loading: return "Loading…"  // a first load: nothing to show yet
+    case .loaded(let loaded): return post.isFetching ? "\(loaded.title) (refreshing)" : loaded.title
+    case .failed(let error, let previous): return "\(previous?.title ?? "No post") (\(error))"
+    }
   }
 
   // MARK: Retries that respect users

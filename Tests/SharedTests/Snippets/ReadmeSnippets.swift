@@ -42,11 +42,12 @@ enum ReadmeOperationTour {
   }
 
   func title(of post: OperationState<Post>) -> String {
-    switch post.status {
+    switch post.phase {  // the status, with what each case has to show
     case .idle: "Not loaded"
-    case .pending: "Loading… (attempt \(post.attempt))"
-    case .success: post.value?.title ?? ""
-    case .error: "Failed: \(post.error?.localizedDescription ?? "")"
+    case .loading(nil): "Loading… (attempt \(post.attempt))"
+    case .loading(let previous?): "\(previous.title) (reloading…)"
+    case .loaded(let loaded): loaded.title  // never optional
+    case .failed(let error, let previous): "\(previous?.title ?? "No post"): \(error.localizedDescription)"
     }
   }
 }
@@ -60,10 +61,11 @@ enum ReadmeQueryTour {
 
   func postScreen(api: @escaping @Sendable (Int) async throws -> Post) {
     @Shared(.query(["posts", 42]) { try await api(42) }) var post = OperationState<Post>()
-    if post.status.isPending {
-      print("first load")  // nothing fetched yet
-    } else if post.isFetching {
-      print("refreshing", post.value?.title ?? "")  // a refetch keeps the value and its status
+    switch post.phase {
+    case .idle, .loading: print("first load")  // nothing fetched yet
+    case .loaded(let shown) where post.isFetching: print("refreshing", shown.title)  // a refetch keeps the value
+    case .loaded(let shown): print(shown.title)
+    case .failed(let error, _): print("failed", error)
     }
     SharedRegistry.current.queries.invalidate(matching: ["posts"])  // held queries under ["posts"] refetch
   }

@@ -54,8 +54,18 @@ func publishToFeed(options: QueryOptions) async -> String {
   return "\(published == 1 ? "1 post" : "\(published) posts") published to the feed, \(rolledBack) rolled back"
 }
 
-/// The first page's titles, and whether more pages follow.
+/// What the feed shows: the first page's titles and whether more pages follow, or why there is no page.
 private func describeFeed(_ feed: PaginatedState<Int, [Post]>) -> String {
-  let titles = (feed.pages.first ?? []).map { $0.title.isEmpty ? "(untitled)" : $0.title }
-  return "[\(titles.joined(separator: ", "))]\(feed.hasNextPage ? ", more below" : "")"
+  switch feed.phase {
+  case .idle, .loading(nil): "no page yet"
+  case .loading(let pages?): "\(firstPage(of: pages)), reloading"
+  case .loaded(let pages): "\(firstPage(of: pages))\(feed.hasNextPage ? ", more below" : "")"
+  case .failed(let error, let pages): "\(pages.map(firstPage(of:)) ?? "no page"); the last fetch failed: \(error)"
+  }
+}
+
+/// The first page's titles.
+private func firstPage(of pages: [[Post]]) -> String {
+  let titles = (pages.first ?? []).map { $0.title.isEmpty ? "(untitled)" : $0.title }
+  return "[\(titles.joined(separator: ", "))]"
 }

@@ -27,13 +27,13 @@ func runQueriesScenario() async -> String {
   }
   let first = await settled($detail)
   let firstFetches = await backend.postFetches
-  if first.status.isSuccess {
-    console.line(
-      "detail and sidebar: \"\(sidebar.value?.title ?? "")\" (\(fetches(firstFetches)) for both)", .success)
-  } else {
-    console.line(
-      "detail and sidebar: could not load the post: \(describe(first.error)) (\(fetches(firstFetches)) for both)",
-      .failure)
+  switch sidebar.phase {
+  case .loaded(let post):
+    console.line("detail and sidebar: \"\(post.title)\" (\(fetches(firstFetches)) for both)", .success)
+  case .failed(let error, _):
+    console.line("detail and sidebar: could not load the post: \(error) (\(fetches(firstFetches)) for both)", .failure)
+  case .idle, .loading:
+    console.line("detail and sidebar: could not load the post (\(fetches(firstFetches)) for both)", .failure)
   }
 
   @Shared(.inMemory("rename-post")) var rename = MutationState<String, Post>(historyLimit: 3)
@@ -47,15 +47,22 @@ func runQueriesScenario() async -> String {
   case .success:
     let after = await refetchSettled(&sidebarStates) { refetching in
       // A refetch is not a load: the sidebar keeps its post and its status while the new one is fetched.
-      console.line(
-        "while it refetches: the sidebar still shows \"\(refetching.value?.title ?? "")\" "
-          + "(status \(refetching.status.rawValue), isFetching = \(refetching.isFetching))")
+      if case .loaded(let post) = refetching.phase {
+        console.line(
+          "while it refetches: the sidebar still shows \"\(post.title)\" "
+            + "(status \(refetching.status.rawValue), isFetching = \(refetching.isFetching))")
+      }
     }
-    refetched = after.status.isSuccess && after.value?.title.hasPrefix("Renamed") == true
-    if refetched {
-      console.line("after the rename: the sidebar refetched \"\(sidebar.value?.title ?? "")\"", .success)
-    } else {
-      console.line("after the rename: the sidebar could not refetch: \(describe(after.error))", .failure)
+    switch after.phase {
+    case .loaded(let post) where post.title.hasPrefix("Renamed"):
+      refetched = true
+      console.line("after the rename: the sidebar refetched \"\(post.title)\"", .success)
+    case .loaded(let post):
+      console.line("after the rename: the sidebar still shows \"\(post.title)\"", .failure)
+    case .failed(let error, _):
+      console.line("after the rename: the sidebar could not refetch: \(error)", .failure)
+    case .idle, .loading:
+      console.line("after the rename: the sidebar shows no post", .failure)
     }
   case .failure(let error):
     console.line("rename: \(error); the sidebar keeps what it had", .failure)
