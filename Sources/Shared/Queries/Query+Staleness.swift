@@ -22,7 +22,7 @@ extension Query {
   public func staleTime<Success: Sendable>(_ rule: @escaping @Sendable (Success) -> Duration) -> Query
   where State == OperationState<Success> {
     var query = self
-    query.staleness = QueryStaleness { value in max(.zero, rule(value)) }
+    query.staleness = QueryStaleness(staleTime: { value in max(.zero, rule(value)) })
     return query
   }
 }

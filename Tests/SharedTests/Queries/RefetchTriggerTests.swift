@@ -319,4 +319,18 @@ import Testing
     #expect(post.isStale == true)  // Invalidated, whatever the rule says.
     #expect(fetcher.fetches.count == 3)
   }
+
+  @Test func aStalenessRuleBelongsToTheQueriesMadeWithItNotToOthersFromTheSameCode() async throws {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let store = SharedRegistry.current.queries
+    // The same fetcher code and options: only the rule tells the two apart.
+    let ruled = query(["ruled"], fetcher, options(clock)).staleTime { _ in .zero }
+    _ = try await store.fetch(ruled)
+    _ = try await store.fetch(query(["plain"], fetcher, options(clock)))
+    #expect(store.isStale(["ruled"]) == true)
+    #expect(store.isStale(["plain"]) == false)
+    _ = try await store.fetch(ruled)  // Stale: fetched again, by the same rule.
+    #expect(fetcher.fetches.count == 3)
+  }
 }

@@ -12,19 +12,27 @@ final class QueryDefinition: Sendable {
   let fetcherLocation: CodeLocation
   /// The clock the query measures its time on.
   let clockKey: QueryClockKey
+  /// The query's staleness rule (a `QueryStaleness` of its state type), if it has one.
+  let staleness: (any AnyObject & Sendable)?
 
-  init(options: QueryOptions, usesDefaultOptions: Bool, fetcherLocation: CodeLocation) {
+  init(
+    options: QueryOptions,
+    usesDefaultOptions: Bool,
+    fetcherLocation: CodeLocation,
+    staleness: (any AnyObject & Sendable)? = nil
+  ) {
     self.options = options
     self.usesDefaultOptions = usesDefaultOptions
     self.fetcherLocation = fetcherLocation
     self.clockKey = QueryClockKey(options.operation.clock)
+    self.staleness = staleness
   }
 
   /// Whether a query made at `fetcherLocation` with `options` may share this definition: the same location and the
-  /// same options (see ``QueryOptions/isIdentical(to:)``).
+  /// same options (see ``QueryOptions/isIdentical(to:)``), and the same staleness rule (the same instance, or none).
   func fits<State>(_ query: Query<State>) -> Bool {
     fetcherLocation == query.fetcherLocation && usesDefaultOptions == query.usesDefaultOptions
-      && options.isIdentical(to: query.options)
+      && staleness === query.staleness && options.isIdentical(to: query.options)
   }
 }
 
@@ -52,7 +60,8 @@ struct QueryDefinitions: ~Copyable {
       return known
     }
     let made = QueryDefinition(
-      options: query.options, usesDefaultOptions: query.usesDefaultOptions, fetcherLocation: query.fetcherLocation)
+      options: query.options, usesDefaultOptions: query.usesDefaultOptions, fetcherLocation: query.fetcherLocation,
+      staleness: query.staleness)
     entries[query.fetcherLocation] = Entry(definition: made)
     last = made
     if entries.count >= pruneCount {

@@ -104,8 +104,6 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
   let definition: QueryDefinition
   /// The query's own fetcher.
   private let fetcher: QueryFetcher<State>
-  /// How long each fetched value stays fresh, if the query decides it by the value.
-  private let staleness: QueryStaleness<State>?
   private let kind: QueryKind<State>
   let epoch: Stopwatch
   /// The value's box while the query is used; `nil` while it sleeps (see ``sleepIfUnused()``).
@@ -137,7 +135,6 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     self.key = query.key
     self.definition = definition
     self.fetcher = query.fetcher
-    self.staleness = query.staleness
     self.kind = query.kind
     self.storedRoot = root
     self.epoch = epoch
@@ -151,6 +148,11 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     var query = Query(key: key, definition: definition, fetcher: fetcher, kind: kind)
     query.staleness = staleness
     return query
+  }
+
+  /// How long each fetched value stays fresh, if the query decides it by the value: kept by the definition.
+  private var staleness: QueryStaleness<State>? {
+    definition.staleness.flatMap { $0 as? QueryStaleness<State> }
   }
 
   /// The time a value fetched at `at` counts as fetched at for the freshness checks, which all ask whether `now - at`
