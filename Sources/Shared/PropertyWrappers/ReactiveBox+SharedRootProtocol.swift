@@ -5,6 +5,7 @@ extension ReactiveBox: SharedRootProtocol {
   @usableFromInline var loadError: (any Error)? { nil }
   /// A box has no store, so it has no save error.
   @usableFromInline var saveError: (any Error)? { nil }
+  @usableFromInline func clearSaveError() {}
   /// A box has no store, so it never loads.
   @usableFromInline var isLoading: Bool { false }
   /// A box has no store: there is nothing to save.

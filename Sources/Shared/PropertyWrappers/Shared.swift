@@ -287,9 +287,24 @@ public struct Shared<Value: Sendable>: Sendable {
 
   /// The error of the last attempt to save the value, or `nil` once a save succeeds.
   ///
-  /// A failed save keeps the value in memory; the next change, or ``save()``, tries again.
+  /// A failed save keeps the value in memory; the next change, or ``save()``, tries again. The error stays until a
+  /// save succeeds or the program clears it (``clearSaveError()``), even when the store then reports a value of its
+  /// own that replaces the change that failed: the program's change did not reach the store, and it learns so.
+  /// ``loadError``, by contrast, clears as soon as the store delivers a good value.
   public var saveError: (any Error)? {
     root.saveError
+  }
+
+  /// Forgets the error of the last failed save, once the program has dealt with it (told the user, say); the next
+  /// failed save sets ``saveError`` again.
+  ///
+  /// ```swift
+  /// func dismissSaveFailure(_ settings: Shared<Settings>) {
+  ///   if settings.saveError != nil { settings.clearSaveError() }
+  /// }
+  /// ```
+  public func clearSaveError() {
+    root.clearSaveError()
   }
 
   /// Saves now any change that is not saved yet, and waits until every change made before this call is in the

@@ -78,6 +78,7 @@ final class SharedRoot<Value: Sendable>: Sendable {
 extension SharedRoot: SharedRootProtocol {
   @usableFromInline var loadError: (any Error)? { persistence?.loadError }
   @usableFromInline var saveError: (any Error)? { persistence?.saveError }
+  @usableFromInline func clearSaveError() { persistence?.clearSaveError() }
   @usableFromInline var isLoading: Bool { persistence?.isLoading ?? false }
 
   @usableFromInline func save() async throws {

@@ -3,6 +3,7 @@
 protocol SharedRootProtocol: AnyObject, Sendable {
   var loadError: (any Error)? { get }
   var saveError: (any Error)? { get }
+  func clearSaveError()
   var isLoading: Bool { get }
   func save() async throws
   func load() async throws

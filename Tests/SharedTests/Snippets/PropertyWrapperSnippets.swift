@@ -169,4 +169,9 @@ struct PropertyWrapperCommentSnippets {
     @SharedReader(.query(["posts", 42]) { try await api.post(42) }) var post = OperationState<Post>()
     print(post.value?.title ?? "")
   }
+
+  // Shared.clearSaveError()
+  func dismissSaveFailure(_ settings: Shared<Settings>) {
+    if settings.saveError != nil { settings.clearSaveError() }
+  }
 }

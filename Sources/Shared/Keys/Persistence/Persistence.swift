@@ -361,6 +361,14 @@ final class Persistence<Value: Sendable>: Sendable {
 
   var loadError: (any Error)? { state.withLock { $0.machine.loadError } }
   var saveError: (any Error)? { state.withLock { $0.machine.saveError } }
+
+  func clearSaveError() {
+    let cleared = state.withLock { state -> (any Error)? in
+      defer { state.machine.saveErrorCleared() }
+      return state.machine.saveError
+    }
+    withExtendedLifetime(cleared) {}  // The error is released after the lock.
+  }
 }
 
 /// Whether `first` and `second` are equal; `false` when their type is not `Equatable`.

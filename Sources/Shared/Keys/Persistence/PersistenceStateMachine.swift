@@ -141,6 +141,9 @@ struct PersistenceStateMachine<Value, Waiter> {
   private(set) var loadError: (any Error)?
   /// Why the last save failed, until one succeeds.
   private(set) var saveError: (any Error)?
+  /// The change whose save failed is still what memory holds: the next `save()` writes it again. A value from the
+  /// store that replaced it leaves nothing to write again (its error stays, see ``saveError``).
+  private(set) var failedChangeInMemory = false
   /// What keeps the value alive while a save is pending, so a new holder finds it instead of reloading the store.
   private var keepAlive: (any AnyObject & Sendable)?
   /// The key's load.
@@ -212,6 +215,11 @@ struct PersistenceStateMachine<Value, Waiter> {
     }
   }
 
+  /// The program read the save error and clears it (``Shared/clearSaveError()``); the next failed save sets it again.
+  mutating func saveErrorCleared() {
+    saveError = nil
+  }
+
   /// The key's save of the current change returned, with `error` if it failed.
   mutating func saveFinished(error: (any Error)?) -> SaveFinishedAction {
     guard case .saving(let current, let next) = mode else {
@@ -219,6 +227,7 @@ struct PersistenceStateMachine<Value, Waiter> {
     }
     storedSequence = max(storedSequence, current.sequence)
     saveError = error
+    failedChangeInMemory = error != nil
     if error == nil { loadError = nil }
     let ready = takeReadyWaiters()
     if let next {
@@ -235,7 +244,7 @@ struct PersistenceStateMachine<Value, Waiter> {
   mutating func flushRequested(target: UInt64, current: Value, waiter: Waiter) -> FlushAction {
     switch mode {
     case .idle:
-      if saveError != nil && newestSequence <= target {
+      if failedChangeInMemory && newestSequence <= target {
         // The last save failed and nothing changed since: save what memory holds again.
         let retry = Change(value: current, sequence: target)
         newestSequence = target
@@ -298,10 +307,10 @@ struct PersistenceStateMachine<Value, Waiter> {
     let supersededByTheProgram = newestSequence >= change.sequence
     newestSequence = max(newestSequence, change.sequence)
     guard mayHaveSavedSince(read) else {
-      // Memory now equals the store; an older unsaved change is superseded, and so is a failed one: no error is
-      // left to report for it.
+      // Memory now equals the store; an older unsaved change is superseded. A failed one keeps its error: the
+      // program's change did not reach the store, and it learns so until a save succeeds or it clears the error.
       storedSequence = max(storedSequence, change.sequence)
-      saveError = nil
+      failedChangeInMemory = false
       if case .scheduled(pending: let pending?) = mode, pending.sequence < change.sequence {
         mode = .scheduled(pending: nil)
       }
@@ -396,7 +405,7 @@ struct PersistenceStateMachine<Value, Waiter> {
       precondition(applied > newestSequence, "a loaded value is the newest change when it is applied")
       newestSequence = applied
       storedSequence = applied
-      saveError = nil
+      failedChangeInMemory = false
       flushWaiters = takeReadyWaiters()
     }
     guard !queued.isEmpty else {

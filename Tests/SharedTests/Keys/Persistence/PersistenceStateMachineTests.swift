@@ -264,6 +264,7 @@ private struct World {
         failedChanges.insert(change.sequence)
         error = TestFailure()
       }
+      lastSaveFailed = error != nil
       switch machine.saveFinished(error: error) {
       case .continueSaving(let waiters):
         saveTask = .ready
@@ -463,14 +464,17 @@ private struct World {
 
   /// Lets every pending request arrive, every save finish and polls run until nothing changes; then memory must
   /// equal the store, and no flush may still wait.
+  /// Whether the last save to end failed.
+  private var lastSaveFailed = false
+
   mutating func settle() {
     for _ in 0..<8 {
       while let event = settlingEvent {
         settlingSteps += 1
         apply(event)
       }
-      if machine.saveError != nil {
-        // A failed save is tried again by the next save().
+      if machine.failedChangeInMemory {
+        // A failed save is tried again by the next save(); one the store's value replaced keeps only its error.
         budget.flushes = 1
         apply(.flush)
         continue
@@ -490,6 +494,11 @@ private struct World {
     }
     if settlingSteps > 1_000 { fail("the value never went quiet: \(settlingSteps) events while settling") }
     if memory != store { fail("memory \(memory) and store \(store) disagree once quiet") }
+    // The program learns its change did not reach the store: a value the store reported since does not hide it.
+    if lastSaveFailed && machine.saveError == nil { fail("the last save failed, and no saveError says so") }
+    if !lastSaveFailed && savesSucceeded > 0 && machine.saveError != nil {
+      fail("a save succeeded last, yet saveError is set")
+    }
     if let latestLocal, latestLocal.sequence > newestAppliedReadStart, memory != latestLocal.value {
       fail("change \(latestLocal.sequence) (\(latestLocal.value)) was lost: memory \(memory) once quiet")
     }

@@ -50,8 +50,9 @@ private struct FirstSucceedsKey: SharedKey {
     #expect($value.saveError != nil)
   }
 
-  /// A failed change that the store's own value then replaced leaves nothing failed behind.
-  @Test func aFailedChangeReplacedByTheStoresValueClearsTheSaveError() async throws {
+  /// A failed change that the store's own value then replaced keeps its error: the program's change never reached
+  /// the store, and it learns so until it clears the error.
+  @Test func aFailedChangeReplacedByTheStoresValueKeepsTheSaveErrorUntilCleared() async throws {
     let store = ContextKey.Store()
     store.saveErrors.withLock { $0 = [ReleasingError {}] }
     @Shared(ContextKey(name: "failed-then-replaced", store: store)) var value = Releasing(number: 0)
@@ -60,6 +61,24 @@ private struct FirstSucceedsKey: SharedKey {
     let context = try #require(store.context.withLock { $0 })
     context.update(Releasing(number: 5))
     #expect(value.number == 5)
+    #expect($value.saveError is ReleasingError)
+    #expect($value.loadError == nil)
+    $value.clearSaveError()
+    #expect($value.saveError == nil)
+  }
+
+  /// The error of a replaced failure goes once a later change is saved.
+  @Test func aSaveThatSucceedsAfterAReplacedFailureClearsTheSaveError() async throws {
+    let store = ContextKey.Store()
+    store.saveErrors.withLock { $0 = [ReleasingError {}] }
+    @Shared(ContextKey(name: "failed-replaced-saved", store: store)) var value = Releasing(number: 0)
+    $value.withLock { $0.number = 1 }
+    await #expect(throws: ReleasingError.self) { try await $value.save() }
+    let context = try #require(store.context.withLock { $0 })
+    context.update(Releasing(number: 5))
+    #expect($value.saveError != nil)
+    $value.withLock { $0.number = 6 }
+    try await $value.save()
     #expect($value.saveError == nil)
   }
 }
