@@ -27,7 +27,26 @@ extension ServerTests {
       return false
     }
 
-    @Test func aSaveOnAPartitionedPathReturnsWithTheCauseAndTheInstanceConvergesOnceItHeals() async throws {
+    /// The conflict policies a partition is tried under: the merge's save runs in a transaction, whose COMMIT
+    /// postgres-nio never completes on a closed connection; the deadline leaves it behind.
+    enum Policy: String, CaseIterable, Sendable {
+      case lastWriterWins, merge
+
+      var conflicts: PostgresConflictPolicy<Flags> {
+        switch self {
+        case .lastWriterWins: return .lastWriterWins
+        case .merge:
+          return .merge { local, remote in
+            Flags(
+              beta: local.beta || remote.beta, limit: max(local.limit, remote.limit), note: max(local.note, remote.note)
+            )
+          }
+        }
+      }
+    }
+
+    @Test(arguments: Policy.allCases)
+    func aSaveOnAPartitionedPathReturnsWithTheCauseAndTheInstanceConvergesOnceItHeals(_ policy: Policy) async throws {
       let proxy = try await FreezingProxy(targetPort: try TestDatabase.configuration().port)
       defer { proxy.stop() }
       let partitioned = SharedPostgresDatabase(try Self.configuration(through: proxy))
@@ -35,8 +54,8 @@ extension ServerTests {
       let other = try await TestDatabase.instance()
       let key = TestDatabase.uniqueKey()
       let otherKey = TestDatabase.uniqueKey("other")
-      let mine = Shared(wrappedValue: Flags(), .postgres(key, in: partitioned))
-      let theirs = Shared(wrappedValue: Flags(), .postgres(key, in: other))
+      let mine = Shared(wrappedValue: Flags(), .postgres(key, in: partitioned, conflicts: policy.conflicts))
+      let theirs = Shared(wrappedValue: Flags(), .postgres(key, in: other, conflicts: policy.conflicts))
       let heardLater = Shared(wrappedValue: 0, .postgres(otherKey, in: partitioned))
       let changedMeanwhile = Shared(wrappedValue: 0, .postgres(otherKey, in: other))
       try await mine.load()
