@@ -24,7 +24,8 @@ final class SerialConnection: Sendable {
   private let uses = Atomic<UInt64>(0)
   /// The failures of the path (a connection that could not be made, a deadline passed) and the last one.
   private let failures = Mutex<(count: UInt64, last: (any Error)?)>((0, nil))
-  /// For tests: how many connections were dropped after a deadline passed or an idle check failed.
+  /// For tests: how many connections this side closed and dropped (a deadline passed, an idle check failed, the
+  /// table could not be made).
   private let dropped = Atomic<Int>(0)
 
   init(settings: ConnectionSettings, table: ValueTable) {
@@ -181,7 +182,7 @@ final class SerialConnection: Sendable {
     current.withLock { $0?.isClosed ?? false }
   }
 
-  /// For tests: how many connections were dropped after a deadline passed or an idle check failed.
+  /// For tests: how many connections this side closed and dropped.
   var droppedForTests: Int {
     dropped.load(ordering: .relaxed)
   }
