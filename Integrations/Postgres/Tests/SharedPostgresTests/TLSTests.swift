@@ -52,6 +52,39 @@ extension ServerTests {
       await other.close()
     }
 
+    /// Reached by a name rather than an address, the server is verified against the DNS name in its certificate.
+    @Test func theServerIsVerifiedAgainstTheNameItIsReachedBy() async throws {
+      var configuration = try TestDatabase.configuration()
+      configuration.host = "localhost"
+      configuration.tls = .require(certificateAuthority: .file(try Self.authorityFile()))
+      let database = SharedPostgresDatabase(configuration)
+      try await bounded(.seconds(20)) { try await database.waitUntilListening() }
+      await database.close()
+    }
+
+    /// Reached through an address its certificate does not name (the server also listens on 127.0.0.2), the server
+    /// is refused under full verification, the default, and reached when only its certificate is checked.
+    @Test func aServerReachedThroughAnAddressItsCertificateDoesNotNameIsRefused() async throws {
+      guard let unnamedHost = ProcessInfo.processInfo.environment["SHARED_POSTGRES_UNNAMED_HOST"] else {
+        throw FaultTests.MissingCommand(name: "SHARED_POSTGRES_UNNAMED_HOST")
+      }
+      var configuration = try TestDatabase.configuration()
+      configuration.host = unnamedHost
+      configuration.tls = .require(certificateAuthority: .file(try Self.authorityFile()))
+      let verified = SharedPostgresDatabase(configuration)
+      let error = await #expect(throws: SharedPostgresError.self) {
+        try await bounded(.seconds(30)) { try await verified.waitUntilListening(timeout: .seconds(600)) }
+      }
+      #expect(error?.cause?.kind == .tlsFailed)
+      await verified.close()
+
+      configuration.tls = .require(
+        certificateAuthority: .file(try Self.authorityFile()), verification: .certificateOnly)
+      let certificateOnly = SharedPostgresDatabase(configuration)
+      try await bounded(.seconds(20)) { try await certificateOnly.waitUntilListening() }
+      await certificateOnly.close()
+    }
+
     /// The server refuses the TLS-only user a plain connection, with its message; with TLS preferred (the authority
     /// given in PEM), the same user listens.
     @Test func aUserTheServerOnlyTakesOverTLSIsRefusedWithoutItAndListensWithIt() async throws {
