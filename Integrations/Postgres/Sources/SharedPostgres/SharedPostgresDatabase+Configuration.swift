@@ -51,7 +51,8 @@ extension SharedPostgresDatabase {
     public var connectTimeout: Duration
     /// The longest wait for the statements of one read or one save (and for the `LISTEN` that starts listening):
     /// past it the connection is taken as partitioned, closed, and the read or save fails with
-    /// ``SharedPostgresError/Cause/Kind/timedOut`` (a failed save is written again once a connection works).
+    /// ``SharedPostgresError/Cause/Kind/timedOut`` (a failed save is written again once a connection works). A merge
+    /// function that a save calls while it holds the connection counts toward it: keep merges quick.
     public var statementTimeout: Duration
     /// Where the database logs what happens to its connections: lost, made again, partitions found, saves that
     /// failed. postgres-nio logs through it too, at `debug` and `trace`. Nothing logged holds the password.
