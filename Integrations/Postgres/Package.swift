@@ -13,7 +13,10 @@ let package = Package(
     // The framework, by path; named so the name does not depend on the folder the repository is cloned into.
     .package(name: "SharedState", path: "../.."),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+    // TLS to the server (postgres-nio's own TLS library) and the event loop types its errors are made of.
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
   ],
   targets: [
     .target(
@@ -22,6 +25,8 @@ let package = Package(
         .product(name: "SharedState", package: "SharedState"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "NIOCore", package: "swift-nio"),
       ]),
     .testTarget(
       name: "SharedPostgresTests",
@@ -29,6 +34,7 @@ let package = Package(
         "SharedPostgres", "PostgresProbe",
         .product(name: "SharedState", package: "SharedState"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]),
     // A separate process the two-process tests share values with and kill; not part of the product.
     .executableTarget(

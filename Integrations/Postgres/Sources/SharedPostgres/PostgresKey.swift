@@ -22,6 +22,10 @@ import Synchronization
 ///   default) the newest version wins; with ``PostgresConflictPolicy/merge(_:)`` a save that finds a newer version in
 ///   the row combines both.
 /// - **Outages:** see ``SharedPostgresDatabase``.
+/// - **Names:** any string of at most ``maximumNameBytes`` bytes of UTF-8 without a NUL byte. A key that is not
+///   reads and writes nothing: its load and every save fail at once with ``SharedPostgresError/invalidKey(_:reason:)``
+///   (as `loadError` and `saveError`), and nothing is written again for it. ``init(validating:in:conflicts:)``
+///   throws instead.
 public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringConvertible {
   /// The value's key in the table.
   public let name: String
@@ -30,7 +34,14 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
   /// What a save does when another instance wrote since this one read.
   public let conflicts: PostgresConflictPolicy<Value>
 
+  /// The longest name a key may have, in bytes of UTF-8: a row's id is a primary key, whose index holds at most about
+  /// 2,700 bytes, and every change announces it in a notification of at most 8,000.
+  public static var maximumNameBytes: Int { 2_048 }
+
   /// Creates a key for the row `name` of `database`'s table.
+  ///
+  /// A name that cannot be a row's id (see ``maximumNameBytes``) is not refused here: the key's load and saves fail
+  /// with ``SharedPostgresError/invalidKey(_:reason:)``.
   ///
   /// - Parameters:
   ///   - name: The value's key in the table.
@@ -45,6 +56,41 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
     self.conflicts = conflicts
   }
 
+  /// Creates a key for the row `name` of `database`'s table, after checking that `name` can be a row's id.
+  ///
+  /// ```swift
+  /// func flags(named name: String, database: SharedPostgresDatabase) throws -> Shared<Flags> {
+  ///   Shared(wrappedValue: Flags(), try PostgresKey(validating: name, in: database))
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - name: The value's key in the table: at most ``maximumNameBytes`` bytes of UTF-8, without a NUL byte.
+  ///   - database: The database.
+  ///   - conflicts: What a save does when another instance wrote since this one read.
+  /// - Throws: ``SharedPostgresError/invalidKey(_:reason:)``.
+  public init(
+    validating name: String, in database: SharedPostgresDatabase,
+    conflicts: PostgresConflictPolicy<Value> = .lastWriterWins
+  ) throws {
+    if let problem = Self.problem(withName: name) { throw SharedPostgresError.invalidKey(name, reason: problem) }
+    self.init(name, in: database, conflicts: conflicts)
+  }
+
+  /// What keeps `name` from being a row's id, or `nil`.
+  static func problem(withName name: String) -> String? {
+    if name.utf8.contains(0) { return "it holds a NUL byte, which PostgreSQL text cannot" }
+    if name.utf8.count > maximumNameBytes {
+      return "it is \(name.utf8.count) bytes long; a key is at most \(maximumNameBytes) bytes of UTF-8"
+    }
+    return nil
+  }
+
+  /// The error of a key whose name cannot be a row's id, or `nil`.
+  private var nameError: SharedPostgresError? {
+    Self.problem(withName: name).map { SharedPostgresError.invalidKey(name, reason: $0) }
+  }
+
   /// The identity of the value: the database object and the row's key.
   public var id: PostgresKeyID { PostgresKeyID(database: database.core.identity, name: name) }
 
@@ -57,6 +103,7 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
   ///   - context: The context of the shared value.
   ///   - continuation: Resumed with the decoded row, `nil` when there is none, or the error.
   public func load(context: SharedKeyContext<Value>, continuation: SharedLoadContinuation<Value>) {
+    if let nameError { return continuation.resume(throwing: nameError) }
     let core = database.core
     let name = self.name
     let conflicts = self.conflicts
@@ -92,8 +139,9 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
   /// - Parameters:
   ///   - value: The value to save.
   ///   - context: The context of the shared value.
-  /// - Throws: ``SharedPostgresError`` or the server's error; exposed as `saveError`.
+  /// - Throws: ``SharedPostgresError``; exposed as `saveError`.
   public func save(_ value: Value, context: SharedKeyContext<Value>) async throws {
+    if let nameError { throw nameError }
     let json = try Self.encode(value, key: name)
     try await write(json, local: value, context: context)
   }
@@ -129,6 +177,8 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
   /// - Parameter context: The context to report changes to.
   /// - Returns: A subscription that stops applying them.
   public func subscribe(context: SharedKeyContext<Value>) -> SharedSubscription {
+    // A key that cannot be a row's id has no row to hear of.
+    if nameError != nil { return SharedSubscription {} }
     let holder = HeldPostgresValue(key: self, context: context)
     let core = database.core
     let token = core.hold(holder, key: name)

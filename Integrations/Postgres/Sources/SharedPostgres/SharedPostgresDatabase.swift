@@ -16,9 +16,11 @@ import Foundation
 /// ```
 ///
 /// It connects on its own, in the background, and connects again with a growing delay when the server is lost;
-/// meanwhile holders see ``SharedPostgresError/disconnected(reason:)`` as their `loadError` (and failed saves as
-/// `saveError`), keep their changes, and save them once the server is back, after every held value is reloaded.
-/// Call ``close()`` when done with it.
+/// meanwhile holders see ``SharedPostgresError/disconnected(_:)`` as their `loadError` (and failed saves as
+/// `saveError`), with the ``SharedPostgresError/Cause`` (the server's message for a refused login), keep their
+/// changes, and save them once the server is back, after every held value is reloaded. Every wait on the network
+/// has a deadline (the configuration's `connectTimeout`, `statementTimeout` and `keepaliveInterval`), so a network
+/// partition shows as an error, and a `save()` returns, instead of hanging. Call ``close()`` when done with it.
 public final class SharedPostgresDatabase: Sendable, CustomStringConvertible, CustomReflectable {
   /// Where the database is and how to reach it.
   public let configuration: Configuration
@@ -31,24 +33,35 @@ public final class SharedPostgresDatabase: Sendable, CustomStringConvertible, Cu
   ///   .init(host: "127.0.0.1", username: "app", password: "secret", database: "app"))
   /// ```
   ///
-  /// > Important: The table's and the channel's names must be plain SQL names (lower-case ASCII letters, digits
-  /// > and `_`, not starting with a digit, at most 63 bytes). The configuration's initializer checks them, and so
-  /// > does this one, since both are settable afterwards: a name that is not plain stops the program with a message
-  /// > naming it.
+  /// A configuration that cannot be used (a table or channel name PostgreSQL does not accept, a certificate
+  /// authority that does not parse) does not stop the program: the database connects to nothing, logs the problem,
+  /// and every load, save and ``waitUntilListening(timeout:)`` fails with it (as `loadError` and `saveError`).
+  /// ``init(validating:)`` throws it instead.
   ///
-  /// - Parameter configuration: The server, credentials, table and channel.
+  /// - Parameter configuration: The server, credentials, TLS, table and channel.
   public init(_ configuration: Configuration) {
-    precondition(
-      Configuration.isPlainName(configuration.tableName),
-      "SharedPostgresDatabase: the table name must be lower-case letters, digits and _ (not starting with a digit, "
-        + "at most 63 bytes): \(configuration.tableName)")
-    precondition(
-      Configuration.isPlainName(configuration.channel),
-      "SharedPostgresDatabase: the channel name must be lower-case letters, digits and _ (not starting with a "
-        + "digit, at most 63 bytes): \(configuration.channel)")
     self.configuration = configuration
     self.core = DatabaseCore(configuration: configuration)
     core.start()
+  }
+
+  /// Checks `configuration` (``Configuration/validate()``) and connects, in the background, to the database it
+  /// names.
+  ///
+  /// ```swift
+  /// var configuration = SharedPostgresDatabase.Configuration(
+  ///   host: "db.internal", username: "app", password: secret, database: "app")
+  /// configuration.tableName = "app.shared_values"
+  /// let database = try SharedPostgresDatabase(validating: configuration)
+  /// ```
+  ///
+  /// - Parameter configuration: The server, credentials, TLS, table and channel.
+  /// - Throws: ``SharedPostgresError/invalidTableName(_:reason:)``,
+  ///   ``SharedPostgresError/invalidChannel(_:reason:)`` or ``SharedPostgresError/invalidTLS(reason:)``; nothing
+  ///   connects then.
+  public convenience init(validating configuration: Configuration) throws {
+    try configuration.validate()
+    self.init(configuration)
   }
 
   deinit {
@@ -73,16 +86,24 @@ public final class SharedPostgresDatabase: Sendable, CustomStringConvertible, Cu
   }
 
   /// Waits until this instance hears other instances' changes: the `LISTEN` connection is up (and the held values
-  /// were reloaded on it). Returns at once when it is; throws `CancellationError` if the caller is cancelled.
+  /// were reloaded on it). Returns at once when it is.
   ///
   /// A program need not call it: values load and save without it. Call it before relying on hearing changes, in a
   /// test say.
   ///
   /// ```swift
-  /// try await database.waitUntilListening()
+  /// try await database.waitUntilListening(timeout: .seconds(10))
   /// ```
-  public func waitUntilListening() async throws {
-    try await core.waitUntilListening()
+  ///
+  /// - Parameter timeout: The longest wait; 30 seconds by default.
+  /// - Throws: At once, ``SharedPostgresError/disconnected(_:)`` when the server refused the login (a wrong
+  ///   password: the cause holds the server's message and its SQLSTATE, `28P01`), the TLS handshake or the
+  ///   database, since connecting again cannot fix that by itself, and the configuration's problem for one that
+  ///   cannot be used; after `timeout`, ``SharedPostgresError/disconnected(_:)`` with the last failure's cause (the
+  ///   server unreachable, say) or a time-out; ``SharedPostgresError/closed`` when the database is closed;
+  ///   `CancellationError` when the caller is cancelled.
+  public func waitUntilListening(timeout: Duration = .seconds(30)) async throws {
+    try await core.waitUntilListening(timeout: timeout)
   }
 
   /// Stops listening and closes the connections; later loads and saves fail with ``SharedPostgresError/closed``.

@@ -24,4 +24,28 @@ enum DocumentationSnippets {
     enableBeta(database: database)
     await database.close()
   }
+
+  func explain(_ error: (any Error)?) -> String? {
+    guard let cause = (error as? SharedPostgresError)?.cause else { return nil }
+    return "\(cause.kind): \(cause.serverMessage ?? cause.description)"
+  }
+
+  func connectOverTLS(secret: String) throws -> SharedPostgresDatabase {
+    let configuration = SharedPostgresDatabase.Configuration(
+      host: "db.internal", username: "app", password: secret, database: "app",
+      tls: .require(certificateAuthority: .file("/etc/ssl/db-ca.pem")))
+    return try SharedPostgresDatabase(validating: configuration)
+  }
+
+  func validateNames(secret: String) throws -> SharedPostgresDatabase {
+    var configuration = SharedPostgresDatabase.Configuration(
+      host: "db.internal", username: "app", password: secret, database: "app")
+    configuration.tableName = "app.shared_values"
+    try configuration.validate()
+    return try SharedPostgresDatabase(validating: configuration)
+  }
+
+  func flags(named name: String, database: SharedPostgresDatabase) throws -> Shared<Flags> {
+    Shared(wrappedValue: Flags(), try PostgresKey(validating: name, in: database))
+  }
 }

@@ -228,23 +228,6 @@ extension ServerTests {
       #expect(dumpedDatabase.contains("db.example"))
     }
 
-    /// The table's and channel's names are settable after the configuration checked them: the database checks them
-    /// again, and stops the program with a message naming the name rather than put a `"` into its SQL.
-    @Test func aTableNameSetAfterTheConfigurationIsCheckedByTheDatabase() async {
-      await #expect(processExitsWith: .failure) {
-        var configuration = SharedPostgresDatabase.Configuration(
-          host: "127.0.0.1", username: "app", password: nil, database: "app")
-        configuration.tableName = #"values"; DROP TABLE users; --"#
-        _ = SharedPostgresDatabase(configuration)
-      }
-      await #expect(processExitsWith: .failure) {
-        var configuration = SharedPostgresDatabase.Configuration(
-          host: "127.0.0.1", username: "app", password: nil, database: "app")
-        configuration.channel = #"changes" "#
-        _ = SharedPostgresDatabase(configuration)
-      }
-    }
-
     @Test func aQuoteInTheTableNameIsDoubledWhenQuoted() {
       let table = ValueTable(name: #"a"b"#, channel: "changes", writer: "me", logger: Logger(label: "tests"))
       #expect(table.quotedName == #""a""b""#)

@@ -15,7 +15,7 @@ final class DatabaseCore: Sendable {
   let instanceID = UUID().uuidString
   let identity = UUID()
   private let configuration: SharedPostgresDatabase.Configuration
-  private let connectionConfiguration: PostgresConnection.Configuration
+  private let settings: ConnectionSettings
   private let table: ValueTable
   let connection: SerialConnection
   private let logger: Logger
@@ -39,6 +39,8 @@ final class DatabaseCore: Sendable {
     var outageReported = false
     var closed = false
     var listeningWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+    /// Why the listening connection last failed, until it is up again.
+    var listeningFailure: SharedPostgresError.Cause?
     var tasks: [Task<Void, Never>] = []
     /// The task that writes failed saves again, while some are left.
     var retrying: Task<Void, Never>?
@@ -77,36 +79,39 @@ final class DatabaseCore: Sendable {
     /// The listener is up again: reload every held value (and save the ones whose save failed).
     case reloadAll
     /// The listener is lost.
-    case outage(reason: String)
+    case outage(SharedPostgresError.Cause)
   }
 
   init(configuration: SharedPostgresDatabase.Configuration) {
     self.configuration = configuration
-    var connectionConfiguration = PostgresConnection.Configuration(
-      host: configuration.host, port: configuration.port, username: configuration.username,
-      password: configuration.password, database: configuration.database, tls: .disable)
-    connectionConfiguration.options.connectTimeout = .seconds(5)
-    self.connectionConfiguration = connectionConfiguration
-    // Nothing is logged: no message can carry the password.
-    let logger = Logger(label: "SharedPostgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    let settings = ConnectionSettings(configuration)
+    self.settings = settings
+    // No message logged carries the password: the connections' settings, which hold it, are never logged.
+    let logger = configuration.logger
     self.logger = logger
     self.table = ValueTable(
       name: configuration.tableName, channel: configuration.channel, writer: instanceID, logger: logger)
-    self.connection = SerialConnection(configuration: connectionConfiguration, table: table, logger: logger)
+    self.connection = SerialConnection(settings: settings, table: table)
     let (stream, continuation) = AsyncStream.makeStream(of: Delivery.self)
     self.deliveries = continuation
     self.deliveryStream = Mutex(stream)
   }
 
-  /// Starts the listening and applying loops; ``stop()`` ends them.
+  /// Starts the listening and applying loops, and the checks of the idle read/write connection; ``stop()`` ends
+  /// them. A configuration that cannot be used starts nothing: every load, save and wait fails with its problem.
   func start() {
+    if let problem = settings.problem {
+      logger.error("PostgreSQL: the configuration cannot be used", metadata: ["problem": "\(problem)"])
+      return
+    }
     let stream = deliveryStream.withLock { $0.take() }
     let applying = Task {
       guard let stream else { return }
       for await delivery in stream { await self.apply(delivery) }
     }
     let listening = Task { await self.listen() }
-    state.withLock { $0.tasks = [applying, listening] }
+    let checking = Task { await self.connection.checkWhileIdle() }
+    state.withLock { $0.tasks = [applying, listening, checking] }
   }
 
   /// Cancels the loops without waiting (the database object is gone).
@@ -134,44 +139,63 @@ final class DatabaseCore: Sendable {
   private func listen() async {
     var failures = 0
     while !Task.isCancelled {
-      var reason = "could not connect"
+      var cause: SharedPostgresError.Cause
       do {
-        let listener = try await PostgresConnection.connect(
-          configuration: connectionConfiguration, id: 0, logger: logger)
+        let listener = try await settings.connect(id: 0)
+        let watch = ListenerWatch()
+        // The LISTEN gets the statement deadline: on a half-open connection it would never complete.
+        let limit = settings.statementTimeout
+        let watchdog = Task {
+          try? await Task.sleep(for: limit)
+          guard !Task.isCancelled, !watch.hasStarted else { return }
+          watch.closing(because: .timedOut("LISTEN", after: limit))
+          try? await listener.close()
+        }
         do {
           try await listener.listen(on: configuration.channel) { notifications in
+            watch.listenStarted()
+            watchdog.cancel()
             listeningStarted()
-            let keepalive = Task { await keepAlive(listener) }
+            let keepalive = Task { await keepAlive(listener, watch: watch) }
             defer { keepalive.cancel() }
             for try await notification in notifications {
               deliveries.yield(.announcement(notification.payload, heardAt: recreationsFound()))
             }
           }
-          reason = "the server closed the connection"
+          cause = SharedPostgresError.Cause(kind: .connectionClosed, summary: "the server ended the listening")
         } catch {
-          reason = String(describing: error)
+          cause = SharedPostgresError.Cause(error)
         }
+        watchdog.cancel()
+        if let closed = watch.closeCause { cause = closed }
         try? await listener.close()
       } catch {
-        reason = String(describing: error)
+        cause = SharedPostgresError.Cause(error)
       }
       if Task.isCancelled { return }
-      if listeningLost(reason: reason) { failures = 0 }
+      let (wasListening, waiters) = listeningLost(cause)
+      if wasListening { failures = 0 }
       failures += 1
-      try? await Task.sleep(for: reconnectDelay(afterFailures: failures))
+      let delay = reconnectDelay(afterFailures: failures)
+      logger.warning(
+        "PostgreSQL: not listening for other instances' changes; connecting again",
+        metadata: ["cause": "\(cause)", "delay": "\(delay)", "attempt": "\(failures)"])
+      for waiter in waiters { waiter.resume(throwing: SharedPostgresError.disconnected(cause)) }
+      try? await Task.sleep(for: delay)
     }
   }
 
   /// Checks `listener` every keepalive interval with a cheap query; closes it when the previous check got no answer
   /// by the next one (a half-open connection: nothing ever arrives, and nothing fails), so the listening loop makes
   /// a new connection.
-  private func keepAlive(_ listener: PostgresConnection) async {
+  private func keepAlive(_ listener: PostgresConnection, watch: ListenerWatch) async {
     let answered = KeepaliveAnswer()
     let logger = self.logger
     while !Task.isCancelled {
       try? await Task.sleep(for: configuration.keepaliveInterval)
       if Task.isCancelled { return }
       guard answered.takeForNewCheck() else {
+        watch.closing(because: .timedOut("the listening connection's check", after: configuration.keepaliveInterval))
         try? await listener.close()
         return
       }
@@ -185,9 +209,11 @@ final class DatabaseCore: Sendable {
   }
 
   private func listeningStarted() {
+    logger.info("PostgreSQL: listening for other instances' changes", metadata: ["channel": "\(configuration.channel)"])
     let waiters = state.withLock { state in
       state.listening = true
       state.outageReported = false
+      state.listeningFailure = nil
       defer { state.listeningWaiters = [:] }
       return Array(state.listeningWaiters.values)
     }
@@ -196,20 +222,40 @@ final class DatabaseCore: Sendable {
     for waiter in waiters { waiter.resume() }
   }
 
-  /// Returns whether the listener had been up.
-  private func listeningLost(reason: String) -> Bool {
-    let (wasListening, report) = state.withLock { state in
+  /// Returns whether the listener had been up, and, when connecting again cannot fix `cause` by itself (a login or
+  /// TLS handshake refused), those waiting for it, to fail with it.
+  private func listeningLost(
+    _ cause: SharedPostgresError.Cause
+  ) -> (wasListening: Bool, waiters: [CheckedContinuation<Void, any Error>]) {
+    let (wasListening, report, waiters) = state.withLock { state in
       let wasListening = state.listening
       state.listening = false
+      state.listeningFailure = cause
       let report = !state.outageReported
       state.outageReported = true
-      return (wasListening, report)
+      var waiters: [CheckedContinuation<Void, any Error>] = []
+      if !cause.kind.mayHealByReconnecting {
+        waiters = Array(state.listeningWaiters.values)
+        state.listeningWaiters = [:]
+      }
+      return (wasListening, report, waiters)
     }
-    if report { deliveries.yield(.outage(reason: reason)) }
-    return wasListening
+    if report { deliveries.yield(.outage(cause)) }
+    return (wasListening, waiters)
   }
 
-  func waitUntilListening() async throws {
+  /// Waits until listening, for at most `timeout`; throws the failure that connecting again cannot fix by itself at
+  /// once, and the last failure (or a time-out) when the time is up.
+  func waitUntilListening(timeout: Duration) async throws {
+    do {
+      try await withDeadline(timeout) { try await self.waitUntilListening() }
+    } catch is DeadlinePassed {
+      let failure = state.withLock { $0.listeningFailure }
+      throw SharedPostgresError.disconnected(failure ?? .timedOut("listening", after: timeout))
+    }
+  }
+
+  private func waitUntilListening() async throws {
     let id = state.withLock { state -> UInt64 in
       state.nextToken += 1
       return state.nextToken
@@ -218,7 +264,11 @@ final class DatabaseCore: Sendable {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
         let resumeWith = state.withLock { state -> Result<Void, any Error>? in
           if state.closed { return .failure(SharedPostgresError.closed) }
+          if let problem = settings.problem { return .failure(problem) }
           if state.listening { return .success(()) }
+          if let failure = state.listeningFailure, !failure.kind.mayHealByReconnecting {
+            return .failure(SharedPostgresError.disconnected(failure))
+          }
           if Task.isCancelled { return .failure(CancellationError()) }
           state.listeningWaiters[id] = continuation
           return nil
@@ -243,9 +293,9 @@ final class DatabaseCore: Sendable {
     case .reloadAll:
       let keys = state.withLock { state in state.keys.filter { !$0.value.holders.isEmpty }.map(\.key) }
       for key in keys { await reload(key) }
-    case .outage(let reason):
+    case .outage(let cause):
       let holders = state.withLock { state in state.keys.values.flatMap { $0.holders.values } }
-      for holder in holders { holder.reportLoadError(SharedPostgresError.disconnected(reason: reason)) }
+      for holder in holders { holder.reportLoadError(SharedPostgresError.disconnected(cause)) }
     }
   }
 
@@ -294,7 +344,7 @@ final class DatabaseCore: Sendable {
   private func readAndLand(_ key: String, heard: [(holder: any HeldValue, heard: (any Sendable)?)]) async {
     do {
       let knownBefore = knownVersion(of: key)
-      let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
+      let row = try await connection.withConnection { try await self.table.read(key, on: $0.connection) }
       let newer = row.map { row in
         state.withLock { state in
           guard var entry = state.keys[key] else { return false }
@@ -309,9 +359,7 @@ final class DatabaseCore: Sendable {
         for holder in holders(of: key) { holder.reportLoadError(nil) }
       }
     } catch {
-      for holder in holders(of: key) {
-        holder.reportLoadError(SharedPostgresError.disconnected(reason: String(describing: error)))
-      }
+      for holder in holders(of: key) { holder.reportLoadError(SharedPostgresError.wrapping(error)) }
     }
   }
 
@@ -444,7 +492,7 @@ final class DatabaseCore: Sendable {
 
   private func readForLoad(_ key: String) async throws -> ValueTable.Row? {
     let knownBefore = knownVersion(of: key)
-    let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
+    let row = try await connection.withConnection { try await self.table.read(key, on: $0.connection) }
     if let row {
       state.withLock { state in
         var machine = state.keys[key, default: KeyEntry()].machine
@@ -529,7 +577,7 @@ final class DatabaseCore: Sendable {
       }
     } else {
       let version = try await connection.withConnection { session in
-        await runHook(\.beforeWriteStatement)
+        await self.runHook(\.beforeWriteStatement)
         return try await table.write(key, json: json, expected: nil, insertVersion: insertVersion, on: session)
       }
       guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }

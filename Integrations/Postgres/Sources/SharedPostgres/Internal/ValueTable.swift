@@ -5,15 +5,16 @@ import PostgresNIO
 /// The SQL of the values' table: one row per key, with its JSON, a version that only grows and the instance that
 /// wrote it. Every write announces itself on the channel in the same transaction.
 struct ValueTable: Sendable {
-  /// The table's name, checked to be a plain SQL name.
+  /// The table's name, as the configuration gives it (`table` or `schema.table`).
   let name: String
-  /// The channel's name, checked to be a plain SQL name.
+  /// The channel's name.
   let channel: String
   /// The instance that writes.
   let writer: String
   let logger: Logger
-  /// The table's name quoted for SQL, so a name that is also a keyword (`select`, `user`) works; a `"` in it (which
-  /// the checks of the configuration and the database keep out) is doubled, as SQL quoting asks.
+  /// The table's name quoted for SQL (each part of `schema.table`), so any name PostgreSQL accepts works as written:
+  /// a keyword (`select`, `user`), upper-case letters, spaces; a `"` in it is doubled, as SQL quoting asks. A name
+  /// PostgreSQL does not accept is quoted whole, and never used: the database connects to nothing then.
   let quotedName: String
   /// The upsert of a value, the statement of every save under last writer wins (prepared once per connection, and
   /// found again by its SQL): binds the key, the JSON, the writer, the channel, the announcement's suffix and the
@@ -25,7 +26,7 @@ struct ValueTable: Sendable {
     self.channel = channel
     self.writer = writer
     self.logger = logger
-    let quotedName = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    let quotedName = (try? SQLName.quotedTable(name)) ?? SQLName.quote(name)
     self.quotedName = quotedName
     self.upsertStatement = """
       WITH written AS (
