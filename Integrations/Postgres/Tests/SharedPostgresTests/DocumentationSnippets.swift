@@ -48,4 +48,12 @@ enum DocumentationSnippets {
   func flags(named name: String, database: SharedPostgresDatabase) throws -> Shared<Flags> {
     Shared(wrappedValue: Flags(), try PostgresKey(validating: name, in: database))
   }
+
+  func installTrigger(database: SharedPostgresDatabase) async throws {
+    try await database.installSQLChangeTrigger()
+  }
+
+  func printTrigger(database: SharedPostgresDatabase) throws {
+    for statement in try database.sqlChangeTrigger() { print(statement, ";") }
+  }
 }
