@@ -85,12 +85,45 @@ public final class SharedPostgresDatabase: Sendable, CustomStringConvertible, Cu
     try await core.waitUntilListening()
   }
 
-  /// Stops listening and closes the connections; later loads and saves fail with ``SharedPostgresError/closed``.
+  /// Writes the changes not saved yet, then stops listening and closes the connections; later loads and saves fail
+  /// with ``SharedPostgresError/closed``.
   ///
   /// ```swift
-  /// await database.close()
+  /// enableBeta(database: database)   // a change, whose save may not have started yet
+  /// let unwritten = await database.close()
+  /// for change in unwritten { print("not saved:", change.key, change.error) }
   /// ```
-  public func close() async {
-    await core.close()
+  ///
+  /// It first waits for the writes in flight, then writes every value in memory that holds a change of the program
+  /// not in the row yet (a value whose holders are gone too, while the framework's save of it has not run), each as
+  /// its key's save would: replacing the row, or combined with it under merge. It waits at most `deadline` for all
+  /// this; whatever could not be written by then, or failed (the server is away, the row does not decode), is
+  /// returned, one entry per key, and is lost when the program ends. A value the program never changed is not
+  /// written.
+  ///
+  /// - Parameter deadline: The longest wait for the writes; 5 seconds by default.
+  /// - Returns: The changes that were not written, with the reason of each (``SharedPostgresError/notWrittenBeforeClose(key:)``
+  ///   for the deadline); empty when every change is in the table.
+  @discardableResult
+  public func close(flushingWithin deadline: Duration = .seconds(5)) async -> [UnwrittenChange] {
+    await core.close(flushingWithin: deadline)
+  }
+
+  /// A change that ``close(flushingWithin:)`` could not write.
+  ///
+  /// ```swift
+  /// for change in await database.close() {
+  ///   print("the change of \(change.key) is lost: \(change.error)")
+  /// }
+  /// ```
+  public struct UnwrittenChange: Sendable, CustomStringConvertible {
+    /// The key of the value, its row's key in the table.
+    public let key: String
+    /// Why it was not written: ``SharedPostgresError/notWrittenBeforeClose(key:)`` at the deadline,
+    /// ``SharedPostgresError/undecodableRow(key:version:)``, or the server's error.
+    public let error: any Error
+
+    /// The key and the reason.
+    public var description: String { "\(key): \(error)" }
   }
 }

@@ -1,4 +1,5 @@
 // The snippets of the integration's README and DocC catalog, as they show them, so they are known to compile.
+import Foundation
 import SharedPostgres
 import SharedState
 
@@ -23,5 +24,48 @@ enum DocumentationSnippets {
       .init(host: "db.internal", username: "app", password: secret, database: "app"))
     enableBeta(database: database)
     await database.close()
+  }
+
+  struct Visits: Codable, Sendable, Equatable {
+    var count = 0
+  }
+
+  func countVisit(database: SharedPostgresDatabase) async throws -> Int {
+    let visits = PostgresKey<Visits>("visits", in: database)
+    let written = try await visits.update(ifMissing: Visits()) { $0.count += 1 }
+    return written.count
+  }
+
+  func shutDown(database: SharedPostgresDatabase) async {
+    for change in await database.close(flushingWithin: .seconds(10)) {
+      print("not saved: \(change.key): \(change.error)")
+    }
+  }
+
+  struct FlagsV1: Codable, Sendable, Equatable {
+    var beta = false
+  }
+
+  struct FlagsV2: Codable, Sendable, Equatable {
+    var beta = false
+    var rolloutPercent = 0
+  }
+
+  func flagsKey(database: SharedPostgresDatabase) -> PostgresKey<FlagsV2> {
+    .postgres(
+      "feature-flags", in: database,
+      migration: { json in
+        let old = try JSONDecoder().decode(FlagsV1.self, from: json)
+        return FlagsV2(beta: old.beta, rolloutPercent: old.beta ? 100 : 0)
+      })
+  }
+
+  func replaceUnreadableFlags(database: SharedPostgresDatabase) async throws {
+    let key = flagsKey(database: database)
+    @Shared(key) var flags = FlagsV2()
+    if case .undecodableRow? = $flags.saveError as? SharedPostgresError {
+      try await key.overwrite(with: flags)
+      try await $flags.save()  // clears saveError
+    }
   }
 }

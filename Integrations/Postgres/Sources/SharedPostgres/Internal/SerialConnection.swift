@@ -10,7 +10,7 @@ final class SerialConnection: Sendable {
   private let logger: Logger
   private let turn = AsyncSemaphore()
   private let nextID = Atomic<Int>(1)
-  /// Only touched by the task that holds `turn`.
+  /// Set by the task that holds `turn`; taken by ``close()`` too.
   private let current = Mutex<PostgresConnection?>(nil)
   /// The statements prepared on `current`, by their SQL; only touched by the task that holds `turn`.
   private let statements = Mutex<[String: PreparedQuery]>([:])
@@ -85,11 +85,11 @@ final class SerialConnection: Sendable {
     current.withLock { $0?.isClosed ?? false }
   }
 
-  /// Closes the connection; later uses throw ``SharedPostgresError/closed``.
+  /// Closes the connection; later uses throw ``SharedPostgresError/closed``. It does not wait for the task that
+  /// holds the connection: a statement in flight on it fails, and one about to be sent finds it closed
+  /// (``Session/checkOpen()``), so a use stuck elsewhere (a slow server, a test's hook) cannot hold the close.
   func close() async {
     closed.store(true, ordering: .releasing)
-    await turn.wait()
-    defer { turn.signal() }
     let connection = current.withLock { $0.take() }
     try? await connection?.close()
   }

@@ -74,10 +74,9 @@ struct ValueTable: Sendable {
     """
   }
 
-  func read(_ key: String, on connection: PostgresConnection, forUpdate: Bool = false) async throws -> Row? {
-    let lock = forUpdate ? " FOR UPDATE" : ""
+  func read(_ key: String, on connection: PostgresConnection) async throws -> Row? {
     let rows = try await connection.query(
-      "SELECT value, version FROM \(unescaped: quotedName) WHERE id = \(key)\(unescaped: lock)", logger: logger)
+      "SELECT value, version FROM \(unescaped: quotedName) WHERE id = \(key)", logger: logger)
     for try await (value, version) in rows.decode((String, Int64).self) {
       return Row(json: Data(value.utf8), version: version)
     }
