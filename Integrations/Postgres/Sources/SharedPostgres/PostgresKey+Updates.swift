@@ -25,7 +25,9 @@ extension PostgresKey {
   /// `update` returns, unless a save or a load of the key runs then, in which case right after it. Other instances
   /// hear it through the channel. Nothing is written, and the error is thrown, when the server cannot be reached or
   /// the row does not decode (``SharedPostgresError/undecodableRow(key:version:)``; a key's `migration` converts
-  /// it first). No transaction and no row lock: each attempt is one read and one checked write.
+  /// it first). No transaction and no row lock: the first attempt starts from the newest row this instance saw
+  /// (written, heard or read) and is one checked write; each attempt after a conflict is one read and one checked
+  /// write.
   ///
   /// > Important: `change` may run several times (once per attempt), each time on the newest stored value: keep it
   /// > a function of that value, without effects of its own. It runs on the caller's isolation, never under a lock.
@@ -45,14 +47,26 @@ extension PostgresKey {
     let core = database.core
     core.writeStarted()
     defer { core.writeFinished() }
+    // The first attempt starts from the newest row this instance saw (no read); the version check catches a row
+    // that moved on since, and every later attempt reads the row.
+    var seen = core.lastRowSeen(name)
     while true {
       let insertVersion = core.insertVersion(of: name)
-      let row = try await core.readRow(name)
+      let row: ValueTable.Row?
+      let fromMemory = seen != nil
+      if let known = seen {
+        row = known
+        seen = nil
+      } else {
+        row = try await core.readRow(name)
+      }
       var value: Value
       if let row {
         do {
           value = try decodeStored(row.json)
         } catch {
+          // A row seen earlier may have been written over since: read it.
+          if fromMemory { continue }
           core.rowDecoded(name, version: row.version, decodes: false)
           throw SharedPostgresError.undecodableRow(key: name, version: row.version)
         }

@@ -18,7 +18,7 @@ import Foundation
 /// It connects on its own, in the background, and connects again with a growing delay when the server is lost;
 /// meanwhile holders see ``SharedPostgresError/disconnected(reason:)`` as their `loadError` (and failed saves as
 /// `saveError`), keep their changes, and save them once the server is back, after every held value is reloaded.
-/// Call ``close()`` when done with it.
+/// Call ``close(flushingWithin:)`` when done with it: it writes the changes not saved yet first.
 public final class SharedPostgresDatabase: Sendable, CustomStringConvertible, CustomReflectable {
   /// Where the database is and how to reach it.
   public let configuration: Configuration

@@ -75,6 +75,9 @@ final class DatabaseCore: Sendable {
     /// The JSON memory last held when it agreed with the row (loaded, landed or written), or the value it started
     /// from: memory that differs from it holds a change of the program (``close(flushingWithin:)`` writes it).
     var agreedJSON: Data?
+    /// The newest row this instance saw (read, wrote or heard): a checked update's first attempt starts from it
+    /// instead of reading the row; its version check catches a row that moved on since.
+    var lastRow: ValueTable.Row?
   }
 
   /// What the applying loop does next.
@@ -391,6 +394,7 @@ final class DatabaseCore: Sendable {
   ) async {
     let holders = heard.map(\.holder)
     let change = StoredChange(version: version, json: json)
+    rowSeen(key, ValueTable.Row(json: json, version: version))
     guard state.withLock({ $0.keys[key]?.machine.landingStarted(change) ?? false }) else {
       for holder in holders { holder.reportLoadError(nil) }
       return
@@ -539,6 +543,7 @@ final class DatabaseCore: Sendable {
   private func readForLoad(_ key: String) async throws -> ValueTable.Row? {
     let knownBefore = knownVersion(of: key)
     let row = try await connection.withConnection { try await table.read(key, on: $0.connection) }
+    rowSeen(key, row, read: true)
     if let row {
       state.withLock { state in
         var machine = state.keys[key, default: KeyEntry()].machine
@@ -667,6 +672,7 @@ final class DatabaseCore: Sendable {
       }
       guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
       written = (version, json)
+      rowSeen(key, ValueTable.Row(json: json, version: version))
     }
     await runHook(\.afterWriteCommitted)
     memoryHoldsWritten = await afterWrite(written?.json ?? json)
@@ -676,9 +682,25 @@ final class DatabaseCore: Sendable {
   /// Reads the row of `key` on the read/write connection (no lock, no transaction).
   func readRow(_ key: String) async throws -> ValueTable.Row? {
     let table = self.table
-    return try await connection.withConnection { session in
+    let row = try await connection.withConnection { session in
       try session.checkOpen()
       return try await table.read(key, on: session.connection)
+    }
+    rowSeen(key, row, read: true)
+    return row
+  }
+
+  /// The newest row of `key` this instance saw, if it saw one: a checked update's first attempt starts from it.
+  func lastRowSeen(_ key: String) -> ValueTable.Row? {
+    state.withLock { $0.keys[key]?.lastRow }
+  }
+
+  /// This instance saw `row` of `key`: a read's result replaces what was seen (`nil`: no row); a version written or
+  /// heard does only when it is newer.
+  private func rowSeen(_ key: String, _ row: ValueTable.Row?, read: Bool = false) {
+    state.withLock { state in
+      guard read || (row?.version ?? 0) > (state.keys[key]?.lastRow?.version ?? 0) else { return }
+      state.keys[key, default: KeyEntry()].lastRow = row
     }
   }
 
@@ -686,10 +708,12 @@ final class DatabaseCore: Sendable {
   /// made at `insertVersion`), and announces it; `nil` when the row moved on.
   func writeChecked(_ key: String, json: Data, expected: Int64, insertVersion: Int64) async throws -> Int64? {
     let table = self.table
-    return try await connection.withConnection { session in
+    let version = try await connection.withConnection { session in
       await runHook(\.beforeWriteStatement)
       return try await table.write(key, json: json, expected: expected, insertVersion: insertVersion, on: session)
     }
+    if let version { rowSeen(key, ValueTable.Row(json: json, version: version)) }
+    return version
   }
 
   // MARK: Checked updates and overwrites
@@ -730,6 +754,7 @@ final class DatabaseCore: Sendable {
       try await table.write(key, json: json, expected: nil, insertVersion: insertVersion, on: session)
     }
     guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
+    rowSeen(key, ValueTable.Row(json: json, version: version))
     await landOwnWrite(key, version: version, json: json)
   }
 
