@@ -68,4 +68,16 @@ enum DocumentationSnippets {
       try await $flags.save()  // clears saveError
     }
   }
+
+  /// A checked update called from the main actor: the change runs there, and need not be `Sendable`.
+  @MainActor
+  func countVisitOnTheMainActor(database: SharedPostgresDatabase, settings: CounterSettings) async throws {
+    let visits = PostgresKey<Visits>("visits", in: database)
+    try await visits.update(ifMissing: Visits()) { $0.count += settings.step }
+  }
+
+  /// A class that is not `Sendable`, read by a change.
+  final class CounterSettings {
+    var step = 1
+  }
 }

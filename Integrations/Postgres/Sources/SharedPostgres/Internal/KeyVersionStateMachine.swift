@@ -13,6 +13,10 @@
 /// the value does (``memoryHolds(version:)``, or a save whose result reached memory), since the program may have
 /// changed the value meanwhile, and memory then holds its change instead.
 ///
+/// It also keeps whether the row may be written over without being read: not while the newest version found does
+/// not decode (``rowUndecodable(version:)``, until a newer one decodes, this instance writes one, or the program
+/// allows an overwrite), and not before this instance looked at the row at all (``blindSaveStarted()``).
+///
 /// A value type with one method per event and no tasks or clocks: the database calls it under its lock and acts
 /// after.
 struct KeyVersionStateMachine: Sendable {
