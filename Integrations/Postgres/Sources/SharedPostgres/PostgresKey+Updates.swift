@@ -37,7 +37,9 @@ extension PostgresKey {
   ///   - isolation: Where `change` runs; the caller's isolation by default.
   ///   - change: Changes the newest stored value in place.
   /// - Returns: The value written.
-  /// - Throws: ``SharedPostgresError``, the server's error, or what `change` throws (nothing is written then).
+  /// - Throws: ``SharedPostgresError``, the server's error, or what `change` throws (nothing is written then);
+  ///   `CancellationError` when the caller is cancelled before an attempt (an attempt whose write succeeded is not
+  ///   undone).
   @discardableResult
   public func update(
     ifMissing initial: @autoclosure () -> Value,
@@ -51,6 +53,8 @@ extension PostgresKey {
     // that moved on since, and every later attempt reads the row.
     var seen = core.lastRowSeen(name)
     while true {
+      // A cancelled caller stops before an attempt, never between an attempt's write and its landing.
+      try Task.checkCancellation()
       let insertVersion = core.insertVersion(of: name)
       let row: ValueTable.Row?
       let fromMemory = seen != nil
