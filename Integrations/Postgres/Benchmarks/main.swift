@@ -8,6 +8,8 @@
 //   trip between the same two processes.
 // - saves per second: `withLock` + `save()` one after another on one key, and on 1,000 keys saved at once; against
 //   bare upserts of the same JSON on one connection.
+// - increments per second: checked updates (`PostgresKey.update`) adding 1 to one counter, one after another in
+//   this process, and from 3 processes at once; against a bare `UPDATE … SET n = n + 1` the same ways.
 import Foundation
 import Logging
 import PostgresNIO
@@ -73,6 +75,32 @@ if arguments.count == 3, arguments[1] == "--echo-bare" {
   exit(0)
 }
 
+if arguments.count == 4, arguments[1] == "--increment-shared" || arguments[1] == "--increment-bare" {
+  // Answers "ready" once connected, then, on a line of standard input, adds 1 to the counter ARGUMENT[2] as many times
+  // as ARGUMENT[3] says, and answers "done".
+  let count = Int(arguments[3]) ?? 0
+  let name = arguments[2]
+  if arguments[1] == "--increment-shared" {
+    let database = SharedPostgresDatabase(configuration)
+    let counter = PostgresKey<Counter>(name, in: database)
+    try await counter.update(ifMissing: Counter()) { _ in }
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    _ = readLine()
+    for _ in 0..<count { try await counter.update(ifMissing: Counter()) { $0.value += 1 } }
+    await database.close()
+  } else {
+    let connection = try await connect()
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    _ = readLine()
+    for _ in 0..<count {
+      try await execute("UPDATE bare_counters SET n = n + 1 WHERE id = \(name)", on: connection)
+    }
+    try await connection.close().get()
+  }
+  FileHandle.standardOutput.write(Data("done\n".utf8))
+  exit(0)
+}
+
 // MARK: Measurements
 
 let quick = arguments.contains("--quick")
@@ -129,8 +157,13 @@ let pingKey = "propagation-\(run)"
 let sharedChild = try child("--echo-shared", pingKey)
 var shared = try await sharedRoundTrips(database: database, key: pingKey)
 sharedChild.terminate()
+// The same with this end's changes made by checked updates (a read and a checked write before the notification).
+let updateKey = "propagation-update-\(run)"
+let updateChild = try child("--echo-shared", updateKey)
+var updated = try await sharedRoundTrips(database: database, key: updateKey, checked: true)
+updateChild.terminate()
 
-func sharedRoundTrips(database: SharedPostgresDatabase, key: String) async throws -> [Duration] {
+func sharedRoundTrips(database: SharedPostgresDatabase, key: String, checked: Bool = false) async throws -> [Duration] {
   let counter = Shared(wrappedValue: Counter(), .postgres(key, in: database))
   try await counter.load()
   var shared: [Duration] = []
@@ -138,7 +171,11 @@ func sharedRoundTrips(database: SharedPostgresDatabase, key: String) async throw
   for sample in 0..<(samples + 20) {
     let sent = 2 * sample + 1
     let start = ContinuousClock.now
-    counter.withLock { $0.value = sent }
+    if checked {
+      try await PostgresKey<Counter>(key, in: database).update(ifMissing: Counter()) { $0.value = sent }
+    } else {
+      counter.withLock { $0.value = sent }
+    }
     while let current = await iterator.next(), current.value != sent + 1 {}
     if sample >= 20 { shared.append((ContinuousClock.now - start) / 2) }
   }
@@ -147,14 +184,22 @@ func sharedRoundTrips(database: SharedPostgresDatabase, key: String) async throw
 
 bare.sort()
 shared.sort()
+updated.sort()
 print("| propagation (one way, half a round trip between two processes) | p50 | p99 |")
 print("|---|---|---|")
 print("| bare NOTIFY/LISTEN | \(microseconds(percentile(bare, 0.5))) | \(microseconds(percentile(bare, 0.99))) |")
 print(
   "| withLock -> observer in the other process | \(microseconds(percentile(shared, 0.5))) "
     + "| \(microseconds(percentile(shared, 0.99))) |")
+print(
+  "| checked update -> observer in the other process | \(microseconds(percentile(updated, 0.5))) "
+    + "| \(microseconds(percentile(updated, 0.99))) |")
 let ratio = percentile(shared, 0.5).seconds / percentile(bare, 0.5).seconds
-print(String(format: "| ratio at p50 | %.2fx | (goal <= 2x) |", ratio))
+let ratio99 = percentile(shared, 0.99).seconds / percentile(bare, 0.99).seconds
+print(String(format: "| withLock ratio | %.2fx (goal <= 2x) | %.2fx |", ratio, ratio99))
+let updatedRatio = percentile(updated, 0.5).seconds / percentile(bare, 0.5).seconds
+let updatedRatio99 = percentile(updated, 0.99).seconds / percentile(bare, 0.99).seconds
+print(String(format: "| checked update ratio | %.2fx | %.2fx |", updatedRatio, updatedRatio99))
 
 // Saves per second.
 let saves = quick ? 200 : 2_000
@@ -212,6 +257,74 @@ print(
   String(
     format: "| %d keys at once | %.0f | %.0f | %.2fx |", keyCount, bareManyKeys, sharedManyKeys,
     sharedManyKeys / bareManyKeys))
+// Increments: checked updates against a bare `UPDATE … SET n = n + 1`, one after another and from 3 processes.
+let increments = quick ? 200 : 2_000
+try await execute(
+  "CREATE TABLE IF NOT EXISTS bare_counters (id text PRIMARY KEY, n bigint NOT NULL)", on: bareConnection)
+try await execute("INSERT INTO bare_counters VALUES (\("one-\(run)"), 0), (\("three-\(run)"), 0)", on: bareConnection)
+start = ContinuousClock.now
+for _ in 0..<increments {
+  try await execute("UPDATE bare_counters SET n = n + 1 WHERE id = \("one-\(run)")", on: bareConnection)
+}
+let bareIncrements = Double(increments) / (ContinuousClock.now - start).seconds
+
+let counter = PostgresKey<Counter>("increments-\(run)", in: database)
+try await counter.update(ifMissing: Counter()) { _ in }
+start = ContinuousClock.now
+for _ in 0..<increments { try await counter.update(ifMissing: Counter()) { $0.value += 1 } }
+let sharedIncrements = Double(increments) / (ContinuousClock.now - start).seconds
+
+/// Starts 3 children in `mode` on `name`, each adding 1 `perProcess` times once told to go; returns increments per
+/// second, from the go to the last "done".
+func incrementsFromThreeProcesses(_ mode: String, _ name: String, perProcess: Int) throws -> Double {
+  var children: [(process: Process, input: FileHandle, output: FileHandle)] = []
+  for _ in 0..<3 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: arguments[0])
+    process.arguments = [mode, name, String(perProcess)]
+    let output = Pipe()
+    let input = Pipe()
+    process.standardOutput = output
+    process.standardInput = input
+    try process.run()
+    children.append((process, input.fileHandleForWriting, output.fileHandleForReading))
+  }
+  func waitForLine(from output: FileHandle) {
+    var line = Data()
+    while !line.contains(UInt8(ascii: "\n")) {
+      let chunk = output.availableData
+      if chunk.isEmpty { break }
+      line.append(chunk)
+    }
+  }
+  for child in children { waitForLine(from: child.output) }
+  let start = ContinuousClock.now
+  for child in children { child.input.write(Data("go\n".utf8)) }
+  for child in children {
+    waitForLine(from: child.output)
+    child.process.waitUntilExit()
+  }
+  return Double(3 * perProcess) / (ContinuousClock.now - start).seconds
+}
+let perProcess = quick ? 100 : 500
+let bareContended = try incrementsFromThreeProcesses("--increment-bare", "three-\(run)", perProcess: perProcess)
+let sharedContended = try incrementsFromThreeProcesses(
+  "--increment-shared", "contended-\(run)", perProcess: perProcess)
+let contendedRow = PostgresKey<Counter>("contended-\(run)", in: database)
+let contendedTotal = try await contendedRow.update(ifMissing: Counter()) { _ in }.value
+
+print("")
+print("| increments per second | bare `UPDATE … SET n = n + 1` | checked updates | ratio |")
+print("|---|---|---|---|")
+print(
+  String(
+    format: "| one after another, one process | %.0f | %.0f | %.2fx |", bareIncrements, sharedIncrements,
+    sharedIncrements / bareIncrements))
+print(
+  String(
+    format: "| 3 processes at once, one counter (%d of %d kept) | %.0f | %.0f | %.2fx |", contendedTotal,
+    3 * perProcess, bareContended, sharedContended, sharedContended / bareContended))
+try await execute("DROP TABLE bare_counters", on: bareConnection)
 try await execute("DROP TABLE bare_values", on: bareConnection)
 try await bareConnection.close().get()
 try await bareListener.close().get()

@@ -15,18 +15,20 @@ public struct PostgresConflictPolicy<Value: Sendable>: Sendable {
   /// notification. A change of this instance not saved yet when a newer one arrives is dropped for it.
   public static var lastWriterWins: Self { Self(merge: nil, isEqual: { _, _ in false }) }
 
-  /// The save combines the value in memory with the newer one in the row and writes the result, in one transaction
-  /// that locks the row (`SELECT … FOR UPDATE`); a newer value heard from another instance is combined with the
-  /// value in memory the same way, and written back when memory adds something to it.
+  /// The save combines the value in memory with the newer one in the row and writes the result, checked against the
+  /// row's version (read, merge, `UPDATE … WHERE version = …`, again when another instance wrote first: no
+  /// transaction, no row lock); a newer value heard from another instance is combined with the value in memory the
+  /// same way, and written back when memory adds something to it.
   ///
   /// The function may be called more than once with overlapping values, so make it idempotent and commutative up to
-  /// equality: a union, a maximum, a merge by identifier. Keep it quick: it is called under no mutex of this process,
-  /// but a save calls it inside its transaction, with the row locked and the instance's read/write connection taken,
-  /// and a newer value heard from another instance is combined during the database's landing turn (the one at a time
-  /// in which stored values reach memory), with the write of the combination following in the same turn. The turn
-  /// is a wait in order, not a mutex, so nothing deadlocks, but while it is held no change of any key of the
-  /// database lands and no load hands its value over. A load compares the value it read with memory using the
-  /// value's `==` in the same turn.
+  /// equality: a union, a maximum, a merge by identifier. It combines values, not changes: a counter two instances
+  /// increment at once loses an increment (a sum would count values twice); use
+  /// ``PostgresKey/update(ifMissing:isolation:_:)`` for such changes. Keep it quick: it is called under no mutex of
+  /// this process and not during a database statement, but a newer value heard from another instance is combined
+  /// during the database's landing turn (the one at a time in which stored values reach memory), with the write of
+  /// the combination following in the same turn. The turn is a wait in order, not a mutex, so nothing deadlocks, but
+  /// while it is held no change of any key of the database lands and no load hands its value over. A load compares
+  /// the value it read with memory using the value's `==` in the same turn.
   ///
   /// ```swift
   /// .merge { local, remote in local.union(remote) }

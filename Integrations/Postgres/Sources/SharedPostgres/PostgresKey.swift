@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import SharedState
 import Synchronization
 
@@ -14,9 +14,14 @@ import Synchronization
 ///
 /// - **Loading:** the first holder reads the row asynchronously: holders see `isLoading` and their default until
 ///   it arrives. No row means "no value": the default is used, and nothing is written until the first change. A row
-///   that is not JSON of this type sets `loadError` and is not touched until the value is changed.
+///   that is not JSON of this type (and that the key's `migration`, if any, does not convert) sets `loadError`, and
+///   is never written over until the program says so: saves fail with
+///   ``SharedPostgresError/undecodableRow(key:version:)`` until ``overwrite(with:)``. See "Schema evolution" in
+///   the "Sharing across machines" article.
 /// - **Saving:** each change is upserted with a version one higher than the row's, and announced on the
-///   database's channel in the same transaction (with the value, when it fits the notification's 8000 bytes).
+///   database's channel by the same statement (with the value, when it fits the notification's 8000 bytes).
+/// - **Changes that must all count** (a counter several machines increment): ``update(ifMissing:isolation:_:)``
+///   applies a change to the newest stored value, checked against the row's version and applied again on conflict.
 /// - **Other instances:** every instance listens on the channel and applies other instances' changes, never its
 ///   own echo and never a version older than one it has. With ``PostgresConflictPolicy/lastWriterWins`` (the
 ///   default) the newest version wins; with ``PostgresConflictPolicy/merge(_:)`` a save that finds a newer version in
@@ -24,7 +29,7 @@ import Synchronization
 /// - **Outages:** see ``SharedPostgresDatabase``.
 /// - **Names:** any string of at most ``maximumNameBytes`` bytes of UTF-8 without a NUL byte. A key that is not
 ///   reads and writes nothing: its load and every save fail at once with ``SharedPostgresError/invalidKey(_:reason:)``
-///   (as `loadError` and `saveError`), and nothing is written again for it. ``init(validating:in:conflicts:)``
+///   (as `loadError` and `saveError`), and nothing is written again for it. ``init(validating:in:conflicts:migration:)``
 ///   throws instead.
 public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringConvertible {
   /// The value's key in the table.
@@ -33,12 +38,19 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
   public let database: SharedPostgresDatabase
   /// What a save does when another instance wrote since this one read.
   public let conflicts: PostgresConflictPolicy<Value>
+  /// Converts a row's JSON that does not decode as `Value` (written by an older version of the program, say); `nil`
+  /// when the key has none.
+  public let migration: (@Sendable (_ storedJSON: Data) throws -> Value)?
 
   /// The longest name a key may have, in bytes of UTF-8: a row's id is a primary key, whose index holds at most about
   /// 2,700 bytes, and every change announces it in a notification of at most 8,000.
   public static var maximumNameBytes: Int { 2_048 }
 
   /// Creates a key for the row `name` of `database`'s table.
+  ///
+  /// ```swift
+  /// let key = PostgresKey<Counter>("visits", in: database)
+  /// ```
   ///
   /// A name that cannot be a row's id (see ``maximumNameBytes``) is not refused here: the key's load and saves fail
   /// with ``SharedPostgresError/invalidKey(_:reason:)``.
@@ -47,13 +59,17 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
   ///   - name: The value's key in the table.
   ///   - database: The database.
   ///   - conflicts: What a save does when another instance wrote since this one read.
+  ///   - migration: Converts a row's JSON that does not decode as `Value` (an older schema); throw to leave the row
+  ///     undecodable. The converted value is written with the next change, not before.
   public init(
     _ name: String, in database: SharedPostgresDatabase,
-    conflicts: PostgresConflictPolicy<Value> = .lastWriterWins
+    conflicts: PostgresConflictPolicy<Value> = .lastWriterWins,
+    migration: (@Sendable (_ storedJSON: Data) throws -> Value)? = nil
   ) {
     self.name = name
     self.database = database
     self.conflicts = conflicts
+    self.migration = migration
   }
 
   /// Creates a key for the row `name` of `database`'s table, after checking that `name` can be a row's id.
@@ -68,13 +84,16 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
   ///   - name: The value's key in the table: at most ``maximumNameBytes`` bytes of UTF-8, without a NUL byte.
   ///   - database: The database.
   ///   - conflicts: What a save does when another instance wrote since this one read.
+  ///   - migration: Converts a row's JSON that does not decode as `Value` (an older schema); see
+  ///     ``init(_:in:conflicts:migration:)``.
   /// - Throws: ``SharedPostgresError/invalidKey(_:reason:)``.
   public init(
     validating name: String, in database: SharedPostgresDatabase,
-    conflicts: PostgresConflictPolicy<Value> = .lastWriterWins
+    conflicts: PostgresConflictPolicy<Value> = .lastWriterWins,
+    migration: (@Sendable (_ storedJSON: Data) throws -> Value)? = nil
   ) throws {
     if let problem = Self.problem(withName: name) { throw SharedPostgresError.invalidKey(name, reason: problem) }
-    self.init(name, in: database, conflicts: conflicts)
+    self.init(name, in: database, conflicts: conflicts, migration: migration)
   }
 
   /// What keeps `name` from being a row's id, or `nil`.
@@ -107,6 +126,7 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
     let core = database.core
     let name = self.name
     let conflicts = self.conflicts
+    let key = self
     // Before the task: no change of another instance lands from here until the load hands its value over.
     core.loadStarted(name)
     Task {
@@ -115,16 +135,18 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
           guard let row else { return continuation.resume(returning: nil) }
           let value: Value
           do {
-            value = try Self.decode(row.json, key: name)
+            value = try key.decodeStored(row.json)
           } catch {
+            core.rowDecoded(name, version: row.version, decodes: false)
             return continuation.resume(throwing: error)
           }
+          core.rowDecoded(name, version: row.version, decodes: true)
           continuation.resume(returning: value)
           // The row's version is a base of merges only if memory holds its value: a load's value is dropped when
           // the program changed the value during the load (under last writer wins, nothing is merged). This runs in
           // the database's landing turn, so the value's `==` holds up every key's landings meanwhile.
           if let current = context.currentValue, conflicts.isEqual(current, value) {
-            core.memoryHolds(name, version: row.version)
+            core.memoryHolds(name, version: row.version, json: row.json)
           }
         }
       } catch {
@@ -153,12 +175,13 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
   func write(
     _ json: Data, local: Value, context: SharedKeyContext<Value>, readAt read: SharedStoreRead? = nil
   ) async throws -> Value {
-    let name = self.name
-    let merger = Self.merger(conflicts, local: local, key: name)
+    let merger = merger(local: local)
     let conflicts = self.conflicts
     var stored = local
-    _ = try await database.core.write(name, json: json, merge: merger) { written in
-      guard written != json, let merged = try? Self.decode(written, key: name) else { return true }
+    let key = self
+    let decodes: @Sendable (Data) -> Bool = { key.decodes($0) }
+    _ = try await database.core.write(name, json: json, merge: merger, decodes: decodes) { written in
+      guard written != json, let merged = try? decodeStored(written) else { return true }
       stored = merged
       if let read {
         guard context.update(merged, readAt: read) else { return false }
@@ -181,20 +204,40 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
     if nameError != nil { return SharedSubscription {} }
     let holder = HeldPostgresValue(key: self, context: context)
     let core = database.core
-    let token = core.hold(holder, key: name)
+    let initialJSON = context.currentValue.flatMap { try? Self.encode($0, key: name) }
+    let token = core.hold(holder, key: name, initialJSON: initialJSON)
     return SharedSubscription { core.release(token, key: name) }
   }
 
   /// What a save under the merge policy does with a newer row: combines `local` with it; `nil` for last writer
   /// wins.
-  static func merger(
-    _ conflicts: PostgresConflictPolicy<Value>, local: Value, key: String
-  ) -> (@Sendable (Data) throws -> Data)? {
+  func merger(local: Value) -> (@Sendable (Data) throws -> Data)? {
     guard let merge = conflicts.merge else { return nil }
+    let key = self
     return { remote in
-      let combined = merge(local, try decode(remote, key: key))
-      return try encode(combined, key: key)
+      let combined = merge(local, try key.decodeStored(remote))
+      return try Self.encode(combined, key: key.name)
     }
+  }
+
+  /// Decodes a row's JSON as `Value`, or converts it with the key's migration; throws
+  /// ``SharedPostgresError/undecodable(key:reason:)`` when neither works.
+  func decodeStored(_ json: Data) throws -> Value {
+    do {
+      return try Self.decode(json, key: name)
+    } catch {
+      guard let migration else { throw error }
+      do {
+        return try migration(json)
+      } catch let migrationError {
+        throw SharedPostgresError.undecodable(key: name, reason: "migration failed: \(migrationError)")
+      }
+    }
+  }
+
+  /// Whether a row's JSON decodes as `Value` or migrates to it.
+  func decodes(_ json: Data) -> Bool {
+    (try? decodeStored(json)) != nil
   }
 
   static func encode(_ value: Value, key: String) throws -> Data {
@@ -232,11 +275,14 @@ extension SharedReaderKey {
   ///   - database: The database.
   ///   - conflicts: What a save does when another instance wrote since this one read; the newest version wins by
   ///     default.
+  ///   - migration: Converts a row's JSON that does not decode as `Value` (an older schema); see
+  ///     ``PostgresKey/init(_:in:conflicts:migration:)``.
   /// - Returns: The key.
   public static func postgres<Value>(
     _ name: String, in database: SharedPostgresDatabase,
-    conflicts: PostgresConflictPolicy<Value> = .lastWriterWins
+    conflicts: PostgresConflictPolicy<Value> = .lastWriterWins,
+    migration: (@Sendable (_ storedJSON: Data) throws -> Value)? = nil
   ) -> Self where Self == PostgresKey<Value> {
-    PostgresKey(name, in: database, conflicts: conflicts)
+    PostgresKey(name, in: database, conflicts: conflicts, migration: migration)
   }
 }

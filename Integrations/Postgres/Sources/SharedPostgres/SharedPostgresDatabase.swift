@@ -20,7 +20,8 @@ import Foundation
 /// `saveError`), with the ``SharedPostgresError/Cause`` (the server's message for a refused login), keep their
 /// changes, and save them once the server is back, after every held value is reloaded. Every wait on the network
 /// has a deadline (the configuration's `connectTimeout`, `statementTimeout` and `keepaliveInterval`), so a network
-/// partition shows as an error, and a `save()` returns, instead of hanging. Call ``close()`` when done with it.
+/// partition shows as an error, and a `save()` returns, instead of hanging. Call ``close(flushingWithin:)`` when done
+/// with it: it writes the changes not saved yet first.
 public final class SharedPostgresDatabase: Sendable, CustomStringConvertible, CustomReflectable {
   /// Where the database is and how to reach it.
   public let configuration: Configuration
@@ -106,12 +107,27 @@ public final class SharedPostgresDatabase: Sendable, CustomStringConvertible, Cu
     try await core.waitUntilListening(timeout: timeout)
   }
 
-  /// Stops listening and closes the connections; later loads and saves fail with ``SharedPostgresError/closed``.
+  /// Writes the changes not saved yet, then stops listening and closes the connections; later loads and saves fail
+  /// with ``SharedPostgresError/closed``.
   ///
   /// ```swift
-  /// await database.close()
+  /// enableBeta(database: database)   // a change, whose save may not have started yet
+  /// let unwritten = await database.close()
+  /// for change in unwritten { print("not saved:", change.key, change.error) }
   /// ```
-  public func close() async {
-    await core.close()
+  ///
+  /// It first waits for the writes in flight, then writes every value in memory that holds a change of the program
+  /// not in the row yet (a value whose holders are gone too, while the framework's save of it has not run), each as
+  /// its key's save would: replacing the row, or combined with it under merge. It waits at most `deadline` for all
+  /// this; whatever could not be written by then, or failed (the server is away, the row does not decode), is
+  /// returned, one entry per key, and is lost when the program ends. A value the program never changed is not
+  /// written.
+  ///
+  /// - Parameter deadline: The longest wait for the writes; 5 seconds by default.
+  /// - Returns: The changes that were not written, with the reason of each (``SharedPostgresError/notWrittenBeforeClose(key:)``
+  ///   for the deadline); empty when every change is in the table.
+  @discardableResult
+  public func close(flushingWithin deadline: Duration = .seconds(5)) async -> [UnwrittenChange] {
+    await core.close(flushingWithin: deadline)
   }
 }

@@ -43,6 +43,13 @@ public enum SharedPostgresError: Error, Sendable, Hashable, CustomStringConverti
   case invalidTLS(reason: String)
   /// The database was closed: nothing is loaded or saved any more.
   case closed
+  /// A write was refused: the row of `key` holds, at `version`, JSON that does not decode as the value's type (a
+  /// newer schema, or an edit by hand), and no migration of the key converts it. Nothing is written over it until
+  /// the program decides: ``PostgresKey/overwrite(with:)``, or a key made with a `migration`.
+  case undecodableRow(key: String, version: Int64)
+  /// ``SharedPostgresDatabase/close(flushingWithin:)`` reached its deadline before the change of `key` was
+  /// written.
+  case notWrittenBeforeClose(key: String)
 
   /// A sentence naming the key and the problem (never a password).
   public var description: String {
@@ -65,6 +72,11 @@ public enum SharedPostgresError: Error, Sendable, Hashable, CustomStringConverti
       return "The TLS settings cannot be used: \(reason)"
     case .closed:
       return "The PostgreSQL database was closed"
+    case .undecodableRow(let key, let version):
+      return
+        "Not written: the row of \(key) (version \(version)) does not decode as this type; overwrite or migrate it"
+    case .notWrittenBeforeClose(let key):
+      return "The change of \(key) was not written before the database closed"
     }
   }
 

@@ -1,4 +1,5 @@
 // The snippets of the integration's README and DocC catalog, as they show them, so they are known to compile.
+import Foundation
 import SharedPostgres
 import SharedState
 
@@ -55,5 +56,60 @@ enum DocumentationSnippets {
 
   func printTrigger(database: SharedPostgresDatabase) throws {
     for statement in try database.sqlChangeTrigger() { print(statement, ";") }
+  }
+
+  struct Visits: Codable, Sendable, Equatable {
+    var count = 0
+  }
+
+  func countVisit(database: SharedPostgresDatabase) async throws -> Int {
+    let visits = PostgresKey<Visits>("visits", in: database)
+    let written = try await visits.update(ifMissing: Visits()) { $0.count += 1 }
+    return written.count
+  }
+
+  func shutDown(database: SharedPostgresDatabase) async {
+    for change in await database.close(flushingWithin: .seconds(10)) {
+      print("not saved: \(change.key): \(change.error)")
+    }
+  }
+
+  struct FlagsV1: Codable, Sendable, Equatable {
+    var beta = false
+  }
+
+  struct FlagsV2: Codable, Sendable, Equatable {
+    var beta = false
+    var rolloutPercent = 0
+  }
+
+  func flagsKey(database: SharedPostgresDatabase) -> PostgresKey<FlagsV2> {
+    .postgres(
+      "feature-flags", in: database,
+      migration: { json in
+        let old = try JSONDecoder().decode(FlagsV1.self, from: json)
+        return FlagsV2(beta: old.beta, rolloutPercent: old.beta ? 100 : 0)
+      })
+  }
+
+  func replaceUnreadableFlags(database: SharedPostgresDatabase) async throws {
+    let key = flagsKey(database: database)
+    @Shared(key) var flags = FlagsV2()
+    if case .undecodableRow? = $flags.saveError as? SharedPostgresError {
+      try await key.overwrite(with: flags)
+      try await $flags.save()  // clears saveError
+    }
+  }
+
+  /// A checked update called from the main actor: the change runs there, and need not be `Sendable`.
+  @MainActor
+  func countVisitOnTheMainActor(database: SharedPostgresDatabase, settings: CounterSettings) async throws {
+    let visits = PostgresKey<Visits>("visits", in: database)
+    try await visits.update(ifMissing: Visits()) { $0.count += settings.step }
+  }
+
+  /// A class that is not `Sendable`, read by a change.
+  final class CounterSettings {
+    var step = 1
   }
 }

@@ -521,4 +521,109 @@ import Testing
         Comment(rawValue: "older: \(olderWrites), newer: \(newerWrites), newer first: \(newerFinishesFirst)"))
     }
   }
+
+  /// What a key learns about its row's JSON, for the refusal of writes over a row that does not decode.
+  enum RowEvent: Hashable, CustomStringConvertible {
+    /// A load, landing or read found `version` not decoding.
+    case undecodable(Int64)
+    /// A load, landing or read found `version` decoding.
+    case decoded(Int64)
+    /// A save under last writer wins asks to write (and, when it may, writes 6).
+    case blindSave
+    /// A save under merge or a checked update read the row and found it not decoding at 5.
+    case refusedAfterRead
+
+    var description: String {
+      switch self {
+      case .undecodable(let version): "undecodable(\(version))"
+      case .decoded(let version): "decoded(\(version))"
+      case .blindSave: "blindSave"
+      case .refusedAfterRead: "refusedAfterRead"
+      }
+    }
+  }
+
+  /// Findings about the row's JSON arrive in every order (a late landing of an older version after a newer one, a
+  /// save in between): a save that writes without merging is refused exactly while the newest version found does
+  /// not decode, reads the row first while nothing was found yet, and a save that wrote ends every refusal for
+  /// older versions; a refused save is not a failed save to retry.
+  @Test(arguments: [
+    [RowEvent.undecodable(3), .decoded(2), .decoded(4), .blindSave],
+    [RowEvent.undecodable(5), .undecodable(3), .decoded(4), .blindSave],
+    [RowEvent.decoded(3), .undecodable(4), .blindSave, .refusedAfterRead],
+    [RowEvent.undecodable(2), .decoded(1), .refusedAfterRead, .blindSave],
+  ])
+  func everyOrderingRefusesBlindSavesExactlyWhileTheNewestRowFoundDoesNotDecode(events: [RowEvent]) {
+    func orderings(_ events: [RowEvent]) -> [[RowEvent]] {
+      guard !events.isEmpty else { return [[]] }
+      var result: [[RowEvent]] = []
+      for (index, event) in events.enumerated() {
+        var rest = events
+        rest.remove(at: index)
+        result += orderings(rest).map { [event] + $0 }
+      }
+      return result
+    }
+    let all = orderings(events)
+    #expect(all.count == 24)
+    for ordering in all {
+      let context = Comment(rawValue: "\(ordering)")
+      var machine = KeyVersionStateMachine()
+      var newestDecoded: Int64 = 0
+      var newestUndecodable: Int64 = 0
+      var lookedAt = false
+      for event in ordering {
+        switch event {
+        case .undecodable(let version):
+          machine.rowUndecodable(version: version)
+          newestUndecodable = max(newestUndecodable, version)
+          lookedAt = true
+        case .decoded(let version):
+          machine.rowDecoded(version: version)
+          newestDecoded = max(newestDecoded, version)
+          lookedAt = true
+        case .blindSave:
+          switch machine.blindSaveStarted() {
+          case .refuse(let version):
+            #expect(newestUndecodable > newestDecoded && version == newestUndecodable, context)
+          case .readFirst(let save, _):
+            #expect(!lookedAt, context)
+            _ = machine.saveFinished(save, written: 6, memoryHoldsWritten: true)
+            newestDecoded = max(newestDecoded, 6)
+            lookedAt = true
+          case .write(let save, _):
+            #expect(lookedAt && newestUndecodable <= newestDecoded, context)
+            _ = machine.saveFinished(save, written: 6, memoryHoldsWritten: true)
+            newestDecoded = max(newestDecoded, 6)
+          }
+        case .refusedAfterRead:
+          let save = machine.saveStarted().save
+          #expect(machine.saveRefused(save, version: 5) == .none, context)
+          #expect(!machine.lastSaveFailed && machine.savesRunning == 0, context)
+          if 5 >= newestDecoded { newestUndecodable = max(newestUndecodable, 5) }
+          lookedAt = true
+        }
+        let refused = machine.undecodableVersion != nil
+        #expect(refused == (newestUndecodable > newestDecoded), context)
+        if refused { #expect(machine.undecodableVersion == newestUndecodable, context) }
+      }
+    }
+  }
+
+  /// The program's overwrite ends a refusal; a row found missing does too (nothing is left to lose).
+  @Test func anOverwriteOrAMissingRowEndsTheRefusal() {
+    var machine = KeyVersionStateMachine()
+    machine.rowUndecodable(version: 3)
+    #expect(machine.blindSaveStarted() == .refuse(version: 3))
+    machine.overwriteAllowed()
+    guard case .write(let save, _) = machine.blindSaveStarted() else {
+      Issue.record("expected a write after the overwrite was allowed")
+      return
+    }
+    _ = machine.saveFinished(save, written: 4, memoryHoldsWritten: true)
+    machine.rowUndecodable(version: 5)
+    #expect(machine.blindSaveStarted() == .refuse(version: 5))
+    machine.rowMissing()
+    #expect(machine.undecodableVersion == nil)
+  }
 }

@@ -134,10 +134,16 @@ extension ServerTests {
         #expect(name == key)
         #expect(try await TestDatabase.row(key)?.json == stored)
       }
+      // A change is not written over the row until the program says so.
       let flags = Shared(wrappedValue: Flags(), .postgres(key, in: database))
       flags.withLock { $0.limit = 4 }
-      try await flags.save()
+      await #expect(throws: SharedPostgresError.undecodableRow(key: key, version: 5)) { try await flags.save() }
+      #expect(try await TestDatabase.row(key)?.json == #"{"beta": "yes"}"#)
+      try await PostgresKey<Flags>(key, in: database).overwrite(with: flags.wrappedValue)
       #expect(try await TestDatabase.row(key)?.version == 6)
+      try await flags.save()
+      #expect(flags.saveError == nil)
+      #expect(flags.wrappedValue == Flags(limit: 4))
       await database.close()
     }
 

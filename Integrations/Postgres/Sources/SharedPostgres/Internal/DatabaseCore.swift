@@ -44,6 +44,12 @@ final class DatabaseCore: Sendable {
     var tasks: [Task<Void, Never>] = []
     /// The task that writes failed saves again, while some are left.
     var retrying: Task<Void, Never>?
+    /// Writes in flight (saves, checked updates, overwrites), and who waits for none to be.
+    var writesRunning = 0
+    var writesIdleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Values whose last holder is gone while a save of the framework may still be on its way: kept (weakly, through
+    /// their context) so that ``close(flushingWithin:)`` writes a change whose save had not started.
+    var released: [(key: String, holder: any HeldValue)] = []
   }
 
   /// Code the tests run at points of a load, a save or a landing, to hold them there or act meanwhile.
@@ -68,6 +74,12 @@ final class DatabaseCore: Sendable {
   private struct KeyEntry {
     var machine = KeyVersionStateMachine()
     var holders: [UInt64: any HeldValue] = [:]
+    /// The JSON memory last held when it agreed with the row (loaded, landed or written), or the value it started
+    /// from: memory that differs from it holds a change of the program (``close(flushingWithin:)`` writes it).
+    var agreedJSON: Data?
+    /// The newest row this instance saw (read, wrote or heard): a checked update's first attempt starts from it
+    /// instead of reading the row; its version check catches a row that moved on since.
+    var lastRow: ValueTable.Row?
   }
 
   /// What the applying loop does next.
@@ -129,9 +141,68 @@ final class DatabaseCore: Sendable {
     for waiter in waiters.values { waiter.resume(throwing: SharedPostgresError.closed) }
   }
 
-  func close() async {
+  /// Writes the changes not saved yet (waiting first for the writes in flight), for at most `deadline`; then stops
+  /// and closes the connections. Returns the changes that were not written, each with its reason.
+  func close(flushingWithin deadline: Duration) async -> [SharedPostgresDatabase.UnwrittenChange] {
+    let failures = Mutex<[String: any Error]>([:])
+    let written = Mutex<Set<String>>([])
+    let finished = await within(deadline) {
+      await self.writesIdle()
+      for (key, holder, agreed) in self.flushCandidates() {
+        do {
+          try await holder.writeIfChanged(since: agreed)
+          written.withLock { _ = $0.insert(key) }
+        } catch {
+          failures.withLock { $0[key] = error }
+        }
+      }
+    }
+    if !finished {
+      // What is still different from the row, and not reported yet, missed the deadline.
+      for (key, holder, agreed) in flushCandidates() where holder.differs(from: agreed) {
+        let done = written.withLock { $0.contains(key) }
+        if !done { failures.withLock { $0[key] = $0[key] ?? SharedPostgresError.notWrittenBeforeClose(key: key) } }
+      }
+    }
     stop()
     await connection.close()
+    return failures.withLock { $0 }.map { SharedPostgresDatabase.UnwrittenChange(key: $0.key, error: $0.value) }
+      .sorted { $0.key < $1.key }
+  }
+
+  /// Every value in memory that ``close(flushingWithin:)`` may have to write: the held ones and the released ones
+  /// still alive, each with the JSON memory last agreed with the row on.
+  private func flushCandidates() -> [(key: String, holder: any HeldValue, agreed: Data?)] {
+    state.withLock { state in
+      var candidates: [(key: String, holder: any HeldValue, agreed: Data?)] = []
+      for (key, entry) in state.keys {
+        for holder in entry.holders.values { candidates.append((key, holder, entry.agreedJSON)) }
+      }
+      for (key, holder) in state.released {
+        candidates.append((key, holder, state.keys[key]?.agreedJSON))
+      }
+      return candidates
+    }
+  }
+
+  /// Runs `work` in a task of its own and waits until it ends or `limit` passes, whichever comes first; returns
+  /// whether it ended. The work goes on after the limit (closing the connections then ends it).
+  private func within(_ limit: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
+    let race = FirstToEnd()
+    let ended = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+      race.start(continuation)
+      race.timer(
+        Task {
+          try? await Task.sleep(for: limit)
+          race.end(returning: false)
+        })
+      Task {
+        await work()
+        race.end(returning: true)
+      }
+    }
+    race.cancelTimer()
+    return ended
   }
 
   // MARK: Listening
@@ -371,15 +442,31 @@ final class DatabaseCore: Sendable {
   ) async {
     let holders = heard.map(\.holder)
     let change = StoredChange(version: version, json: json)
+    rowSeen(key, ValueTable.Row(json: json, version: version))
     guard state.withLock({ $0.keys[key]?.machine.landingStarted(change) ?? false }) else {
       for holder in holders { holder.reportLoadError(nil) }
       return
     }
     var held = true
-    for (holder, mark) in heard where await !holder.receive(json, heard: mark) { held = false }
+    var undecodable = false
+    for (holder, mark) in heard {
+      switch await holder.receive(json, heard: mark) {
+      case .taken: break
+      case .kept: held = false
+      case .undecodable: (held, undecodable) = (false, true)
+      }
+    }
     state.withLock { state in
       state.keys[key]?.machine.landingFinished()
-      if held { state.keys[key]?.machine.memoryHolds(version: version) }
+      if undecodable {
+        state.keys[key]?.machine.rowUndecodable(version: version)
+      } else {
+        state.keys[key]?.machine.rowDecoded(version: version)
+      }
+      if held {
+        state.keys[key]?.machine.memoryHolds(version: version)
+        state.keys[key]?.agreedJSON = json
+      }
     }
   }
 
@@ -435,17 +522,28 @@ final class DatabaseCore: Sendable {
 
   // MARK: Holders
 
-  func hold(_ holder: any HeldValue, key: String) -> UInt64 {
+  /// Holds `holder`, whose memory starts from `initialJSON` (the default, or a value loaded already).
+  func hold(_ holder: any HeldValue, key: String, initialJSON: Data?) -> UInt64 {
     state.withLock { state in
       state.nextToken += 1
       state.keys[key, default: KeyEntry()].holders[state.nextToken] = holder
+      state.keys[key, default: KeyEntry()].agreedJSON = initialJSON
       return state.nextToken
     }
   }
 
+  /// Lets go of a holder; its value is kept in sight (weakly) while it is alive, for ``close(flushingWithin:)``.
   func release(_ token: UInt64, key: String) {
-    let released = state.withLock { state in state.keys[key]?.holders.removeValue(forKey: token) }
-    withExtendedLifetime(released) {}  // Freed after the lock.
+    let (released, earlier) = state.withLock { state in
+      let released = state.keys[key]?.holders.removeValue(forKey: token)
+      defer { state.released = [] }
+      return (released, state.released)
+    }
+    // Whether an earlier released value is alive reads its box: after the lock.
+    var kept = earlier.filter { $0.holder.isAlive }
+    if let released, released.isAlive { kept.append((key, released)) }
+    state.withLock { $0.released += kept }
+    withExtendedLifetime((released, earlier)) {}  // Freed after the lock.
   }
 
   /// Runs the test hook at `hook`, if a test set one.
@@ -493,6 +591,7 @@ final class DatabaseCore: Sendable {
   private func readForLoad(_ key: String) async throws -> ValueTable.Row? {
     let knownBefore = knownVersion(of: key)
     let row = try await connection.withConnection { try await self.table.read(key, on: $0.connection) }
+    rowSeen(key, row, read: true)
     if let row {
       state.withLock { state in
         var machine = state.keys[key, default: KeyEntry()].machine
@@ -500,6 +599,8 @@ final class DatabaseCore: Sendable {
         machine.loaded(version: row.version)
         state.keys[key, default: KeyEntry()].machine = machine
       }
+    } else {
+      state.withLock { $0.keys[key, default: KeyEntry()].machine.rowMissing() }
     }
     return row
   }
@@ -523,68 +624,213 @@ final class DatabaseCore: Sendable {
     state.withLock { $0.keys[key]?.machine.knownVersion ?? 0 }
   }
 
-  /// Memory took the value of `version` of `key`: later merges compare the row against it.
-  func memoryHolds(_ key: String, version: Int64) {
-    state.withLock { $0.keys[key, default: KeyEntry()].machine.memoryHolds(version: version) }
+  /// Memory took the value of `version` of `key`, whose JSON is `json`: later merges compare the row against it.
+  func memoryHolds(_ key: String, version: Int64, json: Data) {
+    state.withLock { state in
+      state.keys[key, default: KeyEntry()].machine.memoryHolds(version: version)
+      state.keys[key, default: KeyEntry()].agreedJSON = json
+    }
   }
 
-  /// Writes `json` as the next version of `key` and announces it. With `merge`, in a transaction that locks the row:
-  /// when the row holds a version this instance's memory is not based on, `merge` combines it with `json` first.
+  /// Writes `json` as the next version of `key` and announces it. With `merge`: reads the row, and when it holds a
+  /// version this instance's memory is not based on, `merge` combines it with `json` (outside every lock and the
+  /// connection's turn), then writes the result only if the row is still at the version read (`UPDATE … WHERE
+  /// version = …`, or an insert if it is still missing), reading again when another instance wrote meanwhile. No
+  /// transaction and no row lock: a connection lost at any point ends the save with an error, never a hang.
+  ///
+  /// Without `merge` (last writer wins) the row is replaced without being read, once this instance has looked at
+  /// it; the first save reads it first, as a merge does. A row that does not decode (`decodes`) is never written
+  /// over: the save throws ``SharedPostgresError/undecodableRow(key:version:)`` until the program decides.
+  ///
   /// `afterWrite` gets what was written and says whether memory now holds it; it runs before the version is taken
   /// as the base of later merges.
   ///
   /// - Returns: The JSON written.
   @discardableResult
   func write(
-    _ key: String, json: Data, merge: (@Sendable (Data) throws -> Data)?,
+    _ key: String, json: Data, merge: (@Sendable (Data) throws -> Data)?, decodes: @Sendable (Data) -> Bool,
     afterWrite: (Data) async -> Bool
   ) async throws -> Data {
     await runHook(\.beforeSaveStarted)
-    let (base, save, insertVersion) = state.withLock { $0.keys[key, default: KeyEntry()].machine.saveStarted() }
+    let start = state.withLock { state -> KeyVersionStateMachine.BlindSaveAction in
+      if merge != nil {
+        let (_, save, insertVersion) = state.keys[key, default: KeyEntry()].machine.saveStarted()
+        return .readFirst(save: save, insertVersion: insertVersion)
+      }
+      return state.keys[key, default: KeyEntry()].machine.blindSaveStarted()
+    }
+    let save: UInt64
+    let insertVersion: Int64
+    let readsFirst: Bool
+    switch start {
+    case .refuse(let version):
+      throw SharedPostgresError.undecodableRow(key: key, version: version)
+    case .readFirst(let number, let version):
+      (save, insertVersion, readsFirst) = (number, version, true)
+    case .write(let number, let version):
+      (save, insertVersion, readsFirst) = (number, version, false)
+    }
+    writeStarted()
     var written: (version: Int64, json: Data)?
+    var refused: Int64?
     var memoryHoldsWritten = false
     defer {
       let action = state.withLock { state in
-        state.keys[key, default: KeyEntry()].machine.saveFinished(
-          save, written: written?.version, memoryHoldsWritten: memoryHoldsWritten)
+        var entry = state.keys[key, default: KeyEntry()]
+        defer { state.keys[key] = entry }
+        if let refused { return entry.machine.saveRefused(save, version: refused) }
+        if memoryHoldsWritten, let written { entry.agreedJSON = written.json }
+        return entry.machine.saveFinished(save, written: written?.version, memoryHoldsWritten: memoryHoldsWritten)
       }
       if case .redeliver(let change) = action { deliveries.yield(.redeliver(key: key, change)) }
-      if written == nil { retryFailedSaves() }
+      if written == nil && refused == nil { retryFailedSaves() }
+      writeFinished()
     }
-    let table = self.table
-    let logger = self.logger
-    if let merge {
-      written = try await connection.withConnection { session in
-        while true {
-          // The transaction runs on the session's connection.
-          let attempt = try await session.connection.withTransaction(logger: logger) {
-            _ -> (version: Int64, json: Data)? in
-            let row = try await table.read(key, on: session.connection, forUpdate: true)
-            var toWrite = json
-            if let row, row.version > base {
-              // A row this instance cannot read is overwritten by the program's change.
-              toWrite = (try? merge(row.json)) ?? json
+    if readsFirst {
+      while written == nil {
+        let row = try await readRow(key)
+        var toWrite = json
+        if let row {
+          // The base is read now: a landing during the read moved it.
+          let base = state.withLock { $0.keys[key]?.machine.baseVersion ?? 0 }
+          if let merge, row.version > base {
+            do {
+              toWrite = try merge(row.json)
+            } catch SharedPostgresError.undecodable(_, _) {
+              refused = row.version
+              throw SharedPostgresError.undecodableRow(key: key, version: row.version)
             }
-            guard
-              let version = try await table.write(
-                key, json: toWrite, expected: row?.version ?? 0, insertVersion: insertVersion, on: session)
-            else { return nil }
-            return (version, toWrite)
+          } else if merge == nil, !decodes(row.json) {
+            refused = row.version
+            throw SharedPostgresError.undecodableRow(key: key, version: row.version)
           }
-          // Another instance made the row meanwhile: read it again.
-          if let attempt { return attempt }
+        } else {
+          state.withLock { $0.keys[key]?.machine.rowMissing() }
         }
+        let version = try await writeChecked(
+          key, json: toWrite, expected: row?.version ?? 0, insertVersion: insertVersion)
+        // Another instance wrote (or made the row) meanwhile: read it again.
+        if let version { written = (version, toWrite) }
       }
     } else {
+      let table = self.table
       let version = try await connection.withConnection { session in
         await self.runHook(\.beforeWriteStatement)
         return try await table.write(key, json: json, expected: nil, insertVersion: insertVersion, on: session)
       }
       guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
       written = (version, json)
+      rowSeen(key, ValueTable.Row(json: json, version: version))
     }
     await runHook(\.afterWriteCommitted)
     memoryHoldsWritten = await afterWrite(written?.json ?? json)
     return written?.json ?? json
+  }
+
+  /// Reads the row of `key` on the read/write connection (no lock, no transaction).
+  func readRow(_ key: String) async throws -> ValueTable.Row? {
+    let table = self.table
+    let row = try await connection.withConnection { session in
+      try session.checkOpen()
+      return try await table.read(key, on: session.connection)
+    }
+    rowSeen(key, row, read: true)
+    return row
+  }
+
+  /// The newest row of `key` this instance saw, if it saw one: a checked update's first attempt starts from it.
+  func lastRowSeen(_ key: String) -> ValueTable.Row? {
+    state.withLock { $0.keys[key]?.lastRow }
+  }
+
+  /// This instance saw `row` of `key`: a read's result replaces what was seen (`nil`: no row); a version written or
+  /// heard does only when it is newer.
+  private func rowSeen(_ key: String, _ row: ValueTable.Row?, read: Bool = false) {
+    state.withLock { state in
+      guard read || (row?.version ?? 0) > (state.keys[key]?.lastRow?.version ?? 0) else { return }
+      state.keys[key, default: KeyEntry()].lastRow = row
+    }
+  }
+
+  /// Writes `json` as the next version of `key` only if the row is still at `expected` (0: still missing, then
+  /// made at `insertVersion`), and announces it; `nil` when the row moved on.
+  func writeChecked(_ key: String, json: Data, expected: Int64, insertVersion: Int64) async throws -> Int64? {
+    let table = self.table
+    let version = try await connection.withConnection { session in
+      await self.runHook(\.beforeWriteStatement)
+      return try await table.write(key, json: json, expected: expected, insertVersion: insertVersion, on: session)
+    }
+    if let version { rowSeen(key, ValueTable.Row(json: json, version: version)) }
+    return version
+  }
+
+  // MARK: Checked updates and overwrites
+
+  /// The version a missing row of `key` is made at: one above the newest version this instance knows.
+  func insertVersion(of key: String) -> Int64 {
+    state.withLock { ($0.keys[key]?.machine.knownVersion ?? 0) + 1 }
+  }
+
+  /// A row of `key` read at `version` decodes, or does not (and no migration converts it).
+  func rowDecoded(_ key: String, version: Int64, decodes: Bool) {
+    state.withLock { state in
+      if decodes {
+        state.keys[key, default: KeyEntry()].machine.rowDecoded(version: version)
+      } else {
+        state.keys[key, default: KeyEntry()].machine.rowUndecodable(version: version)
+      }
+    }
+  }
+
+  /// A checked update or an overwrite of this instance wrote `version` of `key`: it lands in this instance's
+  /// memory as another instance's change would (at once, or once a running save or load of the key ends).
+  func landOwnWrite(_ key: String, version: Int64, json: Data) async {
+    state.withLock { $0.keys[key]?.machine.rowDecoded(version: version) }
+    await hear(StoredChange(version: version, json: json), key: key, heardAt: recreationsFound())
+  }
+
+  /// Writes `json` over the row of `key` whatever it holds (the program said so), and lands it in memory.
+  func overwrite(_ key: String, json: Data) async throws {
+    let insertVersion = state.withLock { state -> Int64 in
+      state.keys[key, default: KeyEntry()].machine.overwriteAllowed()
+      return state.keys[key, default: KeyEntry()].machine.knownVersion + 1
+    }
+    writeStarted()
+    defer { writeFinished() }
+    let table = self.table
+    let version = try await connection.withConnection { session in
+      try await table.write(key, json: json, expected: nil, insertVersion: insertVersion, on: session)
+    }
+    guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
+    rowSeen(key, ValueTable.Row(json: json, version: version))
+    await landOwnWrite(key, version: version, json: json)
+  }
+
+  /// Counts a write in flight: ``close(flushingWithin:)`` waits for it.
+  func writeStarted() {
+    state.withLock { $0.writesRunning += 1 }
+  }
+
+  /// Ends a write counted by ``writeStarted()``.
+  func writeFinished() {
+    let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      state.writesRunning -= 1
+      guard state.writesRunning == 0 else { return [] }
+      defer { state.writesIdleWaiters = [] }
+      return state.writesIdleWaiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  /// Waits until no write is in flight.
+  private func writesIdle() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let now = state.withLock { state -> Bool in
+        if state.writesRunning == 0 { return true }
+        state.writesIdleWaiters.append(continuation)
+        return false
+      }
+      if now { continuation.resume() }
+    }
   }
 }

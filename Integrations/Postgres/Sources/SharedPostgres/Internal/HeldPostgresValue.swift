@@ -32,16 +32,21 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
   /// was read for it (`update(_:readAt:)`); otherwise it is combined again with the newer memory, so a change made
   /// while a merge is computed or written is not dropped.
   ///
-  /// Returns whether memory took the stored value, or a combination of it: the version is then a base of merges.
+  /// Says whether memory took the stored value, or a combination of it (the version is then a base of merges), and
+  /// whether the JSON was of the value's type.
   @discardableResult
-  func receive(_ json: Data, heard: (any Sendable)?) async -> Bool {
+  func receive(_ json: Data, heard: (any Sendable)?) async -> ReceiveOutcome {
     let remote: Value
     do {
-      remote = try PostgresKey<Value>.decode(json, key: key.name)
+      remote = try key.decodeStored(json)
     } catch {
       context.reportLoadError(error)
-      return false
+      return .undecodable
     }
+    return await take(remote, heard: heard) ? .taken : .kept
+  }
+
+  private func take(_ remote: Value, heard: (any Sendable)?) async -> Bool {
     guard let merge = key.conflicts.merge else {
       guard let heard = heard as? Heard else { return false }
       return await replace(with: remote, heard: heard)
@@ -56,10 +61,12 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
         do {
           let json = try PostgresKey<Value>.encode(merged, key: key.name)
           var applied = false
+          let key = self.key
+          let decodes: @Sendable (Data) -> Bool = { key.decodes($0) }
           try await key.database.core.write(
-            key.name, json: json, merge: PostgresKey<Value>.merger(key.conflicts, local: merged, key: key.name)
+            key.name, json: json, merge: key.merger(local: merged), decodes: decodes
           ) { written in
-            stored = (try? PostgresKey<Value>.decode(written, key: key.name)) ?? merged
+            stored = (try? key.decodeStored(written)) ?? merged
             applied = context.update(stored, readAt: read)
             return applied
           }
@@ -101,6 +108,21 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
 
   func reportLoadError(_ error: (any Error)?) {
     context.reportLoadError(error)
+  }
+
+  var isAlive: Bool { context.currentValue != nil }
+
+  func differs(from agreed: Data?) -> Bool {
+    guard let value = context.currentValue else { return false }
+    return (try? PostgresKey<Value>.encode(value, key: key.name)) != agreed
+  }
+
+  func writeIfChanged(since agreed: Data?) async throws {
+    guard let read = context.storeReadStarted(), let value = context.currentValue else { return }
+    let json = try PostgresKey<Value>.encode(value, key: key.name)
+    guard json != agreed else { return }
+    let stored = try await key.write(json, local: value, context: context, readAt: read)
+    _ = context.update(stored, readAt: read)
   }
 
   /// Writes memory again after a failed save. The result reaches memory only if the program did not change the

@@ -13,6 +13,10 @@
 /// the value does (``memoryHolds(version:)``, or a save whose result reached memory), since the program may have
 /// changed the value meanwhile, and memory then holds its change instead.
 ///
+/// It also keeps whether the row may be written over without being read: not while the newest version found does
+/// not decode (``rowUndecodable(version:)``, until a newer one decodes, this instance writes one, or the program
+/// allows an overwrite), and not before this instance looked at the row at all (``blindSaveStarted()``).
+///
 /// A value type with one method per event and no tasks or clocks: the database calls it under its lock and acts
 /// after.
 struct KeyVersionStateMachine: Sendable {
@@ -43,6 +47,16 @@ struct KeyVersionStateMachine: Sendable {
   /// The stamp of the newest ``rowRecreated(version:knownBeforeRead:found:)``: announcements heard with an older
   /// stamp (queued before the row was found made again) may be of the old row.
   private var recreatedAt: UInt64 = 0
+  /// The newest version found decoding: an older one found not decoding later (a late landing) refuses nothing.
+  private var decodedVersion: Int64 = 0
+
+  /// The newest version of the row this instance found it cannot decode (nor migrate), while no newer version is
+  /// known to decode: a save that would write over the row without reading it is refused until the program decides
+  /// (``PostgresKey/overwrite(with:)``), so a row of a newer schema, or edited by hand, is never lost silently.
+  private(set) var undecodableVersion: Int64?
+  /// Whether this instance has looked at the row since it began holding the key: read it, heard a version of it, or
+  /// written it. Until then, a save under last writer wins reads the row first and writes only over what decodes.
+  private(set) var rowLookedAt = false
 
   /// Whether changes heard now wait: while a save runs, or a load whose value may still reach memory.
   private var holdsChanges: Bool {
@@ -160,6 +174,66 @@ struct KeyVersionStateMachine: Sendable {
     return (baseVersion, savesStarted, knownVersion + 1)
   }
 
+  /// What a save that writes over the row without merging (last writer wins) may do.
+  enum BlindSaveAction: Sendable, Equatable {
+    /// Refused: the row holds this version, which does not decode. Nothing starts.
+    case refuse(version: Int64)
+    /// The row was never looked at: read it first, and write only over a row that decodes (the save's number, and
+    /// the version a missing row is made at).
+    case readFirst(save: UInt64, insertVersion: Int64)
+    /// Write (the save's number, and the version a missing row is made at).
+    case write(save: UInt64, insertVersion: Int64)
+  }
+
+  /// A save under last writer wins asks whether it may write over the row: refused while the newest version known
+  /// does not decode; told to read the row first while it was never looked at. A save that goes ahead counts as
+  /// ``saveStarted()`` does.
+  mutating func blindSaveStarted() -> BlindSaveAction {
+    if let version = undecodableVersion { return .refuse(version: version) }
+    let (_, save, insertVersion) = saveStarted()
+    guard rowLookedAt else { return .readFirst(save: save, insertVersion: insertVersion) }
+    return .write(save: save, insertVersion: insertVersion)
+  }
+
+  /// The row was found at `version` not decoding (by a load, a landing, a reload or a save's read). Unless a newer
+  /// version is known to decode, saves that write without reading are refused from now on.
+  mutating func rowUndecodable(version: Int64) {
+    rowLookedAt = true
+    guard version >= decodedVersion else { return }
+    undecodableVersion = max(undecodableVersion ?? version, version)
+  }
+
+  /// The row was found at `version` decoding (or migrated): a refusal for an older version ends.
+  mutating func rowDecoded(version: Int64) {
+    rowLookedAt = true
+    decodedVersion = max(decodedVersion, version)
+    if let undecodable = undecodableVersion, version >= undecodable { undecodableVersion = nil }
+  }
+
+  /// A read found no row: there is nothing to lose by writing.
+  mutating func rowMissing() {
+    rowLookedAt = true
+    undecodableVersion = nil
+  }
+
+  /// The program said to write over the row whatever it holds (``PostgresKey/overwrite(with:)``).
+  mutating func overwriteAllowed() {
+    rowLookedAt = true
+    undecodableVersion = nil
+  }
+
+  /// The save numbered `save` was refused after it read the row: the row holds `version`, which does not decode.
+  /// Not a failure to retry: the save waits for the program to decide.
+  mutating func saveRefused(_ save: UInt64, version: Int64) -> HeldChangeAction {
+    savesRunning -= 1
+    if save > newestSaveFinished {
+      newestSaveFinished = save
+      lastSaveFailed = false
+    }
+    rowUndecodable(version: version)
+    return releaseHeld()
+  }
+
   enum HeldChangeAction: Sendable, Equatable {
     case none
     /// A change held while a save or a load ran (the last of them just ended) is newer than what this instance
@@ -178,6 +252,8 @@ struct KeyVersionStateMachine: Sendable {
       lastSaveFailed = written == nil
     }
     if let written {
+      // What this instance wrote decodes.
+      rowDecoded(version: written)
       knownVersion = max(knownVersion, written)
       if memoryHoldsWritten { baseVersion = max(baseVersion, written) }
     }

@@ -14,7 +14,7 @@ final class SerialConnection: Sendable {
   private let table: ValueTable
   private let turn = AsyncSemaphore()
   private let nextID = Atomic<Int>(1)
-  /// Only touched by the task that holds `turn`.
+  /// Set by the task that holds `turn`; taken by ``close()`` too.
   private let current = Mutex<PostgresConnection?>(nil)
   /// The statements prepared on the current connection, by their SQL, and that connection's id: a statement
   /// prepared by a use left behind at its deadline, on a connection dropped since, is not kept.
@@ -187,11 +187,11 @@ final class SerialConnection: Sendable {
     dropped.load(ordering: .relaxed)
   }
 
-  /// Closes the connection; later uses throw ``SharedPostgresError/closed``.
+  /// Closes the connection; later uses throw ``SharedPostgresError/closed``. It does not wait for the task that
+  /// holds the connection: a statement in flight on it fails, and one about to be sent finds it closed
+  /// (``Session/checkOpen()``), so a use stuck elsewhere (a slow server, a test's hook) cannot hold the close.
   func close() async {
     closed.store(true, ordering: .releasing)
-    await turn.wait()
-    defer { turn.signal() }
     let connection = current.withLock { $0.take() }
     try? await connection?.close()
   }

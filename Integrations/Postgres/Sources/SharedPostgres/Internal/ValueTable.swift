@@ -20,6 +20,10 @@ struct ValueTable: Sendable {
   /// found again by its SQL): binds the key, the JSON, the writer, the channel, the announcement's suffix and the
   /// version of a new row (as text).
   private let upsertStatement: String
+  /// The write checked against the row's version (every save under merge, every checked update, once the row
+  /// exists), prepared once per connection like the upsert: binds the key, the JSON, the writer, the version
+  /// expected (as text), the channel and the announcement's suffix; returns no row when the row moved on.
+  private let checkedUpdateStatement: String
 
   init(name: String, channel: String, writer: String, logger: Logger) {
     self.name = name
@@ -36,6 +40,14 @@ struct ValueTable: Sendable {
         RETURNING version
       )
       SELECT version::text, pg_notify($4, version::text || $5)::text FROM written
+      """
+    self.checkedUpdateStatement = """
+      WITH written AS (
+        UPDATE \(quotedName) SET value = $2, version = version + 1, writer = $3, updated_at = now()
+        WHERE id = $1 AND version = $4::text::bigint
+        RETURNING version
+      )
+      SELECT version::text, pg_notify($5, version::text || $6)::text FROM written
       """
   }
 
@@ -75,10 +87,9 @@ struct ValueTable: Sendable {
     """
   }
 
-  func read(_ key: String, on connection: PostgresConnection, forUpdate: Bool = false) async throws -> Row? {
-    let lock = forUpdate ? " FOR UPDATE" : ""
+  func read(_ key: String, on connection: PostgresConnection) async throws -> Row? {
     let rows = try await connection.query(
-      "SELECT value, version FROM \(unescaped: quotedName) WHERE id = \(key)\(unescaped: lock)", logger: logger)
+      "SELECT value, version FROM \(unescaped: quotedName) WHERE id = \(key)", logger: logger)
     for try await (value, version) in rows.decode((String, Int64).self) {
       return Row(json: Data(value.utf8), version: version)
     }
@@ -117,12 +128,10 @@ struct ValueTable: Sendable {
           RETURNING version
           """, suffix: suffix, on: session.connection)
     case let version?:
-      return try await self.version(
-        of: """
-          UPDATE \(unescaped: quotedName) SET value = \(value), version = version + 1, writer = \(writer), updated_at = now()
-          WHERE id = \(key) AND version = \(version)
-          RETURNING version
-          """, suffix: suffix, on: session.connection)
+      let statement = try await session.prepared(checkedUpdateStatement)
+      let binds = [key, value, writer, String(version), channel, suffix].map { PostgresData(string: $0) }
+      let rows = try await statement.execute(binds).get()
+      return try rows.first.flatMap { Int64(try $0.decode(String.self)) }
     }
   }
 
