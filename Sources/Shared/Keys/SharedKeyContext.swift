@@ -118,6 +118,28 @@ public struct SharedKeyContext<Value: Sendable>: Sendable {
     persistence?.update(fromStore: value, read: read.read) ?? true
   }
 
+  /// Applies `value` as ``update(_:readAt:)`` does, for a key that wrote the program's change to the store itself
+  /// (retrying a failed save on its own, after a reconnect say) and reports what the store holds now: when it is
+  /// applied, the failed save's error (``Shared/saveError``) clears, since the program's change reached the store.
+  /// A plain ``update(_:readAt:)`` leaves that error in place: the store's own value does not tell the program that
+  /// its change was saved.
+  ///
+  /// ```swift
+  /// guard let read = context.storeReadStarted(), let local = context.currentValue else { return }
+  /// let stored = try await remote.write(local, named: name)
+  /// _ = context.updateAfterSaving(stored, readAt: read)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - value: What the store holds after the key's write.
+  ///   - read: Where the key's read of memory began, from ``storeReadStarted()``, taken before ``currentValue``.
+  /// - Returns: Whether `value` was applied (and the error cleared); `false` when the program changed the value
+  ///   since: that change is saved as usual.
+  @discardableResult
+  public func updateAfterSaving(_ value: Value, readAt read: SharedStoreRead) -> Bool {
+    persistence?.update(fromStore: value, read: read.read, saved: true) ?? true
+  }
+
   /// ``resetToDefault()`` for a read that began at `read`: drops the store's "no value" when the program changed
   /// or saved the value since, as ``update(_:readAt:)`` does.
   ///

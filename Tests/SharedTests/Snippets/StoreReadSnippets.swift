@@ -9,6 +9,7 @@ enum StoreReadSnippets {
 
   struct RemoteStore {
     func write(_ counter: Counter) async {}
+    func write(_ counter: Counter, named name: String) async throws -> Counter { counter }
     func fetch(_ name: String) async throws -> Counter { Counter() }
   }
 
@@ -54,5 +55,12 @@ enum StoreReadSnippets {
   static func reset(context: SharedKeyContext<Counter>, remote: OptionalRemoteStore, name: String) async throws {
     guard let read = context.storeReadStarted() else { return }
     if try await remote.fetch(name) == nil, !context.resetToDefault(readAt: read) { scheduleAnotherRead() }
+  }
+
+  // SharedKeyContext.updateAfterSaving(_:readAt:)
+  static func saveAgain(context: SharedKeyContext<Counter>, remote: RemoteStore, name: String) async throws {
+    guard let read = context.storeReadStarted(), let local = context.currentValue else { return }
+    let stored = try await remote.write(local, named: name)
+    _ = context.updateAfterSaving(stored, readAt: read)
   }
 }

@@ -383,6 +383,24 @@ import Testing
     #expect(machine.baseVersion == 6)
   }
 
+  /// An announcement older than what the instance knows is late, or of a row made again: the row is read to tell,
+  /// unless a save or a load under way meets the row anyway.
+  @Test func anAnnouncementOlderThanWhatIsKnownHasTheRowRead() {
+    var machine = KeyVersionStateMachine()
+    let read = machine.rowRead(version: 5)
+    #expect(read)
+    #expect(machine.notified(StoredChange(version: 5, json: Data("{}".utf8))) == .ignore)  // As old: nothing new.
+    #expect(machine.notified(StoredChange(version: 1, json: Data("{}".utf8))) == .verify)
+    // The read finds the row at 1 where 5 was known: made again, and its versions count from there.
+    let recreated = machine.rowRecreated(version: 1, knownBeforeRead: 5)
+    #expect(recreated)
+    #expect(
+      machine.notified(StoredChange(version: 2, json: Data("{}".utf8)))
+        == .apply(StoredChange(version: 2, json: Data("{}".utf8))))
+    machine.loadStarted()
+    #expect(machine.notified(StoredChange(version: 1, json: nil)) == .ignore)  // The load reads the row.
+  }
+
   @Test func anAnnouncementWithoutItsValueIsAppliedOnlyOnceItsRowIsRead() {
     var machine = KeyVersionStateMachine()
     let change = StoredChange(version: 3, json: nil)

@@ -296,6 +296,33 @@ extension ServerTests {
       await second.close()
     }
 
+    /// The same, with no read of the instance that knew higher versions: the new row's first announcement, older
+    /// than what that instance knows, makes it read the row, which it finds made again (it stayed on the old value,
+    /// with no error, until a `load()` before).
+    @Test func anInstanceThatKnewHigherVersionsHearsARowMadeAgainWithoutReadingIt() async throws {
+      let key = TestDatabase.uniqueKey()
+      let first = try await TestDatabase.instance()
+      let one = Shared(wrappedValue: Flags(), .postgres(key, in: first))
+      try await one.load()
+      for limit in 1...3 {
+        one.withLock { $0.limit = limit }
+        try await one.save()
+      }
+      try await TestDatabase.deleteRow(key)
+      let second = try await TestDatabase.instance()
+      let two = Shared(wrappedValue: Flags(), .postgres(key, in: second))
+      try await two.load()
+      two.withLock { $0.limit = 10 }
+      try await two.save()
+      #expect(try await TestDatabase.row(key)?.version == 1)
+      try await waitForValue(one, "the row made again") { $0.limit == 10 }
+      two.withLock { $0.limit = 11 }
+      try await two.save()
+      try await waitForValue(one, "the new row's next change") { $0.limit == 11 }
+      await first.close()
+      await second.close()
+    }
+
     /// Table and channel names that are SQL keywords work: the table's name is quoted in every statement.
     @Test func aTableNamedAfterAKeywordHoldsValues() async throws {
       var configuration = try TestDatabase.configuration(tableName: "select")

@@ -69,7 +69,7 @@ final class Persistence<Value: Sendable>: Sendable {
     let (action, result, previous) = state.withLock { guarded -> (Action, (any Error)?, Machine.Held) in
       let previous = guarded.machine.held
       let action = event(&guarded.machine)
-      return (action, guarded.machine.saveError, previous)
+      return (action, guarded.machine.flushResult, previous)
     }
     withExtendedLifetime(previous) {}
     return (action, result)
@@ -148,7 +148,7 @@ final class Persistence<Value: Sendable>: Sendable {
         }
         let ended = guarded.machine.loadEnded(
           machineOutcome, applied: applied, sequenceNow: sequence.load(ordering: .relaxed))
-        return (ended, replaced, previous, guarded.machine.saveError)
+        return (ended, replaced, previous, guarded.machine.flushResult)
       }
     }
     withExtendedLifetime((replaced, previous)) {}
@@ -265,7 +265,7 @@ final class Persistence<Value: Sendable>: Sendable {
         let action = guarded.machine.flushRequested(target: target, current: current, waiter: waiter)
         var sleeper: Task<Void, any Error>?
         if case .wait(wakeSaveTask: true) = action { sleeper = guarded.sleeper.take() }
-        return (action, sleeper, guarded.machine.saveError, previous)
+        return (action, sleeper, guarded.machine.flushResult, previous)
       }
       withExtendedLifetime(previous) {}
       switch action {
@@ -298,7 +298,7 @@ final class Persistence<Value: Sendable>: Sendable {
   ///
   /// - Returns: Whether the value was applied; if not, the store should be read again.
   @discardableResult
-  func update(fromStore value: Value, read: StoreRead? = nil) -> Bool {
+  func update(fromStore value: Value, read: StoreRead? = nil, saved: Bool = false) -> Bool {
     let fromWithinSave = read == nil && SaveScope.persistence == ObjectIdentifier(self)
     /// Whether the value may replace memory now; asked once before and once under the box's lock.
     func accepted() -> Bool {
@@ -322,7 +322,9 @@ final class Persistence<Value: Sendable>: Sendable {
     guard let written else { return false }
     withExtendedLifetime(written.replaced) {}  // Released after the lock.
     let (action, result) = decideWithResult {
-      $0.storeValueApplied(
+      // The key wrote memory's change itself: it reached the store, and its failed save's error goes.
+      if saved { $0.saveErrorCleared() }
+      return $0.storeValueApplied(
         Machine.Change(value: value, sequence: written.sequence), read: applied, fromWithinSave: fromWithinSave)
     }
     switch action {

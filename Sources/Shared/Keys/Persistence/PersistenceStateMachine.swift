@@ -215,6 +215,11 @@ struct PersistenceStateMachine<Value, Waiter> {
     }
   }
 
+  /// What a `save()` that returns now reports: the failed save's error while its change is still what memory holds
+  /// (the call's changes did not reach the store); `nil` once they are stored or replaced by the store's own value,
+  /// even while ``saveError`` still tells the program that its change was not saved.
+  var flushResult: (any Error)? { failedChangeInMemory ? saveError : nil }
+
   /// The program read the save error and clears it (``Shared/clearSaveError()``); the next failed save sets it again.
   mutating func saveErrorCleared() {
     saveError = nil

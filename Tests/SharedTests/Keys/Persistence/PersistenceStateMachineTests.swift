@@ -456,7 +456,7 @@ private struct World {
       guard let target = pendingFlushes.removeValue(forKey: waiter) else {
         return fail("flush \(waiter) resumed twice")
       }
-      if machine.saveError == nil && covered < target {
+      if machine.flushResult == nil && covered < target {
         fail("flush \(waiter) for change \(target) returned when the store reflected change \(covered)")
       }
     }

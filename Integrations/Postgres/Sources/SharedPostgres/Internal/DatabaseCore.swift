@@ -385,7 +385,15 @@ final class DatabaseCore: Sendable {
       state.keys[key] = entry
       return action
     }
-    guard case .apply(let change) = action else { return }
+    let change: StoredChange
+    switch action {
+    case .apply(let applied): change = applied
+    case .verify:
+      // Late, or of a row made again: the read tells, and lands the row if it was made again.
+      await readAndLand(key, heard: holdersHearing(key))
+      return
+    case .ignore, .hold: return
+    }
     // A change the program makes from now on keeps memory: it is saved over this version.
     let heard = holdersHearing(key)
     await runHook(\.beforeLanding)

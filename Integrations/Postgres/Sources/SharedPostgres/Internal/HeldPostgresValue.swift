@@ -56,7 +56,8 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
     while let read = context.storeReadStarted(), let local = context.currentValue {
       let merged = merge(local, stored)
       if key.conflicts.isEqual(merged, stored) {
-        if context.update(stored, readAt: read) { return true }
+        // The row holds memory's change already: a failed save of it is answered.
+        if context.updateAfterSaving(stored, readAt: read) { return true }
       } else {
         do {
           let json = try PostgresKey<Value>.encode(merged, key: key.name)
@@ -67,7 +68,8 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
             key.name, json: json, merge: key.merger(local: merged), decodes: decodes
           ) { written in
             stored = (try? key.decodeStored(written)) ?? merged
-            applied = context.update(stored, readAt: read)
+            // Memory's change was written with the row's.
+            applied = context.updateAfterSaving(stored, readAt: read)
             return applied
           }
           if applied { return true }
@@ -122,7 +124,7 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
     let json = try PostgresKey<Value>.encode(value, key: key.name)
     guard json != agreed else { return }
     let stored = try await key.write(json, local: value, context: context, readAt: read)
-    _ = context.update(stored, readAt: read)
+    _ = context.updateAfterSaving(stored, readAt: read)
   }
 
   /// Writes memory again after a failed save. The result reaches memory only if the program did not change the
@@ -132,8 +134,8 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
       let json = try? PostgresKey<Value>.encode(value, key: key.name)
     else { return }
     if let stored = try? await key.write(json, local: value, context: context, readAt: read) {
-      // Memory and row agree again: clears the failed save's error.
-      _ = context.update(stored, readAt: read)
+      // Memory and row agree again, with the program's change written: clears the failed save's error.
+      _ = context.updateAfterSaving(stored, readAt: read)
     }
   }
 }

@@ -70,6 +70,10 @@ struct KeyVersionStateMachine: Sendable {
     case hold
     /// Put it in memory (reading the row first when the change has no JSON).
     case apply(StoredChange)
+    /// Older than what this instance knows: a late announcement, or one of a row deleted by hand and made again, at
+    /// lower versions, by an instance that knew less. Only the row tells them apart: read it (a row found older than
+    /// what this instance knew is a row made again, and lands).
+    case verify
   }
 
   /// Another instance announced `change`; `heardAt` is the count of rows made again when it was heard (`.max`,
@@ -77,7 +81,10 @@ struct KeyVersionStateMachine: Sendable {
   /// be of the old row, whose versions are not comparable with the new row's: its value is dropped, and the row is
   /// read instead (the read decides by the row's version).
   mutating func notified(_ change: StoredChange, heardAt: UInt64 = .max) -> NotificationAction {
-    guard change.version > knownVersion else { return .ignore }
+    guard change.version > knownVersion else {
+      // While changes wait, the save or load under way meets the row itself.
+      return change.version < knownVersion && !holdsChanges ? .verify : .ignore
+    }
     let change = heardAt < recreatedAt ? StoredChange(version: change.version, json: nil) : change
     if holdsChanges {
       hold(change)
