@@ -184,7 +184,8 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
       guard written != json, let merged = try? decodeStored(written) else { return true }
       stored = merged
       if let read {
-        guard context.update(merged, readAt: read) else { return false }
+        // Outside a save of the framework: the key wrote memory's change itself (a retry, a close).
+        guard context.updateAfterSaving(merged, readAt: read) else { return false }
       } else {
         context.update(merged)
       }

@@ -812,6 +812,7 @@ final class DatabaseCore: Sendable {
     guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
     rowSeen(key, ValueTable.Row(json: json, version: version))
     await landOwnWrite(key, version: version, json: json)
+    for holder in holders(of: key) { holder.programWrote(json) }
   }
 
   /// Counts a write in flight: ``close(flushingWithin:)`` waits for it.

@@ -114,6 +114,13 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
 
   var isAlive: Bool { context.currentValue != nil }
 
+  func programWrote(_ json: Data) {
+    guard let read = context.storeReadStarted(), let value = context.currentValue,
+      (try? PostgresKey<Value>.encode(value, key: key.name)) == json
+    else { return }
+    _ = context.updateAfterSaving(value, readAt: read)
+  }
+
   func differs(from agreed: Data?) -> Bool {
     guard let value = context.currentValue else { return false }
     return (try? PostgresKey<Value>.encode(value, key: key.name)) != agreed

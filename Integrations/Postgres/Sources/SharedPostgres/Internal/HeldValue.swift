@@ -23,4 +23,7 @@ protocol HeldValue: AnyObject, Sendable {
   func writeIfChanged(since agreed: Data?) async throws
   /// Whether memory differs from `agreed` (a change of the program not written yet).
   func differs(from agreed: Data?) -> Bool
+  /// The program wrote `json` over the row itself (``PostgresKey/overwrite(with:)``): when memory holds it, the
+  /// program's change is stored, and a failed save's error clears.
+  func programWrote(_ json: Data)
 }
