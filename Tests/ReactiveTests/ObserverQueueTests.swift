@@ -37,18 +37,18 @@ import Testing
       if value == 1 { blockFirstCall.wait() }
     }
     // A thread of its own, so that blocking it in the callback takes nothing from the tasks of other tests.
-    let writerDone = DispatchSemaphore(value: 0)
+    let writerDone = Counter()
     let writer = Thread {
       firstWriter.withLock { $0 = currentThreadID() }
       box.withLock { $0 += 1 }  // Delivers 1, waits in the callback, then some of the others' changes.
       firstWriter.withLock { $0 = nil }
-      writerDone.signal()
+      writerDone.increment()
     }
     writer.start()
     await waitUntil { !calls.elements.isEmpty }
     for _ in 0..<others { box.withLock { $0 += 1 } }  // Queued behind the blocked delivery.
     blockFirstCall.signal()
-    await waitUntil { writerDone.wait(timeout: .now()) == .success }
+    await waitUntil { writerDone.count == 1 }
     await waitUntil { calls.elements.count == others + 1 }
     let all = calls.elements
     #expect(all.map(\.value) == Array(1...(others + 1)))
