@@ -218,21 +218,19 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
 
   func triggered(_ trigger: QueryTrigger, now: Duration, store: QueryStore) -> QueryRecordEffect {
     let options = definition.options
-    let condition: RefetchCondition
-    switch trigger {
-    case .stale: condition = .ifStale
-    case .reconnect: condition = options.refetchOnReconnect
-    case .focus: condition = options.refetchOnFocus
-    case .interval:
-      condition = .always
-      // A query refetched while unheld stays cached, as its program asked.
-      if options.refetchesWhileUnheld && !isHeld {
-        machine.touched()
-        let action = machine.triggered(now: now, staleTime: options.staleTime, condition: condition)
-        return plan(action, store: store, body: nil).effect
+    let condition: RefetchCondition =
+      switch trigger {
+      case .stale: .ifStale
+      case .reconnect: options.refetchOnReconnect
+      case .focus: options.refetchOnFocus
+      case .interval: .always
       }
+    if !isHeld {
+      // Only an interval that refetches while unheld asks an unheld query; it keeps the query cached, as its
+      // program asked.
+      guard trigger == .interval && options.refetchesWhileUnheld else { return .none }
+      machine.touched()
     }
-    guard isHeld else { return .none }
     let action = machine.triggered(now: now, staleTime: options.staleTime, condition: condition)
     return plan(action, store: store, body: nil).effect
   }
