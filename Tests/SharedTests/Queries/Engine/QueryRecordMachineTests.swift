@@ -1027,10 +1027,10 @@ struct QueryRecordMachineTests {
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 
-  @Test func everyOrderingOfSixEventsWithRefetchConditionsOfADisabledQueryKeepsTheRecordsInvariants() {
+  @Test func everyOrderingOfFiveEventsWithRefetchConditionsOfADisabledQueryKeepsTheRecordsInvariants() {
     let events: [Event] = [.enable, .disable, .triggerAlways, .holderAlways, .holderNever, .step]
-    let (sequences, failures) = explore(events, depth: 6, startingEnabled: false)
-    #expect(sequences == 46_656)
+    let (sequences, failures) = explore(events, depth: 5, startingEnabled: false)
+    #expect(sequences == 7_776)
     #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 
