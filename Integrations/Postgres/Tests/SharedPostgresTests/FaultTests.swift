@@ -390,5 +390,43 @@ extension ServerTests {
       try await second.run("count \(stored.counter + 5)", expecting: "counted \(stored.counter + 5)")
       try await first.run("await \(stored.counter + 5)", expecting: "value \(stored.counter + 5)")
     }
+
+    /// One of two processes saving large values in a loop, under merge or with checked updates, is ended by SIGKILL
+    /// mid-save: the other goes on saving (nothing it waits for hangs on the dead instance), the row stays readable,
+    /// no acknowledged increment is lost, and an instance started again in the killed one's place loads the row and
+    /// converges with the survivor.
+    @Test(arguments: ["merge", "update"])
+    func anInstanceKilledMidSaveLosesNoAcknowledgedChangeAndItsReplacementConverges(policy: String) async throws {
+      _ = try TestDatabase.configuration()
+      let key = TestDatabase.uniqueKey()
+      let probes = try await ProbePair(key: key, policy: policy)
+      defer { probes.finish() }
+      let (killed, survivor) = (probes.first, probes.second)
+      killed.send("hammer")
+      survivor.send("hammer")
+      try await killed.expect("hammering")
+      try await survivor.expect("hammering")
+      // What the killed instance had acknowledged before it died: a lower bound of what it wrote.
+      let killedAcknowledged = Int(try await killed.run("acknowledged", answerStartingWith: "acknowledged ")) ?? 0
+      killed.kill()
+      _ = try await survivor.run("stop", answerStartingWith: "stopped ")
+      let row = try #require(try await TestDatabase.row(key))
+      let stored = try JSONDecoder().decode(TwoProcessTests.StoredItems.self, from: Data(row.json.utf8))
+      #expect(stored.padding.count == 50_000)
+      if policy == "update" {
+        let survivorAcknowledged = Int(try await survivor.run("acknowledged", answerStartingWith: "acknowledged ")) ?? 0
+        #expect(killedAcknowledged >= 1)
+        #expect(stored.counter >= killedAcknowledged + survivorAcknowledged)
+      }
+
+      let replacement = try ProbeProcess(key: key, policy: policy)
+      defer { replacement.finish() }
+      try await replacement.run("ready", expecting: "ready")
+      try await replacement.run("await \(stored.counter)", expecting: "value \(stored.counter)")
+      try await survivor.run("count \(stored.counter + 5)", expecting: "counted \(stored.counter + 5)")
+      try await replacement.run("await \(stored.counter + 5)", expecting: "value \(stored.counter + 5)")
+      try await replacement.run("count \(stored.counter + 9)", expecting: "counted \(stored.counter + 9)")
+      try await survivor.run("await \(stored.counter + 9)", expecting: "value \(stored.counter + 9)")
+    }
   }
 }

@@ -91,6 +91,44 @@ extension ServerTests {
       await other.close()
     }
 
+    /// A checked update across a partition: the update returns at its deadline with the cause, writes nothing the
+    /// caller was told of, and once the path heals the next update applies to the newest row, so no acknowledged
+    /// increment (this instance's or another's made meanwhile) is lost, and both instances converge.
+    @Test func aCheckedUpdateOnAPartitionedPathFailsWithTheCauseAndLosesNothingOnceItHeals() async throws {
+      let proxy = try await FreezingProxy(targetPort: try TestDatabase.configuration().port)
+      defer { proxy.stop() }
+      let partitioned = SharedPostgresDatabase(try Self.configuration(through: proxy))
+      try await bounded(.seconds(20)) { try await partitioned.waitUntilListening() }
+      let other = try await TestDatabase.instance()
+      let key = TestDatabase.uniqueKey()
+      let mine = PostgresKey<Visits>(key, in: partitioned)
+      let theirs = PostgresKey<Visits>(key, in: other)
+      let heldThere = Shared(wrappedValue: Visits(), .postgres(key, in: other))
+      try await heldThere.load()
+      try await mine.update(ifMissing: Visits()) { $0.count += 1 }
+      try await waitForValue(heldThere, "the update before the partition") { $0.count == 1 }
+
+      try await proxy.partition()
+      let error = await #expect(throws: SharedPostgresError.self) {
+        try await bounded(.seconds(30)) { try await mine.update(ifMissing: Visits()) { $0.count += 1 } }
+      }
+      #expect(Self.isTimedOut(error))
+      // Another instance increments meanwhile.
+      try await theirs.update(ifMissing: Visits()) { $0.count += 1 }
+
+      try await proxy.heal()
+      let written = try await bounded(.seconds(30)) {
+        try await mine.update(ifMissing: Visits()) { $0.count += 1 }
+      }
+      // Three acknowledged increments; the one that failed at its deadline never reached the server.
+      #expect(written.count == 3)
+      try await waitForValue(heldThere, "the update after the partition healed") { $0.count == 3 }
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(try JSONDecoder().decode(Visits.self, from: Data(row.json.utf8)) == Visits(count: 3))
+      await partitioned.close()
+      await other.close()
+    }
+
     /// Only the read/write connection goes half-open, while it is in use: the save on it fails at the statement
     /// deadline, and is written again on a new connection.
     @Test func aStatementOnAHalfOpenConnectionFailsAtItsDeadlineAndTheSaveIsWrittenAgain() async throws {
