@@ -103,16 +103,19 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   ///   - context: The context of the shared value.
   /// - Throws: ``FileStorageError`` when the value cannot be encoded or the file cannot be written.
   public func save(_ value: Value, context: SharedKeyContext<Value>) async throws {
-    let data: Data
+    let data = try encode(value)
+    guard let owner = context.persistence else { return }  // Every holder is gone: nothing to save for.
+    try await file.write(data, for: owner, sequence: SaveScope.sequence(savingFor: context.valueID))
+  }
+
+  private func encode(_ value: Value) throws -> Data {
     do {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      data = try encoder.encode(value)
+      return try encoder.encode(value)
     } catch {
       throw FileStorageError.unencodable(url: url, reason: String(describing: error))
     }
-    guard let owner = context.persistence else { return }  // Every holder is gone: nothing to save for.
-    try await file.write(data, for: owner)
   }
 
   /// Polls the file for changes made outside the program and loads them; a deleted or emptied file brings the
@@ -175,6 +178,17 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
     } catch {
       throw FileStorageError.corrupt(url: url, reason: String(describing: error))
     }
+  }
+}
+
+extension FileStorageKey: SavesSynchronously {
+  /// Encodes `value` and writes it durably on the calling thread, as a save does, without the file's actor: the
+  /// flush at exit runs on the exiting thread and may await nothing. A change no newer than one the file already
+  /// holds from this value is skipped.
+  func saveNow(_ value: Value, sequence: UInt64, context: SharedKeyContext<Value>) throws {
+    let data = try encode(value)
+    guard let owner = context.persistence else { return }
+    try file.writeNow(data, for: owner, sequence: sequence)
   }
 }
 
