@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The exit probe, built next to this test bundle.
-private func exitProbeExecutable() -> URL? {
+func exitProbeExecutable() -> URL? {
   let bundle = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
   let candidate = bundle.deletingLastPathComponent().appendingPathComponent("ExitProbe")
   return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
