@@ -29,6 +29,16 @@ private struct RecordingKey: SharedKey, CustomStringConvertible {
   var saveSchedule: SharedSaveSchedule { .debounced(.seconds(3_600), clock: ManualClock()) }
 }
 
+/// A stand-in for a persisted query cache or a queue of mutations: keeps writes of its own, and joins its registry's
+/// flushes.
+private final class CachePersister: FlushParticipant {
+  let flushes = Counter()
+  let exitFlushes = Counter()
+  var flushDescription: String { "cache" }
+  func flush() async throws { flushes.increment() }
+  func flushBeforeExit() throws { exitFlushes.increment() }
+}
+
 private func stored(_ url: URL) throws -> Settings {
   try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
 }
@@ -127,6 +137,25 @@ private func changeAndLetGo(_ key: FileStorageKey<Settings>, volume: Int) {
     try await save.value
     #expect(finished.count == 1)
     #expect(key.saves.elements == [1])
+  }
+
+  /// Something that is not a value (a persisted cache, a queue of mutations) joins the registry's flushes, and
+  /// leaves them when it is freed.
+  @Test func aParticipantThatJoinedIsFlushedUntilItIsFreed() async throws {
+    let registry = SharedRegistry.current
+    let (flushes, exitFlushes) = try await joinAndFlush(registry)
+    #expect(flushes == 1)
+    #expect(exitFlushes == 1)
+    #expect(registry.flushParticipants.current.isEmpty)
+  }
+
+  /// Joins a new participant to `registry`, flushes it both ways, and lets it go; returns how often each ran.
+  private func joinAndFlush(_ registry: SharedRegistry) async throws -> (flushes: Int, exitFlushes: Int) {
+    let cachePersister = CachePersister()
+    registry.flushParticipants.join(cachePersister)
+    try await registry.flush()
+    for participant in registry.flushParticipants.current { try participant.flushBeforeExit() }
+    return (cachePersister.flushes.count, cachePersister.exitFlushes.count)
   }
 
   /// Each registry flushes its own values: another registry's (another test's) waiting saves are not written.

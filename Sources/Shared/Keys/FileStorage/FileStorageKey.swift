@@ -22,6 +22,9 @@ public import Foundation
 ///   is killed mid-save, and a finished save survives a power loss (where the folder may be opened
 ///   and synced: a folder the process can write but not read is not synced, and the save still succeeds). Writes to one file are serialized. A failed
 ///   save keeps the value in memory and sets ``Shared/saveError``.
+/// - **At exit:** a change still waiting for `saveDelay` is written before the process ends normally (the top-level
+///   code returns, or `exit`), and at SIGTERM or SIGINT after ``SharedRegistry/flushOnTermination()``; a SIGKILL
+///   loses at most the changes of one save delay. ``SharedRegistry/flush()`` writes every waiting change now.
 /// - **Changes from outside:** the file is checked every `pollInterval` (by device, inode, size and modification
 ///   time); a change made by another program is loaded and every holder sees it within about one interval. A
 ///   deleted or emptied file brings every holder back to the default; a path that cannot be looked at (no permission
