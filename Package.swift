@@ -29,6 +29,8 @@ let package = Package(
     .testTarget(name: "DemoTests", dependencies: ["DemoKit", "SharedState", "TestSupport"]),
     // A separate process the file-fault tests write with and kill; not part of the product.
     .executableTarget(name: "FileFaultProbe", dependencies: ["SharedState"], path: "Tests/FileFaultProbe"),
+    // A separate process the exit tests end in several ways before its save delay passed; not part of the product.
+    .executableTarget(name: "ExitProbe", dependencies: ["SharedState"], path: "Tests/ExitProbe"),
   ]
 )
 

@@ -91,6 +91,9 @@ import Testing
       outputs.append(console.lines)
     }
     #expect(outputs[0].contains("settings: the previous run was none"))
+    // The clock never moves, so only the flush at the end can have written the file.
+    #expect(outputs[0].contains("settings: saved run 1 to \(settings.path)"))
+    #expect(outputs[1].contains("settings: saved run 2 to \(settings.path)"))
     #expect(outputs[1].contains("settings: the previous run was number 1 (all)"))
     #expect(outputs[1].contains("== Summary"))
     #expect(outputs[1].filter { $0.hasPrefix("- ") }.count == 6)

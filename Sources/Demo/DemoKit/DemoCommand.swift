@@ -65,6 +65,7 @@ public enum DemoCommand {
       }
     }
     summary.append(await runSettingsScenario(scenario: options.scenario.rawValue))
+    await saveBeforeExit()
     console.heading("Summary")
     for line in summary { console.line("- " + line) }
   }

@@ -24,6 +24,8 @@ public final class SharedRegistry: Sendable {
   @usableFromInline
   let state = Lock(RegistryState())
   private let queryStore = Lock<QueryStore?>(nil)
+  /// What ``flush()`` and the flush at exit write: this registry's values whose keys save, and whatever else joined.
+  let flushParticipants = FlushParticipants()
 
   /// Creates an empty registry.
   public init() {}
@@ -133,7 +135,7 @@ public final class SharedRegistry: Sendable {
     switch outcome {
     case .found(let reference):
       if case .root(let root) = reference, case .root(let createdRoot) = created, root === createdRoot {
-        root.persistence?.subscribe()
+        root.persistence?.start(in: self)
       }
       return reference
     case .mismatch(let existing, _):

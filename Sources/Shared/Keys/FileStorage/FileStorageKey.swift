@@ -22,6 +22,9 @@ public import Foundation
 ///   is killed mid-save, and a finished save survives a power loss (where the folder may be opened
 ///   and synced: a folder the process can write but not read is not synced, and the save still succeeds). Writes to one file are serialized. A failed
 ///   save keeps the value in memory and sets ``Shared/saveError``.
+/// - **At exit:** a change still waiting for `saveDelay` is written before the process ends normally (the top-level
+///   code returns, or `exit`), and at SIGTERM or SIGINT after ``SharedRegistry/flushOnTermination()``; a SIGKILL
+///   loses at most the changes of one save delay. ``SharedRegistry/flush()`` writes every waiting change now.
 /// - **Changes from outside:** the file is checked every `pollInterval` (by device, inode, size and modification
 ///   time); a change made by another program is loaded and every holder sees it within about one interval. A
 ///   deleted or emptied file brings every holder back to the default; a path that cannot be looked at (no permission
@@ -103,16 +106,19 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
   ///   - context: The context of the shared value.
   /// - Throws: ``FileStorageError`` when the value cannot be encoded or the file cannot be written.
   public func save(_ value: Value, context: SharedKeyContext<Value>) async throws {
-    let data: Data
+    let data = try encode(value)
+    guard let owner = context.persistence else { return }  // Every holder is gone: nothing to save for.
+    try await file.write(data, for: owner, sequence: SaveScope.sequence(savingFor: context.valueID))
+  }
+
+  private func encode(_ value: Value) throws -> Data {
     do {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      data = try encoder.encode(value)
+      return try encoder.encode(value)
     } catch {
       throw FileStorageError.unencodable(url: url, reason: String(describing: error))
     }
-    guard let owner = context.persistence else { return }  // Every holder is gone: nothing to save for.
-    try await file.write(data, for: owner)
   }
 
   /// Polls the file for changes made outside the program and loads them; a deleted or emptied file brings the
@@ -175,6 +181,17 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
     } catch {
       throw FileStorageError.corrupt(url: url, reason: String(describing: error))
     }
+  }
+}
+
+extension FileStorageKey: SavesSynchronously {
+  /// Encodes `value` and writes it durably on the calling thread, as a save does, without the file's actor: the
+  /// flush at exit runs on the exiting thread and may await nothing. A change no newer than one the file already
+  /// holds from this value is skipped.
+  func saveNow(_ value: Value, sequence: UInt64, context: SharedKeyContext<Value>) throws {
+    let data = try encode(value)
+    guard let owner = context.persistence else { return }
+    try file.writeNow(data, for: owner, sequence: sequence)
   }
 }
 

@@ -28,8 +28,22 @@ actor FileStore {
     weak var owner: (any AnyObject & Sendable)?
     var state: FileState
   }
+  /// Held around every write of the file and every check for outside changes, with what the writes decide on.
+  ///
+  /// The actor already runs saves and checks one at a time; this lock also keeps out the flush at exit, which
+  /// writes on the exiting thread without the actor (see ``writeNow(_:for:sequence:)``). Nothing in it awaits, and
+  /// no code of the program runs under it (values are encoded before): a thread that waits for it waits for a few
+  /// system calls.
+  private let writing = Lock(Writing())
+
+  private struct Writing {
+    var order = FileWriteOrder()
+    /// How many times the file was written, for tests.
+    var count = 0
+  }
+
   /// How many times the file was written, for tests.
-  private(set) var writeCount = 0
+  nonisolated var writeCount: Int { writing.withLock { $0.count } }
 
   private init(url: URL) {
     self.url = url
@@ -102,11 +116,38 @@ actor FileStore {
     }
   }
 
+  /// Writes `data`, change number `sequence` of `value` (`nil`: a write with no number, which always writes),
+  /// durably; see ``writeNow(_:for:sequence:)``.
+  func write(_ data: Data, for value: any AnyObject & Sendable, sequence: UInt64?) throws {
+    try writeNow(data, for: value, sequence: sequence)
+  }
+
+  /// Writes `data`, change number `sequence` of `value`, durably, on the calling thread: what a save does (on the
+  /// actor), and what the flush at exit does (on the exiting thread, where nothing may be awaited).
+  ///
+  /// A change no newer than one of the same value that the file holds already is skipped (see
+  /// ``FileWriteOrder``): the exit's write of a newer change and a save under way of an older one may reach here
+  /// in either order, and the file keeps the newer.
+  ///
+  /// The write holds the file's write lock throughout, which only another write or a check holds, each for a few
+  /// system calls; so the exiting thread waits at most for one write that is already under way.
+  nonisolated func writeNow(_ data: Data, for value: any AnyObject & Sendable, sequence: UInt64?) throws {
+    try writing.withLock { writing in
+      guard writing.order.writeRequested(sequence: sequence, by: value) == .write else { return }
+      try writeDurably(data, for: value) { writing.count += 1 }
+      writing.order.writeSucceeded(sequence: sequence, by: value)
+    }
+  }
+
   /// Writes `data` durably, following a symbolic link: one write of a new file in the same folder, which keeps
   /// the existing file's permissions (and owner and group, where the process may; the group's permissions only with
   /// the group), an `fsync` of it, a rename over the file, and
-  /// an `fsync` of the folder so the rename survives a power loss.
-  func write(_ data: Data, for value: any AnyObject & Sendable) throws {
+  /// an `fsync` of the folder so the rename survives a power loss. Calls `renamed` once the file holds `data`.
+  private nonisolated func writeDurably(
+    _ data: Data,
+    for value: any AnyObject & Sendable,
+    renamed: () -> Void
+  ) throws {
     guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
     guard let target = Self.followingLinks(url.path) else {
       throw FileStorageError.unwritable(
@@ -131,14 +172,14 @@ actor FileStore {
     }
     // The file now holds the new value: recorded before the folder's sync, so a failing sync never makes the next
     // check take this program's own write for someone else's.
-    writeCount += 1
+    renamed()
     record(written, for: value)
     try syncFolder(folder)
   }
 
   /// Creates `folder` and any missing folder above it, and syncs the folder holding each one it created, so the
   /// first save into a new folder survives a power loss too.
-  private func createFolders(_ folder: String) throws {
+  private nonisolated func createFolders(_ folder: String) throws {
     var missing: [String] = []
     var current = folder
     var information = stat()
@@ -158,7 +199,7 @@ actor FileStore {
   }
 
   /// Creates `path` with `data`, made like the file at `original` if there is one; returns what it looks like.
-  private func writeTemporary(_ data: Data, at path: String, like original: String) throws -> FileState {
+  private nonisolated func writeTemporary(_ data: Data, at path: String, like original: String) throws -> FileState {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
     guard descriptor >= 0 else {
       throw FileStorageError.unwritable(url: url, reason: "cannot create a file in its folder: \(Self.lastError())")
@@ -208,7 +249,7 @@ actor FileStore {
   /// Makes a rename in `folder` durable, as far as the process may: a folder it cannot open for reading (EACCES,
   /// a write-only drop folder) or a file system that cannot sync a folder (EINVAL) is left as it is, and the save
   /// counts as done. Any other failure (an I/O error) is reported.
-  private func syncFolder(_ folder: String) throws {
+  private nonisolated func syncFolder(_ folder: String) throws {
     let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard descriptor >= 0 else {
       if errno == EACCES || errno == EPERM { return }
@@ -218,7 +259,7 @@ actor FileStore {
     guard fsync(descriptor) == 0 || errno == EINVAL else { throw failure() }
   }
 
-  private func failure() -> FileStorageError {
+  private nonisolated func failure() -> FileStorageError {
     .unwritable(url: url, reason: Self.lastError())
   }
 
@@ -227,13 +268,17 @@ actor FileStore {
   }
 
   /// Checks whether someone else changed the file since this program last read or wrote it for `value`.
+  ///
+  /// It holds the file's write lock, so a write made at exit, without the actor, is not mistaken for someone else's.
   func externalChange(for value: any AnyObject & Sendable) throws -> Check {
     guard url.isFileURL else { return .unchanged }
-    let current = FileState(ofFileAt: url.path)
-    guard current != known.withLock({ $0[ObjectIdentifier(value)]?.state }) else { return .unchanged }
-    let (data, state) = try readRecordingState(for: value)
-    guard let data else { return .removed }
-    return .contents(data, state: state)
+    return try writing.withLock { _ in
+      let current = FileState(ofFileAt: url.path)
+      guard current != known.withLock({ $0[ObjectIdentifier(value)]?.state }) else { return .unchanged }
+      let (data, state) = try readRecordingState(for: value)
+      guard let data else { return .removed }
+      return .contents(data, state: state)
+    }
   }
 
   /// Reads the file and records what it looked like for `value`, even when it cannot be read (so a broken file

@@ -27,6 +27,8 @@ final class Persistence<Value: Sendable>: Sendable {
   private let sequence = Atomic<UInt64>(0)
   private let state = Lock(Guarded())
   private let subscription = Lock<SharedSubscription?>(nil)
+  /// The flush participants this value joined, kept alive while the value is.
+  private let flushList = Lock<FlushParticipants?>(nil)
 
   private struct Guarded {
     var machine = Machine(sameValue: { sameValue($0, $1) })
@@ -159,9 +161,15 @@ final class Persistence<Value: Sendable>: Sendable {
     if ended.startNext != nil { callLoad(announce: true) }
   }
 
-  /// Starts watching the store.
+  /// Starts watching the store, and, for a key that saves, joins the flushes of `registry` (keeping its list of
+  /// participants alive, so a save still waiting after the registry is gone is written at exit).
   @usableFromInline
-  func subscribe() {
+  func start(in registry: SharedRegistry) {
+    if savesChanges {
+      let participants = registry.flushParticipants
+      flushList.withLock { $0 = participants }
+      participants.join(self)
+    }
     let started = key.subscribe(context: context)
     subscription.withLock { $0 = started }
   }
@@ -206,7 +214,8 @@ final class Persistence<Value: Sendable>: Sendable {
         let outcome: (any Error)?
         do {
           // Only a value whose key saves has changes to save (see `changed`).
-          try await SaveScope.$persistence.withValue(ObjectIdentifier(self)) {
+          let scope = SaveScope(persistence: ObjectIdentifier(self), sequence: change.sequence)
+          try await SaveScope.$current.withValue(scope) {
             try await writer?.save(change.value, context: context)
           }
           outcome = nil
@@ -299,7 +308,7 @@ final class Persistence<Value: Sendable>: Sendable {
   /// - Returns: Whether the value was applied; if not, the store should be read again.
   @discardableResult
   func update(fromStore value: Value, read: StoreRead? = nil, saved: Bool = false) -> Bool {
-    let fromWithinSave = read == nil && SaveScope.persistence == ObjectIdentifier(self)
+    let fromWithinSave = read == nil && SaveScope.current?.persistence == ObjectIdentifier(self)
     /// Whether the value may replace memory now; asked once before and once under the box's lock.
     func accepted() -> Bool {
       let now = sequence.load(ordering: .relaxed)
@@ -370,6 +379,21 @@ final class Persistence<Value: Sendable>: Sendable {
       return state.machine.saveError
     }
     withExtendedLifetime(cleared) {}  // The error is released after the lock.
+  }
+}
+
+extension Persistence: FlushParticipant {
+  /// The key, as it reads in code.
+  var flushDescription: String { String(describing: key) }
+
+  /// Writes the newest change that waits to be saved (or is being saved) on the calling thread, for a key that can
+  /// write synchronously (see ``ExitFlush`` for why this cannot deadlock). The change is taken under this value's
+  /// lock and written after it is released; the box's lock is not taken, so a program that exits from inside
+  /// `withLock` does not hang here. Nothing in the machine changes: the process is ending.
+  func flushBeforeExit() throws {
+    guard let writer = writer as? any SavesSynchronously<Value> else { return }
+    guard let change = state.withLock({ $0.machine.newestUnsavedChange }) else { return }
+    try writer.saveNow(change.value, sequence: change.sequence, context: context)
   }
 }
 

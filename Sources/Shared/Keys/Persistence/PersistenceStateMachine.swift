@@ -198,6 +198,21 @@ struct PersistenceStateMachine<Value, Waiter> {
     return flushWaiters.isEmpty
   }
 
+  /// The newest change the store may not hold yet, for the flush at exit to write on the exiting thread: the one
+  /// waiting for its delay, or, while a save runs, the one after it or else the one it saves (that save may not
+  /// have reached the store, and the store skips a change it holds already). `nil` when nothing waits to be saved;
+  /// a change whose save failed is not written again at exit (``saveError`` told the program).
+  ///
+  /// It changes nothing: the process is ending, and a second flush (at a signal, then at exit) asks again and finds
+  /// the same change, which the store then skips.
+  var newestUnsavedChange: Change? {
+    switch mode {
+    case .idle, .scheduled(pending: nil): return nil
+    case .scheduled(pending: let pending?): return pending
+    case .saving(let current, let next): return next ?? current
+    }
+  }
+
   /// The save task is ready for work (its delay passed or was cut short).
   mutating func saveTaskReady() -> SaveTaskAction {
     switch mode {

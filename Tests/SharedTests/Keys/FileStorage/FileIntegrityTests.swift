@@ -282,6 +282,34 @@ struct Gauge: Codable, Sendable, Equatable {
     #expect(try JSONDecoder().decode(ProbeValue.self, from: Data(contentsOf: url)).counter == 42)
   }
 
+  /// The write a program makes as it exits, within its save delay, takes the same durable path as a save.
+  @Test(
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") && exitProbeExecutable() != nil,
+      "needs strace and the ExitProbe helper"))
+  func aWriteAtExitWritesOnceSyncsTheFileRenamesItAndSyncsTheFolder() async throws {
+    let strace = URL(fileURLWithPath: "/usr/bin/strace")
+    let probe = try #require(exitProbeExecutable())
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("counter.json")
+    let traces = folder.file("traces")
+    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
+    let status = try await runToEnd(
+      strace,
+      [
+        "-ff", "-qq", "-o", traces.appendingPathComponent("thread").path,
+        "-e", "trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2",
+        probe.path, "return", url.path, "42",
+      ])
+    #expect(status == 0)
+    let logs = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
+    let calls = try TracedCalls(logs.map { try String(decoding: Data(contentsOf: $0), as: UTF8.self) }, file: url)
+    #expect(calls.temporaryOpens == 1, "\(calls.lines)")
+    #expect(calls.order == ["write", "fsync-file", "rename", "fsync-folder"], "\(calls.lines)")
+    #expect(try JSONDecoder().decode(Int.self, from: Data(contentsOf: url)) == 42)
+  }
+
   /// The first save into folders that do not exist yet syncs the folder holding each one it created, so they, and
   /// the file in them, survive a power loss.
   @Test(

@@ -60,11 +60,11 @@ import Testing
     for volume in 1...100 { $settings.withLock { $0.volume = volume } }
     await clock.waitForSleepers(2)  // and the save's delay
     clock.advance(by: .milliseconds(999))
-    #expect(await store.writeCount == 0)
+    #expect(store.writeCount == 0)
     #expect(!FileManager.default.fileExists(atPath: url.path))
     clock.advance(by: .milliseconds(1))
     try await $settings.save()
-    #expect(await store.writeCount == 1)
+    #expect(store.writeCount == 1)
     let saved = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
     #expect(saved.volume == 100)
   }

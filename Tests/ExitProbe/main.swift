@@ -1,0 +1,75 @@
+// A helper for the exit tests: a separate process that sets a file-backed value and ends in one of several ways
+// before the value's save delay (an hour) has passed. Not part of the product.
+//
+//   ExitProbe return PATH VALUE   set the value to VALUE and end by returning from the top-level code (status 0)
+//   ExitProbe busy PATH VALUE     the same, but first keep every thread of the cooperative pool busy, and end with
+//                                 exit(0) while they stay busy
+//   ExitProbe term PATH VALUE     ask the library to handle SIGTERM and SIGINT, set the value, print "ready" and
+//                                 wait for a signal
+//   ExitProbe kill PATH VALUE     set the value to VALUE and flush it, then set it to VALUE + 1, print "ready" and
+//                                 wait (to be killed with SIGKILL)
+import Foundation
+import SharedState
+import Synchronization
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, let value = Int(arguments[3]) else {
+  FileHandle.standardError.write(Data("usage: ExitProbe return|busy|term|kill PATH VALUE\n".utf8))
+  exit(64)
+}
+let mode = arguments[1]
+// A delay no test waits for: every save these tests see is made by a flush.
+let counter = Shared(wrappedValue: 0, .fileStorage(URL(fileURLWithPath: arguments[2]), saveDelay: .seconds(3_600)))
+
+/// Prints `line` at once: standard output is a pipe, where `print` would keep it in a buffer.
+func tell(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Waits on this thread (the main one, outside the pool) until the process is ended from outside.
+func waitToBeEnded() -> Never {
+  while true { pause() }
+}
+
+/// How many endless tasks have started.
+final class StartedTasks: Sendable {
+  let count = Atomic<Int>(0)
+}
+
+switch mode {
+case "return":
+  counter.withLock { $0 = value }
+case "busy":
+  // As many endless tasks as the pool has threads, and more: none of them ever gives its thread back.
+  let started = StartedTasks()
+  let spinners = ProcessInfo.processInfo.activeProcessorCount + 2
+  for _ in 0..<spinners {
+    Task.detached {
+      started.count.add(1, ordering: .relaxed)
+      while true { _ = started.count.load(ordering: .relaxed) }
+    }
+  }
+  // The pool's threads are all taken once as many tasks as it has threads run; the others wait for a thread.
+  while started.count.load(ordering: .relaxed) < ProcessInfo.processInfo.activeProcessorCount {}
+  counter.withLock { $0 = value }
+  exit(0)
+case "term":
+  SharedRegistry.flushOnTermination()
+  counter.withLock { $0 = value }
+  tell("ready")
+  waitToBeEnded()
+case "kill":
+  counter.withLock { $0 = value }
+  do {
+    try await SharedRegistry.current.flush()
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+  }
+  counter.withLock { $0 = value + 1 }
+  tell("ready")
+  waitToBeEnded()
+default:
+  FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
+  exit(64)
+}

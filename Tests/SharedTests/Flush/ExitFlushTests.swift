@@ -1,0 +1,138 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The exit probe, built next to this test bundle.
+func exitProbeExecutable() -> URL? {
+  let bundle = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
+  let candidate = bundle.deletingLastPathComponent().appendingPathComponent("ExitProbe")
+  return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
+}
+
+/// How a probe ended.
+private struct Ending: Equatable, CustomStringConvertible {
+  var reason: Process.TerminationReason
+  var status: Int32
+  var description: String { "\(reason == .exit ? "exit status" : "signal") \(status)" }
+}
+
+/// Runs the probe in `mode` to its end, without holding a thread of the shared pool.
+private func runProbe(_ mode: String, path: String, value: Int) async throws -> Ending {
+  let executable = try #require(exitProbeExecutable(), "the ExitProbe helper is built with the tests")
+  let process = Process()
+  process.executableURL = executable
+  process.arguments = [mode, path, String(value)]
+  process.standardOutput = FileHandle.nullDevice
+  return try await withCheckedThrowingContinuation { continuation in
+    process.terminationHandler = {
+      continuation.resume(returning: Ending(reason: $0.terminationReason, status: $0.terminationStatus))
+    }
+    do {
+      try process.run()
+    } catch {
+      process.terminationHandler = nil
+      continuation.resume(throwing: error)
+    }
+  }
+}
+
+/// A probe that runs until it is ended from outside: started, then ready once it printed "ready".
+private struct WaitingProbe {
+  let process: Process
+  private let output = Pipe()
+  private let ended: Task<Ending, Never>
+
+  init(_ mode: String, path: String, value: Int) throws {
+    let executable = try #require(exitProbeExecutable(), "the ExitProbe helper is built with the tests")
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = [mode, path, String(value)]
+    process.standardOutput = output
+    try process.run()
+    self.process = process
+    // Waiting for the process blocks a thread: one of its own, never one of the cooperative pool.
+    ended = Task {
+      await onThreadOfItsOwn {
+        process.waitUntilExit()
+        return Ending(reason: process.terminationReason, status: process.terminationStatus)
+      }
+    }
+  }
+
+  /// Waits until the probe printed "ready" (its change is made); `false` if it ended without saying so.
+  func ready() async -> Bool {
+    let output = output.fileHandleForReading
+    let line = await onThreadOfItsOwn { () -> String in
+      var bytes = Data()
+      while !bytes.contains(UInt8(ascii: "\n")) {
+        let more = output.availableData
+        if more.isEmpty { break }
+        bytes.append(more)
+      }
+      return String(decoding: bytes, as: UTF8.self)
+    }
+    return line == "ready\n"
+  }
+
+  /// Sends `signal` and waits for the process to end.
+  func end(with signal: Int32) async -> Ending {
+    kill(process.processIdentifier, signal)
+    return await ended.value
+  }
+}
+
+private func storedValue(at url: URL) throws -> Int {
+  try JSONDecoder().decode(Int.self, from: Data(contentsOf: url))
+}
+
+/// A program that changes a file's value and ends before the save delay (an hour in the probe) has passed: the
+/// change is written before the process is gone. Each probe is a real process.
+// A probe that never ends would leave its test waiting: the time limit turns that into a failure.
+@Suite(.timeLimit(.minutes(20))) struct ExitFlushTests {
+  @Test func aProgramThatReturnsWithinTheSaveDelayLeavesTheFile() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("counter.json")
+    let ending = try await runProbe("return", path: url.path, value: 42)
+    #expect(ending == Ending(reason: .exit, status: 0))
+    #expect(try storedValue(at: url) == 42)
+  }
+
+  /// The exit's flush writes on the exiting thread and waits for nothing on the cooperative pool, whose every
+  /// thread the probe keeps busy for good.
+  @Test func anExitWhileEveryPoolThreadIsBusyStillWritesTheFile() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("counter.json")
+    let ending = try await runProbe("busy", path: url.path, value: 7)
+    #expect(ending == Ending(reason: .exit, status: 0))
+    #expect(try storedValue(at: url) == 7)
+  }
+
+  /// A program that lets the library handle SIGTERM writes what waits, then exits with 128 + 15, as the signal
+  /// itself would have ended it.
+  @Test func sigtermWithTheHandlerWritesTheFileAndExitsWith143() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("counter.json")
+    let probe = try WaitingProbe("term", path: url.path, value: 42)
+    #expect(await probe.ready())
+    #expect(!FileManager.default.fileExists(atPath: url.path))  // The change waits for its hour-long delay.
+    let ending = await probe.end(with: SIGTERM)
+    #expect(ending == Ending(reason: .exit, status: 143))
+    #expect(try storedValue(at: url) == 42)
+  }
+
+  /// SIGKILL cannot be handled: the change still waiting for its save delay is lost, and the file keeps what an
+  /// earlier flush wrote, whole.
+  @Test func sigkillLosesOnlyTheChangeWithinTheSaveDelay() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("counter.json")
+    let probe = try WaitingProbe("kill", path: url.path, value: 5)
+    #expect(await probe.ready())  // It flushed 5, then set 6.
+    let ending = await probe.end(with: SIGKILL)
+    #expect(ending == Ending(reason: .uncaughtSignal, status: SIGKILL))
+    #expect(try storedValue(at: url) == 5)
+  }
+}
