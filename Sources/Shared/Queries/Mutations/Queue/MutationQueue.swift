@@ -22,7 +22,7 @@ public import Foundation
 /// }
 ///
 /// func addTodo(_ title: String, queue: MutationQueue) throws {
-///   try queue.enqueue(.mutation("add-todo"), title)  // shown at once; sent when online, in order
+///   try queue.enqueue("add-todo", title)  // shown at once; sent when online, in order
 /// }
 /// ```
 ///
@@ -305,21 +305,74 @@ public final class MutationQueue: Sendable {
 
   // MARK: Queueing
 
-  /// Queues the mutation named by `key` with `arguments`: its optimistic changes show at once, the entry is written
+  /// Queues the mutation named `name` with `arguments`: its optimistic changes show at once, the entry is written
   /// to the queue's file, and it runs after the entries before it, once the device is online.
   ///
   /// ```swift
   /// func addTodo(_ title: String, queue: MutationQueue) throws {
-  ///   try queue.enqueue(.mutation("add-todo"), title)  // shown at once; sent when online, in order
+  ///   try queue.enqueue("add-todo", title)  // shown at once; sent when online, in order
   /// }
   /// ```
   ///
-  /// The entry runs only once a write that holds it has ended, so a run the server may have seen is always in the
-  /// file. To know that it is saved, await ``flush()`` (or read ``QueuedMutation/isSaved``).
+  /// The mutation registered under the name (``register(_:invalidates:awaitsRefetches:_:)``) runs it; its argument
+  /// type must be `Arguments`. The entry runs only once a write that holds it has ended, so a run the server may
+  /// have seen is always in the file. To know that it is saved, await ``flush()`` (or read
+  /// ``QueuedMutation/isSaved``).
   ///
   /// - Parameters:
-  ///   - key: The mutation's key; a mutation must be registered under it or a prefix of it, with these types.
-  ///     Its parts must be `String`, `Int`, `Bool`, `Double` or `UUID` values, which the file can hold.
+  ///   - name: The mutation's name: the key of that one part, as in `.mutation("add-todo")`.
+  ///   - arguments: What to run the mutation with; written to the file as JSON.
+  /// - Returns: The entry's identifier: its idempotency key, the same after a restart.
+  /// - Throws: ``MutationQueueError`` when no mutation with these arguments is registered under the name, or the
+  ///   arguments cannot be written to the file.
+  @discardableResult
+  public func enqueue<Arguments: Codable & Sendable>(
+    _ name: String,
+    _ arguments: Arguments
+  ) throws(MutationQueueError) -> UUID {
+    try enqueue([name], arguments)
+  }
+
+  /// Queues the mutation named by `key` with `arguments`, as ``enqueue(_:_:)-(String,_)`` does: for a mutation per
+  /// entity, whose key names the entity.
+  ///
+  /// ```swift
+  /// func rename(post id: Int, to title: String, queue: MutationQueue) throws {
+  ///   try queue.enqueue(["posts", id, "rename"], title)  // run by the mutation registered under ["posts"]
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - key: The mutation's key; a mutation must be registered under it or a prefix of it. Its parts must be
+  ///     `String`, `Int`, `Bool`, `Double` or `UUID` values, which the file can hold.
+  ///   - arguments: What to run the mutation with; written to the file as JSON.
+  /// - Returns: The entry's identifier: its idempotency key, the same after a restart.
+  /// - Throws: ``MutationQueueError`` when no mutation with these arguments is registered for the key, or the key
+  ///   or the arguments cannot be written to the file.
+  @discardableResult
+  public func enqueue<Arguments: Codable & Sendable>(
+    _ key: QueryKey,
+    _ arguments: Arguments
+  ) throws(MutationQueueError) -> UUID {
+    try enqueue(key, arguments, accepting: { $0.argumentsType == Arguments.self }, as: "\(Arguments.self)")
+  }
+
+  /// Queues the mutation of `key`, whose types the compiler checks against the key's, as
+  /// ``enqueue(_:_:)-(String,_)`` does: for keys kept as constants.
+  ///
+  /// ```swift
+  /// enum Mutations {
+  ///   static let addTodo = MutationKey<String, Todo>("add-todo")
+  /// }
+  ///
+  /// func addTodo(_ title: String, queue: MutationQueue) throws {
+  ///   try queue.enqueue(Mutations.addTodo, title)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - key: The mutation's key, with its types; a mutation of these types must be registered under it or a
+  ///     prefix of it.
   ///   - arguments: What to run the mutation with; written to the file as JSON.
   /// - Returns: The entry's identifier: its idempotency key, the same after a restart.
   /// - Throws: ``MutationQueueError`` when no such mutation is registered, or the key or the arguments cannot be
@@ -329,20 +382,28 @@ public final class MutationQueue: Sendable {
     _ key: MutationKey<Arguments, Result>,
     _ arguments: Arguments
   ) throws(MutationQueueError) -> UUID {
-    let mutationKey = key.key
-    _ = try MutationQueueFile.storedKey(mutationKey)
-    guard let registration = locked.withLock({ Self.registration(for: mutationKey, in: $0.registrations) }) else {
-      throw .notRegistered(key: mutationKey)
+    try enqueue(
+      key.key, arguments, accepting: { $0.accepts(Arguments.self, Result.self) },
+      as: "\(Arguments.self) returning \(Result.self)")
+  }
+
+  private func enqueue<Arguments: Codable & Sendable>(
+    _ key: QueryKey,
+    _ arguments: Arguments,
+    accepting accepts: (QueuedMutationRegistration) -> Bool,
+    as given: String
+  ) throws(MutationQueueError) -> UUID {
+    _ = try MutationQueueFile.storedKey(key)
+    guard let registration = locked.withLock({ Self.registration(for: key, in: $0.registrations) }) else {
+      throw .notRegistered(key: key)
     }
-    guard registration.accepts(Arguments.self, Result.self) else {
-      throw .typeMismatch(
-        key: mutationKey, registered: registration.typeName,
-        given: "mutation of \(Arguments.self) returning \(Result.self)")
+    guard accepts(registration) else {
+      throw .typeMismatch(key: key, registered: registration.typeName, given: "mutation of \(given)")
     }
-    let encoded = try MutationQueueFile.encodeArguments(arguments, key: mutationKey)
-    let entry = MutationQueueEntry(id: UUID(), key: mutationKey, arguments: encoded, enqueuedAt: Date())
+    let encoded = try MutationQueueFile.encodeArguments(arguments, key: key)
+    let entry = MutationQueueEntry(id: UUID(), key: key, arguments: encoded, enqueuedAt: Date())
     // The optimistic changes are the program's code: made before the lock.
-    let (changes, blocker) = prepare(encoded, key: mutationKey, with: registration)
+    let (changes, blocker) = prepare(encoded, key: key, with: registration)
     if let blocker { throw blocker }
     handle { state in
       if let changes { state.changes[entry.id] = changes }
@@ -377,7 +438,7 @@ public final class MutationQueue: Sendable {
   ///
   /// ```swift
   /// func addAndSave(_ title: String, queue: MutationQueue) async throws {
-  ///   try queue.enqueue(.mutation("add-todo"), title)
+  ///   try queue.enqueue("add-todo", title)
   ///   try await queue.flush()  // now it survives a kill
   /// }
   /// ```

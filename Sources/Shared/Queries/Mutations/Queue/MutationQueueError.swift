@@ -6,7 +6,7 @@ public import Foundation
 /// ```swift
 /// func add(_ title: String, queue: MutationQueue) {
 ///   do {
-///     try queue.enqueue(.mutation("add-todo"), title)
+///     try queue.enqueue("add-todo", title)
 ///   } catch let error as MutationQueueError {
 ///     print(error)  // for example: no mutation is registered for .mutation("add-todo")
 ///   } catch {
