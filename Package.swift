@@ -29,6 +29,8 @@ let package = Package(
     .testTarget(name: "DemoTests", dependencies: ["DemoKit", "SharedState", "TestSupport"]),
     // A separate process the file-fault tests write with and kill; not part of the product.
     .executableTarget(name: "FileFaultProbe", dependencies: ["SharedState"], path: "Tests/FileFaultProbe"),
+    // A separate app process the mutation queue's tests kill and start again; not part of the product.
+    .executableTarget(name: "MutationQueueProbe", dependencies: ["SharedState"], path: "Tests/MutationQueueProbe"),
   ]
 )
 
