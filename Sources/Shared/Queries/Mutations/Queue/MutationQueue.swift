@@ -88,9 +88,8 @@ public final class MutationQueue: Sendable {
   /// A queue kept in the file at `url`, running its entries while `network` says the device is online.
   ///
   /// ```swift
-  /// let queue = MutationQueue(
-  ///   file: URL.applicationSupportDirectory.appendingPathComponent("mutations.json"),
-  ///   network: ManualOnlineStatus())
+  /// let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+  /// let queue = MutationQueue(file: folder.appendingPathComponent("mutations.json"), network: ManualOnlineStatus())
   /// ```
   ///
   /// Keep the queue for as long as the program runs (one per file): it follows the network while it exists. It
@@ -139,7 +138,7 @@ public final class MutationQueue: Sendable {
   /// The queue's entries and whether it runs them, for a screen: every change of the queue updates it.
   ///
   /// ```swift
-  /// func showPending(_ queue: MutationQueue) -> SharedSubscription {
+  /// func showPending(_ queue: MutationQueue) -> ObserverToken {
   ///   queue.state.observe { state in
   ///     print(state.entries.count, "pending", state.isPaused ? "(offline)" : "")
   ///   }
@@ -362,7 +361,7 @@ public final class MutationQueue: Sendable {
   ///
   /// ```swift
   /// enum Mutations {
-  ///   static let addTodo = MutationKey<String, Todo>("add-todo")
+  ///   static let addTodo = MutationKey<String, [String]>("add-todo")
   /// }
   ///
   /// func addTodo(_ title: String, queue: MutationQueue) throws {

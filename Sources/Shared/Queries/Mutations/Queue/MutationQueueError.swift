@@ -7,10 +7,8 @@ public import Foundation
 /// func add(_ title: String, queue: MutationQueue) {
 ///   do {
 ///     try queue.enqueue("add-todo", title)
-///   } catch let error as MutationQueueError {
-///     print(error)  // for example: no mutation is registered for .mutation("add-todo")
 ///   } catch {
-///     print(error)
+///     print(error)  // MutationQueueError.notRegistered(key: ["add-todo"]) if nothing runs it
 ///   }
 /// }
 /// ```
