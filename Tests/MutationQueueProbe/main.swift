@@ -2,6 +2,8 @@
 // backend, driven line by line over standard input, that the tests kill and start again. Not part of the product.
 //
 //   MutationQueueProbe FOLDER online|offline
+//   MutationQueueProbe FOLDER save TITLE       queue "add-todo" with TITLE offline, wait until saved, and exit
+//                                              (traced by the durability test)
 //
 // FOLDER holds the queue (queue.json), the fake backend's data and the calls it received (server.json), and the
 // todos as last fetched (cache.json, which stands in for a persisted query cache: it seeds the query at launch).
@@ -97,8 +99,10 @@ struct CachedTodos: Codable {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, arguments[2] == "online" || arguments[2] == "offline" else {
-  FileHandle.standardError.write(Foundation.Data("usage: MutationQueueProbe FOLDER online|offline\n".utf8))
+let savesOnce = arguments.count == 4 && arguments[2] == "save"
+guard savesOnce || (arguments.count == 3 && (arguments[2] == "online" || arguments[2] == "offline")) else {
+  FileHandle.standardError.write(
+    Foundation.Data("usage: MutationQueueProbe FOLDER online|offline, or FOLDER save TITLE\n".utf8))
   exit(64)
 }
 let folder = URL(fileURLWithPath: arguments[1])
@@ -131,6 +135,11 @@ queue.register(.mutation("add-todo"), invalidates: [["todos"]], awaitsRefetches:
 }
 do {
   try queue.restore()
+  if savesOnce {
+    try queue.enqueue("add-todo", arguments[3])
+    try await queue.flush()
+    exit(0)
+  }
 } catch {
   say("error \(error)")
   exit(1)

@@ -81,6 +81,34 @@ struct MutationQueueProcessTests {
     #expect(try Backend(folder: unbroken.url).calls.map(\.title) == ["a", "b", "c"])
   }
 
+  /// The queue's file is written as file storage writes: one write of a new file, an fsync of it, a rename over the
+  /// file, an fsync of the folder.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace"))
+  func aQueuedMutationIsWrittenOnceSyncedRenamedAndItsFolderSynced() async throws {
+    let probe = try #require(queueProbeExecutable())
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let base = folder.url.resolvingSymlinksInPath()
+    let file = base.appendingPathComponent("queue.json")
+    let traces = folder.file("traces")
+    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
+    // One log per thread (`-ff`), so no call is split by another thread's.
+    let status = try await runToEnd(
+      URL(fileURLWithPath: "/usr/bin/strace"),
+      [
+        "-ff", "-qq", "-o", traces.appendingPathComponent("thread").path,
+        "-e", "trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2",
+        probe.path, base.path, "save", "a",
+      ])
+    #expect(status == 0)
+    let logs = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
+    let calls = try TracedCalls(logs.map { try String(decoding: Data(contentsOf: $0), as: UTF8.self) }, file: file)
+    #expect(calls.temporaryOpens == 1, "\(calls.lines)")
+    #expect(calls.order == ["write", "fsync-file", "rename", "fsync-folder"], "\(calls.lines)")
+    let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
+    #expect((saved?["entries"] as? [[String: Any]])?.first?["arguments"] as? String == #""a""#)
+  }
+
   @Test func aKillWhileAMutationRunsRunsOnlyThatOneAgainWithTheSameIdempotencyKey() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }
