@@ -31,6 +31,8 @@ let package = Package(
     .executableTarget(name: "FileFaultProbe", dependencies: ["SharedState"], path: "Tests/FileFaultProbe"),
     // A separate process the exit tests end in several ways before its save delay passed; not part of the product.
     .executableTarget(name: "ExitProbe", dependencies: ["SharedState"], path: "Tests/ExitProbe"),
+    // A separate app process the mutation queue's tests kill and start again; not part of the product.
+    .executableTarget(name: "MutationQueueProbe", dependencies: ["SharedState"], path: "Tests/MutationQueueProbe"),
   ]
 )
 

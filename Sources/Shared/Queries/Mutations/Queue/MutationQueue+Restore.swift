@@ -1,0 +1,90 @@
+import Foundation
+
+extension MutationQueue {
+  /// Reads back the entries earlier runs of the program left in the queue's file: each finds its mutation function
+  /// by key, shows its optimistic changes again, and runs, before the entries queued since, once the device is
+  /// online.
+  ///
+  /// ```swift
+  /// func launch(queue: MutationQueue, api: TodoAPI) {
+  ///   queue.register(.mutation("add-todo"), invalidates: [["todos"]]) { (title: String, context) in
+  ///     try await api.addTodo(title, idempotencyKey: context.idempotencyKey)
+  ///   }
+  ///   do {
+  ///     let restored = try queue.restore()
+  ///     print(restored.count, "changes from the last run")
+  ///   } catch {
+  ///     print(error)  // the file was unreadable: moved aside, and the queue started empty
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// Call it once at launch, after registering every mutation (``register(_:invalidates:awaitsRefetches:_:)``) and
+  /// once the queries the optimistic changes touch are cached (a change applies only to a query the store keeps).
+  /// Until then nothing runs and nothing is written; entries queued meanwhile run after the restored ones. An entry
+  /// whose mutation is not registered, or whose arguments no longer decode, waits with the ones behind it (its
+  /// status says why) until it is registered or discarded. Later calls read nothing and return the entries.
+  ///
+  /// - Returns: The queue's entries, oldest first.
+  /// - Throws: ``MutationQueueError/unreadableFile(url:movedTo:reason:)`` when the file could not be read or holds
+  ///   no queue this version reads: it was moved aside (so nothing is lost, and it is not read again), and the
+  ///   queue works, started empty.
+  @discardableResult
+  public func restore() throws(MutationQueueError) -> [QueuedMutation] {
+    let isFirst = locked.withLock { state -> Bool in
+      defer { state.restoreCalled = true }
+      return !state.restoreCalled
+    }
+    guard isFirst else { return entries }
+    var problem: MutationQueueError?
+    var stored: [(id: UUID, key: QueryKey, arguments: Data, enqueuedAt: Date)] = []
+    do {
+      if let data = try readFile() { stored = try MutationQueueFile.decode(data) }
+    } catch {
+      problem = .unreadableFile(url: url, movedTo: moveAside(), reason: "\(error)")
+    }
+    let registrations = locked.withLock { $0.registrations }
+    var restored: [MutationQueueEntry] = []
+    var changes: [UUID: OptimisticChangeSet] = [:]
+    for entry in stored {
+      var restoredEntry = MutationQueueEntry(
+        id: entry.id, key: entry.key, arguments: entry.arguments, enqueuedAt: entry.enqueuedAt)
+      if let registration = Self.registration(for: entry.key, in: registrations) {
+        // The program's code: outside the lock.
+        let (made, blocker) = prepare(entry.arguments, key: entry.key, with: registration)
+        restoredEntry.blocker = blocker
+        changes[entry.id] = made
+      } else {
+        restoredEntry.blocker = .notRegistered(key: entry.key)
+      }
+      restored.append(restoredEntry)
+    }
+    handle { [restored, changes] state in
+      state.changes.merge(changes) { _, restored in restored }
+      return state.machine.restored(restored)
+    }
+    // A mutation registered while the file was read.
+    unblockRegistered()
+    if let problem { throw problem }
+    return entries
+  }
+
+  /// The file's contents, or `nil` when there is no file.
+  private func readFile() throws -> Data? {
+    guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+    return try Data(contentsOf: url)
+  }
+
+  /// Moves the unreadable file aside, beside it; returns where, or `nil` if it could not be moved.
+  private func moveAside() -> URL? {
+    let stamp = Int(Date().timeIntervalSince1970)
+    let aside = url.deletingLastPathComponent()
+      .appendingPathComponent(".\(url.lastPathComponent).unreadable-\(stamp)-\(UUID().uuidString.prefix(8))")
+    do {
+      try FileManager.default.moveItem(at: url, to: aside)
+      return aside
+    } catch {
+      return nil
+    }
+  }
+}

@@ -1,0 +1,454 @@
+public import Foundation
+
+/// Mutations that survive a restart: queued in a file with their arguments, run in order while the device is
+/// online, and run again after the program is killed or relaunched until each one succeeds.
+///
+/// ```swift
+/// func startQueue(folder: URL, network: ManualOnlineStatus, api: TodoAPI) throws -> MutationQueue {
+///   let queue = MutationQueue(file: folder.appendingPathComponent("mutations.json"), network: network)
+///   let insert = OptimisticMutation { (title: String, cache: OptimisticCache) in
+///     cache.update(
+///       ["todos"], as: OperationState<[String]>.self,
+///       OptimisticUpdate(
+///         apply: { todos in if todos.value?.contains(title) == false { todos.value?.append(title) } },
+///         rollback: { todos in todos.value?.removeAll { $0 == title } }))
+///   }
+///   queue.register(.mutation("add-todo"), invalidates: [["todos"]], optimistic: insert) {
+///     (title: String, context) in
+///     try await api.addTodo(title, idempotencyKey: context.idempotencyKey)
+///   }
+///   try queue.restore()  // the entries of earlier runs: their optimistic changes show again
+///   return queue
+/// }
+///
+/// func addTodo(_ title: String, queue: MutationQueue) throws {
+///   try queue.enqueue("add-todo", title)  // shown at once; sent when online, in order
+/// }
+/// ```
+///
+/// At launch, register each mutation function under its key (as TanStack Query's `setMutationDefaults` does), then
+/// call ``restore()``: entries queued by earlier runs find their functions again by key, their optimistic changes
+/// show again in the cached queries, and they run once the device is online.
+///
+/// ## Order, retries and the network
+///
+/// Entries run one at a time, in the order they were queued, and only while the queue's ``OnlineStatusSource``
+/// says the device is online; while it is offline the queue is paused (``MutationQueueState/isPaused``) and its
+/// entries wait. A run that fails is retried after a backoff (or as soon as the network comes back), and the
+/// entries behind it wait: none is ever skipped. An entry leaves the queue when its run succeeds, or when the
+/// program discards it (``discard(_:)``), which undoes its optimistic changes.
+///
+/// Each run goes through the mutation key's shared state: holders of `.mutation("add-todo")` see it pending, then
+/// its result, and its runs in their history; after a success the queries it `invalidates` refetch.
+///
+/// ## What a kill can cost
+///
+/// An entry is written to the file (a new file beside it, synced, renamed over it, the folder synced: the path
+/// ``SharedReaderKey/fileStorage(_:saveDelay:pollInterval:clock:)`` values take) before it ever runs, and leaves the
+/// file only after its run succeeded; the next entry starts only once that removal is written. So a program killed
+/// at any moment loses none of the entries it saved (``QueuedMutation/isSaved``, or after ``flush()``), and after a
+/// restart at most one entry runs again: the one that was running. Mutations run at least once; with the
+/// idempotency key each run receives (``MutationQueueContext/id``) and a server that applies a key once, exactly
+/// once.
+public final class MutationQueue: Sendable {
+  /// The file the queue keeps its entries in.
+  public let url: URL
+  /// The registry whose queries the optimistic changes and invalidations reach, and whose mutation states show the
+  /// runs.
+  let registry: SharedRegistry
+  /// The clock of the backoffs.
+  let clock: any Clock<Duration>
+  /// The wait before an entry's retry, given how many times it failed.
+  let retryDelay: @Sendable (_ failureCount: Int) -> Duration
+  /// The file's writer, the one file storage uses.
+  let file: FileStore
+  /// What ``state`` shows.
+  let shown: Shared<MutationQueueState>
+  let locked: Lock<State>
+  /// The task that follows the online status.
+  private let following = Lock<Task<Void, Never>?>(nil)
+
+  typealias Machine = MutationQueueStateMachine<CheckedContinuation<Void, any Error>>
+
+  /// The machine, and what the queue keeps beside it; touched only under the lock of `locked`.
+  struct State: ~Copyable {
+    var machine: Machine
+    /// The registered mutation functions, by key.
+    var registrations: [QueryKey: QueuedMutationRegistration] = [:]
+    /// The optimistic changes of each entry, to keep when it succeeds or undo when it is discarded.
+    var changes: [UUID: OptimisticChangeSet] = [:]
+    /// The backoff under way, by entry, with the failure it follows.
+    var backoffs: [UUID: (failures: Int, task: Task<Void, Never>)] = [:]
+    /// Whether ``MutationQueue/restore()`` was called.
+    var restoreCalled = false
+    /// The number of the latest state published.
+    var publication: UInt64 = 0
+  }
+
+  /// A queue kept in the file at `url`, running its entries while `network` says the device is online.
+  ///
+  /// ```swift
+  /// let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+  /// let queue = MutationQueue(file: folder.appendingPathComponent("mutations.json"), network: ManualOnlineStatus())
+  /// ```
+  ///
+  /// Keep the queue for as long as the program runs (one per file): it follows the network while it exists. It
+  /// uses the queries of ``SharedRegistry/current`` as it is when the queue is made. Nothing runs and nothing is
+  /// written until ``restore()`` is called.
+  ///
+  /// - Parameters:
+  ///   - url: The file; made, with its folders, on the first write.
+  ///   - network: Whether the device is online; ``ManualOnlineStatus`` is one your program drives.
+  ///   - retryDelay: The wait before an entry's retry, given how many times it failed (from 1); by default 1 s,
+  ///     doubling up to 60 s.
+  ///   - clock: The clock the backoffs wait on; a ``ManualClock`` in tests.
+  public init(
+    file url: URL,
+    network: some OnlineStatusSource,
+    retryDelay: (@Sendable (_ failureCount: Int) -> Duration)? = nil,
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.url = url
+    registry = SharedRegistry.current
+    self.clock = clock
+    self.retryDelay =
+      retryDelay ?? { failures in
+        RetryPolicy.exponentialDelay(
+          beforeRetry: failures, initial: .seconds(1), multiplier: 2, maxDelay: .seconds(60), jitter: 0, random: 0)
+      }
+    file = FileStore.forFile(at: url)
+    let isOnline = network.isOnline
+    shown = Shared(value: MutationQueueState(isOnline: isOnline))
+    locked = Lock(State(machine: Machine(isOnline: isOnline)))
+    let statuses = network.onlineStatuses()
+    // Weak, and detached so that it keeps neither the queue nor the task-local registry alive.
+    let task = Task.detached { [weak self] in
+      for await isOnline in statuses {
+        guard let self else { return }
+        self.handle { $0.machine.setOnline(isOnline) }
+      }
+    }
+    following.withLock { $0 = task }
+  }
+
+  deinit {
+    following.withLock { $0 }?.cancel()
+  }
+
+  /// The queue's entries and whether it runs them, for a screen: every change of the queue updates it.
+  ///
+  /// ```swift
+  /// func showPending(_ queue: MutationQueue) -> ObserverToken {
+  ///   queue.state.observe { state in
+  ///     print(state.entries.count, "pending", state.isPaused ? "(offline)" : "")
+  ///   }
+  /// }
+  /// ```
+  public var state: SharedReader<MutationQueueState> {
+    SharedReader(shown)
+  }
+
+  /// The queued mutations, oldest first; the same as `state.wrappedValue.entries`.
+  public var entries: [QueuedMutation] {
+    shown.wrappedValue.entries
+  }
+
+  /// Whether the queue holds its entries back now (offline, or not restored yet); the same as
+  /// `state.wrappedValue.isPaused`.
+  public var isPaused: Bool {
+    shown.wrappedValue.isPaused
+  }
+
+  // MARK: Registering
+
+  /// Registers the mutation function for `key` and the keys under it: what runs the entries queued under them, in
+  /// this run of the program and after a restart.
+  ///
+  /// ```swift
+  /// func register(on queue: MutationQueue, api: TodoAPI) {
+  ///   queue.register(.mutation("add-todo"), invalidates: [["todos"]]) { (title: String, context) in
+  ///     try await api.addTodo(title, idempotencyKey: context.idempotencyKey)
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// Register every mutation the queue may hold before ``restore()``, the way TanStack Query's
+  /// `setMutationDefaults` is called at startup. An entry is run by the registration with the longest key that
+  /// starts it: one registered under `["posts"]` runs `.mutation(["posts", 42, "rename"])`, unless
+  /// `["posts", 42]` has one of its own. Registering a key again replaces its function. Entries read back before
+  /// their mutation was registered wait, with the entries behind them, until it is.
+  ///
+  /// - Parameters:
+  ///   - key: The mutation's key, with its argument and result types.
+  ///   - invalidates: Key prefixes of the queries a success makes stale.
+  ///   - awaitsRefetches: Whether a run settles only once the held queries it invalidates were refetched (so the
+  ///     next entry starts after the screens show the server's data); `false` by default.
+  ///   - perform: The mutation: given its arguments and the entry's context, whose
+  ///     ``MutationQueueContext/idempotencyKey`` it can send to the server.
+  public func register<Arguments: Codable & Sendable, Result: Sendable>(
+    _ key: MutationKey<Arguments, Result>,
+    invalidates: [QueryKey] = [],
+    awaitsRefetches: Bool = false,
+    _ perform: @escaping @Sendable (Arguments, MutationQueueContext) async throws -> Result
+  ) {
+    register(
+      QueuedMutationRegistration(
+        key: key, invalidates: invalidates, awaitsRefetches: awaitsRefetches,
+        optimistic: OptimisticMutation<Arguments, Void>?.none, perform: perform))
+  }
+
+  /// Registers the mutation function for `key` and the keys under it, with the optimistic changes each entry makes
+  /// to cached queries: made when the entry is queued, made again when it is read back after a restart, kept when
+  /// it succeeds and undone if it is discarded.
+  ///
+  /// ```swift
+  /// func register(on queue: MutationQueue, api: TodoAPI) {
+  ///   let insert = OptimisticMutation { (title: String, cache: OptimisticCache) in
+  ///     cache.update(
+  ///       ["todos"], as: OperationState<[String]>.self,
+  ///       OptimisticUpdate(
+  ///         apply: { todos in if todos.value?.contains(title) == false { todos.value?.append(title) } },
+  ///         rollback: { todos in todos.value?.removeAll { $0 == title } }))
+  ///   }
+  ///   queue.register(.mutation("add-todo"), invalidates: [["todos"]], optimistic: insert) {
+  ///     (title: String, context) in
+  ///     try await api.addTodo(title, idempotencyKey: context.idempotencyKey)
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// Otherwise as ``register(_:invalidates:awaitsRefetches:_:)``. A change applies only to a query the store keeps
+  /// at that moment: after a restart, restore the queue once the queries it changes are cached (restored from a
+  /// persisted cache, or held). A failed run keeps the changes: the entry is still queued. Write `apply` so that it
+  /// changes nothing when the server's data already holds the change (a refetch can bring it while the change is
+  /// still applied over it).
+  ///
+  /// - Parameters:
+  ///   - key: The mutation's key, with its argument and result types.
+  ///   - invalidates: Key prefixes of the queries a success makes stale.
+  ///   - awaitsRefetches: Whether a run settles only once the held queries it invalidates were refetched; `false`
+  ///     by default.
+  ///   - optimistic: Changes cached queries for an entry's arguments; what it returns is not used.
+  ///   - perform: The mutation: given its arguments and the entry's context.
+  public func register<Arguments: Codable & Sendable, Result: Sendable, Context: Sendable>(
+    _ key: MutationKey<Arguments, Result>,
+    invalidates: [QueryKey] = [],
+    awaitsRefetches: Bool = false,
+    optimistic: OptimisticMutation<Arguments, Context>,
+    _ perform: @escaping @Sendable (Arguments, MutationQueueContext) async throws -> Result
+  ) {
+    register(
+      QueuedMutationRegistration(
+        key: key, invalidates: invalidates, awaitsRefetches: awaitsRefetches, optimistic: optimistic,
+        perform: perform))
+  }
+
+  private func register(_ registration: QueuedMutationRegistration) {
+    locked.withLock { $0.registrations[registration.key] = registration }
+    unblockRegistered()
+  }
+
+  /// Lets the entries that waited for their mutation's registration run, if it came: their optimistic changes
+  /// first (or, if their arguments no longer decode, a blocker saying so).
+  func unblockRegistered() {
+    let waiting = locked.withLock { state -> [(MutationQueueEntry, QueuedMutationRegistration)] in
+      state.machine.entries.compactMap { entry in
+        guard case .notRegistered = entry.blocker,
+          let registration = Self.registration(for: entry.key, in: state.registrations)
+        else { return nil }
+        return (entry, registration)
+      }
+    }
+    for (entry, registration) in waiting {
+      // The optimistic changes are the program's code: made outside the lock.
+      let (changes, blocker) = prepare(entry.arguments, key: entry.key, with: registration)
+      let duplicate = handle { state -> ([Machine.Effect], OptimisticChangeSet?) in
+        // Another registration's call may have let it run meanwhile: these changes are then one time too many.
+        guard case .notRegistered = state.machine.entries.first(where: { $0.id == entry.id })?.blocker else {
+          return ([], changes)
+        }
+        if let changes { state.changes[entry.id] = changes }
+        if let blocker { return (state.machine.block(entry.id, blocker), nil) }
+        return (state.machine.unblock(entry.id), nil)
+      }
+      duplicate?.undo()
+    }
+  }
+
+  /// The registration that runs `key`: its own, or the one of its longest prefix.
+  static func registration(
+    for key: QueryKey,
+    in registrations: [QueryKey: QueuedMutationRegistration]
+  ) -> QueuedMutationRegistration? {
+    var length = key.parts.count
+    while length > 0 {
+      let prefix = length == key.parts.count ? key : QueryKey(Array(key.parts.prefix(length)))
+      if let found = registrations[prefix] { return found }
+      length -= 1
+    }
+    return nil
+  }
+
+  /// Makes an entry's optimistic changes; returns them, or why its arguments no longer decode.
+  func prepare(
+    _ arguments: Data,
+    key: QueryKey,
+    with registration: QueuedMutationRegistration
+  ) -> (changes: OptimisticChangeSet?, blocker: MutationQueueError?) {
+    do {
+      return (try registration.applyOptimistic(arguments, registry.queries), nil)
+    } catch {
+      return (nil, .undecodableArguments(key: key, reason: "\(error)"))
+    }
+  }
+
+  // MARK: Queueing
+
+  /// Queues the mutation named `name` with `arguments`: its optimistic changes show at once, the entry is written
+  /// to the queue's file, and it runs after the entries before it, once the device is online.
+  ///
+  /// ```swift
+  /// func addTodo(_ title: String, queue: MutationQueue) throws {
+  ///   try queue.enqueue("add-todo", title)  // shown at once; sent when online, in order
+  /// }
+  /// ```
+  ///
+  /// The mutation registered under the name (``register(_:invalidates:awaitsRefetches:_:)``) runs it; its argument
+  /// type must be `Arguments`. The entry runs only once a write that holds it has ended, so a run the server may
+  /// have seen is always in the file. To know that it is saved, await ``flush()`` (or read
+  /// ``QueuedMutation/isSaved``).
+  ///
+  /// - Parameters:
+  ///   - name: The mutation's name: the key of that one part, as in `.mutation("add-todo")`.
+  ///   - arguments: What to run the mutation with; written to the file as JSON.
+  /// - Returns: The entry's identifier: its idempotency key, the same after a restart.
+  /// - Throws: ``MutationQueueError`` when no mutation with these arguments is registered under the name, or the
+  ///   arguments cannot be written to the file.
+  @discardableResult
+  public func enqueue<Arguments: Codable & Sendable>(
+    _ name: String,
+    _ arguments: Arguments
+  ) throws(MutationQueueError) -> UUID {
+    try enqueue([name], arguments)
+  }
+
+  /// Queues the mutation named by `key` with `arguments`, as ``enqueue(_:_:)-(String,_)`` does: for a mutation per
+  /// entity, whose key names the entity.
+  ///
+  /// ```swift
+  /// func rename(post id: Int, to title: String, queue: MutationQueue) throws {
+  ///   try queue.enqueue(["posts", id, "rename"], title)  // run by the mutation registered under ["posts"]
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - key: The mutation's key; a mutation must be registered under it or a prefix of it. Its parts must be
+  ///     `String`, `Int`, `Bool`, `Double` or `UUID` values, which the file can hold.
+  ///   - arguments: What to run the mutation with; written to the file as JSON.
+  /// - Returns: The entry's identifier: its idempotency key, the same after a restart.
+  /// - Throws: ``MutationQueueError`` when no mutation with these arguments is registered for the key, or the key
+  ///   or the arguments cannot be written to the file.
+  @discardableResult
+  public func enqueue<Arguments: Codable & Sendable>(
+    _ key: QueryKey,
+    _ arguments: Arguments
+  ) throws(MutationQueueError) -> UUID {
+    try enqueue(key, arguments, accepting: { $0.argumentsType == Arguments.self }, as: "\(Arguments.self)")
+  }
+
+  /// Queues the mutation of `key`, whose types the compiler checks against the key's, as
+  /// ``enqueue(_:_:)-(String,_)`` does: for keys kept as constants.
+  ///
+  /// ```swift
+  /// enum Mutations {
+  ///   static let addTodo = MutationKey<String, [String]>("add-todo")
+  /// }
+  ///
+  /// func addTodo(_ title: String, queue: MutationQueue) throws {
+  ///   try queue.enqueue(Mutations.addTodo, title)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - key: The mutation's key, with its types; a mutation of these types must be registered under it or a
+  ///     prefix of it.
+  ///   - arguments: What to run the mutation with; written to the file as JSON.
+  /// - Returns: The entry's identifier: its idempotency key, the same after a restart.
+  /// - Throws: ``MutationQueueError`` when no such mutation is registered, or the key or the arguments cannot be
+  ///   written to the file.
+  @discardableResult
+  public func enqueue<Arguments: Codable & Sendable, Result: Sendable>(
+    _ key: MutationKey<Arguments, Result>,
+    _ arguments: Arguments
+  ) throws(MutationQueueError) -> UUID {
+    try enqueue(
+      key.key, arguments, accepting: { $0.accepts(Arguments.self, Result.self) },
+      as: "\(Arguments.self) returning \(Result.self)")
+  }
+
+  private func enqueue<Arguments: Codable & Sendable>(
+    _ key: QueryKey,
+    _ arguments: Arguments,
+    accepting accepts: (QueuedMutationRegistration) -> Bool,
+    as given: String
+  ) throws(MutationQueueError) -> UUID {
+    _ = try MutationQueueFile.storedKey(key)
+    guard let registration = locked.withLock({ Self.registration(for: key, in: $0.registrations) }) else {
+      throw .notRegistered(key: key)
+    }
+    guard accepts(registration) else {
+      throw .typeMismatch(key: key, registered: registration.typeName, given: "mutation of \(given)")
+    }
+    let encoded = try MutationQueueFile.encodeArguments(arguments, key: key)
+    let entry = MutationQueueEntry(id: UUID(), key: key, arguments: encoded, enqueuedAt: Date())
+    // The optimistic changes are the program's code: made before the lock.
+    let (changes, blocker) = prepare(encoded, key: key, with: registration)
+    if let blocker { throw blocker }
+    handle { state in
+      if let changes { state.changes[entry.id] = changes }
+      return state.machine.enqueue(entry)
+    }
+    return entry.id
+  }
+
+  /// Takes the entry `id` out of the queue, so it never runs, and undoes its optimistic changes: for a change the
+  /// user gave up, or one the server keeps refusing.
+  ///
+  /// ```swift
+  /// func giveUp(on entry: QueuedMutation, queue: MutationQueue) {
+  ///   if entry.failureCount > 0 { queue.discard(entry.id) }
+  /// }
+  /// ```
+  ///
+  /// The entry behind it moves up. An entry that is running cannot be discarded (the server may already have
+  /// it): it leaves the queue if its run succeeds, and can be discarded if it fails.
+  ///
+  /// - Parameter id: The entry's identifier.
+  /// - Returns: Whether the entry was queued and not running, and so was discarded.
+  @discardableResult
+  public func discard(_ id: UUID) -> Bool {
+    handle { state in
+      let (discarded, effects) = state.machine.discard(id)
+      return (effects, discarded)
+    }
+  }
+
+  /// Waits until every entry queued so far, and every entry that left, is written to the queue's file.
+  ///
+  /// ```swift
+  /// func addAndSave(_ title: String, queue: MutationQueue) async throws {
+  ///   try queue.enqueue("add-todo", title)
+  ///   try await queue.flush()  // now it survives a kill
+  /// }
+  /// ```
+  ///
+  /// After a failed write, a flush writes again. Before ``restore()`` nothing is written (the file's entries are
+  /// not read yet), and a flush returns at once.
+  ///
+  /// - Throws: The error of the write that answered it, such as ``FileStorageError/unwritable(url:reason:)``.
+  public func flush() async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      handle { $0.machine.flush(continuation) }
+    }
+  }
+}
