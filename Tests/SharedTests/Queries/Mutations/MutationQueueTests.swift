@@ -347,6 +347,49 @@ private func runOffline(queueing titles: [String], file: URL, server: TodoServer
     #expect(seen.elements.first?.idempotencyKey == id.uuidString)
   }
 
+  /// The flush at exit writes, on the calling thread, entries whose write had not ended; the write still under way
+  /// cannot put the older contents back.
+  @Test func theExitWritesEntriesWhoseWriteHadNotEndedOnTheCallingThread() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let network = ManualOnlineStatus(isOnline: false)
+    let app = TodoApp(file: folder.file("queue.json"), server: TodoServer(), network: network)
+    try app.queue.restore()
+    let ids = try ["a", "b"].map { try app.queue.enqueue("add-todo", $0) }
+    try app.queue.flushBeforeExit()
+    #expect(try fileEntries(folder.file("queue.json")).map(\.id) == ids)
+    try await app.queue.flush()
+    #expect(try fileEntries(folder.file("queue.json")).map(\.id) == ids)
+    // With everything written, the exit writes nothing: the file is not touched again.
+    try FileManager.default.removeItem(at: folder.file("queue.json"))
+    try app.queue.flushBeforeExit()
+    #expect(!FileManager.default.fileExists(atPath: folder.file("queue.json").path))
+  }
+
+  /// Before the restore the exit writes nothing, so an earlier run's entries are never overwritten unread.
+  @Test func theExitWritesNothingBeforeTheRestore() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let app = TodoApp(
+      file: folder.file("queue.json"), server: TodoServer(), network: ManualOnlineStatus(isOnline: false))
+    try app.queue.enqueue("add-todo", "a")
+    try app.queue.flushBeforeExit()
+    #expect(!FileManager.default.fileExists(atPath: folder.file("queue.json").path))
+  }
+
+  /// The registry's flush writes the queue with the values of the registry.
+  @Test func theRegistrysFlushWritesTheQueue() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let app = TodoApp(
+      file: folder.file("queue.json"), server: TodoServer(), network: ManualOnlineStatus(isOnline: false))
+    try app.queue.restore()
+    let id = try app.queue.enqueue("add-todo", "a")
+    try await SharedRegistry.current.flush()
+    #expect(app.queue.entries.map(\.isSaved) == [true])
+    #expect(try fileEntries(folder.file("queue.json")).map(\.id) == [id])
+  }
+
   @Test func queueingRejectsUnregisteredKeysOtherTypesAndKeysAFileCannotHold() throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }

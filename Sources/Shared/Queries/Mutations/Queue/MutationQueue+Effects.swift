@@ -87,7 +87,7 @@ extension MutationQueue {
     switch act {
     case .write(let revision, let entries):
       Task.detached { [self] in
-        let error = await write(entries)
+        let error = await write(entries, revision: revision)
         handle { $0.machine.writeEnded(revision: revision, error: error) }
       }
     case .start(let entry, let registration, let changes):
@@ -119,8 +119,9 @@ extension MutationQueue {
     }
   }
 
-  /// Writes `entries` to the file, durably; returns the error, if it failed.
-  private func write(_ entries: [MutationQueueEntry]) async -> HashableError? {
+  /// Writes `entries`, the queue's contents at `revision`, to the file, durably; returns the error, if it failed.
+  /// The file store skips a revision older than one it holds (the exit's write may land first).
+  private func write(_ entries: [MutationQueueEntry], revision: UInt64) async -> HashableError? {
     do {
       let data: Data
       do {
@@ -128,7 +129,7 @@ extension MutationQueue {
       } catch {
         throw FileStorageError.unencodable(url: url, reason: "\(error)")
       }
-      try await file.write(data, for: self)
+      try await file.write(data, for: self, sequence: revision)
       return nil
     } catch {
       return HashableError(error)

@@ -49,7 +49,10 @@ public import Foundation
 /// at any moment loses none of the entries it saved (``QueuedMutation/isSaved``, or after ``flush()``), and after a
 /// restart at most one entry runs again: the one that was running. Mutations run at least once; with the
 /// idempotency key each run receives (``MutationQueueContext/id``) and a server that applies a key once, exactly
-/// once.
+/// once. An entry whose write is still under way when the program ends normally (its top-level code returns, or it
+/// calls `exit`) is written before the process is gone, and ``SharedRegistry/flush()`` writes it too; only a kill
+/// can catch an entry between `enqueue` and its write, a few
+/// milliseconds.
 public final class MutationQueue: Sendable {
   /// The file the queue keeps its entries in.
   public let url: URL
@@ -129,6 +132,8 @@ public final class MutationQueue: Sendable {
       }
     }
     following.withLock { $0 = task }
+    // A change not yet written is written by the registry's flush and at a normal exit (MutationQueue+Exit).
+    registry.flushParticipants.join(self)
   }
 
   deinit {
