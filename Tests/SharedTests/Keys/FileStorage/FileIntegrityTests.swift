@@ -408,7 +408,7 @@ func fileProbeExecutable() -> URL? {
 }
 
 /// Runs a program to its end without holding a thread of the shared pool, and returns its exit status.
-private func runToEnd(_ executable: URL, _ arguments: [String]) async throws -> Int32 {
+func runToEnd(_ executable: URL, _ arguments: [String]) async throws -> Int32 {
   let process = Process()
   process.executableURL = executable
   process.arguments = arguments
@@ -426,7 +426,7 @@ private func runToEnd(_ executable: URL, _ arguments: [String]) async throws -> 
 }
 
 /// The calls `strace -f` recorded for one save of `file`, by the file descriptor each one used.
-private struct TracedCalls {
+struct TracedCalls {
   let lines: [String]
   var temporaryOpens = 0
   var writesToTemporary = 0
