@@ -146,18 +146,12 @@ extension QueryStore {
   @discardableResult
   public func hydrate(_ cache: PersistedQueryCache, maxAge: Duration? = nil) -> QueryCacheRestore {
     let now = Date()
-    let young = cache.entries.filter { entry in maxAge.map { !entry.isExpired(maxAge: $0, now: now) } ?? true }
+    let oldest = maxAge.map { now.addingTimeInterval(-$0.timeInterval) }
+    let young = cache.entries.filter { entry in oldest.map { entry.updatedAt >= $0 } ?? true }
     let entries = young.compactMap(QueryCacheEntry.init)
     let engine = persistedCache.engine(makingFor: self)
     let (restored, problems) = hydrate(entries, engine: engine)
     for problem in problems { engine.report(problem) }
     return QueryCacheRestore(restored: restored, expired: cache.entries.count - young.count)
-  }
-}
-
-extension PersistedQueryCache.Entry {
-  /// Whether the value was obtained more than `maxAge` before `now`.
-  func isExpired(maxAge: Duration, now: Date) -> Bool {
-    now.timeIntervalSince(updatedAt) > maxAge.timeInterval
   }
 }

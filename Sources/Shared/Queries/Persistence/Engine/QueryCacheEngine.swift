@@ -17,6 +17,8 @@ final class QueryCacheEngine: Sendable {
 
   private let store: WeakQueryStore
   private let state = Lock(State())
+  /// Decodes restored values as their queries are first used; thread-safe, shared to spare its making per value.
+  let decoder = JSONDecoder()
 
   private struct State {
     var entries: [QueryKey: QueryCacheEntry] = [:]
@@ -99,6 +101,7 @@ final class QueryCacheEngine: Sendable {
     let (inserted, replaced, action) = state.withLock { state in
       var inserted = 0
       var replaced: [QueryCacheEntry] = []
+      state.entries.reserveCapacity(state.entries.count + entries.count)
       for var entry in entries {
         if let existing = state.entries[entry.key], existing.updatedAt >= entry.updatedAt { continue }
         state.serial += 1
@@ -218,11 +221,18 @@ final class QueryCacheEngine: Sendable {
         if contents.version != options.version {
           throw QueryCacheProblem.versionMismatch(stored: contents.version, expected: options.version)
         }
-        let now = Date()
-        let young = contents.entries.filter { !$0.isExpired(maxAge: options.maxAge, now: now) }
-        let chosen = young.filter { options.filter.accepts($0.key) }
-        restore.expired = contents.entries.count - young.count
-        restore.excluded = young.count - chosen.count
+        let oldest = Date().addingTimeInterval(-options.maxAge.timeInterval)
+        var chosen: [QueryCacheEntry] = []
+        chosen.reserveCapacity(contents.entries.count)
+        for entry in contents.entries {
+          if entry.isObtained(before: oldest) {
+            restore.expired += 1
+          } else if options.filter.accepts(entry.key) {
+            chosen.append(entry)
+          } else {
+            restore.excluded += 1
+          }
+        }
         let (restored, problems) = store.store?.hydrate(chosen, engine: self) ?? (0, [])
         restore.restored = restored
         for problem in problems { options.onProblem?(problem) }
@@ -370,7 +380,7 @@ final class QueryCacheEngine: Sendable {
       reads.append((key, read, Data(keyBytes)))
     }
     let now = Date()
-    let (entries, released) = state.withLock { state -> ([QueryCacheEntry], [QueryCacheEntry]) in
+    let (entries, released) = state.withLock { state -> ([QueryKey: QueryCacheEntry], [QueryCacheEntry]) in
       var released: [QueryCacheEntry] = []
       let inFlight = state.persisting?.inFlight
       state.persisting?.inFlight = nil
@@ -391,10 +401,11 @@ final class QueryCacheEngine: Sendable {
           break
         }
       }
-      let expired = state.entries.values.filter { $0.isExpired(maxAge: options.maxAge, now: now) }
+      let oldest = now.addingTimeInterval(-options.maxAge.timeInterval)
+      let expired = state.entries.values.filter { $0.isObtained(before: oldest) }
       for entry in expired { state.entries[entry.key] = nil }
       released += expired
-      return (Array(state.entries.values), released)
+      return (state.entries, released)
     }
     withExtendedLifetime((accesses, released)) {}
     for problem in problems { options.onProblem?(problem) }
@@ -404,7 +415,7 @@ final class QueryCacheEngine: Sendable {
         try await options.persister.remove()
       } else {
         try await options.persister.save(
-          QueryCacheFormat.encode(version: options.version, savedAt: now, entries: entries))
+          QueryCacheFormat.encode(version: options.version, savedAt: now, entries: entries.values))
       }
     } catch {
       failure = .unwritable(reason: String(describing: error))

@@ -38,7 +38,12 @@ struct QueryCacheEntry: Sendable {
 
   /// Whether the value was obtained more than `maxAge` before `now`.
   func isExpired(maxAge: Duration, now: Date) -> Bool {
-    now.timeIntervalSince(updatedAt) > maxAge.timeInterval
+    isObtained(before: now.addingTimeInterval(-maxAge.timeInterval))
+  }
+
+  /// Whether the value was obtained before `oldest`: older than the maximum age that `oldest` is the limit of.
+  func isObtained(before oldest: Date) -> Bool {
+    updatedAt < oldest
   }
 }
 

@@ -38,10 +38,9 @@ enum QueryCacheFormat {
       writer.appendByte(entry.isInvalidated ? 1 : 0)
       writer.appendSized(entry.value)
     }
-    var bytes = writer.bytes
-    let checksum = bytes.withUnsafeBytes(queryCacheChecksum)
-    withUnsafeBytes(of: checksum.littleEndian) { bytes.append(contentsOf: $0) }
-    return Data(bytes)
+    let checksum = writer.bytes.withUnsafeBytes(queryCacheChecksum)
+    writer.appendUInt64(checksum)
+    return Data(writer.bytes)
   }
 
   /// What `data` holds, each value a slice of `data` (nothing is copied); throws what is wrong with it.

@@ -22,7 +22,9 @@ extension QueryStore {
       return query
     }
     do {
-      guard let state = try type.restoredState(from: entry.value, with: JSONDecoder()) as? State else { return query }
+      guard let state = try type.restoredState(from: entry.value, with: engine.decoder) as? State else {
+        return query
+      }
       return query.restoring(state, updatedAt: entry.updatedAt, isInvalidated: entry.isInvalidated)
     } catch {
       engine.drop(entry, because: .undecodableValue(key: query.key, reason: String(describing: error)))
@@ -30,10 +32,11 @@ extension QueryStore {
     }
   }
 
-  /// The value the persisted cache holds for `key`, decoded as `Value`, when the store keeps no query under the key.
+  /// The value the persisted cache holds for `key`, decoded as `Value`; for a key whose query the store does not keep
+  /// with a value (a query made from the cache, or given one by a hydration, has it already).
   func persistedValue<Value: Sendable>(for key: QueryKey, as _: Value.Type) -> Value? {
-    guard let engine = persistedCache.engine, let entry = engine.entry(for: key), !contains(key) else { return nil }
-    return Self.decode(entry, as: Value.self)
+    guard let engine = persistedCache.engine, let entry = engine.entry(for: key) else { return nil }
+    return Self.decode(entry, as: Value.self, with: engine.decoder)
   }
 
   /// The values the persisted cache holds under `prefix`, decoded as `Value`, for the keys the store keeps no query
@@ -45,15 +48,17 @@ extension QueryStore {
     guard !entries.isEmpty else { return [] }
     let kept = Set(recordKeys(under: prefix))
     return entries.compactMap { entry in
-      guard !kept.contains(entry.key), let value = Self.decode(entry, as: Value.self) else { return nil }
+      guard !kept.contains(entry.key), let value = Self.decode(entry, as: Value.self, with: engine.decoder) else {
+        return nil
+      }
       return (entry.key, value)
     }
   }
 
   /// The value of `entry` as a `Value`, if `Value` is `Decodable` and the entry decodes as one.
-  private static func decode<Value>(_ entry: QueryCacheEntry, as _: Value.Type) -> Value? {
+  private static func decode<Value>(_ entry: QueryCacheEntry, as _: Value.Type, with decoder: JSONDecoder) -> Value? {
     guard let decodable = Value.self as? any Decodable.Type else { return nil }
-    return (try? JSONDecoder().decode(decodable, from: entry.value)) as? Value
+    return (try? decoder.decode(decodable, from: entry.value)) as? Value
   }
 
   // MARK: Changes
@@ -119,16 +124,19 @@ extension QueryStore {
       case present(QueryCacheAccess)
     }
     let found = state.withLock { state in
-      entries.map { entry -> (QueryCacheEntry, Found) in
+      // A store restored at launch keeps no query yet: nothing to look up.
+      guard state.count > 0 else { return entries.map { ($0, Found.absent) } }
+      return entries.map { entry -> (QueryCacheEntry, Found) in
         guard let record = state.root.node(at: entry.key.parts)?.record else { return (entry, .absent) }
         guard let persistable = record as? any PersistableQueryRecord else { return (entry, .otherType) }
         return (entry, .present(persistable.cacheAccess(store: self)))
       }
     }
     var absent: [QueryCacheEntry] = []
+    absent.reserveCapacity(entries.count)
     var restored = 0
     var problems: [QueryCacheProblem] = []
-    let decoder = JSONDecoder()
+    let decoder = engine.decoder
     for (entry, found) in found {
       switch found {
       case .absent:
