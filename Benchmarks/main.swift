@@ -269,6 +269,54 @@ await scenario("invalidate, per matched query, 100 of 10k sleeping keys") {
   return Row(scenario: $0, pair: pair, baselineName: "Mutex.withLock", budget: .ratio(17))
 }
 
+// The persisted query cache: a restore against decoding the same values, a write against encoding the one value
+// that changed (`Scenarios+PersistedCache.swift`). The stored cache is made once, for the first row that needs it.
+var storedPostsMade: StoredPosts?
+@MainActor func storedPosts() -> StoredPosts {
+  if let storedPostsMade { return storedPostsMade }
+  let made = StoredPosts(count: 10_000)
+  storedPostsMade = made
+  return made
+}
+await scenario("restore 10,000 cached queries, every value read once") {
+  let stored = storedPosts()
+  let pair = await asyncPlan.compareAsync {
+    await restorePersistedCache(stored, readingEveryValue: true)
+  } with: {
+    decodeStoredValues(stored)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "JSONDecoder, each value", budget: .ratio(1.5))
+}
+await scenario("restore 10,000 cached queries, values read on use") {
+  let stored = storedPosts()
+  let pair = await asyncPlan.compareAsync {
+    await restorePersistedCache(stored, readingEveryValue: false)
+  } with: {
+    decodeStoredValues(stored)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "JSONDecoder, each value", budget: .none)
+}
+await scenario("JSONDecoder, 10,000 values as one array (baseline)") {
+  let stored = storedPosts()
+  let pair = await asyncPlan.compareAsync {
+    decodeStoredValuesAsOneArray(stored)
+  } with: {
+    decodeStoredValues(stored)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "JSONDecoder, each value", budget: .none)
+}
+for cached in [1, 1_000] {
+  await scenario("persist one changed query, \(cached == 1 ? "1" : "1,000") cached") {
+    let count = quick ? 200 : (cached == 1 ? 5_000 : 500)
+    let pair = await asyncPlan.compareAsync {
+      await persistOneChangedQuery(cached: cached, count: count)
+    } with: {
+      encodeOneValue(count)
+    }
+    return Row(scenario: $0, pair: pair, baselineName: "JSONEncoder, that value", budget: .none)
+  }
+}
+
 // Scaling sweeps: how cost and memory grow with the work.
 if isSelected("sweep keys") {
   let points = (quick ? [1_000, 10_000] : [1_000, 10_000, 100_000, 1_000_000]).map { keySweepPoint(size: $0) }

@@ -6,6 +6,8 @@
 //                                          ends on once it agrees with the file (the last writer's word)
 //   FileFaultProbe save PATH COUNTER       save once, with `counter` set to COUNTER, and exit (traced by the
 //                                          durability test)
+//   FileFaultProbe persist-cache PATH TEXT persist a query cache in PATH, set one query to TEXT, flush, and exit
+//                                          (traced by the persisted cache's durability test)
 import Foundation
 import SharedState
 
@@ -22,6 +24,19 @@ if arguments.count == 4, arguments[1] == "save", let counter = Int(arguments[3])
   document.withLock { $0 = Document(writer: "save", counter: counter) }
   do {
     try await document.save()
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+  }
+}
+if arguments.count == 4, arguments[1] == "persist-cache" {
+  let store = SharedRegistry.current.queries
+  await store.persistCache(QueryCachePersistence(persister: .file(URL(fileURLWithPath: arguments[2]))))
+  let text = arguments[3]
+  store.setValue(text, for: .query(["probe"]) { text })
+  do {
+    try await store.flushPersistedCache()
     exit(0)
   } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))

@@ -24,13 +24,15 @@ extension QueryStore {
   @discardableResult
   public func invalidate(_ filter: QueryFilter, refetching: QueryRefetch = .held) -> Int {
     if !filter.isExact, filter.predicate == nil, refetching == .held { return invalidate(matching: filter.key) }
-    return forEachRecord(matching: filter) { _, record in
+    let count = forEachRecord(matching: filter) { _, record in
       switch refetching {
       case .held: record.invalidate(store: self)
       case .all: record.invalidate(refetchesNow: true, store: self)
       case .none: record.invalidate(refetchesNow: false, store: self)
       }
     }.count
+    persistedValuesInvalidated(filter)
+    return count
   }
 
   // MARK: Cancelling, resetting, removing
@@ -76,7 +78,9 @@ extension QueryStore {
   /// - Returns: How many queries were reset.
   @discardableResult
   public func reset(_ filter: QueryFilter) -> Int {
-    forEachRecord(matching: filter) { _, record in record.reset(store: self) }.count
+    let count = forEachRecord(matching: filter) { _, record in record.reset(store: self) }.count
+    persistedValuesRemoved(filter)
+    return count
   }
 
   /// Removes the queries `filter` reaches from the store.
@@ -99,7 +103,8 @@ extension QueryStore {
   /// - Returns: How many queries were removed.
   @discardableResult
   public func remove(_ filter: QueryFilter) -> Int {
-    forEachRecord(matching: filter) { state, record in
+    defer { persistedValuesRemoved(filter) }
+    return forEachRecord(matching: filter) { state, record in
       guard state.root.node(at: record.key.parts)?.record === record else { return .none }
       let stop = record.stopFetches(removing: true)
       state.remove(record)  // From the tree and the recency list.

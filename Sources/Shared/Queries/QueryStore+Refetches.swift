@@ -74,6 +74,7 @@ extension QueryStore {
       }
       count += visited.count
     }
+    for filter in filters { persistedValuesInvalidated(filter) }
     return (count, joined.withLock { $0 })
   }
 

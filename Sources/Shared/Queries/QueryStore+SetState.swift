@@ -108,6 +108,7 @@ extension QueryStore {
         state.operation.markSet(at: updatedAt)
       }
       withExtendedLifetime(made) {}  // Set: the value is let go only now.
+      persistedValueChanged(query.key)
       return true
     }
   }

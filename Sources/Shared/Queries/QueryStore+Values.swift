@@ -90,7 +90,7 @@ extension QueryStore {
   /// - Returns: The value, or `nil` when the store keeps no such query, it has no value yet, or its value is of
   ///   another type.
   public func cachedValue<Value: Sendable>(for key: QueryKey, as type: Value.Type) -> Value? {
-    cachedShared(key, as: OperationState<Value>.self)?.wrappedValue.value
+    cachedShared(key, as: OperationState<Value>.self)?.wrappedValue.value ?? persistedValue(for: key, as: type)
   }
 
   /// The cached values of every query whose key starts with `prefix`, without fetching.
@@ -113,6 +113,7 @@ extension QueryStore {
     let values = cachedShareds(matching: prefix, as: OperationState<Value>.self)
     // Values are read, and the borrowed ones released, after the store's lock.
     return values.compactMap { key, shared in shared.wrappedValue.value.map { (key, $0) } }
+      + persistedValues(matching: prefix, as: type)
   }
 
   /// The value of the query named `key` when it is fresh (see ``freshValueBox(named:epoch:stateType:)``); `nil`

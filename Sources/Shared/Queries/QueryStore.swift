@@ -48,6 +48,9 @@ public final class QueryStore: Sendable {
   /// The store-wide hooks, the options for queries made without their own, and the activity counts.
   let settings = QueryStoreSettings()
 
+  /// The persisted cache, once the store persists or hydrates one (see `QueryStore+PersistedCache.swift`).
+  let persistedCache = QueryCacheSlot()
+
   init(registry: SharedRegistry? = nil) {
     owner = WeakRegistry(registry: registry)
   }
@@ -92,6 +95,7 @@ public final class QueryStore: Sendable {
       return (marked, effects)
     }
     for effect in effects { effect() }
+    persistedValuesInvalidated(.prefix(prefix))
     return marked
   }
 
@@ -235,6 +239,7 @@ public final class QueryStore: Sendable {
     }
     guard let shared else { return false }
     shared.withLockReleasingReplaced(body)
+    persistedValueChanged(key)
     return true
   }
 
@@ -280,6 +285,8 @@ public final class QueryStore: Sendable {
     // A sleeping record's new box has no link yet: its time is the record's, which the lock below answers with
     // (a new key takes the lock once); it is read outside the lock and the lock asked again.
     let known = link.epoch(in: self)
+    // A value no link knew is new: its query may start from the persisted cache.
+    let query = known == nil ? restoringPersistedValue(query) : query
     var epoch = known ?? Stopwatch(query.options.operation.clock)
     // A time started just now has measured nothing: the clock is not read again for a new record.
     var attached = attach(
@@ -370,6 +377,7 @@ public final class QueryStore: Sendable {
       var seeded = QueryRecordEffect.none
       if let initial = query.initial {
         record.valueSet(obtainedAt: now - initial.age())
+        if initial.isInvalidated { _ = record.invalidate(refetchesNow: false, store: self) }
         seeded = QueryRecordEffect {
           Shared<State>(reference: .root(root)).withLockReleasingReplaced { $0 = initial.state }
         }
@@ -779,6 +787,7 @@ public final class QueryStore: Sendable {
       (result, outcome) = apply(
         attempts, id, of: record, work: work, before: started, gate: gate, store: strong, writer: writer)
       settings?.fetchEnded(record.key)
+      if case .applied = outcome { strong?.persistedValueChanged(record.key) }
       effect = strong?.finished(id, of: record, outcome: outcome) ?? .none
     } else {
       (result, outcome) = (.failure(CancellationError()), .cancelled)

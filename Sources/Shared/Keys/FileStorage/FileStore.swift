@@ -177,6 +177,22 @@ actor FileStore {
     try syncFolder(folder)
   }
 
+  /// Removes the file durably, following a symbolic link (the link stays): an unlink, then an `fsync` of the folder
+  /// so the removal survives a power loss. A missing file is already removed.
+  func remove(for value: any AnyObject & Sendable) throws {
+    guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
+    guard let target = Self.followingLinks(url.path) else {
+      throw FileStorageError.unwritable(
+        url: url, reason: "a loop of symbolic links: \(String(cString: strerror(ELOOP)))")
+    }
+    guard unlink(target) == 0 || errno == ENOENT || errno == ENOTDIR else { throw failure() }
+    record(.absent, for: value)
+    var information = stat()
+    let folder = (target as NSString).deletingLastPathComponent
+    guard stat(folder, &information) == 0 else { return }  // No folder: nothing was there to remove.
+    try syncFolder(folder)
+  }
+
   /// Creates `folder` and any missing folder above it, and syncs the folder holding each one it created, so the
   /// first save into a new folder survives a power loss too.
   private nonisolated func createFolders(_ folder: String) throws {

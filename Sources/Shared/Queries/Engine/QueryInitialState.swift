@@ -8,12 +8,16 @@ final class QueryInitialState<State: OperationTrackable>: Sendable {
   let state: State
   /// When the state was obtained: staleness counts from here.
   let updatedAt: Date
+  /// Whether the state was invalidated after it was obtained (a restored cache says so): it is stale whatever its
+  /// age.
+  let isInvalidated: Bool
 
-  init(_ state: State, updatedAt: Date) {
+  init(_ state: State, updatedAt: Date, isInvalidated: Bool = false) {
     var state = state
     state.operation.markSet(at: updatedAt)
     self.state = state
     self.updatedAt = updatedAt
+    self.isInvalidated = isInvalidated
   }
 
   /// How long before `now` (on the wall clock) the state was obtained; never negative.

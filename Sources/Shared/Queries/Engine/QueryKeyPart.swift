@@ -75,6 +75,6 @@ extension Optional: OptionalQueryKeyPart where Wrapped: Hashable {
 }
 
 /// The part a `nil` optional stands for: equal to every other `nil` part, whatever the optional's type.
-private struct QueryKeyNil: Hashable, Sendable, CustomStringConvertible {
+struct QueryKeyNil: Hashable, Sendable, CustomStringConvertible {
   var description: String { "nil" }
 }

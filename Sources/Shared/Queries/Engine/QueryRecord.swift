@@ -367,6 +367,12 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
 
   var isSleeping: Bool { root == nil }
 
+  /// The value's box, or the value a sleeping query keeps, for a reader after the store's lock (the persisted
+  /// cache); call under the lock.
+  var keptValue: (root: SharedRoot<State>?, sleeping: State?) {
+    (root, root == nil ? sleepingValue : nil)
+  }
+
   /// Frees the value's box if nobody holds the query and no work runs on it: the record keeps only the value, and
   /// the next use makes a box for it again (``wakeIfSleeping(in:store:)``). Returns what to release after the lock.
   func sleepIfUnused() -> Any? {

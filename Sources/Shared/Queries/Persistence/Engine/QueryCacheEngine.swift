@@ -1,0 +1,437 @@
+import Foundation
+
+/// The persisted cache of one ``QueryStore``: the entries (each persisted query's value as JSON), the queries
+/// changed since the last write, and the writes, throttled by a ``QueryCacheWriterMachine``.
+///
+/// The entries are what a write stores and what a query starts from when the store makes it: a restored value waits
+/// here, as JSON, until its query is first used (only the query knows the value's type), and stays after it is
+/// used, so that a query collected and made again later starts from it too. A change to a persisted query only
+/// notes its key; the write that follows reads and encodes the value of each noted query, so that many changes to
+/// one query encode it once, and writes every entry as it is (see ``QueryCacheFormat``).
+///
+/// Every decision is made under the engine's lock and acted on after it: encoding and decoding values, the filter's
+/// predicate, the persister and the problem callback all run outside every lock. The engine exists, without
+/// writing, once the store hydrates a cache; ``startPersisting(_:)`` makes it write.
+final class QueryCacheEngine: Sendable {
+  private typealias Writer = QueryCacheWriterMachine<UnsafeContinuation<Void, any Error>>
+
+  private let store: WeakQueryStore
+  private let state = Lock(State())
+  /// Decodes restored values as their queries are first used; thread-safe, shared to spare its making per value.
+  let decoder = JSONDecoder()
+
+  private struct State {
+    var entries: [QueryKey: QueryCacheEntry] = [:]
+    /// The serial of the newest entry.
+    var serial: UInt64 = 0
+    /// Set while the store persists.
+    var persisting: Persisting?
+    /// Whether persisting was asked for: it starts once the stored cache is restored.
+    var isStarted = false
+  }
+
+  /// The writes of a store that persists.
+  private struct Persisting {
+    var options: QueryCachePersistence
+    var writer = Writer()
+    /// The queries whose values changed since the write under way (or the last one) read them.
+    var changed: Set<QueryKey> = []
+    /// The write reading values now, if one does.
+    var inFlight: InFlight?
+    /// The timer running, by its machine identifier.
+    var timer: (id: UInt64, task: Task<Void, Never>)?
+    var flushes: UInt64 = 0
+    /// Flushes that asked for an identifier and have not reached the machine yet.
+    var unregisteredFlushes: Set<UInt64> = []
+    /// Flushes cancelled before they reached the machine.
+    var cancelledFlushes: Set<UInt64> = []
+  }
+
+  /// A write that reads the values of `keys` outside the lock: what happens to those keys meanwhile, so that a
+  /// value read before a removal never comes back.
+  private struct InFlight {
+    var keys: Set<QueryKey>
+    var removed: Set<QueryKey> = []
+    var invalidated: Set<QueryKey> = []
+  }
+
+  init(store: QueryStore) {
+    self.store = WeakQueryStore(store: store)
+  }
+
+  // MARK: Entries
+
+  /// The entry of `key`, if there is one younger than the ``QueryCachePersistence/maxAge``; an expired one is
+  /// dropped.
+  func entry(for key: QueryKey) -> QueryCacheEntry? {
+    let now = Date()
+    let (entry, expired) = state.withLock { state -> (QueryCacheEntry?, QueryCacheEntry?) in
+      guard let entry = state.entries[key] else { return (nil, nil) }
+      if let maxAge = state.persisting?.options.maxAge, entry.isExpired(maxAge: maxAge, now: now) {
+        return (nil, state.entries.removeValue(forKey: key))
+      }
+      return (entry, nil)
+    }
+    withExtendedLifetime(expired) {}
+    return entry
+  }
+
+  /// The entries under `prefix`.
+  func entries(under prefix: QueryKey) -> [QueryCacheEntry] {
+    state.withLock { state in state.entries.values.filter { $0.key.hasPrefix(prefix) } }
+  }
+
+  /// Drops `entry` (if it is still the one of its key) for `problem`, which is reported.
+  func drop(_ entry: QueryCacheEntry, because problem: QueryCacheProblem) {
+    let (dropped, action, onProblem) = state.withLock {
+      state -> (QueryCacheEntry?, Writer.ChangeAction, (@Sendable (QueryCacheProblem) -> Void)?) in
+      let onProblem = state.persisting?.options.onProblem
+      guard state.entries[entry.key]?.serial == entry.serial else { return (nil, .none, onProblem) }
+      let dropped = state.entries.removeValue(forKey: entry.key)
+      return (dropped, state.persisting?.writer.changed() ?? .none, onProblem)
+    }
+    withExtendedLifetime(dropped) {}
+    act(action)
+    onProblem?(problem)
+  }
+
+  /// Puts `entries` in, each unless an entry of its key is as recent; returns how many were put in.
+  func insert(_ entries: [QueryCacheEntry]) -> Int {
+    guard !entries.isEmpty else { return 0 }
+    let (inserted, replaced, action) = state.withLock { state in
+      var inserted = 0
+      var replaced: [QueryCacheEntry] = []
+      state.entries.reserveCapacity(state.entries.count + entries.count)
+      for var entry in entries {
+        if let existing = state.entries[entry.key], existing.updatedAt >= entry.updatedAt { continue }
+        state.serial += 1
+        entry.serial = state.serial
+        if let previous = state.entries.updateValue(entry, forKey: entry.key) { replaced.append(previous) }
+        inserted += 1
+      }
+      return (inserted, replaced, inserted > 0 ? state.persisting?.writer.changed() ?? .none : .none)
+    }
+    withExtendedLifetime(replaced) {}
+    act(action)
+    return inserted
+  }
+
+  // MARK: Events
+
+  /// The value of the query named `key` changed: a write will read it, if the store persists it.
+  func valueChanged(_ key: QueryKey) {
+    guard let filter = state.withLock({ $0.persisting?.options.filter }), filter.accepts(key) else { return }
+    let action = state.withLock { state -> Writer.ChangeAction in
+      guard state.persisting != nil else { return .none }
+      state.persisting?.changed.insert(key)
+      return state.persisting?.writer.changed() ?? .none
+    }
+    act(action)
+  }
+
+  /// The queries `filter` reaches were removed from the store, or reset: their entries go.
+  func removed(_ filter: QueryFilter) {
+    let keys = keys(reachedBy: filter)
+    guard !keys.isEmpty else { return }
+    let (released, action) = state.withLock { state in
+      var released: [QueryCacheEntry] = []
+      var changed = false
+      for key in keys {
+        if let entry = state.entries.removeValue(forKey: key) {
+          released.append(entry)
+          changed = true
+        }
+        if state.persisting?.changed.remove(key) != nil { changed = true }
+        if state.persisting?.inFlight?.keys.contains(key) == true {
+          state.persisting?.inFlight?.removed.insert(key)
+          changed = true
+        }
+      }
+      return (released, changed ? state.persisting?.writer.changed() ?? .none : .none)
+    }
+    withExtendedLifetime(released) {}
+    act(action)
+  }
+
+  /// The queries `filter` reaches were invalidated: their entries say so, and a restore refetches them.
+  func invalidated(_ filter: QueryFilter) {
+    let keys = keys(reachedBy: filter)
+    guard !keys.isEmpty else { return }
+    let action = state.withLock { state in
+      var changed = false
+      for key in keys {
+        if state.entries[key]?.isInvalidated == false {
+          state.entries[key]?.isInvalidated = true
+          changed = true
+        }
+        if state.persisting?.inFlight?.keys.contains(key) == true {
+          state.persisting?.inFlight?.invalidated.insert(key)
+          changed = true
+        }
+      }
+      return changed ? state.persisting?.writer.changed() ?? .none : .none
+    }
+    act(action)
+  }
+
+  /// The keys of the entries and of the noted or read queries that `filter` reaches; its predicate runs here, after
+  /// the lock.
+  private func keys(reachedBy filter: QueryFilter) -> [QueryKey] {
+    let candidates = state.withLock { state -> [QueryKey] in
+      if filter.isExact {
+        let key = filter.key
+        let isKnown =
+          state.entries[key] != nil || state.persisting?.changed.contains(key) == true
+          || state.persisting?.inFlight?.keys.contains(key) == true
+        return isKnown ? [key] : []
+      }
+      var keys = Set(state.entries.keys.filter { $0.hasPrefix(filter.key) })
+      if let persisting = state.persisting {
+        keys.formUnion(persisting.changed.filter { $0.hasPrefix(filter.key) })
+        keys.formUnion(persisting.inFlight?.keys.filter { $0.hasPrefix(filter.key) } ?? [])
+      }
+      return Array(keys)
+    }
+    guard let predicate = filter.predicate else { return candidates }
+    return candidates.filter(predicate)
+  }
+
+  // MARK: Persisting
+
+  /// The version of the cache the store persists, if it does.
+  var version: String? { state.withLock { $0.persisting?.options.version } }
+
+  /// Reports `problem` to the persisted cache's callback, if the store persists; call outside every lock.
+  func report(_ problem: QueryCacheProblem) {
+    state.withLock { $0.persisting?.options.onProblem }?(problem)
+  }
+
+  /// Restores the cache `options` keeps, then writes the persisted queries' changes from now on.
+  func startPersisting(_ options: QueryCachePersistence) async -> QueryCacheRestore {
+    let isFirst = state.withLock { state in
+      defer { state.isStarted = true }
+      return !state.isStarted
+    }
+    precondition(isFirst, "A query store persists its cache once: persistCache(_:) was called before")
+    var restore = QueryCacheRestore(restored: 0)
+    var dropsStoredCache = false
+    do {
+      if let data = try await options.persister.load() {
+        let contents = try QueryCacheFormat.decode(data)
+        if contents.version != options.version {
+          throw QueryCacheProblem.versionMismatch(stored: contents.version, expected: options.version)
+        }
+        let oldest = Date().addingTimeInterval(-options.maxAge.timeInterval)
+        var chosen: [QueryCacheEntry] = []
+        chosen.reserveCapacity(contents.entries.count)
+        for entry in contents.entries {
+          if entry.isObtained(before: oldest) {
+            restore.expired += 1
+          } else if options.filter.accepts(entry.key) {
+            chosen.append(entry)
+          } else {
+            restore.excluded += 1
+          }
+        }
+        let (restored, problems) = store.store?.hydrate(chosen, engine: self) ?? (0, [])
+        restore.restored = restored
+        for problem in problems { options.onProblem?(problem) }
+        dropsStoredCache = restore.expired > 0 || restore.excluded > 0
+      }
+    } catch let problem as QueryCacheProblem {
+      restore.problem = problem
+      dropsStoredCache = true
+    } catch {
+      restore.problem = .unreadable(reason: String(describing: error))
+    }
+    // The queries the store already has (made before the restore, or during it) are persisted too.
+    let present = store.store?.recordKeys(under: options.filter.key) ?? []
+    let chosen = options.filter.predicate.map { present.filter($0) } ?? present
+    let action = state.withLock { state in
+      state.persisting = Persisting(options: options, changed: Set(chosen))
+      return dropsStoredCache || !chosen.isEmpty ? state.persisting?.writer.changed() ?? .none : .none
+    }
+    act(action)
+    if let problem = restore.problem { options.onProblem?(problem) }
+    return restore
+  }
+
+  /// Writes every change made so far, and returns once it is written; at once when nothing waits to be written.
+  func flush() async throws {
+    let id = state.withLock { state -> UInt64? in
+      guard state.persisting != nil else { return nil }
+      state.persisting?.flushes += 1
+      let id = state.persisting?.flushes ?? 0
+      state.persisting?.unregisteredFlushes.insert(id)
+      return id
+    }
+    guard let id else { return }
+    try await withTaskCancellationHandler {
+      try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+        let action = state.withLock { state -> FlushStep in
+          state.persisting?.unregisteredFlushes.remove(id)
+          if state.persisting?.cancelledFlushes.remove(id) != nil { return .cancelled }
+          guard let action = state.persisting?.writer.flushRequested(id, waiter: continuation) else { return .done }
+          switch action {
+          case .resume: return .done
+          case .wait: return .wait
+          case .write(let timer): return .write(cancelling: cancelTimer(timer, in: &state))
+          }
+        }
+        switch action {
+        case .cancelled: continuation.resume(throwing: CancellationError())
+        case .done: continuation.resume()
+        case .wait: break
+        case .write(let timer):
+          timer?.cancel()
+          startWrite()
+        }
+      }
+    } onCancel: {
+      let waiter = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
+        if state.persisting?.unregisteredFlushes.remove(id) != nil {
+          state.persisting?.cancelledFlushes.insert(id)
+          return nil
+        }
+        guard case .resumeCancelled(let waiter) = state.persisting?.writer.flushCancelled(id) else { return nil }
+        return waiter
+      }
+      waiter?.resume(throwing: CancellationError())
+    }
+  }
+
+  /// What a flush does after the lock.
+  private enum FlushStep {
+    case cancelled
+    case done
+    case wait
+    /// Write now, after cancelling this timer.
+    case write(cancelling: Task<Void, Never>?)
+  }
+
+  /// Takes the task of the timer `id` out of `state`, to be cancelled after the lock.
+  private func cancelTimer(_ id: UInt64?, in state: inout State) -> Task<Void, Never>? {
+    guard let id, let timer = state.persisting?.timer, timer.id == id else { return nil }
+    state.persisting?.timer = nil
+    return timer.task
+  }
+
+  /// Acts on a change's decision: starts the throttle's timer.
+  private func act(_ action: Writer.ChangeAction) {
+    guard case .startTimer(let id) = action else { return }
+    startTimer(id)
+  }
+
+  private func startTimer(_ id: UInt64) {
+    guard let options = state.withLock({ $0.persisting?.options }) else { return }
+    let (clock, throttle) = (options.clock, options.throttle)
+    // Weak: a store freed with a write waiting lets its engine go (see ``QueryStore/flushPersistedCache()``).
+    let task = Task.detached { [weak self] in
+      do { try await clock.sleep(for: throttle) } catch { return }
+      self?.timerEnded(id)
+    }
+    let isKept = state.withLock { state -> Bool in
+      // The timer may have ended, or been overtaken by a flush, already: then it is not kept.
+      guard state.persisting?.writer.phase == .waiting(timer: id) else { return false }
+      state.persisting?.timer = (id, task)
+      return true
+    }
+    if !isKept { task.cancel() }
+  }
+
+  private func timerEnded(_ id: UInt64) {
+    let writes = state.withLock { state -> Bool in
+      if state.persisting?.timer?.id == id { state.persisting?.timer = nil }
+      return state.persisting?.writer.timerEnded(id) == .write
+    }
+    if writes { startWrite() }
+  }
+
+  private func startWrite() {
+    Task.detached { await self.write() }
+  }
+
+  /// One write: reads and encodes the values of the changed queries, updates their entries, and stores every entry.
+  private func write() async {
+    let taken = state.withLock { state -> (keys: Set<QueryKey>, options: QueryCachePersistence)? in
+      guard let persisting = state.persisting else { return nil }
+      let keys = persisting.changed
+      state.persisting?.changed = []
+      state.persisting?.inFlight = InFlight(keys: keys)
+      return (keys, persisting.options)
+    }
+    guard let (keys, options) = taken else { return }
+    // The values are read and encoded after every lock; each access keeps its value only until then.
+    let accesses = keys.isEmpty ? [:] : store.store?.cacheAccesses(for: keys) ?? [:]
+    let encoder = JSONEncoder()
+    var reads: [(key: QueryKey, read: QueryCacheRead, keyBytes: Data?)] = []
+    var problems: [QueryCacheProblem] = []
+    for (key, access) in accesses {
+      let read = access.read(encoder)
+      if case .failed(let problem) = read { problems.append(problem) }
+      guard case .value = read else {
+        reads.append((key, read, nil))
+        continue
+      }
+      guard let keyBytes = QueryKeyCoding.bytes(of: key) else {
+        problems.append(.unsupportedKey(key))
+        continue
+      }
+      reads.append((key, read, Data(keyBytes)))
+    }
+    let now = Date()
+    let (entries, released) = state.withLock { state -> ([QueryKey: QueryCacheEntry], [QueryCacheEntry]) in
+      var released: [QueryCacheEntry] = []
+      let inFlight = state.persisting?.inFlight
+      state.persisting?.inFlight = nil
+      for (key, read, keyBytes) in reads where inFlight?.removed.contains(key) != true {
+        switch read {
+        case .value(let data, let updatedAt, let fallback):
+          guard let keyBytes else { continue }
+          let previous = state.entries[key]
+          state.serial += 1
+          var entry = QueryCacheEntry(
+            key: key, keyBytes: keyBytes, updatedAt: updatedAt ?? previous?.updatedAt ?? fallback ?? now,
+            isInvalidated: updatedAt == nil || inFlight?.invalidated.contains(key) == true, value: data)
+          entry.serial = state.serial
+          if let previous = state.entries.updateValue(entry, forKey: key) { released.append(previous) }
+        case .noValue:
+          if let previous = state.entries.removeValue(forKey: key) { released.append(previous) }
+        case .failed:
+          break
+        }
+      }
+      let oldest = now.addingTimeInterval(-options.maxAge.timeInterval)
+      let expired = state.entries.values.filter { $0.isObtained(before: oldest) }
+      for entry in expired { state.entries[entry.key] = nil }
+      released += expired
+      return (state.entries, released)
+    }
+    withExtendedLifetime((accesses, released)) {}
+    for problem in problems { options.onProblem?(problem) }
+    var failure: QueryCacheProblem?
+    do {
+      if entries.isEmpty {
+        try await options.persister.remove()
+      } else {
+        try await options.persister.save(
+          QueryCacheFormat.encode(version: options.version, savedAt: now, entries: entries.values))
+      }
+    } catch {
+      failure = .unwritable(reason: String(describing: error))
+    }
+    let ended = state.withLock { state in
+      state.persisting?.writer.writeEnded(succeeded: failure == nil)
+    }
+    for waiter in ended?.resumed ?? [] {
+      if let failure { waiter.resume(throwing: failure) } else { waiter.resume() }
+    }
+    if let failure { options.onProblem?(failure) }
+    guard let ended else { return }
+    switch ended.next {
+    case .startTimer(let id): startTimer(id)
+    case .write: startWrite()
+    case .none: break
+    }
+  }
+}

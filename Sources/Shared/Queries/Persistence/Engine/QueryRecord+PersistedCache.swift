@@ -1,0 +1,88 @@
+import Foundation
+
+/// A cached query whose value the persisted cache can hold: the record of an ``OperationState`` of a `Codable`
+/// value. The store finds such records with a dynamic cast, under its lock.
+protocol PersistableQueryRecord: AnyObject {
+  /// What the persisted cache needs to read the query's value, or to set a restored one, after the store's lock.
+  /// Call under the store's lock.
+  func cacheAccess(store: QueryStore) -> QueryCacheAccess
+}
+
+/// How the persisted cache reads one query's value and sets a restored one: made under the store's lock, used after
+/// it (it keeps the value's box, or the value of a query that sleeps, until then).
+struct QueryCacheAccess {
+  /// Reads the value the store wrote (without the optimistic changes of mutations under way), encodes it, and says
+  /// when it was obtained. Runs the value's `encode(to:)` and the query's clock: call after every lock.
+  let read: (JSONEncoder) -> QueryCacheRead
+  /// Sets the value of `entry` (decoding it here) unless the query's own value is as recent; call after every lock.
+  let restore: (QueryCacheEntry, JSONDecoder) -> QueryCacheRestoreOutcome
+}
+
+/// What reading a query's value for the persisted cache found.
+enum QueryCacheRead {
+  /// The value as JSON, obtained at `updatedAt`; a value invalidated since has no time of its own
+  /// (`updatedAt` `nil`): it keeps the time it had, or `fallback`.
+  case value(Data, updatedAt: Date?, fallback: Date?)
+  /// The query has no value (none fetched yet, or reset).
+  case noValue
+  /// The value could not be encoded.
+  case failed(QueryCacheProblem)
+}
+
+/// What setting a restored value did.
+enum QueryCacheRestoreOutcome {
+  case restored
+  /// The query has a value obtained at the same time or later: it was kept.
+  case keptNewer
+  case failed(QueryCacheProblem)
+}
+
+extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState {
+  func cacheAccess(store: QueryStore) -> QueryCacheAccess {
+    let kept = keptValue
+    let fetchedAt = self.fetchedAt
+    let epoch = self.epoch
+    let query = self.query
+    let owner = WeakQueryStore(store: store)
+    /// The value as the store last wrote it, and the time it was obtained on the wall clock (`nil` once invalidated).
+    let current = { () -> (state: State, obtainedAt: Date?)? in
+      guard let state = kept.root.map(Self.confirmedState(of:)) ?? kept.sleeping else { return nil }
+      // The record's time is read after the lock; the value's age on it is its age on the wall clock.
+      let obtainedAt = fetchedAt.map { Date(timeIntervalSinceNow: -(epoch.elapsed() - $0).timeInterval) }
+      return (state, obtainedAt)
+    }
+    return QueryCacheAccess(
+      read: { encoder in
+        guard let current = current() else { return .noValue }
+        do {
+          guard let data = try current.state.encodedValue(with: encoder) else { return .noValue }
+          return .value(data, updatedAt: current.obtainedAt, fallback: current.state.operation.updatedAt)
+        } catch {
+          return .failed(.unencodableValue(key: query.key, reason: String(describing: error)))
+        }
+      },
+      restore: { entry, decoder in
+        guard let store = owner.store else { return .keptNewer }
+        if let current = current(), current.state.hasValue,
+          (current.obtainedAt ?? current.state.operation.updatedAt ?? .distantPast) >= entry.updatedAt
+        {
+          return .keptNewer
+        }
+        let restored: State
+        do {
+          restored = try State.restoredState(from: entry.value, with: decoder)
+        } catch {
+          return .failed(.undecodableValue(key: entry.key, reason: String(describing: error)))
+        }
+        store.setState(for: query, startingWith: restored, updatedAt: entry.updatedAt) { $0.takeValue(from: restored) }
+        if entry.isInvalidated { store.invalidate(.exactly(entry.key)) }
+        return .restored
+      })
+  }
+
+  /// The value in `root` as the store last wrote it: without the changes of mutations under way, which are
+  /// shown over it (see ``OptimisticLayer``).
+  private static func confirmedState(of root: SharedRoot<State>) -> State {
+    root.box.withAttachment(OptimisticLayer<State>.self) { $0?.base } ?? root.box.value
+  }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SharedState
+
+/// The file-backed persister: a cache written as the file storage writes (one new file, synced, renamed, the folder
+/// synced; permissions kept), read back after a restart, removed when it empties.
+@Suite(.freshRegistry)
+struct FileQueryCachePersisterTests {
+  @Test func aCacheIsSavedLoadedAndRemoved() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("nested/queries.cache")
+    let persister = FileQueryCachePersister.file(url)
+    #expect(try await persister.load() == nil)
+    try await persister.remove()  // Nothing there: not an error.
+    let bytes = try PersistedQueryCache(entries: [try .init(key: ["a"], value: 1, updatedAt: Date())]).encoded()
+    try await persister.save(bytes)
+    #expect(try await persister.load() == bytes)
+    try await persister.remove()
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+    #expect(try await persister.load() == nil)
+  }
+
+  @Test func savingKeepsTheFilesPermissions() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("queries.cache")
+    let persister = FileQueryCachePersister(url: url)
+    try await persister.save(Data("first".utf8))
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+    try await persister.save(Data("second".utf8))
+    let mode = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int
+    #expect(mode == 0o600)
+  }
+
+  @Test func aStoreRestartedOnTheSameFileShowsWhatTheFirstOneWrote() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let persistence = QueryCachePersistence(persister: .file(folder.file("queries.cache")), version: "1")
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence)
+    #expect(try await store.fetch(fetcher.query(["posts", 1], "post", clock: ManualClock())) == "post 1")
+    try await store.flushPersistedCache()
+
+    let registry = SharedRegistry()
+    await SharedRegistry.$current.withValue(registry) {
+      #expect(await registry.queries.persistCache(persistence) == QueryCacheRestore(restored: 1))
+      let post = Shared(
+        wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: ManualClock()))
+      #expect(post.wrappedValue.value == "post 1")
+      #expect(!post.wrappedValue.isFetching)
+    }
+    #expect(fetcher.count("post") == 1)
+  }
+
+  @Test func aDamagedFileIsDroppedAndReplacedByTheNextWrite() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("queries.cache")
+    try Data("{\"not\": \"a cache\"}".utf8).write(to: url)
+    let store = SharedRegistry.current.queries
+    let restore = await store.persistCache(QueryCachePersistence(persister: .file(url)))
+    guard case .corrupt = restore.problem else {
+      Issue.record("restored with \(restore.problem as Any)")
+      return
+    }
+    store.setValue("fresh", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
+    try await store.flushPersistedCache()
+    let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
+    #expect(try cache.entries.map { try $0.decodedValue(as: String.self) } == ["fresh"])
+  }
+
+  /// Checked as the file storage's saves are (`FileIntegrityTests`): `strace` of a helper process that persists a
+  /// cache and flushes it.
+  @Test(
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") && fileProbeExecutable() != nil,
+      "needs strace and the FileFaultProbe helper"))
+  func aCacheWriteWritesOnceSyncsTheFileRenamesItAndSyncsTheFolder() async throws {
+    let strace = URL(fileURLWithPath: "/usr/bin/strace")
+    let probe = try #require(fileProbeExecutable())
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("queries.cache")
+    let traces = folder.file("traces")
+    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
+    // One log per thread (`-ff`), so no call is split by another thread's.
+    let status = try await runToEnd(
+      strace,
+      [
+        "-ff", "-qq", "-o", traces.appendingPathComponent("thread").path,
+        "-e", "trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2",
+        probe.path, "persist-cache", url.path, "42",
+      ])
+    #expect(status == 0)
+    let logs = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
+    let calls = try TracedCalls(logs.map { try String(decoding: Data(contentsOf: $0), as: UTF8.self) }, file: url)
+    #expect(calls.temporaryOpens == 1, "\(calls.lines)")
+    #expect(calls.writesToTemporary == 1, "\(calls.lines)")
+    #expect(calls.syncsOfTemporary == 1, "\(calls.lines)")
+    #expect(calls.renames == 1, "\(calls.lines)")
+    #expect(calls.syncsOfFolder == 1, "\(calls.lines)")
+    #expect(calls.order == ["write", "fsync-file", "rename", "fsync-folder"], "\(calls.lines)")
+    let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
+    #expect(try cache.entries.map { try $0.decodedValue(as: String.self) } == ["42"])
+  }
+}

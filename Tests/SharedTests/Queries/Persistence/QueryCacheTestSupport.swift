@@ -1,0 +1,126 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SharedState
+
+/// A persister that keeps the cache in memory, counts its writes, can fail, and lets a test wait for a write.
+final class MemoryCachePersister: QueryCachePersister {
+  private struct State {
+    var data: Data?
+    var saves = 0
+    var removals = 0
+    var isFailing = false
+    var loadError: (any Error)?
+    var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+  }
+
+  private let state: Lock<State>
+
+  init(data: Data? = nil) {
+    state = Lock(State(data: data))
+  }
+
+  convenience init(_ cache: PersistedQueryCache) throws {
+    self.init(data: try cache.encoded())
+  }
+
+  struct Failure: Error, CustomStringConvertible {
+    var description: String { "the disk is full" }
+  }
+
+  func load() async throws -> Data? {
+    try state.withLock { state in
+      if let error = state.loadError { throw error }
+      return state.data
+    }
+  }
+
+  func save(_ data: Data) async throws {
+    try write { state in
+      state.data = data
+      state.saves += 1
+    }
+  }
+
+  func remove() async throws {
+    try write { state in
+      state.data = nil
+      state.removals += 1
+    }
+  }
+
+  private func write(_ body: (inout State) -> Void) throws {
+    let resumed = try state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      if state.isFailing { throw Failure() }
+      body(&state)
+      let writes = state.saves + state.removals
+      let resumed = state.waiters.filter { $0.count <= writes }.map(\.continuation)
+      state.waiters.removeAll { $0.count <= writes }
+      return resumed
+    }
+    for waiter in resumed { waiter.resume() }
+  }
+
+  /// Waits until `count` writes (saves and removals) succeeded.
+  func waitForWrites(_ count: Int) async {
+    await withCheckedContinuation { continuation in
+      let ready = state.withLock { state -> Bool in
+        if state.saves + state.removals >= count { return true }
+        state.waiters.append((count, continuation))
+        return false
+      }
+      if ready { continuation.resume() }
+    }
+  }
+
+  func setFailing(_ failing: Bool) {
+    state.withLock { $0.isFailing = failing }
+  }
+
+  func setLoadError(_ error: (any Error)?) {
+    state.withLock { $0.loadError = error }
+  }
+
+  var data: Data? { state.withLock { $0.data } }
+  var saves: Int { state.withLock { $0.saves } }
+  var removals: Int { state.withLock { $0.removals } }
+  var writes: Int { state.withLock { $0.saves + $0.removals } }
+
+  /// The stored cache, read back.
+  func stored() throws -> PersistedQueryCache? {
+    try data.map { try PersistedQueryCache(encoded: $0) }
+  }
+
+  /// The stored cache's value of `key`, decoded as `Value`.
+  func storedValue<Value: Decodable>(_ key: QueryKey, as type: Value.Type) throws -> Value? {
+    try stored()?.entries.first { $0.key == key }?.decodedValue(as: type)
+  }
+
+  /// The stored cache's keys, sorted by how they read.
+  func storedKeys() throws -> [String] {
+    try stored()?.entries.map(\.key.description).sorted() ?? []
+  }
+}
+
+/// Collects the problems a persisted cache reports.
+final class ProblemLog: Sendable {
+  private let problems = Lock<[QueryCacheProblem]>([])
+
+  var all: [QueryCacheProblem] { problems.withLock { $0 } }
+
+  var callback: @Sendable (QueryCacheProblem) -> Void {
+    { problem in self.problems.withLock { $0.append(problem) } }
+  }
+}
+
+/// A post, as a value the cache stores as JSON.
+struct CachedPost: Codable, Sendable, Equatable {
+  var id: Int
+  var title: String
+}
+
+/// A value with no `Codable` conformance: never persisted.
+struct UncodablePost: Sendable, Equatable {
+  var title: String
+}
