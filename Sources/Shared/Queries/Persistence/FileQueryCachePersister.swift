@@ -47,7 +47,18 @@ public struct FileQueryCachePersister: QueryCachePersister {
   /// - Parameter data: The whole cache.
   /// - Throws: ``FileStorageError/unwritable(url:reason:)`` when the file or its folder cannot be written.
   public func save(_ data: Data) async throws {
-    try await store.write(data, for: owner)
+    try await store.write(data, for: owner, sequence: nil)
+  }
+
+  /// Writes `data`, write number `sequence` of the cache, durably; skipped when the file holds a later one.
+  func save(_ data: Data, sequence: UInt64) async throws {
+    try await store.write(data, for: owner, sequence: sequence)
+  }
+
+  /// Writes `data`, write number `sequence` of the cache, durably, on the calling thread (the flush at exit);
+  /// skipped when the file holds a later one.
+  func saveNow(_ data: Data, sequence: UInt64) throws {
+    try store.writeNow(data, for: owner, sequence: sequence)
   }
 
   /// Removes the file, and syncs its folder so the removal lasts; no file is not an error.

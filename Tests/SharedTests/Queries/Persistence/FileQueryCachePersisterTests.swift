@@ -56,6 +56,29 @@ struct FileQueryCachePersisterTests {
     #expect(fetcher.count("post") == 1)
   }
 
+  /// A change waiting for the throttle (whose clock never moves here) is written by the flush at exit, on the
+  /// calling thread, and a later store restores it; with nothing waiting the exit writes nothing.
+  @Test func theExitWritesAChangeThatWaitsForTheThrottle() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("queries.cache")
+    let persistence = QueryCachePersistence(
+      persister: .file(url), version: "1", throttle: .seconds(60), clock: ManualClock())
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence)
+    let engine = try #require(store.persistedCache.engine)
+    try engine.flushBeforeExit()
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+    store.setValue("waiting", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
+    try engine.flushBeforeExit()
+    let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
+    #expect(try cache.entries.map { try $0.decodedValue(as: String.self) } == ["waiting"])
+    // The registry's flush writes it too, and what it writes is no older than the exit's write.
+    try await SharedRegistry.current.flush()
+    let flushed = try PersistedQueryCache(encoded: Data(contentsOf: url))
+    #expect(try flushed.entries.map { try $0.decodedValue(as: String.self) } == ["waiting"])
+  }
+
   @Test func aDamagedFileIsDroppedAndReplacedByTheNextWrite() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }

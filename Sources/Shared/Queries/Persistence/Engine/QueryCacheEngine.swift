@@ -15,7 +15,7 @@ import Foundation
 final class QueryCacheEngine: Sendable {
   private typealias Writer = QueryCacheWriterMachine<UnsafeContinuation<Void, any Error>>
 
-  private let store: WeakQueryStore
+  let store: WeakQueryStore
   private let state = Lock(State())
   /// Decodes restored values as their queries are first used; thread-safe, shared to spare its making per value.
   let decoder = JSONDecoder()
@@ -45,6 +45,9 @@ final class QueryCacheEngine: Sendable {
     var unregisteredFlushes: Set<UInt64> = []
     /// Flushes cancelled before they reached the machine.
     var cancelledFlushes: Set<UInt64> = []
+    /// The number of the newest write started (the flush at exit writes with the next): the file store skips a
+    /// write older than one it holds.
+    var writeSequence: UInt64 = 0
   }
 
   /// A write that reads the values of `keys` outside the lock: what happens to those keys meanwhile, so that a
@@ -252,8 +255,25 @@ final class QueryCacheEngine: Sendable {
       return dropsStoredCache || !chosen.isEmpty ? state.persisting?.writer.changed() ?? .none : .none
     }
     act(action)
+    // What waits for the throttle is written by the registry's flush and at a normal exit (QueryCacheEngine+Exit).
+    store.store?.registry?.flushParticipants.join(self)
     if let problem = restore.problem { options.onProblem?(problem) }
     return restore
+  }
+
+  /// What the flush at exit writes: the keys changed since the last write ended (those of a write under way too),
+  /// the entries as they are, and the number of the exit's write; `nil` when the store does not persist or nothing
+  /// waits.
+  func pendingAtExit() -> (
+    keys: Set<QueryKey>, entries: [QueryKey: QueryCacheEntry], options: QueryCachePersistence, sequence: UInt64
+  )? {
+    state.withLock { state in
+      guard let persisting = state.persisting else { return nil }
+      let keys = persisting.changed.union(persisting.inFlight?.keys ?? [])
+      guard !keys.isEmpty else { return nil }
+      state.persisting?.writeSequence += 1
+      return (keys, state.entries, persisting.options, persisting.writeSequence + 1)
+    }
   }
 
   /// Writes every change made so far, and returns once it is written; at once when nothing waits to be written.
@@ -353,14 +373,15 @@ final class QueryCacheEngine: Sendable {
 
   /// One write: reads and encodes the values of the changed queries, updates their entries, and stores every entry.
   private func write() async {
-    let taken = state.withLock { state -> (keys: Set<QueryKey>, options: QueryCachePersistence)? in
+    let taken = state.withLock { state -> (keys: Set<QueryKey>, options: QueryCachePersistence, sequence: UInt64)? in
       guard let persisting = state.persisting else { return nil }
       let keys = persisting.changed
       state.persisting?.changed = []
       state.persisting?.inFlight = InFlight(keys: keys)
-      return (keys, persisting.options)
+      state.persisting?.writeSequence += 1
+      return (keys, persisting.options, persisting.writeSequence + 1)
     }
-    guard let (keys, options) = taken else { return }
+    guard let (keys, options, sequence) = taken else { return }
     // The values are read and encoded after every lock; each access keeps its value only until then.
     let accesses = keys.isEmpty ? [:] : store.store?.cacheAccesses(for: keys) ?? [:]
     let encoder = JSONEncoder()
@@ -414,8 +435,12 @@ final class QueryCacheEngine: Sendable {
       if entries.isEmpty {
         try await options.persister.remove()
       } else {
-        try await options.persister.save(
-          QueryCacheFormat.encode(version: options.version, savedAt: now, entries: entries.values))
+        let data = QueryCacheFormat.encode(version: options.version, savedAt: now, entries: entries.values)
+        if let file = options.persister as? FileQueryCachePersister {
+          try await file.save(data, sequence: sequence)
+        } else {
+          try await options.persister.save(data)
+        }
       }
     } catch {
       failure = .unwritable(reason: String(describing: error))

@@ -1,0 +1,44 @@
+import Foundation
+
+extension QueryCacheEngine: FlushParticipant {
+  var flushDescription: String { "the persisted query cache" }
+
+  /// Writes the changes that wait for the throttle (or for a write under way), on the exiting thread, when the
+  /// cache is kept by a ``FileQueryCachePersister``; a persister of the program's own can only be written by
+  /// awaiting, so it is written by ``SharedRegistry/flush()`` and not here.
+  ///
+  /// It takes what waits under the engine's lock, releases it, reads and encodes the changed values (the program's
+  /// `encode(to:)`, after every lock), and writes through the file store's ordered write with a number above every
+  /// write started so far: a write still under way on the pool lands before it or is skipped after it. The
+  /// engine's own state is left as it is: the process is ending.
+  func flushBeforeExit() throws {
+    guard let pending = pendingAtExit(), let file = pending.options.persister as? FileQueryCachePersister else {
+      return
+    }
+    let accesses = pending.keys.isEmpty ? [:] : store.store?.cacheAccesses(for: pending.keys) ?? [:]
+    let encoder = JSONEncoder()
+    let now = Date()
+    var entries = pending.entries
+    for (key, access) in accesses {
+      switch access.read(encoder) {
+      case .value(let data, let updatedAt, let fallback):
+        guard let keyBytes = QueryKeyCoding.bytes(of: key) else { continue }
+        let previous = entries[key]
+        entries[key] = QueryCacheEntry(
+          key: key, keyBytes: Data(keyBytes), updatedAt: updatedAt ?? previous?.updatedAt ?? fallback ?? now,
+          isInvalidated: updatedAt == nil, value: data)
+      case .noValue:
+        entries[key] = nil
+      case .failed:
+        continue
+      }
+    }
+    withExtendedLifetime(accesses) {}
+    guard !entries.isEmpty else { return }
+    let oldest = now.addingTimeInterval(-pending.options.maxAge.timeInterval)
+    let kept = entries.values.filter { !$0.isObtained(before: oldest) }
+    try file.saveNow(
+      QueryCacheFormat.encode(version: pending.options.version, savedAt: now, entries: kept),
+      sequence: pending.sequence)
+  }
+}
