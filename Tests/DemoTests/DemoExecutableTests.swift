@@ -34,4 +34,31 @@ import Testing
     #expect(lines.contains("- settings: run 1"))
     #expect(!lines.contains { $0.contains("\u{1B}[") }, "--no-color prints no escape sequences")
   }
+
+  /// `swift run Demo offline`: each half of the scenario in a process of its own, the second started after the
+  /// first ended; the edits reach the server once each.
+  @Test func theOfflineScenarioRunsEachHalfInAProcessOfItsOwn() async throws {
+    let executable = try #require(Self.executable(), "the Demo executable is built with the tests")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("demo-offline-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = ["offline", "--latency", "0", "--no-color", "--offline-folder", folder.path]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = await onThreadOfItsOwn { output.fileHandleForReading.readDataToEndOfFile() }
+    await onThreadOfItsOwn { process.waitUntilExit() }
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    #expect(process.terminationStatus == 0)
+    let processes = lines.filter { $0.hasPrefix("process ") }
+    #expect(processes.count == 2)
+    #expect(processes.first?.hasSuffix("(edit):") == true)
+    #expect(processes.last?.hasSuffix("(resume):") == true)
+    #expect(processes.first != processes.last)
+    #expect(lines.contains { $0.contains("(from the cache, with 2 queued edits shown again)") })
+    #expect(
+      lines.last
+        == "offline: 2 edits made offline reached the server after a restart, 2 applied from 2 requests (0 sent again)")
+  }
 }

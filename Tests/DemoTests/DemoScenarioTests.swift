@@ -77,6 +77,30 @@ import Testing
           + "1 post published to the feed, 1 rolled back"))
   }
 
+  /// The offline scenario's two halves, here each in a registry of its own in this process: the edits made
+  /// offline show at once and wait, show again from the cache and the queue after the "restart", and reach the
+  /// server once each.
+  @Test func offlineEditsSurviveARestartAndReachTheServerOnceEach() async {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("demo-offline-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (code, lines) = await runDemo(["offline", "--offline-folder", folder.path])
+    #expect(code == 0)
+    #expect(lines.contains { $0.contains("2 edits wait for the network") })
+    #expect(
+      lines.contains {
+        $0.hasPrefix(
+          "started again, offline: the feed shows [\"Water the plants\", \"Buy stamps\", \"Call the plumber\"]")
+          && $0.contains("(from the cache, with 2 queued edits shown again)")
+      })
+    #expect(
+      lines.last
+        == "offline: 2 edits made offline reached the server after a restart, 2 applied from 2 requests (0 sent again)")
+    let server = try? JSONDecoder().decode(
+      NotesBackend.Contents.self, from: Data(contentsOf: folder.appendingPathComponent("server.json")))
+    #expect(server?.notes == ["Water the plants", "Buy stamps", "Call the plumber"])
+    #expect(server?.requests.count == 2)
+  }
+
   @Test func everythingWithTheSettingsOfThePreviousRun() async {
     let settings = FileManager.default.temporaryDirectory
       .appendingPathComponent("demo-tests-\(UUID().uuidString)/settings.json")

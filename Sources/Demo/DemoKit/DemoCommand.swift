@@ -10,7 +10,9 @@ public enum DemoCommand {
   /// - Returns: The process's exit code.
   @MainActor
   public static func run(_ arguments: [String]) async -> Int32 {
-    await run(arguments, clock: ContinuousClock()) { options in Console.terminal(noColor: options.noColor) }
+    await run(arguments, clock: ContinuousClock(), executable: Bundle.main.executableURL) { options in
+      Console.terminal(noColor: options.noColor)
+    }
   }
 
   /// Runs the demo with the console `makeConsole` makes for the options, waiting on `clock`.
@@ -19,6 +21,7 @@ public enum DemoCommand {
     _ arguments: [String],
     errors: (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) },
     clock: any Clock<Duration>,
+    executable: URL? = nil,
     console makeConsole: (DemoOptions) -> Console
   ) async -> Int32 {
     let options: DemoOptions
@@ -37,17 +40,25 @@ public enum DemoCommand {
     // A registry of its own: the demo starts from nothing each time, as an app does at launch.
     return await SharedRegistry.$current.withValue(SharedRegistry()) {
       await DemoEnvironment.$current.withValue(environment) {
-        await tour(options)
+        await tour(options, executable: executable)
         return 0
       }
     }
   }
 
   @MainActor
-  static func tour(_ options: DemoOptions) async {
+  static func tour(_ options: DemoOptions, executable: URL? = nil) async {
     let console = DemoEnvironment.current.console
     if options.scenario == .watch {
       console.line(await runWatch(duration: options.duration))
+      return
+    }
+    if options.scenario == .offline {
+      if let phase = options.offlinePhase, let folder = options.offlineFolder {
+        await OfflineScenario.runPhase(phase, in: URL(fileURLWithPath: folder))
+      } else {
+        console.line(await OfflineScenario.run(options, executable: executable))
+      }
       return
     }
     console.line("Reactive demo: screens share state by key; nothing keeps its own loading or error flag.", .heading)
@@ -61,7 +72,7 @@ public enum DemoCommand {
       case .presence: summary.append(await runPresenceScenario())
       case .sync: summary.append(await runSyncScenario())
       case .queries: summary.append(await runQueriesScenario())
-      case .all, .watch: break
+      case .all, .watch, .offline: break
       }
     }
     summary.append(await runSettingsScenario(scenario: options.scenario.rawValue))

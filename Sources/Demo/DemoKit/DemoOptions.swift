@@ -1,7 +1,12 @@
 /// The demo's command line.
 struct DemoOptions: Sendable, Equatable {
   enum Scenario: String, CaseIterable, Sendable {
-    case auth, topics, presence, sync, queries, all, watch
+    case auth, topics, presence, sync, queries, all, watch, offline
+  }
+
+  /// A half of the offline scenario, run in a process of its own.
+  enum OfflinePhase: String, Sendable {
+    case edit, resume
   }
 
   var scenario = Scenario.all
@@ -11,6 +16,8 @@ struct DemoOptions: Sendable, Equatable {
   var noColor = false
   var duration: Double?
   var settingsPath: String?
+  var offlinePhase: OfflinePhase?
+  var offlineFolder: String?
   var showsHelp = false
 
   static let usage = """
@@ -27,6 +34,7 @@ struct DemoOptions: Sendable, Equatable {
       queries    a cached query, invalidation, and a failure followed by retries
       all        all of the above (the default)
       watch      a live view that redraws while background tasks change the shared values
+      offline    add notes offline, restart the process, go online: each edit reaches the server once
 
     Options:
       --latency MS        fake network latency in milliseconds (default 60)
@@ -34,6 +42,8 @@ struct DemoOptions: Sendable, Equatable {
       --seed N            seed for the fake backends' randomness (default 42)
       --duration SECONDS  how long `watch` runs (default: until Ctrl-C)
       --settings FILE     where the settings are kept between runs
+      --offline-folder F  where `offline` keeps its cache, queue and fake server (default: a new temporary folder)
+      --offline-phase P   run one half of `offline` (edit or resume) in this process, as `offline` does
       --no-color          no colours (also when NO_COLOR is set or output is not a terminal)
       --help              show this text
     """
@@ -83,6 +93,14 @@ struct DemoOptions: Sendable, Equatable {
         duration = seconds
       case "--settings":
         settingsPath = try value(argument)
+      case "--offline-folder":
+        offlineFolder = try value(argument)
+      case "--offline-phase":
+        let text = try value(argument)
+        guard let phase = OfflinePhase(rawValue: text) else {
+          throw Problem(description: "--offline-phase needs edit or resume, not '\(text)'")
+        }
+        offlinePhase = phase
       default:
         guard !argument.hasPrefix("-"), let scenario = Scenario(rawValue: argument) else {
           throw Problem(description: "unknown argument '\(argument)'")
