@@ -84,4 +84,24 @@ enum ReadmeQueryTour {
   func tryAgainButton(_ rename: Shared<MutationState<String, Post>>) {
     if rename.wrappedValue.status.isError { rename.retryLatest() }  // the latest run, with its arguments
   }
+
+  func launchOffline(
+    folder: URL, network: ManualOnlineStatus, send: @escaping @Sendable (String, String) async throws -> Void
+  ) async throws -> MutationQueue {
+    // Queries fetched on an earlier launch show at once; their staleTime decides whether they refetch.
+    await SharedRegistry.current.queries.persistCache(
+      QueryCachePersistence(persister: .file(folder.appendingPathComponent("queries.cache")), version: "1"))
+    // Edits wait in a file while offline, survive a restart, and are sent in order once online.
+    let queue = MutationQueue(file: folder.appendingPathComponent("mutations.json"), network: network)
+    queue.register(.mutation("add-note"), invalidates: [["notes"]]) { (note: String, context) in
+      try await send(note, context.idempotencyKey)  // the server applies each key once
+    }
+    try queue.restore()
+    return queue
+  }
+
+  func addNote(_ note: String, queue: MutationQueue) async throws {
+    try queue.enqueue("add-note", note)
+    try await SharedRegistry.current.flush()  // before the program ends: every waiting write is on disk
+  }
 }
