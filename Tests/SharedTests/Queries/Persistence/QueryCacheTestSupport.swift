@@ -10,6 +10,9 @@ final class MemoryCachePersister: QueryCachePersister {
     var data: Data?
     var saves = 0
     var removals = 0
+    /// Writes that began, held at ``gate`` or not.
+    var begun = 0
+    var gate: Gate?
     var isFailing = false
     var loadError: (any Error)?
     var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
@@ -37,6 +40,7 @@ final class MemoryCachePersister: QueryCachePersister {
   }
 
   func save(_ data: Data) async throws {
+    await begin()
     try write { state in
       state.data = data
       state.saves += 1
@@ -44,10 +48,29 @@ final class MemoryCachePersister: QueryCachePersister {
   }
 
   func remove() async throws {
+    await begin()
     try write { state in
       state.data = nil
       state.removals += 1
     }
+  }
+
+  /// Holds the writes that begin from now on until the returned gate opens.
+  func holdWrites() -> Gate {
+    let gate = Gate()
+    state.withLock { $0.gate = gate }
+    return gate
+  }
+
+  /// How many writes began (held or not).
+  var begunWrites: Int { state.withLock { $0.begun } }
+
+  private func begin() async {
+    let gate = state.withLock { state in
+      state.begun += 1
+      return state.gate
+    }
+    await gate?.wait()
   }
 
   private func write(_ body: (inout State) -> Void) throws {

@@ -332,6 +332,80 @@ struct QueryStorePersistedCacheTests {
     #expect(try persister.storedValue(["posts", 1], as: String.self) == "value")
   }
 
+  @Test func aFlushDuringAWriteWaitsForItAndForOneOfTheChangesMadeSince() async throws {
+    let persister = MemoryCachePersister()
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister, clock: ManualClock()))
+    let fetcher = KeyedFetcher()
+    let query = fetcher.query(["posts", 1], "post", clock: ManualClock())
+    let gate = persister.holdWrites()
+    store.setValue("first", for: query)
+    let first = Task { try await store.flushPersistedCache() }
+    await waitUntil { persister.begunWrites == 1 }
+    store.setValue("second", for: query)  // During the write: the next write takes it.
+    let second = Task { try await store.flushPersistedCache() }
+    gate.open()
+    try await first.value
+    try await second.value
+    #expect(persister.writes == 2)
+    #expect(try persister.storedValue(["posts", 1], as: String.self) == "second")
+  }
+
+  @Test func aCancelledFlushStopsWaitingAndTheWriteGoesOn() async throws {
+    let persister = MemoryCachePersister()
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister, clock: ManualClock()))
+    let gate = persister.holdWrites()
+    store.setValue("value", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
+    let flush = Task { try await store.flushPersistedCache() }
+    await waitUntil { persister.begunWrites == 1 }
+    flush.cancel()
+    await #expect(throws: CancellationError.self) { try await flush.value }
+    #expect(persister.writes == 0)
+    gate.open()
+    await persister.waitForWrites(1)
+    try await store.flushPersistedCache()
+    #expect(persister.writes == 1)
+    #expect(try persister.storedValue(["posts", 1], as: String.self) == "value")
+  }
+
+  @Test func concurrentFirstUsesOfRestoredQueriesEachShowTheirValueWithoutAFetch() async throws {
+    let persister = try storedCache((0..<100).map { (["posts", $0], "cached \($0)", Duration.seconds(60)) })
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister, clock: ManualClock()))
+    let fetcher = KeyedFetcher()
+    let clock = ManualClock()
+    let values = try await withThrowingTaskGroup(of: String.self) { group in
+      for id in 0..<100 {
+        group.addTask { try await store.fetch(fetcher.query(["posts", id], "post", clock: clock)) }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(values.sorted() == (0..<100).map { "cached \($0)" }.sorted())
+    #expect(fetcher.count("post") == 0)
+    #expect(store.count == 100)
+  }
+
+  @Test func aQuerysOwnInitialValueWinsOverAnOlderRestoredOne() async throws {
+    let persister = try storedCache([(["posts", 1], "restored", .seconds(600))])
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister, clock: ManualClock()))
+    let fetcher = KeyedFetcher()
+    let query = fetcher.query(["posts", 1], "post", clock: ManualClock())
+    let newer = Shared(wrappedValue: OperationState<String>(), query.initialValue("listed", updatedAt: Date()))
+    #expect(newer.wrappedValue.value == "listed")
+    store.remove(.exactly(["posts", 1]))
+    let persisterAgain = try storedCache([(["posts", 1], "restored", .seconds(60))])
+    let registry = SharedRegistry()
+    await SharedRegistry.$current.withValue(registry) {
+      await registry.queries.persistCache(persistence(persisterAgain, clock: ManualClock()))
+      let older = Shared(
+        wrappedValue: OperationState<String>(),
+        query.initialValue("listed an hour ago", updatedAt: Date(timeIntervalSinceNow: -3_600)))
+      #expect(older.wrappedValue.value == "restored")
+    }
+  }
+
   @Test func aRemovedOrResetQueryLeavesTheCacheAndAnEmptyCacheRemovesTheStoredOne() async throws {
     let persister = try storedCache([(["posts", 9], "restored", .seconds(60))])
     let store = SharedRegistry.current.queries

@@ -60,7 +60,8 @@ struct QueryCacheByteReader {
 
   var isAtEnd: Bool { offset >= bytes.count }
 
-  private mutating func take(_ count: Int, for field: String) throws(Failure) -> UnsafeRawBufferPointer {
+  /// The next `count` bytes of `field` (named for the failure only: a static string, so that reading builds no text).
+  private mutating func take(_ count: Int, for field: StaticString) throws(Failure) -> UnsafeRawBufferPointer {
     guard count >= 0, count <= bytes.count - offset else {
       throw Failure(reason: "the \(field) needs \(count) bytes at offset \(offset), and \(bytes.count - offset) remain")
     }
@@ -69,32 +70,32 @@ struct QueryCacheByteReader {
     return taken
   }
 
-  mutating func readByte(_ field: String) throws(Failure) -> UInt8 {
+  mutating func readByte(_ field: StaticString) throws(Failure) -> UInt8 {
     try take(1, for: field)[0]
   }
 
-  mutating func readUInt32(_ field: String) throws(Failure) -> UInt32 {
+  mutating func readUInt32(_ field: StaticString) throws(Failure) -> UInt32 {
     UInt32(littleEndian: try take(4, for: field).loadUnaligned(as: UInt32.self))
   }
 
-  mutating func readUInt64(_ field: String) throws(Failure) -> UInt64 {
+  mutating func readUInt64(_ field: StaticString) throws(Failure) -> UInt64 {
     UInt64(littleEndian: try take(8, for: field).loadUnaligned(as: UInt64.self))
   }
 
   /// The range of `count` bytes from the current offset, which it then skips.
-  mutating func readRange(_ count: Int, _ field: String) throws(Failure) -> Range<Int> {
+  mutating func readRange(_ count: Int, _ field: StaticString) throws(Failure) -> Range<Int> {
     let start = offset
     _ = try take(count, for: field)
     return start..<offset
   }
 
   /// A length (32 bits), then the range of that many bytes.
-  mutating func readSizedRange(_ field: String) throws(Failure) -> Range<Int> {
-    let count = Int(try readUInt32("length of the \(field)"))
+  mutating func readSizedRange(_ field: StaticString) throws(Failure) -> Range<Int> {
+    let count = Int(try readUInt32("length of a field"))
     return try readRange(count, field)
   }
 
-  mutating func readBytes(_ count: Int, _ field: String) throws(Failure) -> UnsafeRawBufferPointer {
+  mutating func readBytes(_ count: Int, _ field: StaticString) throws(Failure) -> UnsafeRawBufferPointer {
     try take(count, for: field)
   }
 }

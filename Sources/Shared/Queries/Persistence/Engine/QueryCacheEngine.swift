@@ -136,23 +136,27 @@ final class QueryCacheEngine: Sendable {
   func removed(_ filter: QueryFilter) {
     let keys = keys(reachedBy: filter)
     guard !keys.isEmpty else { return }
-    let (released, action) = state.withLock { state in
+    let (released, releasedKeys, action) = state.withLock { state in
       var released: [QueryCacheEntry] = []
+      var releasedKeys: [QueryKey] = []  // A key's parts are the app's values: released after the lock.
       var changed = false
       for key in keys {
         if let entry = state.entries.removeValue(forKey: key) {
           released.append(entry)
           changed = true
         }
-        if state.persisting?.changed.remove(key) != nil { changed = true }
+        if let noted = state.persisting?.changed.remove(key) {
+          releasedKeys.append(noted)
+          changed = true
+        }
         if state.persisting?.inFlight?.keys.contains(key) == true {
           state.persisting?.inFlight?.removed.insert(key)
           changed = true
         }
       }
-      return (released, changed ? state.persisting?.writer.changed() ?? .none : .none)
+      return (released, releasedKeys, changed ? state.persisting?.writer.changed() ?? .none : .none)
     }
-    withExtendedLifetime(released) {}
+    withExtendedLifetime((released, releasedKeys)) {}
     act(action)
   }
 

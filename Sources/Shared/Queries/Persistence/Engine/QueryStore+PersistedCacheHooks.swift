@@ -58,7 +58,11 @@ extension QueryStore {
   /// The value of `entry` as a `Value`, if `Value` is `Decodable` and the entry decodes as one.
   private static func decode<Value>(_ entry: QueryCacheEntry, as _: Value.Type, with decoder: JSONDecoder) -> Value? {
     guard let decodable = Value.self as? any Decodable.Type else { return nil }
-    return (try? decoder.decode(decodable, from: entry.value)) as? Value
+    // Opened, so that the value is decoded as its own type and never boxed in an existential on its way back.
+    func decode<Decoded: Decodable>(_: Decoded.Type) -> Value? {
+      (try? decoder.decode(Decoded.self, from: entry.value)) as? Value
+    }
+    return decode(decodable)
   }
 
   // MARK: Changes
@@ -123,10 +127,10 @@ extension QueryStore {
       case otherType
       case present(QueryCacheAccess)
     }
+    // A store restored at launch keeps no query yet: nothing to look up.
+    if state.withLock({ $0.count == 0 }) { return (engine.insert(entries), []) }
     let found = state.withLock { state in
-      // A store restored at launch keeps no query yet: nothing to look up.
-      guard state.count > 0 else { return entries.map { ($0, Found.absent) } }
-      return entries.map { entry -> (QueryCacheEntry, Found) in
+      entries.map { entry -> (QueryCacheEntry, Found) in
         guard let record = state.root.node(at: entry.key.parts)?.record else { return (entry, .absent) }
         guard let persistable = record as? any PersistableQueryRecord else { return (entry, .otherType) }
         return (entry, .present(persistable.cacheAccess(store: self)))
