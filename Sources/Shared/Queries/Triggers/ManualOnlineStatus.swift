@@ -7,7 +7,7 @@
 /// network.setOnline(false)
 /// network.setOnline(true)  // the held queries refetch, as their refetchOnReconnect says
 /// ```
-public final class ManualOnlineStatus: OnlineStatusSource {
+public final class ManualOnlineStatus: OnlineStatusSource, BroadcastOnlineStatus {
   private let status: StatusBroadcast
 
   /// A status that starts as `isOnline`.
@@ -31,6 +31,8 @@ public final class ManualOnlineStatus: OnlineStatusSource {
   public func onlineStatuses() -> AsyncStream<Bool> {
     status.statuses()
   }
+
+  var broadcast: StatusBroadcast { status }
 }
 
 /// Whether the app is active, as your program sets it: from a window system of its own, a server's notion of

@@ -10,7 +10,7 @@
   /// ```
   ///
   /// The device counts as online while the path is satisfied, and until the monitor's first report.
-  public final class NetworkPathOnlineStatus: OnlineStatusSource {
+  public final class NetworkPathOnlineStatus: OnlineStatusSource, BroadcastOnlineStatus {
     private let status = StatusBroadcast(true)
     private let monitor = NWPathMonitor()
 
@@ -32,5 +32,7 @@
     public func onlineStatuses() -> AsyncStream<Bool> {
       status.statuses()
     }
+
+    var broadcast: StatusBroadcast { status }
   }
 #endif

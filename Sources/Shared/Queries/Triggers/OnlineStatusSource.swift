@@ -17,6 +17,13 @@ public protocol OnlineStatusSource: Sendable {
   func onlineStatuses() -> AsyncStream<Bool>
 }
 
+/// An online status of the library's own, whose changes a store's network gate hears synchronously, in the thread
+/// that made them (see ``StatusBroadcast/listen(_:)``), rather than through an iteration that runs later.
+protocol BroadcastOnlineStatus: OnlineStatusSource {
+  /// The status and its listeners.
+  var broadcast: StatusBroadcast { get }
+}
+
 /// Tells whether the app is active (in the foreground, its window focused), and when that changes.
 ///
 /// ```swift
