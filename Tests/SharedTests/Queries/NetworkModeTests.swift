@@ -124,7 +124,7 @@ private final class Backend: Sendable {
   @Test func theStoreDefaultDecidesForQueriesThatNameNoMode() async {
     let clock = ManualClock()
     let backend = Backend()
-    _ = offline()
+    let network = offline()
     store.networkMode = .always
     let post = Shared(
       wrappedValue: OperationState<String>(), .query(["post"], options: options(clock)) { try backend.call() })
@@ -134,6 +134,8 @@ private final class Backend: Sendable {
     let other = Shared(
       wrappedValue: OperationState<String>(), .query(["other"], options: options(clock)) { try backend.call() })
     #expect(other.wrappedValue.isPaused)
+    network.setOnline(true)
+    await waitForValue(other, "call 2")
   }
 
   @Test func offlineFirstRunsTheFirstAttemptOfflineAndPausesItsRetry() async {

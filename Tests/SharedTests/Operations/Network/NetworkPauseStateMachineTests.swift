@@ -29,8 +29,18 @@ struct NetworkPauseStateMachineTests {
       var failures = 0
     }
 
+    /// The runs, numbered from 1: an array, as the search copies the model at every step.
+    struct Runs {
+      var list: [Run]
+      var numbers: [UInt64] { list.indices.map { UInt64($0 + 1) } }
+      subscript(run: UInt64) -> Run {
+        get { list[Int(run) - 1] }
+        set { list[Int(run) - 1] = newValue }
+      }
+    }
+
     var machine = Machine()
-    var runs: [UInt64: Run]
+    var runs: Runs
     /// The statuses the device went through, in order: report `n` (from 1) says `changes[n - 1]`.
     var changes: [Bool] = []
     /// The reports delivered so far.
@@ -39,9 +49,7 @@ struct NetworkPauseStateMachineTests {
     var queue: [UInt64] = []
 
     init(modes: [NetworkMode]) {
-      var runs: [UInt64: Run] = [:]
-      for (index, mode) in modes.enumerated() { runs[UInt64(index + 1)] = Run(mode: mode) }
-      self.runs = runs
+      runs = Runs(list: modes.map { Run(mode: $0) })
     }
 
     /// The status as the newest delivered report says; online before any report.
@@ -52,18 +60,18 @@ struct NetworkPauseStateMachineTests {
 
     /// Run `run` starts an attempt: only while the reports say online, except the first of an offline-first run.
     mutating func attempt(_ run: UInt64) -> String? {
-      let isFirst = runs[run]!.attempts == 0
-      if !reportedOnline && !(isFirst && runs[run]!.mode == .offlineFirst) {
+      let isFirst = runs[run].attempts == 0
+      if !reportedOnline && !(isFirst && runs[run].mode == .offlineFirst) {
         return "run \(run) started an attempt while offline"
       }
-      runs[run]!.attempts += 1
-      runs[run]!.phase = .attempting
+      runs[run].attempts += 1
+      runs[run].phase = .attempting
       return nil
     }
 
     mutating func pause(_ run: UInt64) -> String? {
       if reportedOnline { return "run \(run) paused while online" }
-      runs[run]!.phase = .paused
+      runs[run].phase = .paused
       queue.append(run)
       return nil
     }
@@ -81,7 +89,7 @@ struct NetworkPauseStateMachineTests {
         isOnline: changes[number - 1], version: .init(generation: 1, sequence: UInt64(number)))
       guard case .resume(let waiters) = action else { return nil }
       for waiter in waiters {
-        guard runs[waiter]?.phase == .paused else { return "run \(waiter) was resumed, yet it was not paused" }
+        guard runs[waiter].phase == .paused else { return "run \(waiter) was resumed, yet it was not paused" }
         // Paused runs go on in the order they paused.
         guard queue.first == waiter else { return "run \(waiter) was resumed before \(queue)" }
         queue.removeFirst()
@@ -107,8 +115,8 @@ struct NetworkPauseStateMachineTests {
     for number in model.changes.indices.map({ $0 + 1 }) where !model.delivered.contains(number) {
       events.append(("report \(number)", { $0.report(number) }))
     }
-    for run in model.runs.keys.sorted() {
-      let state = model.runs[run]!
+    for run in model.runs.numbers {
+      let state = model.runs[run]
       switch state.phase {
       case .notStarted:
         events.append(("start \(run)", { $0.act($0.machine.start(run, mode: state.mode, waiter: run), of: run) }))
@@ -117,7 +125,7 @@ struct NetworkPauseStateMachineTests {
           (
             "succeed \(run)",
             { model in
-              model.runs[run]!.phase = .ended
+              model.runs[run].phase = .ended
               return nil
             }
           ))
@@ -126,11 +134,11 @@ struct NetworkPauseStateMachineTests {
             (
               "fail \(run)",
               { model in
-                model.runs[run]!.failures += 1
+                model.runs[run].failures += 1
                 switch model.machine.attemptFailed(run, waiter: run) {
                 case .backOff:
                   if !model.reportedOnline { return "run \(run) backs off while offline, using up its attempts" }
-                  model.runs[run]!.phase = .backingOff
+                  model.runs[run].phase = .backingOff
                   return nil
                 case .pause:
                   return model.pause(run)
@@ -148,7 +156,7 @@ struct NetworkPauseStateMachineTests {
           (
             "cancel \(run)",
             { model in
-              let wasPaused = model.runs[run]!.phase == .paused
+              let wasPaused = model.runs[run].phase == .paused
               switch model.machine.cancel(run) {
               case .resumeCancelled(let waiter):
                 guard wasPaused, waiter == run else { return "cancelling \(run) resumed \(waiter)" }
@@ -157,7 +165,7 @@ struct NetworkPauseStateMachineTests {
                 // A paused run must stop waiting at once; any other ends through its own cancellation.
                 if wasPaused { return "cancelling paused run \(run) left it waiting" }
               }
-              model.runs[run]!.phase = .ended
+              model.runs[run].phase = .ended
               return nil
             }
           ))
@@ -176,17 +184,13 @@ struct NetworkPauseStateMachineTests {
     // Nothing waits while the device is online: a paused run never hangs.
     if model.reportedOnline && !model.queue.isEmpty { return "\(model.queue) wait although the device is online" }
     // An attempt never runs twice at once, and no run is both resumed and cancelled for one pause.
-    for (run, state) in model.runs where state.attempts > state.failures + 1 {
-      return "run \(run) made \(state.attempts) attempts for \(state.failures) failures"
+    for run in model.runs.numbers where model.runs[run].attempts > model.runs[run].failures + 1 {
+      return "run \(run) made \(model.runs[run].attempts) attempts for \(model.runs[run].failures) failures"
     }
     return nil
   }
 
-  @Test(arguments: [
-    [NetworkMode.online, .online],
-    [NetworkMode.online, .offlineFirst],
-    [NetworkMode.offlineFirst, .offlineFirst],
-  ])
+  @Test(arguments: [[NetworkMode.online, .online], [NetworkMode.online, .offlineFirst]])
   func runsWaitOfflineAndGoOnInPauseOrderInEveryOrdering(modes: [NetworkMode]) {
     let explored = exploreEveryOrdering(
       from: Model(modes: modes), depth: 8, events: Self.events, check: Self.check)
