@@ -899,7 +899,12 @@ public final class QueryStore: Sendable {
     at gate: NetworkGate,
     store: WeakQueryStore
   ) -> NetworkRun? {
-    guard let mode = gate.mode(for: record.definition.options.operation.networkMode) else { return nil }
+    // The common case, no source followed, reads nothing of the query.
+    guard gate.followsSource else { return nil }
+    let operation = record.definition.options.operation
+    guard let mode = gate.mode(for: operation.networkMode) else { return nil }
+    // A fetch with no retries that starts now needs nothing more of the gate.
+    if operation.retry.retries == 0 && (mode == .offlineFirst || gate.isOnlineNow) { return nil }
     return NetworkRun(gate: gate, mode: mode) { run in
       store.store?.borrow(record)?.withLock { value in value.operation.showPaused(run.isPaused) }
     }

@@ -44,10 +44,11 @@ struct RunAttempts<Value: OperationTrackable>: Sendable {
   /// cancelled, and otherwise a failure like any other error (`onError`, the stored error).
   @inlinable
   func attempts(_ run: UInt64, coordinator: RunCoordinator<Value>) async -> RunOutcome<Value.Success> {
-    // The common case, one attempt of an operation that takes no context, with no timeout and no modifiers, stays
-    // small enough to specialize in the caller and builds no context.
+    // The common case, one attempt of an operation that takes no context, with no timeout and no modifiers, that
+    // need not wait for the network (none followed, or the device online), stays small enough to specialize in the
+    // caller and builds no context.
     if case .plain(let operation) = body, options.retry.retries == 0, options.timeout == nil,
-      options.modifiers.isEmpty, network == nil
+      options.modifiers.isEmpty, network?.startsWithoutWaiting ?? true
     {
       if Task.isCancelled { return .cancelled }
       do {

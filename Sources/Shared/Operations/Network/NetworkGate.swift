@@ -10,7 +10,9 @@ import Synchronization
 /// `onlineStatuses()` sequence.
 ///
 /// Work asks it for nothing while no source is followed: one relaxed atomic read, so fetches and runs of a program
-/// that never names a source cost what they cost before network modes existed.
+/// that never names a source cost what they cost before network modes existed. While one is followed and the device
+/// is online, work that starts reads one more atomic and takes no lock; a run with no retries then needs nothing
+/// else of the gate, and a fetch that may retry keeps a ``NetworkRun`` for its retries.
 final class NetworkGate: Sendable {
   typealias Machine = NetworkPauseStateMachine<NetworkRun>
 
@@ -27,6 +29,9 @@ final class NetworkGate: Sendable {
   private let state = Lock(State())
   /// Whether a source is followed; read by every fetch and run that may follow the network.
   private let isFollowing = Atomic<Bool>(false)
+  /// The machine's ``NetworkPauseStateMachine/isOnline``, written under the lock with it: work that starts while
+  /// the device is online reads it and takes no lock.
+  private let onlineNow = Atomic<Bool>(true)
   /// The numbers of the runs that asked.
   private let runNumbers = Atomic<UInt64>(0)
   /// How many paused runs' tasks are suspended, waiting for an answer (for tests: a task that waits calls nothing).
@@ -102,10 +107,16 @@ final class NetworkGate: Sendable {
     stale?.cancel()
   }
 
+  /// Whether a source is followed: without one, no work needs the gate.
+  var followsSource: Bool { isFollowing.load(ordering: .relaxed) }
+
+  /// Whether the device counts as online, read without the lock: an attempt that starts now may start at once.
+  var isOnlineNow: Bool { onlineNow.load(ordering: .acquiring) }
+
   /// The mode work of `mode` (`nil`: the default) follows, or `nil` when it needs nothing of the gate: no source is
   /// followed, or the mode is ``NetworkMode/always``.
   func mode(for mode: NetworkMode?) -> NetworkMode? {
-    guard isFollowing.load(ordering: .relaxed) else { return nil }
+    guard followsSource else { return nil }
     let resolved = mode ?? defaultMode
     return resolved == .always ? nil : resolved
   }
@@ -120,9 +131,9 @@ final class NetworkGate: Sendable {
   /// The source reported `isOnline`: resumes the paused runs if the device is online, in the order they paused.
   func report(_ isOnline: Bool, version: Machine.StatusVersion) {
     let resumed = state.withLock { state -> [NetworkRun] in
-      guard case .resume(let runs) = state.machine.statusChanged(isOnline: isOnline, version: version) else {
-        return []
-      }
+      let action = state.machine.statusChanged(isOnline: isOnline, version: version)
+      onlineNow.store(state.machine.isOnline, ordering: .releasing)
+      guard case .resume(let runs) = action else { return [] }
       for run in runs { run.markPaused(false) }
       return runs
     }

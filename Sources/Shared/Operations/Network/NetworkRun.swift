@@ -70,6 +70,8 @@ final class NetworkRun: Sendable {
     let (exchanged, current) = starting.compareExchange(
       expected: Start.undecided.rawValue, desired: Start.attempts.rawValue, ordering: .acquiringAndReleasing)
     guard exchanged else { return current == Start.waits.rawValue }
+    // Online (the common case), or a first attempt that runs whatever the status: no lock.
+    if mode != .online || gate.isOnlineNow { return false }
     guard gate.start(self) == .pause else { return false }
     starting.store(Start.waits.rawValue, ordering: .releasing)
     return true

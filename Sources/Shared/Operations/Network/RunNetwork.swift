@@ -24,4 +24,11 @@ struct RunNetwork: Sendable {
   init?(current mode: NetworkMode) {
     self.init(gate: SharedRegistry.current.queries.settings.network, mode: mode)
   }
+
+  /// Whether a run with no retries starts its one attempt at once, asking nothing more of the gate: an
+  /// ``NetworkMode/offlineFirst`` run always does, an ``NetworkMode/online`` one while the device is online.
+  @usableFromInline
+  var startsWithoutWaiting: Bool {
+    mode == .offlineFirst || gate.isOnlineNow
+  }
 }

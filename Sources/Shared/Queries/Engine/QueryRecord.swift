@@ -668,7 +668,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
       effect = QueryRecordEffect {
         let network = QueryStore.network(of: record, at: gate, store: store)
         let before: OperationStatus
-        if let network {
+        if let network, network.startsPaused() {
           before = QueryStore.markPending(shared, fetching: work.pages, network: network)
         } else {
           // A holder's fetch writes through code specialized for the value (see `QueryValueWriter`).
