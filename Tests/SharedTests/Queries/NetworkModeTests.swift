@@ -110,6 +110,22 @@ private final class Backend: Sendable {
     #expect(backend.calls.count == 0)
   }
 
+  @Test func cancellingTheQueriesEndsAHeldQuerysPausedFetchAtOnce() async {
+    let clock = ManualClock()
+    let backend = Backend()
+    let network = offline()
+    let post = Shared(
+      wrappedValue: OperationState<String>(), .query(["post"], options: options(clock)) { try backend.call() })
+    await waitForSuspendedRuns(1)
+    #expect(store.cancel(.prefix(["post"])) == 1)
+    await waitUntil { !post.wrappedValue.isPaused }
+    #expect(post.wrappedValue.status == .idle && !post.wrappedValue.isFetching)
+    await waitForSuspendedRuns(0)
+    #expect(store.settings.network.pausedCount == 0)
+    network.setOnline(true)
+    #expect(backend.calls.count == 0)
+  }
+
   @Test func aQueryOfModeAlwaysFetchesOffline() async {
     let clock = ManualClock()
     let backend = Backend()
@@ -211,6 +227,32 @@ private final class Backend: Sendable {
     #expect(post.wrappedValue.isPaused && post.wrappedValue.failureCount == 1)
     backend.setFailing(false)
     network.setOnline(true)  // The retry runs at once: no backoff to wait for.
+    await waitForValue(post, "call 2")
+  }
+
+  @Test func aRefetchQueuedBehindAFetchAsksForTheNetworkAsItsTurnComes() async throws {
+    let clock = ManualClock()
+    let backend = Backend()
+    let network = ManualOnlineStatus()
+    store.onlineStatus = network
+    let gate = Gate()
+    let post = Shared(
+      wrappedValue: OperationState<String>(),
+      .query(["post"], options: options(clock)) {
+        if backend.calls.count == 0 { await gate.wait() }
+        return try backend.call()
+      })
+    #expect(post.wrappedValue.isFetching)
+    // Invalidated during the fetch: a refetch waits for its turn behind it, and the caller awaits that refetch.
+    let refetched = Task { try await store.invalidateAndAwaitRefetches(.prefix(["post"])) }
+    await waitUntil { store.isStale(["post"]) == true }
+    network.setOnline(false)  // While the refetch waits for its turn.
+    gate.open()
+    await waitForSuspendedRuns(1)
+    #expect(post.wrappedValue.isPaused)
+    #expect(backend.calls.count == 1)
+    network.setOnline(true)
+    #expect(try await refetched.value.succeeded == Set([QueryKey(["post"])]))
     await waitForValue(post, "call 2")
   }
 

@@ -652,10 +652,11 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     if waitsForTurn {
       let store = WeakQueryStore(store: store)
       effect = QueryRecordEffect {
-        let network = QueryStore.network(of: record, at: gate, store: store)
         work.attach(
           Task {
             guard await work.waitForTurn() else { return }  // Withdrawn: settled by its withdrawal.
+            // Asked as its turn comes: the device may have gone offline while it queued.
+            let network = QueryStore.network(of: record, at: gate, store: store)
             await QueryStore.execute(
               id, of: record, fetch: fetch, work: work, before: nil, store: store, network: network)
           })
