@@ -7,6 +7,9 @@
 /// network.setOnline(false)
 /// network.setOnline(true)  // the held queries refetch, as their refetchOnReconnect says
 /// ```
+///
+/// Set it as a store's ``QueryStore/onlineStatus`` too, and fetches and mutations wait while it says offline (see
+/// ``NetworkMode``); the store hears each change before ``setOnline(_:)`` returns.
 public final class ManualOnlineStatus: OnlineStatusSource, BroadcastOnlineStatus {
   private let status: StatusBroadcast
 

@@ -10,6 +10,10 @@
 /// The library gives two: ``ManualOnlineStatus``, which your program drives (from its own reachability checks, or
 /// a test's steps), and, where the Network framework exists, `NetworkPathOnlineStatus`, which follows the system's
 /// path monitor. Conform your own type to follow anything else.
+///
+/// A store follows one for its network modes (``QueryStore/onlineStatus``: fetches and mutations wait while it says
+/// offline), and can refetch its held queries each time one says the device is back
+/// (``QueryStore/refetch(onReconnect:matching:)``).
 public protocol OnlineStatusSource: Sendable {
   /// Whether the device is online now.
   var isOnline: Bool { get }
