@@ -29,3 +29,20 @@ func optimisticMutation(_ count: Int, queries: Int) async -> Double {
     return elapsed
   }
 }
+
+/// A mutation run and awaited, with no optimistic change: nanoseconds per mutation. With `followsNetwork`, its store
+/// follows an online status that says online, so its network mode asks before the run starts and nothing waits.
+func mutationRun(_ count: Int, followsNetwork: Bool = false) async -> Double {
+  let registry = SharedRegistry()
+  if followsNetwork { registry.queries.onlineStatus = ManualOnlineStatus() }
+  return await SharedRegistry.$current.withValue(registry) {
+    let publish = Shared(value: MutationState<Int, Int>(historyLimit: 1))
+    let start = now()
+    for value in 0..<count {
+      blackHole(try? await publish.mutate(value) { $0 }.value)
+    }
+    let elapsed = Double(now() - start) / Double(count)
+    precondition(publish.wrappedValue.value == count - 1, "every mutation ran")
+    return elapsed
+  }
+}

@@ -11,12 +11,16 @@ actor QueryCache {
   private var held: [Shared<OperationState<Int>>] = []
   private var added = 0
 
-  /// With `fetches` false the queries' automatic fetching is off: a new key's holder alone.
-  init(cached: Int, fetches: Bool = true) async {
+  /// With `fetches` false the queries' automatic fetching is off: a new key's holder alone. With `retries`, each
+  /// fetch may retry (none does: every fetch succeeds); with `followsNetwork`, the store follows an online status
+  /// that says online, so each fetch's network mode asks before it starts and nothing waits.
+  init(cached: Int, fetches: Bool = true, retries: Int = 0, followsNetwork: Bool = false) async {
     self.fetches = fetches
     let options = QueryOptions(
-      staleTime: .seconds(3_600), gcTime: .seconds(3_600), enabled: fetches, operation: .retry(.none))
+      staleTime: .seconds(3_600), gcTime: .seconds(3_600), enabled: fetches,
+      operation: .retry(retries == 0 ? .none : .constant(retries: retries, delay: .seconds(1))))
     self.options = options
+    if followsNetwork { registry.queries.onlineStatus = ManualOnlineStatus() }
     held = await SharedRegistry.$current.withValue(registry) {
       let held = (0..<cached).map { id in
         Shared(wrappedValue: OperationState<Int>(), .query(["cached", id], options: options) { 1 })

@@ -180,6 +180,17 @@ for queries in [1, 100] {
     return Row(scenario: $0, pair: pair, baselineName: "run + await its task", budget: .none)
   }
 }
+for followsNetwork in [false, true] {
+  await scenario("mutation, run and awaited\(followsNetwork ? ", online status followed" : "")") {
+    let count = quick ? 2_000 : 20_000
+    let pair = await asyncPlan.compareAsync {
+      await mutationRun(count, followsNetwork: followsNetwork)
+    } with: {
+      await runAndAwait(count)
+    }
+    return Row(scenario: $0, pair: pair, baselineName: "run + await its task", budget: .none)
+  }
+}
 await scenario("interval tick, per held query (1,000 held)") {
   let ticks = quick ? 2 : 10
   let pair = await asyncPlan.compareAsync {
@@ -197,6 +208,18 @@ await scenario("new query key") {
     await bareTask(2_000)
   }
   return Row(scenario: $0, pair: pair, baselineName: "Task { } + await", budget: .ratio(3))
+}
+for (retries, followsNetwork) in [(0, true), (3, false), (3, true)] {
+  let name = "new query key\(retries > 0 ? ", \(retries) retries" : "")"
+  await scenario("\(name)\(followsNetwork ? ", online status followed" : "")") {
+    let cache = await QueryCache(cached: 0, retries: retries, followsNetwork: followsNetwork)
+    let pair = await asyncPlan.compareAsync {
+      await cache.newKeys(2_000)
+    } with: {
+      await bareTask(2_000)
+    }
+    return Row(scenario: $0, pair: pair, baselineName: "Task { } + await", budget: .none)
+  }
 }
 await scenario("new query key, automatic fetching off") {
   let cache = await QueryCache(cached: 0, fetches: false)

@@ -28,6 +28,18 @@ public struct OperationOptions: Sendable {
   public var clock: any Clock<Duration>
   /// Behaviour wrapped around every attempt, in order: the first is the outermost. None by default.
   public var modifiers: [any OperationModifier]
+  /// Whether the work waits for the network while the device is offline; `nil` (the default) for its kind's
+  /// default.
+  ///
+  /// ```swift
+  /// $rename.mutate("New title", .networkMode(.offlineFirst)) { title in try await api.rename(42, to: title) }
+  /// ```
+  ///
+  /// A query's fetches and a mutation's runs with no mode of their own take their store's
+  /// ``QueryStore/networkMode`` (``NetworkMode/online`` unless the app changes it); a plain run with none ignores the
+  /// network. A run that names a mode follows the ``QueryStore/onlineStatus`` of the current registry's store. See
+  /// ``NetworkMode``.
+  public var networkMode: NetworkMode?
 
   /// Options; every argument has a default, so pass only what differs.
   ///
@@ -40,18 +52,21 @@ public struct OperationOptions: Sendable {
   ///   - timeout: How long each attempt may take; positive, or `nil` for no limit.
   ///   - clock: The clock for retry waits and timeouts.
   ///   - modifiers: Behaviour wrapped around every attempt; the first is the outermost.
+  ///   - networkMode: Whether the work waits for the network; `nil` for its kind's default (see ``networkMode``).
   @inlinable
   public init(
     retry: RetryPolicy = .none,
     timeout: Duration? = nil,
     clock: any Clock<Duration> = ContinuousClock(),
-    modifiers: [any OperationModifier] = []
+    modifiers: [any OperationModifier] = [],
+    networkMode: NetworkMode? = nil
   ) {
     Self.checkTimeout(timeout)
     self.retry = retry
     self.timeout = timeout
     self.clock = clock
     self.modifiers = modifiers
+    self.networkMode = networkMode
   }
 
   @usableFromInline
@@ -164,6 +179,34 @@ public struct OperationOptions: Sendable {
   public func modifier(_ modifier: some OperationModifier) -> OperationOptions {
     var options = self
     options.modifiers.append(modifier)
+    return options
+  }
+
+  /// Options whose work waits for the network as `mode` says.
+  ///
+  /// ```swift
+  /// $rename.mutate("New title", .networkMode(.always)) { title in try await api.rename(42, to: title) }
+  /// ```
+  ///
+  /// - Parameter mode: Whether the work waits for the network while the device is offline.
+  /// - Returns: Default options with that network mode.
+  public static func networkMode(_ mode: NetworkMode) -> OperationOptions {
+    OperationOptions(networkMode: mode)
+  }
+
+  /// These options, with the work waiting for the network as `mode` says.
+  ///
+  /// ```swift
+  /// $rename.mutate("New title", .retry(.exponential(retries: 3)).networkMode(.offlineFirst)) { title in
+  ///   try await api.rename(42, to: title)
+  /// }
+  /// ```
+  ///
+  /// - Parameter mode: Whether the work waits for the network while the device is offline.
+  /// - Returns: A copy with that network mode.
+  public func networkMode(_ mode: NetworkMode) -> OperationOptions {
+    var options = self
+    options.networkMode = mode
     return options
   }
 }

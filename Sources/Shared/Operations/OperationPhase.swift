@@ -27,7 +27,9 @@
 /// | ``OperationStatus/success`` or ``OperationStatus/idle``, with a value | ``loaded(_:)`` |
 /// | ``OperationStatus/success`` or ``OperationStatus/idle``, with no value | ``idle`` |
 ///
-/// ``OperationTracking/isFetching`` never changes the phase. A query refetching in the background keeps its status,
+/// ``OperationTracking/isFetching`` never changes the phase, nor does ``OperationTracking/isPaused``: a first load
+/// that waits for the network is ``loading(previous:)``, a value whose refetch waits stays ``loaded(_:)``; read
+/// `isPaused` to say that it waits. A query refetching in the background keeps its status,
 /// so a value on screen stays ``loaded(_:)`` (and a failure stays ``failed(_:previous:)``) while the refetch runs:
 /// show a small refresh indicator from `isFetching`, not a spinner. A run (`$post.run { … }`) is an action the user
 /// asked for, not a refresh: it shows pending, so it is ``loading(previous:)`` with the value it may replace.

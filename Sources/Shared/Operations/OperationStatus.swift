@@ -16,8 +16,8 @@
 public enum OperationStatus: String, Sendable, Hashable, CaseIterable {
   /// No operation has run yet, or the state was reset.
   case idle
-  /// An operation is running; for a query, a first load with no value yet (a refetch keeps the status and shows
-  /// ``OperationTracking/isFetching``).
+  /// An operation is running, or waits for the network (``OperationTracking/isPaused``); for a query, a first load
+  /// with no value yet (a refetch keeps the status and shows ``OperationTracking/isFetching``).
   case pending
   /// The last operation succeeded.
   case success

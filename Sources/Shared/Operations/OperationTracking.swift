@@ -43,9 +43,21 @@ public import Foundation
 /// An operation's run (``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``,
 /// ``Shared/perform(_:policy:optimistic:isolation:_:)-(_,_,_,_,()->Value.Success)``) is an action the user asked
 /// for, not a refresh: it shows ``OperationStatus/pending`` while it runs, as before, and ``isFetching`` is `true`
-/// exactly while the status is pending. The exception is a run of ``OperationPolicy/debounceCancellingPrevious(_:)``
+/// exactly while the status is pending (except while the run waits for the network: ``isPaused``). The exception is a run of ``OperationPolicy/debounceCancellingPrevious(_:)``
 /// (search as you type), which refreshes what a screen shows: it keeps the status, as a refetch does, and shows
 /// ``isFetching``.
+///
+/// ## Waiting for the network
+///
+/// While the device is offline, a fetch or a mutation's run of ``NetworkMode/online`` (the default) waits instead
+/// of starting, and so does a retry: ``isPaused`` is `true` in place of ``isFetching``, and the status stays as it
+/// was (see ``QueryStore/onlineStatus``):
+///
+/// ```swift
+/// if post.isPaused {
+///   showOfflineBadge()  // waits for the network; post.status tells whether a value is shown
+/// }
+/// ```
 ///
 /// While a fetch or a run retries, ``failureCount`` counts its failed attempts and ``failureReason`` holds the
 /// last one's error; both go back to 0 and `nil` when a fetch starts or succeeds. ``error`` is the error of the last
@@ -66,8 +78,20 @@ public struct OperationTracking: Sendable, Hashable {
   /// ```
   ///
   /// It stays `true` from one fetch to the next when work follows at once (a refetch after an invalidation, a page
-  /// fetch queued behind a refresh).
+  /// fetch queued behind a refresh). It is `false` while the fetch waits for the network (``isPaused``).
   public var isFetching: Bool
+  /// Whether a fetch (or a run) waits for the network: it would start, or retry, while the device is offline, and
+  /// its ``NetworkMode`` holds it until the device is online.
+  ///
+  /// ```swift
+  /// if post.isPaused { showOfflineBadge() }  // a fetch or a mutation waits for the network
+  /// ```
+  ///
+  /// It takes the place of ``isFetching`` while the work waits (the two are never both `true`), and the status stays
+  /// what it was: a first load waiting for the network is ``OperationStatus/pending``, a refetch keeps the value's
+  /// status, a mutation's run is pending. When the device is online again, the work goes on and shows fetching; when
+  /// it ends (or is cancelled, or the state is reset), it is `false`. See ``QueryStore/onlineStatus``.
+  public var isPaused: Bool
   /// Which pages the fetch under way fetches, for a paginated query's ``PaginatedState/isFetchingNextPage`` and
   /// ``PaginatedState/isFetchingPreviousPage``; ``PageFetch/none`` when no fetch started since the last one ended.
   /// Kept beside ``isFetching``, where it takes no room of its own.
@@ -97,6 +121,7 @@ public struct OperationTracking: Sendable, Hashable {
   public init() {
     status = .idle
     isFetching = false
+    isPaused = false
     pageFetch = .none
     attempt = 0
     failureCount = 0
@@ -136,6 +161,7 @@ public struct OperationTracking: Sendable, Hashable {
   mutating func begin() {
     status = .pending
     isFetching = true
+    isPaused = false
     attempt = 1
     failureCount = 0
     storedFailureReason = nil
@@ -148,6 +174,7 @@ public struct OperationTracking: Sendable, Hashable {
   mutating func beginFetch(_ pages: PageFetch = .all) {
     if status == .idle { status = .pending }
     isFetching = true
+    isPaused = false
     pageFetch = pages
     attempt = 1
     failureCount = 0
@@ -167,7 +194,24 @@ public struct OperationTracking: Sendable, Hashable {
   @inlinable
   mutating func endFetch() {
     isFetching = false
+    isPaused = false
     pageFetch = .none
+    updatedAt = Date()
+  }
+
+  /// The fetch (or run) under way waits for the network (`true`: it shows paused, not fetching) or goes on again
+  /// (`false`: it shows fetching). Going on changes nothing unless it showed paused.
+  @inlinable
+  mutating func showPaused(_ paused: Bool) {
+    if paused {
+      guard !isPaused else { return }
+      isPaused = true
+      isFetching = false
+    } else {
+      guard isPaused else { return }
+      isPaused = false
+      isFetching = true
+    }
     updatedAt = Date()
   }
 
@@ -189,6 +233,7 @@ public struct OperationTracking: Sendable, Hashable {
   mutating func succeed() {
     status = .success
     isFetching = false
+    isPaused = false
     pageFetch = .none
     failureCount = 0
     storedError = nil
@@ -201,6 +246,7 @@ public struct OperationTracking: Sendable, Hashable {
   mutating func fail(_ error: any Error) {
     status = .error
     isFetching = false
+    isPaused = false
     pageFetch = .none
     let failure = HashableError(error)
     failureCount += 1
@@ -214,6 +260,7 @@ public struct OperationTracking: Sendable, Hashable {
   mutating func restore(_ status: OperationStatus) {
     self.status = status
     isFetching = status == .pending
+    isPaused = false
     pageFetch = .none
     updatedAt = Date()
   }
@@ -237,6 +284,7 @@ public struct OperationTracking: Sendable, Hashable {
   mutating func reset() {
     status = .idle
     isFetching = false
+    isPaused = false
     pageFetch = .none
     storedError = nil
     storedFailureReason = nil

@@ -128,7 +128,8 @@ extension Shared where Value: OperationTrackable {
   }
 
   /// Starts a run of `body`: calls `onAttempt`, then hands the run to its policy. `afterSuccess` runs after the
-  /// attempts succeeded, before the run settles (see ``RunAttempts``).
+  /// attempts succeeded, before the run settles (see ``RunAttempts``). The run follows `network` (a mutation's), or
+  /// the network its options name.
   @inlinable
   func start(
     _ body: OperationBody<Value.Success>,
@@ -136,6 +137,7 @@ extension Shared where Value: OperationTrackable {
     policy: OperationPolicy,
     optimistic: OptimisticUpdate<Value>?,
     afterSuccess: (@Sendable (Value.Success) async -> Void)? = nil,
+    network: RunNetwork? = nil,
     isolation: isolated (any Actor)?,
     onAttempt: (() -> Void)?,
     onSuccess: ((Value.Success) -> Void)?,
@@ -143,7 +145,9 @@ extension Shared where Value: OperationTrackable {
     onSettled: ((Result<Value.Success, any Error>) -> Void)?
   ) -> OperationTask<Value.Success> {
     onAttempt?()
-    let attempts = RunAttempts(shared: self, body: body, options: options, afterSuccess: afterSuccess)
+    let attempts = RunAttempts(
+      shared: self, body: body, options: options, afterSuccess: afterSuccess,
+      network: network ?? RunNetwork(plainRun: options))
     let callbacks = RunCallbacks(onSuccess: onSuccess, onError: onError, onSettled: onSettled)
     switch policy {
     case .parallel:
@@ -243,7 +247,7 @@ extension Shared where Value: OperationTrackable {
       // cancelled already leaves the state as it is: no pending flash, no optimistic update applied and undone.
       try Task.checkCancellation()
       let coordinator = self.coordinator
-      let attempts = RunAttempts(shared: self, body: body, options: options)
+      let attempts = RunAttempts(shared: self, body: body, options: options, network: RunNetwork(plainRun: options))
       let run = begin(optimistic, coordinator: coordinator)
       let outcome = await attempts.run(run, coordinator: coordinator)
       settle(outcome, run: run, optimistic: optimistic, coordinator: coordinator)

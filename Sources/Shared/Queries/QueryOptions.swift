@@ -62,6 +62,18 @@ public struct QueryOptions: Sendable {
   /// query is made. A refetch joins a fetch under way instead of starting another. A disabled query does not
   /// refetch. Measured on ``OperationOptions/clock``, so a ``ManualClock`` drives it in tests.
   public var refetchInterval: Duration?
+  /// Whether the query's fetches wait for the network while the device is offline: the mode of ``operation``, which
+  /// it reads and writes; `nil` (the default) for the store's ``QueryStore/networkMode``.
+  ///
+  /// ```swift
+  /// let options = QueryOptions(networkMode: .offlineFirst)  // the first attempt runs offline; retries wait
+  /// ```
+  ///
+  /// See ``NetworkMode`` and ``QueryStore/onlineStatus``.
+  public var networkMode: NetworkMode? {
+    get { operation.networkMode }
+    set { operation.networkMode = newValue }
+  }
   /// Whether the query refetches on its ``refetchInterval`` while nobody holds it as well; `false` by default.
   ///
   /// Each refetch keeps the query cached as a fetch does, so a query whose interval is shorter than its ``gcTime``
@@ -83,6 +95,8 @@ public struct QueryOptions: Sendable {
   ///   - refetchOnFocus: Whether the held query refetches when the app becomes active.
   ///   - refetchInterval: How often the held query refetches; `nil` for never. Greater than zero.
   ///   - refetchesWhileUnheld: Whether the interval refetches the query while nobody holds it too.
+  ///   - networkMode: Whether the fetches wait for the network; `nil` keeps the mode of `operation` (by default
+  ///     none: the store's).
   ///   - operation: How each fetch runs: retries, timeout, and the clock for these and for staleness, garbage
   ///     collection and the interval.
   public init(
@@ -94,6 +108,7 @@ public struct QueryOptions: Sendable {
     refetchOnFocus: RefetchCondition = .ifStale,
     refetchInterval: Duration? = nil,
     refetchesWhileUnheld: Bool = false,
+    networkMode: NetworkMode? = nil,
     operation: OperationOptions = QueryOptions.defaultOperation
   ) {
     precondition(staleTime >= .zero, "A query's staleTime cannot be negative: \(staleTime)")
@@ -110,6 +125,7 @@ public struct QueryOptions: Sendable {
     self.refetchInterval = refetchInterval
     self.refetchesWhileUnheld = refetchesWhileUnheld
     self.operation = operation
+    if let networkMode { self.operation.networkMode = networkMode }
   }
 
   /// How a query's fetches run unless told otherwise: three retries with exponential backoff from 1 s, capped at

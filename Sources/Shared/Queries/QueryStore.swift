@@ -754,6 +754,7 @@ public final class QueryStore: Sendable {
     work: QueryWork,
     before: OperationStatus?,
     store: WeakQueryStore,
+    network: NetworkRun? = nil,
     writer: QueryValueWriter<State>? = nil
   ) async {
     let result: QueryWork.Outcome
@@ -770,7 +771,13 @@ public final class QueryStore: Sendable {
       }
       // Cancelled as its turn came: it neither marks the value nor fetches. The value may still show the fetching
       // the work before it handed over; the record ends that when nothing follows (`QueryRecordMachine.finished`).
-      started = Task.isCancelled ? nil : markPending(shared, fetching: work.pages)
+      if Task.isCancelled {
+        started = nil
+      } else if let network {
+        started = markPending(shared, fetching: work.pages, network: network)
+      } else {
+        started = markPending(shared, fetching: work.pages)
+      }
     }
     if let started {
       settings = store.store?.settings
@@ -780,7 +787,8 @@ public final class QueryStore: Sendable {
       // modifier around it cannot yield: it needs no gate.
       let options = record.definition.options.operation
       let gate = fetch.mayYield || !options.modifiers.isEmpty ? YieldGate() : nil
-      let attempts = await attempt(id, of: record, fetch: fetch, options: options, gate: gate, store: store)
+      let attempts = await attempt(
+        id, of: record, fetch: fetch, options: options, network: network, gate: gate, store: store)
       // Nothing from here on suspends: one strong reference to the store serves every step (a reference taken and
       // dropped per step is two atomic writes each, on a count the threads making holders share).
       let strong = store.store
@@ -805,6 +813,7 @@ public final class QueryStore: Sendable {
     of record: QueryRecord<State>,
     fetch: QueryFetcher<State>,
     options: OperationOptions,
+    network: NetworkRun?,
     gate: YieldGate?,
     store: WeakQueryStore
   ) async -> RunOutcome<State.Success> {
@@ -815,6 +824,7 @@ public final class QueryStore: Sendable {
         return try await fetch(shared, context)
       },
       options: options,
+      network: network,
       yield: gate.map { gate in
         { value, attempt in
           guard gate.isOpen, attempt.isOpen, let shared = store.store?.borrow(record) else { return }
@@ -888,6 +898,41 @@ public final class QueryStore: Sendable {
         if action == .apply(keepPending: true) { state.operation.isFetching = true }
       }
       return (.failure(error), .failed)
+    }
+  }
+
+  /// The network the fetch of `record` follows, if its mode (or the store's) needs one while `gate` follows an
+  /// online status; its pauses show in the record's value.
+  static func network<State: OperationTrackable>(
+    of record: QueryRecord<State>,
+    at gate: NetworkGate,
+    store: WeakQueryStore
+  ) -> NetworkRun? {
+    // The common case, no source followed, reads nothing of the query.
+    guard gate.followsSource else { return nil }
+    let operation = record.definition.options.operation
+    guard let mode = gate.mode(for: operation.networkMode) else { return nil }
+    // A fetch with no retries that starts now needs nothing more of the gate.
+    if operation.retry.retries == 0 && (mode == .offlineFirst || gate.isOnlineNow) { return nil }
+    return NetworkRun(gate: gate, mode: mode) { run in
+      store.store?.borrow(record)?.withLock { value in value.operation.showPaused(run.isPaused) }
+    }
+  }
+
+  /// Shows a fetch starting as ``markPending(_:fetching:)`` does, and paused if it waits for the network (decided
+  /// by `network` here, once); returns the status to restore if it is cancelled.
+  static func markPending<State: OperationTrackable>(
+    _ shared: Shared<State>,
+    fetching pages: OperationTracking.PageFetch,
+    network: NetworkRun
+  ) -> OperationStatus {
+    let pauses = network.startsPaused()
+    return shared.withLock { value in
+      let before = value.operation.status == .pending ? .idle : value.operation.status
+      value.operation.beginFetch(pages)
+      // Read under the value's lock: the network may have come back since (see `NetworkRun`).
+      if pauses { value.operation.showPaused(network.isPaused) }
+      return before
     }
   }
 

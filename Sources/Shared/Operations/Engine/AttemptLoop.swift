@@ -7,7 +7,10 @@
 /// like any other error.
 ///
 /// It holds no state and coordinates nothing: the caller decides what a retry and a yielded value show (a run writes
-/// them only while the state follows it; a query only while its fetch runs).
+/// them only while the state follows it; a query only while its fetch runs). Work that follows the network asks its
+/// ``NetworkRun`` before the first attempt and at each retry, and waits there while the device is offline: an
+/// attempt that fails offline waits for the network in place of its backoff, and a backoff that ends offline waits
+/// too, so no attempt is used up while the device is offline.
 enum AttemptLoop {
   /// Runs `body` until it succeeds, fails in a way the retry policy does not retry, runs out of retries, or is
   /// cancelled.
@@ -15,6 +18,7 @@ enum AttemptLoop {
   /// - Parameters:
   ///   - body: The work.
   ///   - options: The retry policy, the timeout of each attempt, the clock for both, and the modifiers.
+  ///   - network: The network the work follows, if any: asked before the first attempt and before each retry.
   ///   - yield: Where the contexts send yielded values, with their attempt's gate (closed once the attempt ended:
   ///     check it under the value's lock); `nil` when neither the work nor a modifier can yield.
   ///   - onFailure: Called when an attempt failed and a retry is due, before its wait, with the error and how many
@@ -26,6 +30,7 @@ enum AttemptLoop {
   static func run<Success: Sendable>(
     _ body: OperationBody<Success>,
     options: OperationOptions,
+    network: NetworkRun? = nil,
     yield: (@Sendable (Success, YieldGate) -> Void)?,
     onFailure: (_ error: any Error, _ failureCount: Int) -> Void = { _, _ in },
     mayRetry: () -> Bool = { true },
@@ -33,6 +38,7 @@ enum AttemptLoop {
   ) async -> RunOutcome<Success> {
     let retry = options.retry
     var number = 1
+    if let network, await !network.waitToStart() { return .cancelled }
     while true {
       if Task.isCancelled { return .cancelled }
       do {
@@ -53,10 +59,18 @@ enum AttemptLoop {
         }
         onFailure(error, number)
         guard mayRetry() else { return .cancelled }
-        let delay = retry.backoff(number)
-        if delay > .zero {
-          do { try await options.clock.sleep(for: delay) } catch { return .cancelled }
-          guard mayRetry() else { return .cancelled }
+        if let network, network.attemptFailed() {
+          // Offline: the retry waits for the network in place of its backoff.
+          guard await network.waitForNetwork(), mayRetry() else { return .cancelled }
+        } else {
+          let delay = retry.backoff(number)
+          if delay > .zero {
+            do { try await options.clock.sleep(for: delay) } catch { return .cancelled }
+            guard mayRetry() else { return .cancelled }
+          }
+          if let network, network.backoffEnded() {
+            guard await network.waitForNetwork(), mayRetry() else { return .cancelled }
+          }
         }
         if Task.isCancelled { return .cancelled }
         number += 1

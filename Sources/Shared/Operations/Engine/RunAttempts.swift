@@ -9,18 +9,23 @@ struct RunAttempts<Value: OperationTrackable>: Sendable {
   /// off): the run stays under way until it returns. It cannot fail the run, and cancelling the run only cuts it
   /// short: the run still succeeds.
   @usableFromInline let afterSuccess: (@Sendable (Value.Success) async -> Void)?
+  /// The network the run follows, if any: it then waits, paused, while the device is offline (see
+  /// ``NetworkMode``).
+  @usableFromInline let network: RunNetwork?
 
   @inlinable
   init(
     shared: Shared<Value>,
     body: OperationBody<Value.Success>,
     options: OperationOptions,
-    afterSuccess: (@Sendable (Value.Success) async -> Void)? = nil
+    afterSuccess: (@Sendable (Value.Success) async -> Void)? = nil,
+    network: RunNetwork? = nil
   ) {
     self.shared = shared
     self.body = body
     self.options = options
     self.afterSuccess = afterSuccess
+    self.network = network
   }
 
   /// Runs the attempts of run `run`, then the work after a success, if any; a retry shows its attempt number, and a
@@ -39,10 +44,11 @@ struct RunAttempts<Value: OperationTrackable>: Sendable {
   /// cancelled, and otherwise a failure like any other error (`onError`, the stored error).
   @inlinable
   func attempts(_ run: UInt64, coordinator: RunCoordinator<Value>) async -> RunOutcome<Value.Success> {
-    // The common case, one attempt of an operation that takes no context, with no timeout and no modifiers, stays
-    // small enough to specialize in the caller and builds no context.
+    // The common case, one attempt of an operation that takes no context, with no timeout and no modifiers, that
+    // need not wait for the network (none followed, or the device online), stays small enough to specialize in the
+    // caller and builds no context.
     if case .plain(let operation) = body, options.retry.retries == 0, options.timeout == nil,
-      options.modifiers.isEmpty
+      options.modifiers.isEmpty, network?.startsWithoutWaiting ?? true
     {
       if Task.isCancelled { return .cancelled }
       do {
@@ -73,8 +79,18 @@ struct RunAttempts<Value: OperationTrackable>: Sendable {
         }
       }
     }
+    // A pause (or its end) shows only while the state follows this run, as a retry does.
+    let network = self.network.map { network in
+      NetworkRun(gate: network.gate, mode: network.mode) { networkRun in
+        guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+        shared.withLock { state in
+          guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }
+          state.operation.showPaused(networkRun.isPaused)
+        }
+      }
+    }
     return await AttemptLoop.run(
-      body, options: options, yield: yield,
+      body, options: options, network: network, yield: yield,
       onFailure: { error, failureCount in
         // A failure of a run the state does not follow writes nothing, as its retry does not.
         guard coordinator.coordinate({ $0.parallel.progress(run) }) == .show else { return }

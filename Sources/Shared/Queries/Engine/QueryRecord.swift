@@ -651,6 +651,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     // The fetch reaches its record directly (see `QueryStore.execute`).
     let record = self
     let effect: QueryRecordEffect
+    // Asked after the lock whether the fetch follows the network (one atomic read when no online status is followed).
+    let gate = store.settings.network
     // The task holds the store weakly: a fetch that hangs keeps neither the store nor its other queries alive (its
     // own record, and the value the record keeps, stay until it ends).
     if waitsForTurn {
@@ -659,21 +661,31 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
         work.attach(
           Task {
             guard await work.waitForTurn() else { return }  // Withdrawn: settled by its withdrawal.
-            await QueryStore.execute(id, of: record, fetch: fetch, work: work, before: nil, store: store)
+            // Asked as its turn comes: the device may have gone offline while it queued.
+            let network = QueryStore.network(of: record, at: gate, store: store)
+            await QueryStore.execute(
+              id, of: record, fetch: fetch, work: work, before: nil, store: store, network: network)
           })
       }
     } else {
       // Fetching before the caller goes on: a holder that triggered the fetch sees it at once (pending, if a first
-      // load).
+      // load; paused, if it waits for the network).
       let shared = self.shared
       let store = WeakQueryStore(store: store)
       effect = QueryRecordEffect {
-        // A holder's fetch writes through code specialized for the value (see `QueryValueWriter`).
-        let before = writer?.markPending(shared) ?? QueryStore.markPending(shared, fetching: work.pages)
+        let network = QueryStore.network(of: record, at: gate, store: store)
+        let before: OperationStatus
+        if let network, network.startsPaused() {
+          before = QueryStore.markPending(shared, fetching: work.pages, network: network)
+        } else {
+          // A holder's fetch writes through code specialized for the value (see `QueryValueWriter`).
+          before = writer?.markPending(shared) ?? QueryStore.markPending(shared, fetching: work.pages)
+        }
         work.attach(
           Task {
             await QueryStore.execute(
-              id, of: record, fetch: fetch, work: work, before: before, store: store, writer: writer)
+              id, of: record, fetch: fetch, work: work, before: before, store: store, network: network,
+              writer: writer)
           })
       }
     }

@@ -1,5 +1,6 @@
 /// What a ``QueryStore`` keeps for all its queries and mutations: the options for queries made without their own,
-/// the app's hooks, how many fetches and mutation runs are under way, and the mutations waiting in their scopes.
+/// the app's hooks, how many fetches and mutation runs are under way, the mutations waiting in their scopes, and the
+/// network.
 final class QueryStoreSettings: Sendable {
   /// The options for queries made without their own; `nil`: the library's defaults.
   let defaultOptions = Lock<QueryOptions?>(nil)
@@ -8,6 +9,8 @@ final class QueryStoreSettings: Sendable {
   let activity = QueryActivityTracker()
   /// The lines of the mutation scopes of the store's registry.
   let mutationScopes = MutationScopes()
+  /// The online status the store follows, its default network mode, and the work waiting for the network.
+  let network = NetworkGate()
 
   init() {}
 

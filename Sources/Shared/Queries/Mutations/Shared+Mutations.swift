@@ -149,6 +149,8 @@ extension Shared {
     let shared = self
     // The store's count and hooks hear about every run; the hooks run where the run's callbacks do.
     let settings = queries.settings
+    // The store's network mode unless the options name one; none while the store follows no online status.
+    let network = RunNetwork(gate: settings.network, mode: options.networkMode)
     let subject = QueryHookSubject.mutation(arguments: arguments)
     let key = mutationKey
     settings.mutationStarted(key)
@@ -191,12 +193,13 @@ extension Shared {
     }
     guard let scope else {
       return start(
-        body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, isolation: isolation,
-        onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError, onSettled: recordSettled)
+        body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, network: network,
+        isolation: isolation, onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError,
+        onSettled: recordSettled)
     }
     return start(
       body, in: scope, of: settings.mutationScopes, options: options, policy: policy, afterSuccess: afterSuccess,
-      isolation: isolation, onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError,
+      network: network, isolation: isolation, onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError,
       onSettled: recordSettled)
   }
 

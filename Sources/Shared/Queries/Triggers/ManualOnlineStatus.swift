@@ -7,7 +7,10 @@
 /// network.setOnline(false)
 /// network.setOnline(true)  // the held queries refetch, as their refetchOnReconnect says
 /// ```
-public final class ManualOnlineStatus: OnlineStatusSource {
+///
+/// Set it as a store's ``QueryStore/onlineStatus`` too, and fetches and mutations wait while it says offline (see
+/// ``NetworkMode``); the store hears each change before ``setOnline(_:)`` returns.
+public final class ManualOnlineStatus: OnlineStatusSource, BroadcastOnlineStatus {
   private let status: StatusBroadcast
 
   /// A status that starts as `isOnline`.
@@ -31,6 +34,8 @@ public final class ManualOnlineStatus: OnlineStatusSource {
   public func onlineStatuses() -> AsyncStream<Bool> {
     status.statuses()
   }
+
+  var broadcast: StatusBroadcast { status }
 }
 
 /// Whether the app is active, as your program sets it: from a window system of its own, a server's notion of

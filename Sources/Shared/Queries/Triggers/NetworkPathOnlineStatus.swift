@@ -9,8 +9,9 @@
   /// let subscription = SharedRegistry.current.queries.refetch(onReconnect: NetworkPathOnlineStatus())
   /// ```
   ///
-  /// The device counts as online while the path is satisfied, and until the monitor's first report.
-  public final class NetworkPathOnlineStatus: OnlineStatusSource {
+  /// The device counts as online while the path is satisfied, and until the monitor's first report. Set it as a
+  /// store's `onlineStatus` too, so that fetches and mutations wait while the device is offline (see `NetworkMode`).
+  public final class NetworkPathOnlineStatus: OnlineStatusSource, BroadcastOnlineStatus {
     private let status = StatusBroadcast(true)
     private let monitor = NWPathMonitor()
 
@@ -32,5 +33,7 @@
     public func onlineStatuses() -> AsyncStream<Bool> {
       status.statuses()
     }
+
+    var broadcast: StatusBroadcast { status }
   }
 #endif

@@ -10,11 +10,22 @@
 /// The library gives two: ``ManualOnlineStatus``, which your program drives (from its own reachability checks, or
 /// a test's steps), and, where the Network framework exists, `NetworkPathOnlineStatus`, which follows the system's
 /// path monitor. Conform your own type to follow anything else.
+///
+/// A store follows one for its network modes (``QueryStore/onlineStatus``: fetches and mutations wait while it says
+/// offline), and can refetch its held queries each time one says the device is back
+/// (``QueryStore/refetch(onReconnect:matching:)``).
 public protocol OnlineStatusSource: Sendable {
   /// Whether the device is online now.
   var isOnline: Bool { get }
   /// The status now, then each change of it, for as long as the iteration runs; ends when the source goes away.
   func onlineStatuses() -> AsyncStream<Bool>
+}
+
+/// An online status of the library's own, whose changes a store's network gate hears synchronously, in the thread
+/// that made them (see ``StatusBroadcast/listen(_:)``), rather than through an iteration that runs later.
+protocol BroadcastOnlineStatus: OnlineStatusSource {
+  /// The status and its listeners.
+  var broadcast: StatusBroadcast { get }
 }
 
 /// Tells whether the app is active (in the foreground, its window focused), and when that changes.

@@ -2,7 +2,7 @@ extension Shared where Value: OperationTrackable {
   /// Starts a run of `body` once its turn in `scope` comes: every mutation called before it in the scope has
   /// settled. `onAttempt` runs now, before this returns; the others when the run settles, or with
   /// `CancellationError` if the calling task is cancelled before the turn comes (the run then never starts). The
-  /// turn passes to the next mutation in line once this one settled.
+  /// turn passes to the next mutation in line once this one settled. The run follows `network`.
   func start(
     _ body: OperationBody<Value.Success>,
     in scope: MutationScope,
@@ -10,6 +10,7 @@ extension Shared where Value: OperationTrackable {
     options: OperationOptions,
     policy: OperationPolicy,
     afterSuccess: (@Sendable (Value.Success) async -> Void)?,
+    network: RunNetwork?,
     isolation: isolated (any Actor)?,
     onAttempt: (() -> Void)?,
     onSuccess: ((Value.Success) -> Void)?,
@@ -24,8 +25,8 @@ extension Shared where Value: OperationTrackable {
     let started =
       proceeds
       ? start(
-        body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, isolation: isolation,
-        onAttempt: nil, onSuccess: onSuccess, onError: onError, onSettled: onSettled) : nil
+        body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, network: network,
+        isolation: isolation, onAttempt: nil, onSuccess: onSuccess, onError: onError, onSettled: onSettled) : nil
     let task = Task {
       _ = isolation
       let run: OperationTask<Value.Success>
@@ -41,8 +42,8 @@ extension Shared where Value: OperationTrackable {
           return try RunCallbacks(onSuccess: onSuccess, onError: onError, onSettled: onSettled).deliver(.cancelled)
         }
         run = shared.start(
-          body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, isolation: isolation,
-          onAttempt: nil, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+          body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, network: network,
+          isolation: isolation, onAttempt: nil, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
       }
       let result = await withTaskCancellationHandler {
         await run.result
