@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
+
+@testable import SharedState
 
 /// The mutation queue across real process deaths: the MutationQueueProbe app is killed with SIGKILL and started
 /// again on the same folder, and its fake backend records every call it receives in a file.
@@ -219,7 +220,7 @@ private final class ProbeLines: Sendable {
     var waiter: CheckedContinuation<String?, Never>?
   }
 
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   func append(_ data: Data) {
     let resume = state.withLock { state -> (CheckedContinuation<String?, Never>, String)? in

@@ -138,6 +138,7 @@ public final class MutationQueue: Sendable {
 
   deinit {
     following.withLock { $0 }?.cancel()
+    for backoff in locked.withLock({ $0.backoffs.values.map(\.task) }) { backoff.cancel() }
   }
 
   /// The queue's entries and whether it runs them, for a screen: every change of the queue updates it.
