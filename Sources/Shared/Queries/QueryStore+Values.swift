@@ -82,7 +82,9 @@ extension QueryStore {
   /// if let post = store.cachedValue(for: ["posts", 42], as: Post.self) { show(post) }
   /// ```
   ///
-  /// Reading does not count as a use: it does not keep the query from being collected.
+  /// Reading does not count as a use: it does not keep the query from being collected. A value the store's persisted
+  /// cache holds for a query not made yet (restored by ``persistCache(_:)``, or hydrated) is read too, decoded as
+  /// `type`.
   ///
   /// - Parameters:
   ///   - key: The query's name.
@@ -100,7 +102,8 @@ extension QueryStore {
   /// ```
   ///
   /// Queries with no value yet, or with a value of another type, are left out. Only the keys under `prefix` are
-  /// visited, however many other queries the store keeps.
+  /// visited, however many other queries the store keeps. Values the persisted cache holds for queries not made yet
+  /// are read too, as ``cachedValue(for:as:)`` reads them.
   ///
   /// - Parameters:
   ///   - prefix: The key prefix; `["posts"]` reaches `["posts", 42]`; `[]` reaches every query.
