@@ -46,13 +46,14 @@ public final class QueryStore: Sendable {
   }
 
   /// The store-wide hooks, the options for queries made without their own, and the activity counts.
-  let settings = QueryStoreSettings()
+  let settings: QueryStoreSettings
 
   /// The persisted cache, once the store persists or hydrates one (see `QueryStore+PersistedCache.swift`).
   let persistedCache = QueryCacheSlot()
 
   init(registry: SharedRegistry? = nil) {
     owner = WeakRegistry(registry: registry)
+    settings = QueryStoreSettings(inspector: registry?.inspector ?? SharedInspector())
   }
 
   /// The registry whose queries these are, while it exists: a sleeping query wakes in it.
