@@ -94,4 +94,9 @@ public struct InspectedKey: Sendable, Identifiable {
   public static func id(kind: Kind, description: String) -> String {
     "\(kind.rawValue):\(description)"
   }
+
+  /// The identity of the query named `key`.
+  static func id(query key: QueryKey) -> String {
+    id(kind: .query, description: key.description)
+  }
 }

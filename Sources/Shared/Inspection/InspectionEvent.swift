@@ -112,3 +112,15 @@ public struct InspectionEvent: Sendable {
     self.kind = kind
   }
 }
+
+extension InspectionEvent.Outcome {
+  /// How a fetch or run with `result` ended; a success's value summarized (the program's code: call outside every
+  /// lock).
+  init<Success>(_ result: Result<Success, any Error>) {
+    switch result {
+    case .success(let value): self = .success(ValueSummary(of: value))
+    case .failure(let error) where error is CancellationError: self = .cancelled
+    case .failure(let error): self = .failure(String(describing: error))
+    }
+  }
+}
