@@ -34,7 +34,8 @@ public struct InspectedKey: Sendable, Identifiable {
   /// A number that grows with each change of the value.
   public var version: UInt64
   /// The references that keep the value alive besides the registry and the store: holders and their copies,
-  /// derived values, running fetches and operations. A permanent key's value (an in-memory one) lives without any.
+  /// derived values, observers' tokens, running fetches and operations. A permanent key's value (an in-memory one)
+  /// lives without any.
   public var holders: Int
   /// The `for await` loops over the value's changes.
   public var iterations: Int

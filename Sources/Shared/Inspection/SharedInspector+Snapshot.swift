@@ -39,7 +39,8 @@ extension SharedInspector {
     }
     let entryCounts = ReferenceCount.counts(of: entries.map(\.object))
     for (index, entry) in entries.enumerated() {
-      let holders = entryCounts[index] - ReferenceCount.inspectionsOwn - 1 - (entry.isPermanent ? 1 : 0)
+      let references = entryCounts[index] - ReferenceCount.inspectionsOwn - 1 - (entry.isPermanent ? 1 : 0)
+      let holders = entry.isBox ? references / 2 : references
       if let key = Self.inspect(entry, holders: max(holders, 0)) { keys.append(key) }
     }
     keys.sort { $0.id < $1.id }
@@ -55,7 +56,7 @@ extension SharedInspector {
     case let id as InMemoryKeyID:
       (kind, description) = (.inMemory, id.name)
     case let id as MutationKeyID:
-      (kind, description) = (.mutation, id.key.description)
+      (kind, description) = (.mutation, id.name)
     case let id as FileStorageKeyID:
       (kind, description) = (.file, id.path)
     default:

@@ -126,7 +126,8 @@ extension QueryStore {
   func inspected(_ keys: [QueryKey], _ kind: @autoclosure () -> InspectionEvent.Kind) {
     guard !keys.isEmpty else { return }
     let event = kind()
-    for key in keys { settings.inspector.publish(InspectedKey.id(query: key), event) }
+    // In the order of their identities: the store's tree keeps no order of its own.
+    for id in keys.map(InspectedKey.id(query:)).sorted() { settings.inspector.publish(id, event) }
   }
 
   // MARK: Visiting

@@ -10,7 +10,7 @@ final class RegistryTable<ID: Hashable>: RegistryTableProtocol {
 
   var liveEntries: [RegistryInspection] {
     entries.compactMap { id, entry in
-      entry.object.map { RegistryInspection(id: id, object: $0, isPermanent: entry.strongObject != nil) }
+      entry.object.map { RegistryInspection(id: id, object: $0, isPermanent: entry.strongObject != nil, isBox: entry.isBox) }
     }
   }
 
@@ -39,4 +39,6 @@ struct RegistryInspection {
   let object: AnyObject
   /// Whether the registry holds the value strongly (a permanent key's).
   let isPermanent: Bool
+  /// Whether the value is a bare box (which each holder refers to twice: as its value and as its box).
+  let isBox: Bool
 }

@@ -158,7 +158,8 @@ extension Shared {
     let inspector = settings.inspector
     let inspected: (id: String, startedAt: ContinuousClock.Instant)? =
       inspector.isAttached
-      ? (InspectedKey.id(kind: .mutation, description: key?.description ?? "(unnamed)"), .now) : nil
+      ? (InspectedKey.id(kind: .mutation, description: key.map { MutationKeyID(key: $0).name } ?? "(unnamed)"), .now)
+      : nil
     if let inspected { inspector.publish(inspected.id, .mutationStarted) }
     // Invalidated as the mutation succeeds, before its state shows it, when the run waits for the refetches;
     // otherwise once it shows it.
