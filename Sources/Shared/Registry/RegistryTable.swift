@@ -10,7 +10,9 @@ final class RegistryTable<ID: Hashable>: RegistryTableProtocol {
 
   var liveEntries: [RegistryInspection] {
     entries.compactMap { id, entry in
-      entry.object.map { RegistryInspection(id: id, object: $0, isPermanent: entry.strongObject != nil, isBox: entry.isBox) }
+      entry.object.map {
+        RegistryInspection(id: id, object: $0, isPermanent: entry.strongObject != nil, isBox: entry.isBox)
+      }
     }
   }
 
