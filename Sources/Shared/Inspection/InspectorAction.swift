@@ -6,7 +6,8 @@
 ///
 /// The forcing actions let a developer see how a screen shows a query that is loading or failed without making the
 /// server slow or broken: ``forceLoading`` and ``forceError(message:)`` keep the query's state as it was, and
-/// ``restore`` puts it back. A fetch that ends meanwhile writes its result as usual, and ends the forced state.
+/// ``restore`` puts it back. A fetch under way, or one that starts later, writes its result as usual and ends the
+/// forced state; restoring then leaves the fetched value.
 public enum InspectorAction: Sendable, Hashable {
   /// Fetches the query again now (``QueryStore/refetch(_:)``).
   case refetch
@@ -16,11 +17,12 @@ public enum InspectorAction: Sendable, Hashable {
   case reset
   /// Removes the query from the store (``QueryStore/remove(_:)``).
   case remove
-  /// Shows the query loading, as in its first load: no value, pending, fetching. Running fetches are cancelled.
+  /// Shows the query loading, as in its first load: no value, pending, fetching.
   case forceLoading
-  /// Shows the query failed with an error whose description is `message`. Running fetches are cancelled.
+  /// Shows the query failed with an error whose description is `message` (an ``InspectedError``).
   case forceError(message: String)
-  /// Puts back the state the query had before the last ``forceLoading`` or ``forceError(message:)``.
+  /// Puts back the state the query had before the first ``forceLoading`` or ``forceError(message:)`` since the last
+  /// restore, unless something wrote the value since the last force.
   case restore
 
   /// The action's name, as a web inspector sends it: `"refetch"`, `"invalidate"`, `"reset"`, `"remove"`,

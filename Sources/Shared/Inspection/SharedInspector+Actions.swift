@@ -8,10 +8,10 @@ extension SharedInspector {
   /// inspector.perform(.restore, on: ["todos"])
   /// ```
   ///
-  /// ``InspectorAction/forceLoading`` and ``InspectorAction/forceError(message:)`` cancel the query's fetches and
-  /// keep the state they replace (the first one, when forced twice) for ``InspectorAction/restore``; a query that
-  /// sleeps (nobody used it at the last garbage check) cannot be forced. A fetch that ends after a force writes its
-  /// result as usual; restoring then puts back the state from before the force.
+  /// ``InspectorAction/forceLoading`` and ``InspectorAction/forceError(message:)`` keep the state they replace (the
+  /// first one, when forced twice) for ``InspectorAction/restore``; a query that sleeps (nobody used it at the last
+  /// garbage check) cannot be forced. A fetch that ends after a force writes its result as usual and ends the forced
+  /// state: restoring then changes nothing and returns `false`.
   ///
   /// - Parameters:
   ///   - action: What to do.
@@ -34,12 +34,12 @@ extension SharedInspector {
       forget(key)
       return queries.remove(.exactly(key)) > 0
     case .forceLoading, .forceError:
-      guard let replaced = queries.force(action, key: key) else { return false }
-      keepForced(replaced, for: key)
+      guard let forced = queries.force(action, key: key) else { return false }
+      keepForced(forced, for: key)
       publish(id, .forced(action))
       return true
     case .restore:
-      guard let previous = forget(key), queries.restore(previous, key: key) else { return false }
+      guard let forced = forget(key), queries.restore(forced, key: key) else { return false }
       publish(id, .restored)
       return true
     }

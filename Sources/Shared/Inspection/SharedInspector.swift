@@ -40,7 +40,7 @@ public final class SharedInspector: Sendable {
     var history: [InspectionEvent] = []
     var dropped = 0
     /// The states the inspector's forcing actions replaced, by query, for ``InspectorAction/restore``.
-    var forced: [QueryKey: any Sendable] = [:]
+    var forced: [QueryKey: ForcedQueryState] = [:]
   }
 
   init(historyLimit: Int = 500) {
@@ -120,21 +120,24 @@ public final class SharedInspector: Sendable {
     state.withLock { Set($0.forced.keys) }
   }
 
-  /// Keeps `replaced`, the state a force replaced, unless an earlier force's is kept (restoring goes back to the
-  /// state from before the first). A state not kept is released after the lock.
-  func keepForced(_ replaced: (any Sendable)?, for key: QueryKey) {
-    guard let replaced else { return }
-    let dropped = state.withLock { state -> (any Sendable)? in
-      guard state.forced[key] == nil else { return replaced }
-      state.forced[key] = replaced
-      return nil
+  /// Keeps `forced`, the state a force replaced; after an earlier force, keeps that one's state with this force's
+  /// version (restoring goes back to the state from before the first force). What is dropped is released after the
+  /// lock.
+  func keepForced(_ forced: ForcedQueryState, for key: QueryKey) {
+    let dropped = state.withLock { state -> ForcedQueryState? in
+      guard let earlier = state.forced[key] else {
+        state.forced[key] = forced
+        return nil
+      }
+      state.forced[key] = ForcedQueryState(replaced: earlier.replaced, version: forced.version)
+      return forced
     }
     withExtendedLifetime(dropped) {}
   }
 
   /// Forgets the state kept for `key`, and returns it (to release after the lock).
   @discardableResult
-  func forget(_ key: QueryKey) -> (any Sendable)? {
+  func forget(_ key: QueryKey) -> ForcedQueryState? {
     state.withLock { $0.forced.removeValue(forKey: key) }
   }
 

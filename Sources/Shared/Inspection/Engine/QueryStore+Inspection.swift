@@ -9,20 +9,17 @@ extension QueryStore {
     }
   }
 
-  /// Cancels the fetches of the query named `key` and forces its value into the state `action` names; returns the
-  /// state it replaced, or `nil` when no awake query has that key.
-  func force(_ action: InspectorAction, key: QueryKey) -> (any Sendable)?? {
-    cancel(.exactly(key))
+  /// Forces the value of the query named `key` into the state `action` names; returns the state it replaced, or
+  /// `nil` when no awake query has that key.
+  func force(_ action: InspectorAction, key: QueryKey) -> ForcedQueryState? {
     let write = state.withLock { state in state.root.node(at: key.parts)?.record?.forcing(action) }
-    guard let write else { return nil }
-    return .some(write())
+    return write?()
   }
 
-  /// Puts `previous` back into the value of the query named `key`; whether it could.
-  func restore(_ previous: any Sendable, key: QueryKey) -> Bool {
-    let write = state.withLock { state in state.root.node(at: key.parts)?.record?.restoring(previous) }
-    guard let write else { return false }
-    write()
-    return true
+  /// Puts back the state `forced` replaced in the query named `key`, if the value is still the forced one; whether
+  /// it did.
+  func restore(_ forced: ForcedQueryState, key: QueryKey) -> Bool {
+    let write = state.withLock { state in state.root.node(at: key.parts)?.record?.restoring(forced) }
+    return write?() ?? false
   }
 }

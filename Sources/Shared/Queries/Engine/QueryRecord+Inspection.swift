@@ -29,8 +29,8 @@ extension QueryRecord {
       unusedSince: unusedSince, gcTime: definition.options.gcTime)
   }
 
-  func forcing(_ action: InspectorAction) -> (@Sendable () -> (any Sendable)?)? {
-    guard let shared = borrowed else { return nil }
+  func forcing(_ action: InspectorAction) -> (@Sendable () -> ForcedQueryState)? {
+    guard let shared = borrowed, case .root(let root) = shared.reference else { return nil }
     let write: @Sendable (inout State) -> Void
     switch action {
     case .forceLoading:
@@ -43,20 +43,34 @@ extension QueryRecord {
     default:
       return nil
     }
-    return { () -> (any Sendable)? in
+    let box = root.box
+    return {
       var previous: State?
       QueryStore.writeData(into: shared) { state in
         previous = state
         write(&state)
       }
-      return previous
+      return ForcedQueryState(replaced: previous, version: box.version)
     }
   }
 
-  func restoring(_ previous: any Sendable) -> (@Sendable () -> Void)? {
-    guard let shared = borrowed, let previous = previous as? State else { return nil }
+  func restoring(_ forced: ForcedQueryState) -> (@Sendable () -> Bool)? {
+    guard let shared = borrowed, case .root(let root) = shared.reference, let previous = forced.replaced as? State else {
+      return nil
+    }
+    let box = root.box
     return {
+      // A write since the force (a fetch that ended, the program's own) ended the forced state: it stays.
+      guard box.version == forced.version else { return false }
       QueryStore.writeData(into: shared) { state in state = previous }
+      return true
     }
   }
+}
+
+/// The state a force replaced, and the version of the value the force left: restoring puts the state back only
+/// while the value is still the forced one.
+struct ForcedQueryState: Sendable {
+  let replaced: (any Sendable)?
+  let version: UInt64
 }

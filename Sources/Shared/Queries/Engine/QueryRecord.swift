@@ -77,10 +77,10 @@ protocol QueryRecordProtocol: AnyObject {
   func inspectionParts() -> QueryRecordParts
   /// The write that forces the value into the state `action` names, to run after the lock; `nil` for a sleeping
   /// query or another action. The write returns the state it replaced.
-  func forcing(_ action: InspectorAction) -> (@Sendable () -> (any Sendable)?)?
-  /// The write that puts `previous` (a state a forcing write replaced) back, to run after the lock; `nil` for a
-  /// sleeping query or a state of another type.
-  func restoring(_ previous: any Sendable) -> (@Sendable () -> Void)?
+  func forcing(_ action: InspectorAction) -> (@Sendable () -> ForcedQueryState)?
+  /// The write that puts back the state a force replaced while the value is still the forced one, to run after the
+  /// lock (it returns whether it wrote); `nil` for a sleeping query or a state of another type.
+  func restoring(_ forced: ForcedQueryState) -> (@Sendable () -> Bool)?
 }
 
 /// What an awaiting caller learns of a record before it reads the clock (see ``QueryRecordProtocol/valuePeeked(epoch:stateType:)``).
