@@ -55,7 +55,8 @@ extension QueryRecord {
   }
 
   func restoring(_ forced: ForcedQueryState) -> (@Sendable () -> Bool)? {
-    guard let shared = borrowed, case .root(let root) = shared.reference, let previous = forced.replaced as? State else {
+    guard let shared = borrowed, case .root(let root) = shared.reference, let previous = forced.replaced as? State
+    else {
       return nil
     }
     let box = root.box
