@@ -127,6 +127,13 @@ import Testing
     #expect(key.value.text == "5")
   }
 
+  @Test func aSummaryIsJSONWithSortedKeysOrNullForNothing() {
+    #expect(ValueSummary(of: ["milk", "eggs"]).text == #"["milk","eggs"]"#)
+    #expect(ValueSummary(of: Settings()).text == #"{"theme":"light","volume":5}"#)
+    #expect(ValueSummary(of: OperationState<Int>()) == ValueSummary(text: "null", isJSON: true, isTruncated: false))
+    #expect(ValueSummary(of: OperationState(value: 4)).text == "4")
+  }
+
   @Test func theKeysAreSortedByIdentity() {
     let first = Shared(wrappedValue: 1, .inMemory("b"))
     let second = Shared(wrappedValue: 2, .inMemory("a"))
