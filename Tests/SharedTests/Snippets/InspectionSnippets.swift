@@ -144,4 +144,16 @@ struct InspectionSnippets {
   func putItBack() {
     SharedRegistry.current.inspector.perform(.restore, on: ["todos"])
   }
+
+  // README: Inspecting a running program
+  func watchQueries() -> Task<Void, Never> {
+    let inspector = SharedRegistry.current.inspector
+    for key in inspector.snapshot().keys where key.kind == .query {
+      print(key.description, key.operation?.status.rawValue ?? "-", key.query?.isStale == true ? "stale" : "fresh")
+    }
+    let events = inspector.events()
+    return Task {
+      for await event in events { print(event.sequence, event.key, event.kind.name) }
+    }
+  }
 }
