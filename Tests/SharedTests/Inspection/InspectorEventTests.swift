@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// The events an attached inspector hears, in order; nothing while none is attached; bounded buffers.
-@Suite(.freshRegistry) struct InspectorEventTests {
+@Suite(.freshRegistry, .timeLimit(.minutes(1))) struct InspectorEventTests {
   @Test func nothingIsRecordedWhileNoInspectorIsAttached() async throws {
     let inspector = SharedRegistry.current.inspector
     #expect(!inspector.isAttached)
@@ -92,6 +92,24 @@ import Testing
       ])
   }
 
+  @Test func aQueryNobodyUsedForItsGCTimeIsHeardCollected() async throws {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    #expect(try await store.fetch(fetcher.query(["feed"], "feed", clock: clock)) == "feed 1")
+    let events = SharedRegistry.current.inspector.events()
+    var iterator = events.makeAsyncIterator()
+    // Checks run every gcTime / 4 = 15 s: the query goes at the first check a whole minute after one found it unused.
+    while store.contains(["feed"]) {
+      await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(15))
+      await waitUntil { clock.sleeperCount == 1 || !store.contains(["feed"]) }
+    }
+    let collected = try #require(await iterator.next())
+    #expect(collected.kind.name == "collected")
+    #expect(collected.key == #"query:["feed"]"#)
+  }
+
   @Test func aMutationsRunIsHeardWithItsCallbacksInTheirOrder() async throws {
     let events = SharedRegistry.current.inspector.events()
     var iterator = events.makeAsyncIterator()
@@ -164,7 +182,7 @@ import Testing
   }
 
   /// A fetched value's summary is made after every lock: its `encode(to:)` may use the store and the inspector.
-  @Test(.timeLimit(.minutes(1))) func aFetchedValueIsSummarizedOutsideEveryLock() async throws {
+  @Test func aFetchedValueIsSummarizedOutsideEveryLock() async throws {
     let events = SharedRegistry.current.inspector.events()
     var iterator = events.makeAsyncIterator()
     let clock = ManualClock()
