@@ -20,7 +20,8 @@ final class SharedRoot<Value: Sendable>: Sendable {
   @usableFromInline
   init(writer key: any SharedKey<Value>, defaultValue: Value, registration: Registration?) {
     let box = ReactiveBox(defaultValue)
-    let persistence = Persistence(writer: key, box: box, defaultValue: defaultValue)
+    let persistence = Persistence(
+      writer: key, box: box, defaultValue: defaultValue, inspector: registration?.registry?.inspector)
     self.box = box
     self.registration = registration
     self.persistence = persistence
@@ -33,7 +34,8 @@ final class SharedRoot<Value: Sendable>: Sendable {
   @usableFromInline
   init(reader key: any SharedReaderKey<Value>, defaultValue: Value, registration: Registration?) {
     let box = ReactiveBox(defaultValue)
-    let persistence = Persistence(reader: key, box: box, defaultValue: defaultValue)
+    let persistence = Persistence(
+      reader: key, box: box, defaultValue: defaultValue, inspector: registration?.registry?.inspector)
     self.box = box
     self.registration = registration
     self.persistence = persistence

@@ -27,6 +27,7 @@ extension QueryStore {
         state.bounds.capacity = newValue
         return state.evictOverCapacity()
       }
+      if settings.inspector.isAttached { inspected(evicted.map(\.key), .collected) }
       withExtendedLifetime(evicted) {}  // Their values are released after the lock.
     }
   }
@@ -84,6 +85,7 @@ extension QueryStore {
         }
         return batch
       }
+      if settings.inspector.isAttached { inspected(batch.removed.map(\.key), .collected) }
       withExtendedLifetime((batch.removed, batch.released)) {}  // Their values are released after the lock.
       if let interval = batch.next { next = min(next ?? interval, interval) }
       if batch.isLast { return nil }

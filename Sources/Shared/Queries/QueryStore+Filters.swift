@@ -24,15 +24,16 @@ extension QueryStore {
   @discardableResult
   public func invalidate(_ filter: QueryFilter, refetching: QueryRefetch = .held) -> Int {
     if !filter.isExact, filter.predicate == nil, refetching == .held { return invalidate(matching: filter.key) }
-    let count = forEachRecord(matching: filter) { _, record in
+    let visited = forEachRecord(matching: filter) { _, record in
       switch refetching {
       case .held: record.invalidate(store: self)
       case .all: record.invalidate(refetchesNow: true, store: self)
       case .none: record.invalidate(refetchesNow: false, store: self)
       }
-    }.count
+    }
     persistedValuesInvalidated(filter)
-    return count
+    inspected(visited.keys, .invalidated)
+    return visited.count
   }
 
   // MARK: Cancelling, resetting, removing
@@ -55,7 +56,9 @@ extension QueryStore {
   /// - Returns: How many queries had a fetch cancelled.
   @discardableResult
   public func cancel(_ filter: QueryFilter) -> Int {
-    forEachRecord(matching: filter) { _, record in record.stopFetches(removing: false) }.acted
+    let visited = forEachRecord(matching: filter) { _, record in record.stopFetches(removing: false) }
+    inspected(visited.keys, .cancelled)
+    return visited.acted
   }
 
   /// Puts the queries `filter` reaches back in their initial state, and fetches the held ones again.
@@ -78,9 +81,10 @@ extension QueryStore {
   /// - Returns: How many queries were reset.
   @discardableResult
   public func reset(_ filter: QueryFilter) -> Int {
-    let count = forEachRecord(matching: filter) { _, record in record.reset(store: self) }.count
+    let visited = forEachRecord(matching: filter) { _, record in record.reset(store: self) }
     persistedValuesRemoved(filter)
-    return count
+    inspected(visited.keys, .reset)
+    return visited.count
   }
 
   /// Removes the queries `filter` reaches from the store.
@@ -103,8 +107,7 @@ extension QueryStore {
   /// - Returns: How many queries were removed.
   @discardableResult
   public func remove(_ filter: QueryFilter) -> Int {
-    defer { persistedValuesRemoved(filter) }
-    return forEachRecord(matching: filter) { state, record in
+    let visited = forEachRecord(matching: filter) { state, record in
       guard state.root.node(at: record.key.parts)?.record === record else { return .none }
       let stop = record.stopFetches(removing: true)
       state.remove(record)  // From the tree and the recency list.
@@ -113,7 +116,17 @@ extension QueryStore {
         stop()
         withExtendedLifetime(record) {}
       }
-    }.count
+    }
+    persistedValuesRemoved(filter)
+    inspected(visited.keys, .removed)
+    return visited.count
+  }
+
+  /// Publishes `kind` for each of `keys` to the inspector (`keys` is empty unless one is attached).
+  func inspected(_ keys: [QueryKey], _ kind: @autoclosure () -> InspectionEvent.Kind) {
+    guard !keys.isEmpty else { return }
+    let event = kind()
+    for key in keys { settings.inspector.publish(InspectedKey.id(query: key), event) }
   }
 
   // MARK: Visiting
@@ -127,25 +140,32 @@ extension QueryStore {
   func forEachRecord(
     matching filter: QueryFilter,
     _ act: @Sendable (inout Contents, any QueryRecordProtocol) -> QueryRecordEffect
-  ) -> (count: Int, acted: Int) {
+  ) -> (count: Int, acted: Int, keys: [QueryKey]) {
+    // The keys are gathered for an attached inspector only.
+    let inspects = settings.inspector.isAttached
+    var keys: [QueryKey] = []
     let effects: [QueryRecordEffect]
     if let predicate = filter.predicate {
       let candidates = state.withLock { state in
         Self.records(matching: filter, in: state).map { (key: $0.key, epoch: $0.epoch) }
       }
       let accepted = candidates.filter { predicate($0.key) }
-      guard !accepted.isEmpty else { return (0, 0) }
+      guard !accepted.isEmpty else { return (0, 0, []) }
       effects = state.withLock { state in
         accepted.compactMap { candidate -> QueryRecordEffect? in
           guard let record = state.root.node(at: candidate.key.parts)?.record,
             record.epoch.isSame(as: candidate.epoch)
           else { return nil }
+          if inspects { keys.append(record.key) }
           return act(&state, record)
         }
       }
     } else {
       effects = state.withLock { state in
-        Self.records(matching: filter, in: state).map { act(&state, $0) }
+        Self.records(matching: filter, in: state).map { record in
+          if inspects { keys.append(record.key) }
+          return act(&state, record)
+        }
       }
     }
     var acted = 0
@@ -153,7 +173,7 @@ extension QueryStore {
       acted += 1
       effect()
     }
-    return (effects.count, acted)
+    return (effects.count, acted, keys)
   }
 
   /// The queries `filter`'s key reaches, without its predicate; call under the lock.

@@ -73,6 +73,7 @@ extension QueryStore {
         }
       }
       count += visited.count
+      inspected(visited.keys, .invalidated)
     }
     for filter in filters { persistedValuesInvalidated(filter) }
     return (count, joined.withLock { $0 })

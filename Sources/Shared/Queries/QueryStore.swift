@@ -46,13 +46,14 @@ public final class QueryStore: Sendable {
   }
 
   /// The store-wide hooks, the options for queries made without their own, and the activity counts.
-  let settings = QueryStoreSettings()
+  let settings: QueryStoreSettings
 
   /// The persisted cache, once the store persists or hydrates one (see `QueryStore+PersistedCache.swift`).
   let persistedCache = QueryCacheSlot()
 
   init(registry: SharedRegistry? = nil) {
     owner = WeakRegistry(registry: registry)
+    settings = QueryStoreSettings(inspector: registry?.inspector ?? SharedInspector())
   }
 
   /// The registry whose queries these are, while it exists: a sleeping query wakes in it.
@@ -80,6 +81,9 @@ public final class QueryStore: Sendable {
   /// - Returns: How many queries were marked.
   @discardableResult
   public func invalidate(matching prefix: QueryKey) -> Int {
+    // The keys are gathered for an attached inspector only.
+    let inspects = settings.inspector.isAttached
+    var keys: [QueryKey] = []
     let (marked, effects) = state.withLock { state -> (Int, [QueryRecordEffect]) in
       var marked = 0
       // A query nobody holds only notes it. The store is not used in the visit: it is referred to weakly, so each
@@ -87,6 +91,7 @@ public final class QueryStore: Sendable {
       var decided: [(record: any QueryRecordProtocol, action: QueryRecordMachine.RequestAction)] = []
       state.root.node(at: prefix.parts)?.visitRecords { record in
         marked += 1
+        if inspects { keys.append(record.key) }
         let action = record.invalidated()
         if case .none = action { return }
         decided.append((record, action))
@@ -96,6 +101,7 @@ public final class QueryStore: Sendable {
     }
     for effect in effects { effect() }
     persistedValuesInvalidated(.prefix(prefix))
+    inspected(keys, .invalidated)
     return marked
   }
 
@@ -299,6 +305,8 @@ public final class QueryStore: Sendable {
     }
     // A known time is never answered with another.
     guard case .attached(let effect, let conflict, let created, let replaced, let sweeps) = attached else { return }
+    // The records of other keys were evicted over the store's capacity.
+    if settings.inspector.isAttached { inspected(replaced.map(\.key).filter { $0 != query.key }, .collected) }
     withExtendedLifetime(replaced) {}
     if let conflict {
       registry.report(
@@ -779,9 +787,15 @@ public final class QueryStore: Sendable {
         started = markPending(shared, fetching: work.pages)
       }
     }
+    // Set when an inspector is attached as the fetch starts: it hears how the fetch ends.
+    var inspected: (inspector: SharedInspector, startedAt: ContinuousClock.Instant)?
     if let started {
       settings = store.store?.settings
       settings?.fetchStarted(record.key)
+      if let inspector = settings?.inspector, inspector.isAttached {
+        inspected = (inspector, .now)
+        inspector.publish(InspectedKey.id(query: record.key), .fetchStarted)
+      }
       // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the
       // fetch's own result is written, so no yielded value lands after it. A fetcher with no context and no
       // modifier around it cannot yield: it needs no gate.
@@ -803,6 +817,11 @@ public final class QueryStore: Sendable {
     }
     work.finish(result)
     effect()
+    if let inspected {
+      let duration = ContinuousClock.now - inspected.startedAt
+      inspected.inspector.publish(
+        InspectedKey.id(query: record.key), .fetchEnded(duration: duration, outcome: .init(result)))
+    }
     // The hooks run last, outside every lock: the callers and the work that follows do not wait for them.
     settings?.report(.query(record.key), result)
   }

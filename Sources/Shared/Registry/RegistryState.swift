@@ -92,6 +92,15 @@ struct RegistryState: ~Copyable {
     return removed
   }
 
+  /// The live values with their keys' identities, but for the keys of type `excluded` (queries, which their store
+  /// lists).
+  func liveEntries(excluding excluded: Any.Type) -> [RegistryInspection] {
+    let skipped = ObjectIdentifier(excluded)
+    return tables.flatMap { type, table in
+      type == skipped ? [] : (table as! any RegistryTableProtocol).liveEntries
+    }
+  }
+
   func liveObjects() -> [AnyObject] {
     tables.values.flatMap { ($0 as! any RegistryTableProtocol).liveObjects }
   }

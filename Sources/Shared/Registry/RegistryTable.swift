@@ -8,6 +8,12 @@ final class RegistryTable<ID: Hashable>: RegistryTableProtocol {
 
   var liveObjects: [AnyObject] { entries.values.compactMap(\.object) }
 
+  var liveEntries: [RegistryInspection] {
+    entries.compactMap { id, entry in
+      entry.object.map { RegistryInspection(id: id, object: $0, isPermanent: entry.strongObject != nil) }
+    }
+  }
+
   /// Gives back the room of the entries removed, once the table uses an eighth of it: a dictionary never shrinks
   /// by itself, so thousands of values freed at once (queries that went to sleep) would keep their slots. Each
   /// rebuild follows as many removals as entries it copies.
@@ -23,4 +29,14 @@ final class RegistryTable<ID: Hashable>: RegistryTableProtocol {
 /// What a registry needs of a table without knowing its identity type.
 protocol RegistryTableProtocol: AnyObject {
   var liveObjects: [AnyObject] { get }
+  /// The live values with their keys' identities, for an inspection: released and described after the lock.
+  var liveEntries: [RegistryInspection] { get }
+}
+
+/// A live value of a registry with its key's identity, as an inspection reads it.
+struct RegistryInspection {
+  let id: Any
+  let object: AnyObject
+  /// Whether the registry holds the value strongly (a permanent key's).
+  let isPermanent: Bool
 }

@@ -27,8 +27,19 @@ public final class SharedRegistry: Sendable {
   /// What ``flush()`` and the flush at exit write: this registry's values whose keys save, and whatever else joined.
   let flushParticipants = FlushParticipants()
 
+  /// Looks inside the registry while the program runs: snapshots of its keys, a stream of events, actions on
+  /// queries (see ``SharedInspector``).
+  ///
+  /// ```swift
+  /// let keys = SharedRegistry.current.inspector.snapshot().keys.map(\.id)
+  /// ```
+  public let inspector: SharedInspector
+
   /// Creates an empty registry.
-  public init() {}
+  public init() {
+    inspector = SharedInspector()
+    inspector.inspect(self)
+  }
 
   /// The number of keys whose values are alive.
   public var count: Int {
@@ -182,6 +193,11 @@ public final class SharedRegistry: Sendable {
       store = made
       return made
     }
+  }
+
+  /// The query store, if something made it: an inspection does not make one.
+  var existingQueries: QueryStore? {
+    queryStore.withLock { $0 }
   }
 
   /// Removes the entry of a root that went away, unless a newer root took its place.

@@ -23,6 +23,8 @@ final class Persistence<Value: Sendable>: Sendable {
   @usableFromInline var savesChanges: Bool { writer != nil }
   /// The first holder's default: what the value goes back to when the store no longer holds one.
   private let defaultValue: Value
+  /// The registry's inspector: loads and saves publish events to it while it is attached.
+  private let inspector: SharedInspector?
   private let schedule: SharedSaveSchedule
   private let sequence = Atomic<UInt64>(0)
   private let state = Lock(Guarded())
@@ -37,8 +39,14 @@ final class Persistence<Value: Sendable>: Sendable {
   }
 
   /// The persistence of a value whose key only reads its store.
-  init(reader key: any SharedReaderKey<Value>, box: ReactiveBox<Value>, defaultValue: Value) {
+  init(
+    reader key: any SharedReaderKey<Value>,
+    box: ReactiveBox<Value>,
+    defaultValue: Value,
+    inspector: SharedInspector? = nil
+  ) {
     self.key = key
+    self.inspector = inspector
     self.writer = nil
     self.box = box
     self.defaultValue = defaultValue
@@ -46,8 +54,14 @@ final class Persistence<Value: Sendable>: Sendable {
   }
 
   /// The persistence of a value whose key saves its changes.
-  init(writer key: any SharedKey<Value>, box: ReactiveBox<Value>, defaultValue: Value) {
+  init(
+    writer key: any SharedKey<Value>,
+    box: ReactiveBox<Value>,
+    defaultValue: Value,
+    inspector: SharedInspector? = nil
+  ) {
     self.key = key
+    self.inspector = inspector
     self.writer = key
     self.box = box
     self.defaultValue = defaultValue
@@ -55,6 +69,12 @@ final class Persistence<Value: Sendable>: Sendable {
   }
 
   var context: SharedKeyContext<Value> { SharedKeyContext(persistence: self) }
+
+  /// The key's identity in an inspection (see ``InspectedKey/id``): describes the key, the program's code.
+  private var inspectedID: String {
+    if let file = key.id as? FileStorageKeyID { return InspectedKey.id(kind: .file, description: file.path) }
+    return InspectedKey.id(kind: .custom, description: String(describing: key))
+  }
 
   /// Asks the machine under the lock; whatever the event replaced or dropped is released after the lock, where a
   /// `deinit` may use this same value.
@@ -158,6 +178,9 @@ final class Persistence<Value: Sendable>: Sendable {
       if case .failed(let error) = machineOutcome { error } else { nil }
     for waiter in ended.flushWaiters { waiter.resume(returning: result) }
     for waiter in ended.loadWaiters { waiter.resume(returning: loadError) }
+    if let inspector, inspector.isAttached {
+      inspector.publish(inspectedID, loadError.map { .loadFailed(error: String(describing: $0)) } ?? .loaded)
+    }
     if ended.startNext != nil { callLoad(announce: true) }
   }
 
@@ -223,6 +246,9 @@ final class Persistence<Value: Sendable>: Sendable {
           outcome = error
         }
         let (finished, result) = decideWithResult { $0.saveFinished(error: outcome) }
+        if let inspector, inspector.isAttached {
+          inspector.publish(inspectedID, outcome.map { .saveFailed(error: String(describing: $0)) } ?? .saved)
+        }
         switch finished {
         case .continueSaving(let waiters):
           for waiter in waiters { waiter.resume(returning: result) }

@@ -73,6 +73,14 @@ protocol QueryRecordProtocol: AnyObject {
   var older: (any QueryRecordProtocol)? { get set }
   /// The more recently used neighbour in the store's recency list.
   var newer: (any QueryRecordProtocol)? { get set }
+  /// What an inspection reads of the record under the store's lock (see `QueryRecord+Inspection.swift`).
+  func inspectionParts() -> QueryRecordParts
+  /// The write that forces the value into the state `action` names, to run after the lock; `nil` for a sleeping
+  /// query or another action. The write returns the state it replaced.
+  func forcing(_ action: InspectorAction) -> (@Sendable () -> (any Sendable)?)?
+  /// The write that puts `previous` (a state a forcing write replaced) back, to run after the lock; `nil` for a
+  /// sleeping query or a state of another type.
+  func restoring(_ previous: any Sendable) -> (@Sendable () -> Void)?
 }
 
 /// What an awaiting caller learns of a record before it reads the clock (see ``QueryRecordProtocol/valuePeeked(epoch:stateType:)``).
@@ -124,6 +132,10 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
   @exclusivity(unchecked) private var storedRoot: AnyObject?
   /// The value while the query sleeps: nobody used it at the last garbage check, so its box was freed.
   private var sleepingValue: State?
+  /// The value's box, read by an inspection under the store's lock.
+  var storedRootForInspection: AnyObject? { storedRoot }
+  /// The sleeping value, read by an inspection under the store's lock.
+  var sleepingValueForInspection: Any? { sleepingValue }
   // Unchecked, as `storedRoot` is.
   @exclusivity(unchecked) private(set) var machine: QueryRecordMachine
   /// The running and queued units of work, by the machine's identifiers.

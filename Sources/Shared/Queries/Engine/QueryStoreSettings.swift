@@ -11,8 +11,12 @@ final class QueryStoreSettings: Sendable {
   let mutationScopes = MutationScopes()
   /// The online status the store follows, its default network mode, and the work waiting for the network.
   let network = NetworkGate()
+  /// The registry's inspector: fetches and mutation runs publish events to it while it is attached.
+  let inspector: SharedInspector
 
-  init() {}
+  init(inspector: SharedInspector) {
+    self.inspector = inspector
+  }
 
   /// The store's default options for `query`, if it was made without options of its own and the store has
   /// defaults; `nil` when it keeps its own (so that most queries are not copied to be given options).

@@ -154,6 +154,12 @@ extension Shared {
     let subject = QueryHookSubject.mutation(arguments: arguments)
     let key = mutationKey
     settings.mutationStarted(key)
+    // Set when an inspector is attached as the run starts: it hears the callbacks and how the run ends.
+    let inspector = settings.inspector
+    let inspected: (id: String, startedAt: ContinuousClock.Instant)? =
+      inspector.isAttached
+      ? (InspectedKey.id(kind: .mutation, description: key?.description ?? "(unnamed)"), .now) : nil
+    if let inspected { inspector.publish(inspected.id, .mutationStarted) }
     // Invalidated as the mutation succeeds, before its state shows it, when the run waits for the refetches;
     // otherwise once it shows it.
     let refreshes = awaitsRefetches && !invalidates.isEmpty
@@ -174,11 +180,13 @@ extension Shared {
         for prefix in invalidates { queries.invalidate(matching: prefix) }
       }
       settings.reportSuccess(subject, result)
+      if let inspected { inspector.publish(inspected.id, .mutationCallback(.onSuccess)) }
       onSuccess?(result)
     }
     let recordError: (any Error) -> Void = { error in
       shared.withLockReleasingReplaced { $0.finish(id, status: .error, result: nil, error: error) }
       settings.reportError(subject, error)
+      if let inspected { inspector.publish(inspected.id, .mutationCallback(.onError)) }
       onError?(error)
     }
     let recordSettled: (Swift.Result<Result, any Error>) -> Void = { result in
@@ -189,6 +197,11 @@ extension Shared {
       }
       settings.mutationEnded(key)
       settings.reportSettled(subject, result.map { $0 as any Sendable })
+      if let inspected {
+        let duration = ContinuousClock.now - inspected.startedAt
+        inspector.publish(inspected.id, .mutationEnded(duration: duration, outcome: .init(result)))
+        inspector.publish(inspected.id, .mutationCallback(.onSettled))
+      }
       onSettled?(result)
     }
     guard let scope else {

@@ -1,0 +1,39 @@
+/// Something an inspector does to a query: what a developer clicks in a devtools panel.
+///
+/// ```swift
+/// SharedRegistry.current.inspector.perform(.invalidate, on: ["todos"])
+/// ```
+///
+/// The forcing actions let a developer see how a screen shows a query that is loading or failed without making the
+/// server slow or broken: ``forceLoading`` and ``forceError(message:)`` keep the query's state as it was, and
+/// ``restore`` puts it back. A fetch that ends meanwhile writes its result as usual, and ends the forced state.
+public enum InspectorAction: Sendable, Hashable {
+  /// Fetches the query again now (``QueryStore/refetch(_:)``).
+  case refetch
+  /// Marks the query stale, refetching it if it is held (``QueryStore/invalidate(_:refetching:)``).
+  case invalidate
+  /// Puts the query back in its initial state (``QueryStore/reset(_:)``).
+  case reset
+  /// Removes the query from the store (``QueryStore/remove(_:)``).
+  case remove
+  /// Shows the query loading, as in its first load: no value, pending, fetching. Running fetches are cancelled.
+  case forceLoading
+  /// Shows the query failed with an error whose description is `message`. Running fetches are cancelled.
+  case forceError(message: String)
+  /// Puts back the state the query had before the last ``forceLoading`` or ``forceError(message:)``.
+  case restore
+
+  /// The action's name, as a web inspector sends it: `"refetch"`, `"invalidate"`, `"reset"`, `"remove"`,
+  /// `"forceLoading"`, `"forceError"` or `"restore"`.
+  public var name: String {
+    switch self {
+    case .refetch: "refetch"
+    case .invalidate: "invalidate"
+    case .reset: "reset"
+    case .remove: "remove"
+    case .forceLoading: "forceLoading"
+    case .forceError: "forceError"
+    case .restore: "restore"
+    }
+  }
+}
