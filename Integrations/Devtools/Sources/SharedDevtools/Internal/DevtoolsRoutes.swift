@@ -88,7 +88,7 @@ struct DevtoolsRoutes: Sendable {
       throw APIError.badRequest(#"An action is {"key": "<id>", "action": "<name>"}: \#(error)"#)
     }
     guard let inspectorAction = action.inspectorAction else { throw APIError.unknownAction(action.action) }
-    guard let key = inspector.snapshot().keys.first(where: { $0.id == action.key }) else {
+    guard let key = inspector.snapshot()[id: action.key] else {
       throw APIError.unknownKey(action.key)
     }
     guard key.queryKey != nil else { throw APIError.notAQuery(action.key) }

@@ -18,11 +18,16 @@ struct EventStreamPump: Sendable {
   static let keepAliveInterval: Duration = .seconds(15)
 
   /// Runs until cancelled: when the page goes away or the server stops.
+  ///
+  /// The inspector is attached before the first snapshot is sent: an event published after the page received its
+  /// first snapshot reaches the page.
   func run(into continuation: AsyncStream<ByteBuffer>.Continuation) async {
     let eventArrived = EventFlag()
+    // Attaches the inspector now; the events published from here on wait in this sequence until forwarded.
+    let live = inspector.events(bufferingNewest: bufferLimit)
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
-        await forwardEvents(into: continuation, eventArrived: eventArrived)
+        await forwardEvents(live, into: continuation, eventArrived: eventArrived)
       }
       group.addTask {
         await sendSnapshots(into: continuation, eventArrived: eventArrived)
@@ -34,9 +39,9 @@ struct EventStreamPump: Sendable {
   }
 
   private func forwardEvents(
-    into continuation: AsyncStream<ByteBuffer>.Continuation, eventArrived: EventFlag
+    _ live: InspectionEvents, into continuation: AsyncStream<ByteBuffer>.Continuation, eventArrived: EventFlag
   ) async {
-    let live = inspector.events(bufferingNewest: bufferLimit)
+    // The recent events first; those published since the sequence was made are in both, and sent once.
     var lastSent: UInt64 = 0
     for event in inspector.recentEvents {
       continuation.yield(ServerSentEvent.inspection(event))
