@@ -29,8 +29,10 @@ public import SharedState
 ///   and an `inspection` event for each of the registry's events, after the most recent ones.
 /// - `POST /api/actions`: `{"key": "<id>", "action": "invalidate"}` acts on a query (see ``InspectorAction``).
 ///
-/// Errors are JSON, `{"error": "<code>", "message": "..."}`: `401 unauthorized` without the token, `404 unknownKey`,
-/// `400 unknownAction`, `400 badRequest` and `409 nothingToRestore`.
+/// Errors are JSON, `{"error": "<code>", "message": "..."}`: `401 unauthorized` without the token (or a wrong one),
+/// `403 forbiddenHost` for a request addressed to another host than loopback when no token is needed, `404
+/// unknownKey`, `400 unknownAction`, `400 notAQuery`, `400 badRequest`, `409 nothingToRestore` (restore without a
+/// force) and `409 notPerformed` (a disabled query asked to refetch, a sleeping query asked to be forced).
 public struct DevtoolsServer: Sendable {
   /// The registry the page shows.
   public let registry: SharedRegistry

@@ -2,8 +2,8 @@ public import Foundation
 import Hummingbird
 import Logging
 import NIOCore
-import SharedState
 import ServiceLifecycle
+import SharedState
 import Synchronization
 
 /// A ``DevtoolsServer`` that listens: where to open the page, and how to stop it.
@@ -19,7 +19,7 @@ import Synchronization
 ///
 /// The server listens until ``stop()``; releasing this value does not stop it.
 public final class RunningDevtoolsServer: Sendable {
-  /// The address the server is bound to.
+  /// The address the server is bound to, as the system reports it: `127.0.0.1` by default.
   public let host: String
 
   /// The port the server listens on: the one asked for, or the one the system picked for port `0`.
@@ -76,7 +76,11 @@ public final class RunningDevtoolsServer: Sendable {
     let application = Application(
       router: routes.makeRouter(),
       configuration: ApplicationConfiguration(address: .hostname(server.host, port: server.port), serverName: nil),
-      onServerRunning: { channel in listening.resolve(.success(channel.localAddress?.port ?? server.port)) },
+      onServerRunning: { channel in
+        let address = channel.localAddress
+        listening.resolve(
+          .success(BoundAddress(host: address?.ipAddress ?? server.host, port: address?.port ?? server.port)))
+      },
       logger: server.logger)
     var configuration = ServiceGroupConfiguration(
       services: [.init(service: application)], logger: server.logger)
@@ -91,23 +95,29 @@ public final class RunningDevtoolsServer: Sendable {
           .failure(.cannotBind(host: server.host, port: server.port, reason: String(describing: error))))
       }
     }
-    let port = try await listening.wait()
+    let bound = try await listening.wait()
     return RunningDevtoolsServer(
-      host: server.host, port: port, token: server.token, group: group, task: task, streams: streams)
+      host: bound.host, port: bound.port, token: server.token, group: group, task: task, streams: streams)
   }
 }
 
-/// The port the server listens on, or why it does not: told once, by whichever comes first.
+/// Where a server listens.
+struct BoundAddress: Sendable {
+  var host: String
+  var port: Int
+}
+
+/// Where the server listens, or why it does not: told once, by whichever comes first.
 final class ListeningSignal: Sendable {
   private enum State {
-    case waiting(CheckedContinuation<Int, any Error>?)
-    case resolved(Result<Int, DevtoolsServerError>)
+    case waiting(CheckedContinuation<BoundAddress, any Error>?)
+    case resolved(Result<BoundAddress, DevtoolsServerError>)
   }
 
   private let state = Mutex(State.waiting(nil))
 
-  func resolve(_ result: Result<Int, DevtoolsServerError>) {
-    let waiter: CheckedContinuation<Int, any Error>? = state.withLock { state in
+  func resolve(_ result: Result<BoundAddress, DevtoolsServerError>) {
+    let waiter: CheckedContinuation<BoundAddress, any Error>? = state.withLock { state in
       guard case .waiting(let waiter) = state else { return nil }
       state = .resolved(result)
       return waiter
@@ -115,9 +125,9 @@ final class ListeningSignal: Sendable {
     waiter?.resume(with: result.mapError { $0 as any Error })
   }
 
-  func wait() async throws -> Int {
+  func wait() async throws -> BoundAddress {
     try await withCheckedThrowingContinuation { continuation in
-      let result: Result<Int, DevtoolsServerError>? = state.withLock { state in
+      let result: Result<BoundAddress, DevtoolsServerError>? = state.withLock { state in
         switch state {
         case .waiting:
           state = .waiting(continuation)

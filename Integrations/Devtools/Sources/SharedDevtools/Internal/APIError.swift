@@ -41,6 +41,13 @@ struct APIError: Error {
       message: "The query \(id) was not forced by the inspector: there is nothing to restore.")
   }
 
+  static func notPerformed(_ id: String, action: String) -> APIError {
+    APIError(
+      status: .conflict, code: "notPerformed",
+      message: "The query \(id) did not take \(action): a disabled query does not refetch, and a query nobody "
+        + "used since the last garbage check cannot be forced.")
+  }
+
   static func badRequest(_ message: String) -> APIError {
     APIError(status: .badRequest, code: "badRequest", message: message)
   }

@@ -94,8 +94,7 @@ struct DevtoolsRoutes: Sendable {
     guard key.queryKey != nil else { throw APIError.notAQuery(action.key) }
     guard inspector.perform(inspectorAction, onKeyWithID: action.key) else {
       if inspectorAction == .restore { throw APIError.nothingToRestore(action.key) }
-      // The query went away between the snapshot and the action.
-      throw APIError.unknownKey(action.key)
+      throw APIError.notPerformed(action.key, action: action.action)
     }
     struct Performed: Encodable {
       var key: String
