@@ -29,6 +29,8 @@ struct ExampleScenarios: Service {
     func add(_ note: String) async throws -> [String] {
       try await Task.sleep(for: .milliseconds(300))
       notes.append(note)
+      // The newest few, so the value stays short on the page.
+      notes = Array(notes.suffix(5))
       return notes
     }
   }
