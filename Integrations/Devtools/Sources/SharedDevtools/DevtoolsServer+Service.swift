@@ -5,7 +5,7 @@ extension DevtoolsServer: Service {
   /// Runs the server until a graceful shutdown or cancellation: a service of a `ServiceGroup`.
   ///
   /// ```swift
-  /// func serve(app: some Service, registry: SharedRegistry) async throws {
+  /// func serve(app: some Service, registry: SharedRegistry, logger: Logger) async throws {
   ///   let devtools = DevtoolsServer(registry: registry)
   ///   let group = ServiceGroup(services: [app, devtools], gracefulShutdownSignals: [.sigterm], logger: logger)
   ///   try await group.run()

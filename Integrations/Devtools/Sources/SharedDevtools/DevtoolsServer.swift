@@ -27,7 +27,7 @@ public import SharedState
 /// - `GET /api/snapshot`: every key of the registry as JSON.
 /// - `GET /api/events`: server-sent events: a `snapshot` at once and whenever a key changes (within half a second),
 ///   and an `inspection` event for each of the registry's events, after the most recent ones.
-/// - `POST /api/actions`: `{"key": "<id>", "action": "invalidate"}` acts on a query (see ``InspectorAction``).
+/// - `POST /api/actions`: `{"key": "<id>", "action": "invalidate"}` acts on a query (the framework's `InspectorAction`, by name).
 ///
 /// Errors are JSON, `{"error": "<code>", "message": "..."}`: `401 unauthorized` without the token (or a wrong one),
 /// `403 forbiddenHost` for a request addressed to another host than loopback when no token is needed, `404
