@@ -52,17 +52,18 @@ struct DevtoolsRoutes: Sendable {
   func eventStream() -> Response {
     let (stream, continuation) = AsyncStream.makeStream(
       of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(eventBufferLimit * 2))
-    guard let id = streams.register(continuation) else {
-      return APIError(
-        status: .serviceUnavailable, code: "stopping", message: "The inspector is stopping."
-      ).response
-    }
     let pump = EventStreamPump(inspector: inspector, bufferLimit: eventBufferLimit)
     let task = Task { await pump.run(into: continuation) }
     let streams = self.streams
+    let id = streams.makeID()
+    // Set before the stream can be finished (by the page leaving or the server stopping), so that it always runs.
     continuation.onTermination = { _ in
       task.cancel()
       streams.unregister(id)
+    }
+    guard streams.register(continuation, as: id) else {
+      continuation.finish()
+      return APIError(status: .serviceUnavailable, code: "stopping", message: "The inspector is stopping.").response
     }
     return Response(
       status: .ok,

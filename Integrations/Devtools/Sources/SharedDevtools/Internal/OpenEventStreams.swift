@@ -14,14 +14,21 @@ final class OpenEventStreams: Sendable {
 
   private let state = Mutex(State())
 
-  /// Registers `continuation` until its stream ends; false when the server is stopping (the caller finishes it).
-  func register(_ continuation: Continuation) -> Int? {
+  /// A new stream's number, for ``register(_:as:)`` and ``unregister(_:)``.
+  func makeID() -> Int {
     state.withLock { state in
-      guard !state.isClosed else { return nil }
-      let id = state.nextID
-      state.nextID += 1
+      defer { state.nextID += 1 }
+      return state.nextID
+    }
+  }
+
+  /// Registers `continuation` as `id` until its stream ends; false when the server is stopping (the caller finishes
+  /// it).
+  func register(_ continuation: Continuation, as id: Int) -> Bool {
+    state.withLock { state in
+      guard !state.isClosed else { return false }
       state.continuations[id] = continuation
-      return id
+      return true
     }
   }
 
