@@ -1,0 +1,132 @@
+import Foundation
+import SharedState
+
+/// A snapshot as the page and the JSON endpoint read it: every key, with absent fields for what a key lacks.
+struct SnapshotPayload: Encodable {
+  var takenAt: String
+  var keys: [KeyPayload]
+
+  init(_ snapshot: SharedSnapshot) {
+    takenAt = JSONDate.text(snapshot.takenAt)
+    keys = snapshot.keys.map(KeyPayload.init)
+  }
+}
+
+struct KeyPayload: Encodable {
+  var id: String
+  var description: String
+  var kind: String
+  var valueType: String
+  var value: ValueSummaryPayload
+  var version: UInt64
+  var holders: Int
+  var iterations: Int
+  var observers: Int
+  /// The operation's status, absent for a key without one.
+  var status: String?
+  var operation: OperationPayload?
+  var query: QueryPayload?
+  var store: StorePayload?
+  /// The actions the page may ask for: every action for a query, none otherwise.
+  var actions: [String]
+
+  init(_ key: InspectedKey) {
+    id = key.id
+    description = key.description
+    kind = key.kind.rawValue
+    valueType = key.valueType
+    value = ValueSummaryPayload(key.value)
+    version = key.version
+    holders = key.holders
+    iterations = key.iterations
+    observers = key.observers
+    status = key.operation?.status.rawValue
+    operation = key.operation.map(OperationPayload.init)
+    query = key.query.map(QueryPayload.init)
+    store = key.store.map(StorePayload.init)
+    actions = key.queryKey == nil ? [] : ActionRequest.actionNames
+  }
+}
+
+struct ValueSummaryPayload: Encodable {
+  var text: String
+  var isJSON: Bool
+  var isTruncated: Bool
+
+  init(_ summary: ValueSummary) {
+    text = summary.text
+    isJSON = summary.isJSON
+    isTruncated = summary.isTruncated
+  }
+}
+
+struct OperationPayload: Encodable {
+  var status: String
+  var isFetching: Bool
+  var isPaused: Bool
+  var attempt: Int
+  var failureCount: Int
+  var error: String?
+  var updatedAt: String?
+
+  init(_ operation: InspectedOperation) {
+    status = operation.status.rawValue
+    isFetching = operation.isFetching
+    isPaused = operation.isPaused
+    attempt = operation.attempt
+    failureCount = operation.failureCount
+    error = operation.error
+    updatedAt = operation.updatedAt.map(JSONDate.text)
+  }
+}
+
+struct QueryPayload: Encodable {
+  var isStale: Bool
+  var staleAt: String?
+  var isHeld: Bool
+  var isEnabled: Bool
+  var collectedAt: String?
+  var isForced: Bool
+
+  init(_ query: InspectedQuery) {
+    isStale = query.isStale
+    staleAt = query.staleAt.map(JSONDate.text)
+    isHeld = query.isHeld
+    isEnabled = query.isEnabled
+    collectedAt = query.collectedAt.map(JSONDate.text)
+    isForced = query.isForced
+  }
+}
+
+struct StorePayload: Encodable {
+  var isLoading: Bool
+  var loadError: String?
+  var saveError: String?
+
+  init(_ store: InspectedStore) {
+    isLoading = store.isLoading
+    loadError = store.loadError
+    saveError = store.saveError
+  }
+}
+
+/// Dates as ISO 8601 text with milliseconds, which JavaScript's `Date` reads.
+enum JSONDate {
+  static func text(_ date: Date) -> String {
+    Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+  }
+}
+
+/// The encoder of every JSON answer: keys sorted, so that equal snapshots are equal bytes.
+enum DevtoolsJSON {
+  static func encode(_ value: some Encodable) -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    do {
+      return try encoder.encode(value)
+    } catch {
+      // Strings, numbers and booleans only: encoding cannot fail.
+      preconditionFailure("Devtools JSON could not be encoded: \(error)")
+    }
+  }
+}

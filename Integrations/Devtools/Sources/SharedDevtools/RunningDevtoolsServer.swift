@@ -1,0 +1,142 @@
+public import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import SharedState
+import Synchronization
+
+/// A ``DevtoolsServer`` that listens: where to open the page, and how to stop it.
+///
+/// ```swift
+/// func inspectWhileRunning(_ work: () async throws -> Void) async throws {
+///   let running = try await DevtoolsServer().start()
+///   print("Devtools inspector: \(running.url)")
+///   try await work()
+///   await running.stop()
+/// }
+/// ```
+///
+/// The server listens until ``stop()``; releasing this value does not stop it.
+public final class RunningDevtoolsServer: Sendable {
+  /// The address the server is bound to, as the system reports it: `127.0.0.1` by default.
+  public let host: String
+
+  /// The port the server listens on: the one asked for, or the one the system picked for port `0`.
+  public let port: Int
+
+  /// The token every request must carry, or `nil` when none is needed.
+  public let token: String?
+
+  /// The page's address, with the token in its query when one is needed: `http://127.0.0.1:9090/`, or
+  /// `http://0.0.0.0:9090/?token=...`.
+  public let url: URL
+
+  private let group: ServiceGroup
+  private let task: Task<Void, Never>
+  private let streams: OpenEventStreams
+
+  private init(
+    host: String, port: Int, token: String?, group: ServiceGroup, task: Task<Void, Never>,
+    streams: OpenEventStreams
+  ) {
+    self.host = host
+    self.port = port
+    self.token = token
+    self.group = group
+    self.task = task
+    self.streams = streams
+    let hostInURL = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    let query = token.map { "?token=\($0)" } ?? ""
+    // The host is an address or a name and the token is made of characters a URL keeps: the text is a URL.
+    url = URL(string: "http://\(hostInURL):\(port)/\(query)")!
+  }
+
+  /// Stops the server: ends every page's event stream, stops accepting connections, and returns once the server
+  /// is stopped (a request still answered after two seconds is cancelled).
+  ///
+  /// ```swift
+  /// func shutDown(_ running: RunningDevtoolsServer) async {
+  ///   await running.stop()  // the port is free again
+  /// }
+  /// ```
+  ///
+  /// Calling it again waits for the same end.
+  public func stop() async {
+    streams.closeAll()
+    await group.triggerGracefulShutdown()
+    await task.value
+  }
+
+  static func start(_ server: DevtoolsServer) async throws -> RunningDevtoolsServer {
+    let streams = OpenEventStreams()
+    let routes = DevtoolsRoutes(
+      inspector: server.registry.inspector, token: server.token, streams: streams, eventBufferLimit: 256)
+    let listening = ListeningSignal()
+    let application = Application(
+      router: routes.makeRouter(),
+      configuration: ApplicationConfiguration(address: .hostname(server.host, port: server.port), serverName: nil),
+      onServerRunning: { channel in
+        let address = channel.localAddress
+        listening.resolve(
+          .success(BoundAddress(host: address?.ipAddress ?? server.host, port: address?.port ?? server.port)))
+      },
+      logger: server.logger)
+    var configuration = ServiceGroupConfiguration(
+      services: [.init(service: application)], logger: server.logger)
+    configuration.maximumGracefulShutdownDuration = .seconds(2)
+    let group = ServiceGroup(configuration: configuration)
+    let task = Task {
+      do {
+        try await group.run()
+        listening.resolve(.failure(.cannotBind(host: server.host, port: server.port, reason: "stopped at once")))
+      } catch {
+        listening.resolve(
+          .failure(.cannotBind(host: server.host, port: server.port, reason: String(describing: error))))
+      }
+    }
+    let bound = try await listening.wait()
+    return RunningDevtoolsServer(
+      host: bound.host, port: bound.port, token: server.token, group: group, task: task, streams: streams)
+  }
+}
+
+/// Where a server listens.
+struct BoundAddress: Sendable {
+  var host: String
+  var port: Int
+}
+
+/// Where the server listens, or why it does not: told once, by whichever comes first.
+final class ListeningSignal: Sendable {
+  private enum State {
+    case waiting(CheckedContinuation<BoundAddress, any Error>?)
+    case resolved(Result<BoundAddress, DevtoolsServerError>)
+  }
+
+  private let state = Mutex(State.waiting(nil))
+
+  func resolve(_ result: Result<BoundAddress, DevtoolsServerError>) {
+    let waiter: CheckedContinuation<BoundAddress, any Error>? = state.withLock { state in
+      guard case .waiting(let waiter) = state else { return nil }
+      state = .resolved(result)
+      return waiter
+    }
+    waiter?.resume(with: result.mapError { $0 as any Error })
+  }
+
+  func wait() async throws -> BoundAddress {
+    try await withCheckedThrowingContinuation { continuation in
+      let result: Result<BoundAddress, DevtoolsServerError>? = state.withLock { state in
+        switch state {
+        case .waiting:
+          state = .waiting(continuation)
+          return nil
+        case .resolved(let result):
+          return result
+        }
+      }
+      if let result { continuation.resume(with: result.mapError { $0 as any Error }) }
+    }
+  }
+}

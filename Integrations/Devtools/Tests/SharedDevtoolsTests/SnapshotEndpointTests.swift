@@ -1,0 +1,45 @@
+import Foundation
+import SharedDevtools
+import SharedState
+import Testing
+
+@Suite struct SnapshotEndpointTests {
+  @Test func listsEveryKeyWithItsKindAndStatus() async throws {
+    let registry = SharedRegistry()
+    let counter = holdValue("counter", in: registry, initial: 41)
+    counter.withLock { $0 += 1 }
+    let todos = holdQuery(["todos"], in: registry) { ["Write tests"] }
+    _ = try await todos.fetchValue()
+
+    let answer = try await withServer(registry: registry) { running in
+      try await request(running, "/api/snapshot")
+    }
+
+    #expect(answer.status == 200)
+    #expect(answer.contentType?.hasPrefix("application/json") == true)
+    let keys = try keysByID(answer.json)
+    let counterKey = try #require(keys["inMemory:counter"])
+    #expect(counterKey["kind"] as? String == "inMemory")
+    #expect(counterKey["description"] as? String == "counter")
+    #expect((counterKey["value"] as? [String: Any])?["text"] as? String == "42")
+    #expect(counterKey["status"] == nil)
+    #expect((counterKey["actions"] as? [String])?.isEmpty == true)
+    let todosKey = try #require(keys[#"query:["todos"]"#])
+    #expect(todosKey["kind"] as? String == "query")
+    #expect(todosKey["status"] as? String == "success")
+    #expect((todosKey["operation"] as? [String: Any])?["isFetching"] as? Bool == false)
+    #expect((todosKey["query"] as? [String: Any])?["isHeld"] as? Bool == true)
+    #expect((todosKey["actions"] as? [String])?.contains("invalidate") == true)
+    _ = (counter, todos)
+  }
+
+  @Test func takenAtIsAnISO8601Date() async throws {
+    let registry = SharedRegistry()
+    let answer = try await withServer(registry: registry) { running in
+      try await request(running, "/api/snapshot")
+    }
+    let takenAt = try #require(try answer.json["takenAt"] as? String)
+    #expect(try Date(takenAt, strategy: .iso8601) <= Date())
+    #expect(try answer.json["keys"] as? [Any] != nil)
+  }
+}
