@@ -72,8 +72,14 @@ import Testing
   }
 
   /// The files a snippet may be found in: every Swift file of the tests (most snippets live in `Snippets/`).
+  /// The test files: this package's, and the integrations' (a README snippet of an integration is compiled by its own
+  /// package's tests).
   static func snippetFiles() throws -> [URL] {
-    try files(under: root.appending(path: "Tests")).filter { $0.pathExtension == "swift" }
+    var folders = [root.appending(path: "Tests")]
+    let integrations = root.appending(path: "Integrations")
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: integrations.path)) ?? []
+    folders += names.sorted().map { integrations.appending(path: $0).appending(path: "Tests") }
+    return try folders.flatMap { try files(under: $0) }.filter { $0.pathExtension == "swift" }
   }
 
   private static func files(under folder: URL) throws -> [URL] {

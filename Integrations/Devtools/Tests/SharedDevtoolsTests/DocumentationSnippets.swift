@@ -7,6 +7,13 @@ import SharedState
 import UnixSignals
 
 enum DocumentationSnippets {
+  // The framework's README, "The devtools web inspector".
+  func startDevtools(registry: SharedRegistry) async throws -> RunningDevtoolsServer {
+    let running = try await DevtoolsServer(registry: registry).start()
+    print("Devtools inspector: \(running.url)")  // http://127.0.0.1:PORT/
+    return running
+  }
+
   func inspect(registry: SharedRegistry) async throws {
     let server = DevtoolsServer(registry: registry)
     let running = try await server.start()
