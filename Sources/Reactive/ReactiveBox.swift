@@ -203,6 +203,39 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     return result.unsafelyUnwrapped
   }
 
+  /// Changes the value as ``withLock(attached:_:)`` does, but only while the box's version is still `expected`: a
+  /// check and a write in one critical section, so no change made in between is overwritten.
+  ///
+  /// The body runs under the lock, so it must only compute and write.
+  ///
+  /// - Returns: What `body` returned and the version after the change, or `nil` (nothing changed, nobody told) when
+  ///   the box changed since `expected`.
+  @inlinable
+  package func withLock<T: AnyObject & Sendable, Result>(
+    attached type: T.Type,
+    ifVersion expected: UInt64,
+    _ body: (inout Value, T?) -> Result
+  ) -> (result: Result, version: UInt64)? {
+    var result: (result: Result, version: UInt64)?
+    let delivery = state.withLock { state -> ChangeDelivery<Value>? in
+      guard state.version == expected else { return nil }
+      let returned = body(&state.value, state.listeners?.attachment(ObjectIdentifier(type), as: T.self))
+      state.version &+= 1
+      result = (returned, state.version)
+      return state.hasListeners ? state.didChange() : nil
+    }
+    guard let result else { return nil }
+    if let delivery { deliver(delivery) }
+    if ownRegistrar.isPublished { trackedChanged() }
+    return result
+  }
+
+  /// The value and its version, read in one critical section.
+  @inlinable
+  package var versionedValue: (value: Value, version: UInt64) {
+    state.withLock { ($0.value, $0.version) }
+  }
+
   /// Runs `body` with the object of type `T` kept with this box, if there is one, under the lock, without
   /// changing the value: nothing is told to listeners.
   ///

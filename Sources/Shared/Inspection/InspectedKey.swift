@@ -20,11 +20,11 @@ public struct InspectedKey: Sendable, Identifiable {
     case mutation
   }
 
-  /// The key's identity in an inspection: `"<kind>:<description>"`, such as `query:["todos"]`,
+  /// The key's identity in an inspection: `"<kind>:<name>"`, such as `query:["todos"]`,
   /// `file:/tmp/settings.json` or `inMemory:count`. Events name keys the same way.
   public var id: String
   /// The key as the program names it: a query's key such as `["todos"]`, a file's path, an in-memory value's name.
-  public var description: String
+  public var name: String
   /// The kind of key.
   public var kind: Kind
   /// The type of the value, as Swift names it.
@@ -35,7 +35,8 @@ public struct InspectedKey: Sendable, Identifiable {
   public var version: UInt64
   /// The references that keep the value alive besides the registry and the store: holders and their copies,
   /// derived values, observers' tokens, running fetches and operations. A permanent key's value (an in-memory one)
-  /// lives without any.
+  /// lives without any. Counted from the value's references as the snapshot reads them: approximate while other
+  /// threads make or drop references to the value.
   public var holders: Int
   /// The `for await` loops over the value's changes.
   public var iterations: Int
@@ -53,7 +54,7 @@ public struct InspectedKey: Sendable, Identifiable {
   /// An inspected key with the given parts.
   ///
   /// - Parameters:
-  ///   - description: The key as the program names it.
+  ///   - name: The key as the program names it.
   ///   - kind: The kind of key.
   ///   - valueType: The type of the value.
   ///   - value: The value, summarized.
@@ -62,7 +63,7 @@ public struct InspectedKey: Sendable, Identifiable {
   ///   - iterations: The `for await` loops over the value.
   ///   - observers: The value's observers.
   public init(
-    description: String,
+    name: String,
     kind: Kind,
     valueType: String,
     value: ValueSummary,
@@ -71,8 +72,8 @@ public struct InspectedKey: Sendable, Identifiable {
     iterations: Int = 0,
     observers: Int = 0
   ) {
-    self.id = Self.id(kind: kind, description: description)
-    self.description = description
+    self.id = Self.id(kind: kind, name: name)
+    self.name = name
     self.kind = kind
     self.valueType = valueType
     self.value = value
@@ -82,22 +83,22 @@ public struct InspectedKey: Sendable, Identifiable {
     self.observers = observers
   }
 
-  /// The identity of a key of `kind` described by `description`.
+  /// The identity of a key of `kind` named `name`.
   ///
   /// ```swift
-  /// let id = InspectedKey.id(kind: .query, description: QueryKey(["todos"]).description)  // query:["todos"]
+  /// let id = InspectedKey.id(kind: .query, name: QueryKey(["todos"]).description)  // query:["todos"]
   /// ```
   ///
   /// - Parameters:
   ///   - kind: The kind of key.
-  ///   - description: The key as the program names it.
-  /// - Returns: `"<kind>:<description>"`.
-  public static func id(kind: Kind, description: String) -> String {
-    "\(kind.rawValue):\(description)"
+  ///   - name: The key as the program names it.
+  /// - Returns: `"<kind>:<name>"`.
+  public static func id(kind: Kind, name: String) -> String {
+    "\(kind.rawValue):\(name)"
   }
 
   /// The identity of the query named `key`.
   static func id(query key: QueryKey) -> String {
-    id(kind: .query, description: key.description)
+    id(kind: .query, name: key.description)
   }
 }

@@ -71,8 +71,8 @@ public struct InspectionEvent: Sendable {
 
   /// How a fetch or a mutation's run ended.
   public enum Outcome: Sendable {
-    /// It succeeded, with its result summarized (`nil` when the result was not summarized).
-    case success(ValueSummary?)
+    /// It succeeded, with its result summarized.
+    case success(ValueSummary)
     /// It failed with an error of this description.
     case failure(String)
     /// It was cancelled.

@@ -10,7 +10,8 @@
 /// While a sequence of events exists, its inspector is attached: the registry's engines publish events, and keep the
 /// last ones in ``SharedInspector/recentEvents``. An iteration that falls behind keeps at most the newest `limit`
 /// events it was given; older ones are dropped (``SharedInspector/droppedEventCount`` counts them). The sequence ends
-/// when the task iterating it is cancelled; the inspector is detached once no sequence is left.
+/// when the task iterating it is cancelled; the inspector is detached once no sequence is left. Each sequence has one
+/// consumer: iterate it from one task (call ``SharedInspector/events(bufferingNewest:)`` again for another).
 public struct InspectionEvents: AsyncSequence, Sendable {
   /// An event.
   public typealias Element = InspectionEvent

@@ -21,7 +21,7 @@ extension SharedInspector {
   @discardableResult
   public func perform(_ action: InspectorAction, on key: QueryKey) -> Bool {
     guard let queries = registry?.existingQueries else { return false }
-    let id = InspectedKey.id(kind: .query, description: key.description)
+    let id = InspectedKey.id(kind: .query, name: key.description)
     switch action {
     case .refetch:
       return queries.refetch(key)
@@ -60,8 +60,8 @@ extension SharedInspector {
     guard id.hasPrefix("\(InspectedKey.Kind.query.rawValue):"), let queries = registry?.existingQueries else {
       return false
     }
-    let key = queries.inspectionParts().lazy.map(\.key).first {
-      InspectedKey.id(kind: .query, description: $0.description) == id
+    let key = queries.inspectedKeys().first {
+      InspectedKey.id(kind: .query, name: $0.description) == id
     }
     guard let key else { return false }
     return perform(action, on: key)

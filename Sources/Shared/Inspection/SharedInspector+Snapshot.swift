@@ -7,7 +7,7 @@ extension SharedInspector {
   /// ```swift
   /// let snapshot = SharedRegistry.current.inspector.snapshot()
   /// for key in snapshot.keys where key.kind == .query {
-  ///   print(key.description, key.operation?.status.rawValue ?? "-")
+  ///   print(key.name, key.operation?.status.rawValue ?? "-")
   /// }
   /// ```
   ///
@@ -19,37 +19,78 @@ extension SharedInspector {
   public func snapshot() -> SharedSnapshot {
     let takenAt = Date()
     guard let registry else { return SharedSnapshot(takenAt: takenAt, keys: []) }
+    // First what needs the values' objects, none of it the program's code: the references are counted and each value
+    // read under its own lock. The objects are let go before anything is summarized, so that a summary that takes
+    // long keeps no value from looking held (to the store's garbage checks, say).
     // Queries are listed by their store (which keeps those nobody holds), not by the registry.
-    let entries = registry.state.withLock { $0.liveEntries(excluding: QueryKey.self) }
-    let queries = registry.existingQueries?.inspectionParts() ?? []
-    let forced = forcedKeys
-    var keys: [InspectedKey] = []
-    keys.reserveCapacity(entries.count + queries.count)
-    // Each object is counted while the arrays above and the one below hold it (the store's record or the registry
-    // also holds some): what is left are the program's references.
+    var entries = registry.state.withLock { $0.liveEntries(excluding: QueryKey.self) }
+    var queries = registry.existingQueries?.inspectionParts() ?? []
+    // Each object is counted while the arrays above and the one given to `counts` hold it (the store's record or the
+    // registry also holds some): what is left are the program's references.
     let queryCounts = ReferenceCount.counts(of: queries.compactMap(\.root))
-    var countIndex = 0
-    for parts in queries {
-      var holders = 0
-      if parts.root != nil {
-        holders = queryCounts[countIndex] - ReferenceCount.inspectionsOwn - 2
-        countIndex += 1
-      }
-      keys.append(Self.inspect(parts, holders: max(holders, 0), isForced: forced.contains(parts.key)))
-    }
     let entryCounts = ReferenceCount.counts(of: entries.map(\.object))
-    for (index, entry) in entries.enumerated() {
-      let references = entryCounts[index] - ReferenceCount.inspectionsOwn - 1 - (entry.isPermanent ? 1 : 0)
-      let holders = entry.isBox ? references / 2 : references
-      if let key = Self.inspect(entry, holders: max(holders, 0)) { keys.append(key) }
+    var countIndex = 0
+    let readQueries = queries.map { found -> ReadQuery in
+      var parts = found
+      parts.root = nil  // Kept by `found` until the arrays are emptied below.
+      guard let root = found.root else {
+        let value = parts.sleepingValue ?? (nil as Int?) as Any
+        return ReadQuery(parts: parts, value: InspectedValueParts(value: value, valueType: type(of: value)))
+      }
+      defer { countIndex += 1 }
+      return ReadQuery(
+        parts: parts, value: (root as? any InspectableObject)?.inspectedParts(), root: ObjectIdentifier(root),
+        holders: max(queryCounts[countIndex] - ReferenceCount.inspectionsOwn - 2, 0))
     }
+    let readEntries = entries.enumerated().map { index, entry in
+      let references = entryCounts[index] - ReferenceCount.inspectionsOwn - 1 - (entry.isPermanent ? 1 : 0)
+      return ReadEntry(
+        id: entry.id, value: (entry.object as? any InspectableObject)?.inspectedParts(),
+        holders: max(entry.isBox ? references / 2 : references, 0))
+    }
+    entries.removeAll()
+    queries.removeAll()
+    // Then the summaries, the program's code, with no lock held and no value's object.
+    let forced = forcedStates
+    var stale: [QueryKey] = []
+    var keys: [InspectedKey] = []
+    keys.reserveCapacity(readQueries.count + readEntries.count)
+    for read in readQueries {
+      guard let value = read.value else { continue }
+      var isForced = false
+      if let state = forced[read.parts.key] {
+        isForced = state.isShown(root: read.root, version: value.version)
+        if !isForced { stale.append(read.parts.key) }
+      }
+      keys.append(
+        Self.inspect(read.parts, value: value, holders: read.holders, isForced: isForced, takenAt: takenAt))
+    }
+    for read in readEntries {
+      if let key = Self.inspect(read, takenAt: takenAt) { keys.append(key) }
+    }
+    // A forced state that no value shows any more (a fetch ended it, the query went) is not kept for a restore.
+    forget(stale + forced.keys.filter { key in !readQueries.contains { $0.parts.key == key } })
     keys.sort { $0.id < $1.id }
     return SharedSnapshot(takenAt: takenAt, keys: keys)
   }
 
-  private static func inspect(_ entry: RegistryInspection, holders: Int) -> InspectedKey? {
-    guard let object = entry.object as? any InspectableObject else { return nil }
-    let parts = object.inspectedParts()
+  /// A query as the snapshot read it, before it is summarized.
+  private struct ReadQuery {
+    let parts: QueryRecordParts
+    let value: InspectedValueParts?
+    var root: ObjectIdentifier?
+    var holders = 0
+  }
+
+  /// A registry's value as the snapshot read it, before it is summarized.
+  private struct ReadEntry {
+    let id: Any
+    let value: InspectedValueParts?
+    let holders: Int
+  }
+
+  private static func inspect(_ entry: ReadEntry, takenAt: Date) -> InspectedKey? {
+    guard let parts = entry.value else { return nil }
     let kind: InspectedKey.Kind
     let description: String
     switch entry.id {
@@ -63,20 +104,19 @@ extension SharedInspector {
       kind = .custom
       description = parts.store.map { String(describing: $0.key) } ?? String(describing: entry.id)
     }
-    return inspectedKey(parts, description: description, kind: kind, holders: holders)
+    return inspectedKey(parts, description: description, kind: kind, holders: entry.holders)
   }
 
-  private static func inspect(_ parts: QueryRecordParts, holders: Int, isForced: Bool) -> InspectedKey {
-    let valueParts: InspectedValueParts
-    if let root = parts.root as? any InspectableObject {
-      valueParts = root.inspectedParts()
-    } else {
-      let value = parts.sleepingValue ?? (nil as Int?) as Any
-      valueParts = InspectedValueParts(value: value, valueType: type(of: value))
-    }
+  private static func inspect(
+    _ parts: QueryRecordParts,
+    value valueParts: InspectedValueParts,
+    holders: Int,
+    isForced: Bool,
+    takenAt: Date
+  ) -> InspectedKey {
     var key = inspectedKey(valueParts, description: parts.key.description, kind: .query, holders: holders)
     key.queryKey = parts.key
-    // The query's clock is the program's: read here, after the store's lock.
+    // The query's clock is the program's: read here, after every lock.
     let now = parts.epoch.elapsed()
     let freshFor = parts.fetchedAt.map { $0 + parts.staleTime - now }
     let isStale = freshFor.map { $0 <= .zero } ?? true
@@ -85,8 +125,9 @@ extension SharedInspector {
       collectedIn = parts.unusedSince.map { $0 + parts.gcTime - now } ?? parts.gcTime
     }
     key.query = InspectedQuery(
-      isStale: isStale, staleAt: isStale ? nil : freshFor.map(Self.date(in:)), isHeld: parts.isHeld,
-      isEnabled: parts.isEnabled, collectedAt: collectedIn.map(Self.date(in:)), isForced: isForced)
+      isStale: isStale, staleAt: isStale ? nil : freshFor.map { Self.date(takenAt, plus: $0) },
+      isHeld: parts.isHeld, isEnabled: parts.isEnabled, collectedAt: collectedIn.map { Self.date(takenAt, plus: $0) },
+      isForced: isForced)
     return key
   }
 
@@ -97,7 +138,7 @@ extension SharedInspector {
     holders: Int
   ) -> InspectedKey {
     var key = InspectedKey(
-      description: description, kind: kind, valueType: String(reflecting: parts.valueType),
+      name: description, kind: kind, valueType: String(reflecting: parts.valueType),
       value: ValueSummary(of: parts.value), version: parts.version, holders: holders, iterations: parts.iterations,
       observers: parts.observers)
     if let trackable = parts.value as? any OperationTrackable {
@@ -111,9 +152,9 @@ extension SharedInspector {
     return key
   }
 
-  /// The date `interval` from now (at least now).
-  private static func date(in interval: Duration) -> Date {
+  /// The date `interval` after `date` (`date` itself for an interval that has passed).
+  private static func date(_ date: Date, plus interval: Duration) -> Date {
     let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-    return Date(timeIntervalSinceNow: max(seconds, 0))
+    return date.addingTimeInterval(max(seconds, 0))
   }
 }

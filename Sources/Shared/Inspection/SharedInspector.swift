@@ -7,7 +7,7 @@ import Synchronization
 /// ```swift
 /// let inspector = SharedRegistry.current.inspector
 /// for key in inspector.snapshot().keys where key.kind == .query {
-///   print(key.description, key.operation?.status.rawValue ?? "-", key.query?.isStale == true ? "stale" : "fresh")
+///   print(key.name, key.operation?.status.rawValue ?? "-", key.query?.isStale == true ? "stale" : "fresh")
 /// }
 /// ```
 ///
@@ -115,9 +115,16 @@ public final class SharedInspector: Sendable {
 
   // MARK: Forced states
 
-  /// The queries whose state the inspector forced.
-  var forcedKeys: Set<QueryKey> {
-    state.withLock { Set($0.forced.keys) }
+  /// The states the inspector's forces replaced, by query.
+  var forcedStates: [QueryKey: ForcedQueryState] {
+    state.withLock { $0.forced }
+  }
+
+  /// Forgets the states kept for `keys`, whose values no longer show their force; released after the lock.
+  func forget(_ keys: [QueryKey]) {
+    guard !keys.isEmpty else { return }
+    let dropped = state.withLock { state in keys.compactMap { state.forced.removeValue(forKey: $0) } }
+    withExtendedLifetime(dropped) {}
   }
 
   /// Keeps `forced`, the state a force replaced; after an earlier force, keeps that one's state with this force's
@@ -125,11 +132,13 @@ public final class SharedInspector: Sendable {
   /// lock.
   func keepForced(_ forced: ForcedQueryState, for key: QueryKey) {
     let dropped = state.withLock { state -> ForcedQueryState? in
-      guard let earlier = state.forced[key] else {
+      // An earlier force of the same value, still shown: its state is the one to restore.
+      guard let earlier = state.forced[key], earlier.root == forced.root else {
+        let dropped = state.forced[key]
         state.forced[key] = forced
-        return nil
+        return dropped
       }
-      state.forced[key] = ForcedQueryState(replaced: earlier.replaced, version: forced.version)
+      state.forced[key] = ForcedQueryState(replaced: earlier.replaced, root: forced.root, version: forced.version)
       return forced
     }
     withExtendedLifetime(dropped) {}
@@ -142,11 +151,11 @@ public final class SharedInspector: Sendable {
   }
 
   private func record(key: String, kind: InspectionEvent.Kind) {
-    let date = Date()
     state.withLock { state in
       guard !state.streams.isEmpty else { return }
       state.sequence += 1
-      let event = InspectionEvent(sequence: state.sequence, date: date, key: key, kind: kind)
+      // Dated under the lock: the dates follow the numbers.
+      let event = InspectionEvent(sequence: state.sequence, date: Date(), key: key, kind: kind)
       state.history.append(event)
       if state.history.count >= historyLimit * 2 { state.history.removeFirst(state.history.count - historyLimit) }
       // Delivered under the lock, so every stream gets the events in the order of their numbers. A stream's buffer

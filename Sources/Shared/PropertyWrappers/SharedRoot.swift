@@ -18,10 +18,15 @@ final class SharedRoot<Value: Sendable>: Sendable {
   /// A root for `key`, which saves changes, loaded from its store, starting from `defaultValue` when the store has
   /// nothing (or while it loads).
   @usableFromInline
-  init(writer key: any SharedKey<Value>, defaultValue: Value, registration: Registration?) {
+  init(
+    writer key: any SharedKey<Value>,
+    defaultValue: Value,
+    registration: Registration?,
+    inspector: SharedInspector? = nil
+  ) {
     let box = ReactiveBox(defaultValue)
     let persistence = Persistence(
-      writer: key, box: box, defaultValue: defaultValue, inspector: registration?.registry?.inspector)
+      writer: key, box: box, defaultValue: defaultValue, inspector: inspector)
     self.box = box
     self.registration = registration
     self.persistence = persistence
@@ -32,10 +37,15 @@ final class SharedRoot<Value: Sendable>: Sendable {
   /// A root for `key`, which only reads its store, loaded from it, starting from `defaultValue` when the store has
   /// nothing (or while it loads).
   @usableFromInline
-  init(reader key: any SharedReaderKey<Value>, defaultValue: Value, registration: Registration?) {
+  init(
+    reader key: any SharedReaderKey<Value>,
+    defaultValue: Value,
+    registration: Registration?,
+    inspector: SharedInspector? = nil
+  ) {
     let box = ReactiveBox(defaultValue)
     let persistence = Persistence(
-      reader: key, box: box, defaultValue: defaultValue, inspector: registration?.registry?.inspector)
+      reader: key, box: box, defaultValue: defaultValue, inspector: inspector)
     self.box = box
     self.registration = registration
     self.persistence = persistence

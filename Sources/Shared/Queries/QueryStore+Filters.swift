@@ -24,7 +24,7 @@ extension QueryStore {
   @discardableResult
   public func invalidate(_ filter: QueryFilter, refetching: QueryRefetch = .held) -> Int {
     if !filter.isExact, filter.predicate == nil, refetching == .held { return invalidate(matching: filter.key) }
-    let visited = forEachRecord(matching: filter) { _, record in
+    let visited = forEachRecord(matching: filter, heard: .invalidated) { _, record in
       switch refetching {
       case .held: record.invalidate(store: self)
       case .all: record.invalidate(refetchesNow: true, store: self)
@@ -32,7 +32,6 @@ extension QueryStore {
       }
     }
     persistedValuesInvalidated(filter)
-    inspected(visited.keys, .invalidated)
     return visited.count
   }
 
@@ -56,9 +55,9 @@ extension QueryStore {
   /// - Returns: How many queries had a fetch cancelled.
   @discardableResult
   public func cancel(_ filter: QueryFilter) -> Int {
-    let visited = forEachRecord(matching: filter) { _, record in record.stopFetches(removing: false) }
-    inspected(visited.keys, .cancelled)
-    return visited.acted
+    forEachRecord(matching: filter, heard: .cancelled, onlyActed: true) { _, record in
+      record.stopFetches(removing: false)
+    }.acted
   }
 
   /// Puts the queries `filter` reaches back in their initial state, and fetches the held ones again.
@@ -81,9 +80,8 @@ extension QueryStore {
   /// - Returns: How many queries were reset.
   @discardableResult
   public func reset(_ filter: QueryFilter) -> Int {
-    let visited = forEachRecord(matching: filter) { _, record in record.reset(store: self) }
+    let visited = forEachRecord(matching: filter, heard: .reset) { _, record in record.reset(store: self) }
     persistedValuesRemoved(filter)
-    inspected(visited.keys, .reset)
     return visited.count
   }
 
@@ -107,7 +105,7 @@ extension QueryStore {
   /// - Returns: How many queries were removed.
   @discardableResult
   public func remove(_ filter: QueryFilter) -> Int {
-    let visited = forEachRecord(matching: filter) { state, record in
+    let visited = forEachRecord(matching: filter, heard: .removed) { state, record in
       guard state.root.node(at: record.key.parts)?.record === record else { return .none }
       let stop = record.stopFetches(removing: true)
       state.remove(record)  // From the tree and the recency list.
@@ -118,7 +116,6 @@ extension QueryStore {
       }
     }
     persistedValuesRemoved(filter)
-    inspected(visited.keys, .removed)
     return visited.count
   }
 
@@ -138,12 +135,18 @@ extension QueryStore {
   /// Without a predicate it takes one lock. With one, the candidates' keys and clocks are collected under the lock,
   /// the predicate (the app's code) runs after it, and `act` runs under the lock again with each accepted query
   /// that is still the one collected (the same key and record time), as ``refetchStale(matching:)`` does.
+  /// Visits the records `filter` matches under the store's lock, then performs what each visit returned; an attached
+  /// inspector hears `heard` for each query visited (`onlyActed`: each whose visit returned something to perform),
+  /// after the lock and before the effects.
+  @discardableResult
   func forEachRecord(
     matching filter: QueryFilter,
+    heard: InspectionEvent.Kind? = nil,
+    onlyActed: Bool = false,
     _ act: @Sendable (inout Contents, any QueryRecordProtocol) -> QueryRecordEffect
-  ) -> (count: Int, acted: Int, keys: [QueryKey]) {
+  ) -> (count: Int, acted: Int) {
     // The keys are gathered for an attached inspector only.
-    let inspects = settings.inspector.isAttached
+    let inspects = heard != nil && settings.inspector.isAttached
     var keys: [QueryKey] = []
     let effects: [QueryRecordEffect]
     if let predicate = filter.predicate {
@@ -151,7 +154,7 @@ extension QueryStore {
         Self.records(matching: filter, in: state).map { (key: $0.key, epoch: $0.epoch) }
       }
       let accepted = candidates.filter { predicate($0.key) }
-      guard !accepted.isEmpty else { return (0, 0, []) }
+      guard !accepted.isEmpty else { return (0, 0) }
       effects = state.withLock { state in
         accepted.compactMap { candidate -> QueryRecordEffect? in
           guard let record = state.root.node(at: candidate.key.parts)?.record,
@@ -169,12 +172,15 @@ extension QueryStore {
         }
       }
     }
+    if let heard, !keys.isEmpty {
+      inspected(onlyActed ? zip(keys, effects).filter { $0.1.perform != nil }.map(\.0) : keys, heard)
+    }
     var acted = 0
     for effect in effects where effect.perform != nil {
       acted += 1
       effect()
     }
-    return (effects.count, acted, keys)
+    return (effects.count, acted)
   }
 
   /// The queries `filter`'s key reaches, without its predicate; call under the lock.

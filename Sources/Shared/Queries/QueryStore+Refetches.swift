@@ -63,7 +63,7 @@ extension QueryStore {
     let joined = Lock<[JoinedRefetch]>([])
     var count = 0
     for filter in filters {
-      let visited = forEachRecord(matching: filter) { _, record in
+      let visited = forEachRecord(matching: filter, heard: .invalidated) { _, record in
         let (refetch, effect) = record.invalidateJoiningRefetch(refetchesNow: refetchesNow, store: self)
         guard let refetch else { return effect }
         let joinedRefetch = JoinedRefetch(key: record.key, id: refetch.id, work: refetch.work)
@@ -73,7 +73,6 @@ extension QueryStore {
         }
       }
       count += visited.count
-      inspected(visited.keys, .invalidated)
     }
     for filter in filters { persistedValuesInvalidated(filter) }
     return (count, joined.withLock { $0 })

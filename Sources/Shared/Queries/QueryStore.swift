@@ -99,9 +99,9 @@ public final class QueryStore: Sendable {
       let effects = decided.map { $0.record.effect(of: $0.action, store: self) }.filter { $0.perform != nil }
       return (marked, effects)
     }
+    inspected(keys, .invalidated)  // Before the refetches it starts.
     for effect in effects { effect() }
     persistedValuesInvalidated(.prefix(prefix))
-    inspected(keys, .invalidated)
     return marked
   }
 
@@ -815,13 +815,14 @@ public final class QueryStore: Sendable {
       (result, outcome) = (.failure(CancellationError()), .cancelled)
       effect = store.store?.finished(id, of: record, outcome: outcome) ?? .none
     }
-    work.finish(result)
-    effect()
+    // Heard once the record has settled, before its callers resume and before the work it starts next.
     if let inspected {
       let duration = ContinuousClock.now - inspected.startedAt
       inspected.inspector.publish(
         InspectedKey.id(query: record.key), .fetchEnded(duration: duration, outcome: .init(result)))
     }
+    work.finish(result)
+    effect()
     // The hooks run last, outside every lock: the callers and the work that follows do not wait for them.
     settings?.report(.query(record.key), result)
   }
@@ -1004,6 +1005,23 @@ public final class QueryStore: Sendable {
       return previous
     }
     withExtendedLifetime(replaced) {}
+  }
+
+  /// Writes into the value of `root` as ``writeData(into:_:)`` does, only while its version is still `expected`;
+  /// returns the version after the write, or `nil` when the value changed since.
+  static func writeData<State: OperationTrackable>(
+    into root: SharedRoot<State>,
+    ifVersion expected: UInt64,
+    _ write: (inout State) -> Void
+  ) -> UInt64? {
+    let written = root.box.withLock(attached: OptimisticLayer<State>.self, ifVersion: expected) {
+      state, layer -> State in
+      let previous = state
+      if let layer { layer.write(write, to: &state) } else { write(&state) }
+      return previous
+    }
+    withExtendedLifetime(written?.result) {}  // The state replaced, released after the lock.
+    return written?.version
   }
 
   // MARK: Garbage collection

@@ -63,7 +63,7 @@ public final class SharedRegistry: Sendable {
   @inlinable
   func reference<Key: SharedKey>(for key: Key, defaultValue: () -> Key.Value) -> Shared<Key.Value>.Reference {
     let found = reference(for: key, defaultValue: defaultValue) { value, registration in
-      .root(SharedRoot(writer: key, defaultValue: value, registration: registration))
+      .root(SharedRoot(writer: key, defaultValue: value, registration: registration, inspector: inspector))
     }
     if case .root(let root) = found, !root.savesChanges, root.persistence != nil {
       return unsaved(key: key, madeBy: root, defaultValue: defaultValue())
@@ -110,9 +110,11 @@ public final class SharedRegistry: Sendable {
     return reference(for: key, defaultValue: defaultValue) { value, registration in
       // Asked only when the value is made.
       if let writer = key as? any SharedKey<Key.Value> {
-        return .root(SharedRoot(writer: writer, defaultValue: value, registration: registration))
+        return .root(
+          SharedRoot(writer: writer, defaultValue: value, registration: registration, inspector: self.inspector))
       }
-      return .root(SharedRoot(reader: key, defaultValue: value, registration: registration))
+      return .root(
+        SharedRoot(reader: key, defaultValue: value, registration: registration, inspector: self.inspector))
     }
   }
 

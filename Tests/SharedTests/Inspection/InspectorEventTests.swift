@@ -46,7 +46,7 @@ import Testing
       return
     }
     #expect(duration >= .zero)
-    #expect(value?.text == #""feed 1""#)
+    #expect(value.text == #""feed 1""#)
     #expect(inspector.recentEvents.map(\.sequence) == [started.sequence, ended.sequence])
     withExtendedLifetime(feed) {}
   }
@@ -68,7 +68,7 @@ import Testing
     withExtendedLifetime(feed) {}
   }
 
-  @Test func invalidatingCancellingResettingAndRemovingAreHeardPerQuery() async throws {
+  @Test func invalidatingResettingAndRemovingAreHeardPerQuery() async throws {
     let clock = ManualClock()
     let fetcher = KeyedFetcher()
     let store = SharedRegistry.current.queries
@@ -77,19 +77,41 @@ import Testing
     let events = SharedRegistry.current.inspector.events()
     var iterator = events.makeAsyncIterator()
     store.invalidate(.prefix(["posts"]), refetching: .none)
-    store.cancel(.exactly(["posts", 1]))
+    store.cancel(.exactly(["posts", 1]))  // No fetch runs: nothing to hear.
     store.reset(.exactly(["posts", 2]))
     store.remove(.prefix(["posts"]))
     var heard: [String] = []
-    for _ in 0..<6 {
+    for _ in 0..<5 {
       let event = try #require(await iterator.next())
       heard.append("\(event.kind.name) \(event.key)")
     }
     #expect(
       heard == [
-        #"invalidated query:["posts", 1]"#, #"invalidated query:["posts", 2]"#, #"cancelled query:["posts", 1]"#,
-        #"reset query:["posts", 2]"#, #"removed query:["posts", 1]"#, #"removed query:["posts", 2]"#,
+        #"invalidated query:["posts", 1]"#, #"invalidated query:["posts", 2]"#, #"reset query:["posts", 2]"#,
+        #"removed query:["posts", 1]"#, #"removed query:["posts", 2]"#,
       ])
+  }
+
+  @Test func cancellingIsHeardForAQueryWhoseFetchItStopped() async throws {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let store = SharedRegistry.current.queries
+    let feed = Shared(wrappedValue: OperationState<String>(), fetcher.query(["feed"], "feed", clock: clock))
+    await waitForValue(feed, "feed 1")
+    let events = SharedRegistry.current.inspector.events()
+    var iterator = events.makeAsyncIterator()
+    fetcher.hold()
+    #expect(feed.refetch())
+    #expect(await iterator.next()?.kind.name == "fetchStarted")
+    #expect(store.cancel(.prefix([])) == 1)
+    fetcher.release()
+    let cancelled = try #require(await iterator.next())
+    let ended = try #require(await iterator.next())
+    #expect(cancelled.kind.name == "cancelled")
+    guard case .fetchEnded(_, .cancelled) = ended.kind else {
+      Issue.record("expected a cancelled fetchEnded, got \(ended.kind)")
+      return
+    }
   }
 
   @Test func aQueryNobodyUsedForItsGCTimeIsHeardCollected() async throws {
@@ -114,9 +136,14 @@ import Testing
     let events = SharedRegistry.current.inspector.events()
     var iterator = events.makeAsyncIterator()
     let rename = Shared(wrappedValue: MutationState<String, Int>(), .mutation("rename"))
-    _ = try await rename.mutate("title") { title in title.count }.value
+    _ = try await rename.mutate("title") { title in
+      title.count
+    } onSuccess: { _ in
+    } onSettled: { _ in
+    }.value
+    _ = try await rename.mutate("again") { title in title.count }.value  // No callbacks: none heard.
     var heard: [String] = []
-    for _ in 0..<4 {
+    for _ in 0..<6 {
       let event = try #require(await iterator.next())
       #expect(event.key == "mutation:rename")
       if case .mutationCallback(let callback) = event.kind {
@@ -125,7 +152,8 @@ import Testing
         heard.append(event.kind.name)
       }
     }
-    #expect(heard == ["mutationStarted", "onSuccess", "mutationEnded", "onSettled"])
+    #expect(
+      heard == ["mutationStarted", "onSuccess", "mutationEnded", "onSettled", "mutationStarted", "mutationEnded"])
   }
 
   @Test func aFileKeysLoadsAndSavesAreHeard() async throws {
@@ -197,7 +225,7 @@ import Testing
       Issue.record("expected a successful fetchEnded, got \(ended.kind)")
       return
     }
-    #expect(value?.text == #"{"queries":1}"#)
+    #expect(value.text == #"{"queries":1}"#)
     withExtendedLifetime(held) {}
   }
 }

@@ -7,14 +7,14 @@ import Testing
 
 /// What a snapshot shows of each kind of key: kind, value summary, holders, iterations, observers, operation,
 /// freshness, collection, store errors.
-@Suite(.freshRegistry) struct InspectorSnapshotTests {
+@Suite(.freshRegistry, .timeLimit(.minutes(1))) struct InspectorSnapshotTests {
   @Test func anInMemoryKeyShowsItsValueHoldersAndObservers() throws {
     let counter = Shared(wrappedValue: 3, .inMemory("count"))
     let copy = counter
     let token = copy.observe { _ in }
     let key = try #require(SharedRegistry.current.inspector.snapshot()[id: "inMemory:count"])
     #expect(key.kind == .inMemory)
-    #expect(key.description == "count")
+    #expect(key.name == "count")
     #expect(key.value == ValueSummary(text: "3", isJSON: true, isTruncated: false))
     #expect(key.valueType == "Swift.Int")
     #expect(key.holders == 3)  // `counter`, its copy, and the observer's token.
@@ -57,7 +57,7 @@ import Testing
     let settings = Shared(wrappedValue: Settings(), .fileStorage(url))
     let key = try #require(SharedRegistry.current.inspector.snapshot().keys.first { $0.kind == .file })
     #expect(key.id == "file:\(url.path)")
-    #expect(key.description == url.path)
+    #expect(key.name == url.path)
     #expect(key.value.text == #"{"theme":"light","volume":5}"#)
     #expect(key.store?.isLoading == false)
     #expect(key.store?.loadError != nil)  // The corrupt file's error, as text.
@@ -69,9 +69,12 @@ import Testing
   @Test func aHeldQueryShowsItsStatusFreshnessAndHolders() async throws {
     let clock = ManualClock()
     let fetcher = KeyedFetcher()
+    let events = SharedRegistry.current.inspector.events()
+    var iterator = events.makeAsyncIterator()
     let post = Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: clock))
-    await waitForValue(post, "post 1")
-    let key = try #require(SharedRegistry.current.inspector.snapshot()[id: #"query:["posts", 1]"#])
+    while let event = await iterator.next(), event.kind.name != "fetchEnded" {}  // Heard once the record settled.
+    let snapshot = SharedRegistry.current.inspector.snapshot()
+    let key = try #require(snapshot[id: #"query:["posts", 1]"#])
     #expect(key.kind == .query)
     #expect(key.queryKey == ["posts", 1])
     #expect(key.value.text == #""post 1""#)
@@ -81,9 +84,8 @@ import Testing
     #expect(key.holders == 1)
     let query = try #require(key.query)
     #expect(query.isHeld && query.isEnabled && !query.isStale && !query.isForced)
-    // Fresh for the query's ten minutes of staleTime from now: the clock has not moved.
-    let staleAt = try #require(query.staleAt)
-    #expect(staleAt.timeIntervalSince(key.operation?.updatedAt ?? .distantPast) > 590)
+    // Fresh for the query's ten minutes of staleTime: the clock has not moved since the fetch.
+    #expect(query.staleAt == snapshot.takenAt.addingTimeInterval(600))
     #expect(query.collectedAt == nil)
     clock.advance(by: .seconds(601))
     let stale = try #require(SharedRegistry.current.inspector.snapshot()[id: key.id]?.query)
@@ -96,13 +98,13 @@ import Testing
     let fetcher = KeyedFetcher()
     let store = SharedRegistry.current.queries
     #expect(try await store.fetch(fetcher.query(["feed"], "feed", clock: clock)) == "feed 1")
-    let key = try #require(SharedRegistry.current.inspector.snapshot()[id: #"query:["feed"]"#])
+    let snapshot = SharedRegistry.current.inspector.snapshot()
+    let key = try #require(snapshot[id: #"query:["feed"]"#])
     let query = try #require(key.query)
     #expect(!query.isHeld)
     #expect(key.holders == 0)
-    // The test options' gcTime is a minute.
-    let collectedIn = try #require(query.collectedAt).timeIntervalSinceNow
-    #expect(collectedIn > 50 && collectedIn <= 60)
+    // No garbage check ran yet: a whole gcTime (the test options' minute) from now.
+    #expect(query.collectedAt == snapshot.takenAt.addingTimeInterval(60))
   }
 
   @Test func aFailedQueryShowsItsErrorAndFailures() async throws {
@@ -145,27 +147,28 @@ import Testing
 
   /// A value's `encode(to:)` is the program's code: it may use the registry, its store and the inspector, which
   /// would deadlock if the snapshot held any of their locks.
-  @Test(.timeLimit(.minutes(1))) func summariesRunOutsideEveryLock() async throws {
+  @Test func summariesRunOutsideEveryLock() async throws {
     let clock = ManualClock()
     let fetcher = KeyedFetcher()
     let post = Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: clock))
     await waitForValue(post, "post 1")
-    let reentrant = Shared(wrappedValue: Reentrant(), .inMemory("reentrant"))
+    let encodings = Counter()
+    let reentrant = Shared(wrappedValue: Reentrant(encodings: encodings), .inMemory("reentrant"))
     let snapshot = SharedRegistry.current.inspector.snapshot()
     #expect(snapshot[id: "inMemory:reentrant"]?.value.text == #"{"seen":true}"#)
-    #expect(Reentrant.snapshotsTaken.count >= 1)
+    #expect(encodings.count == 2)  // The snapshot's, and the one inside it.
     withExtendedLifetime((post, reentrant)) {}
   }
 }
 
 /// A value whose encoding takes a snapshot of the registry and reads the query store.
 struct Reentrant: Encodable, Sendable {
-  static let snapshotsTaken = Counter()
+  let encodings: Counter
 
   func encode(to encoder: any Encoder) throws {
     let registry = SharedRegistry.current
     // Only the outer snapshot's encoding goes on; the inner one sees this same value and stops here.
-    if Self.snapshotsTaken.increment() == 1 {
+    if encodings.increment() == 1 {
       _ = registry.inspector.snapshot()
       _ = registry.inspector.recentEvents
       _ = registry.queries.count

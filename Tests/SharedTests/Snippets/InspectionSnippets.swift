@@ -18,7 +18,7 @@ struct InspectionSnippets {
 
   // InspectedKey.id(kind:description:)
   func queryIdentity() -> String {
-    let id = InspectedKey.id(kind: .query, description: QueryKey(["todos"]).description)  // query:["todos"]
+    let id = InspectedKey.id(kind: .query, name: QueryKey(["todos"]).description)  // query:["todos"]
     return id
   }
 
@@ -67,7 +67,7 @@ struct InspectionSnippets {
   func printQueries() {
     let snapshot = SharedRegistry.current.inspector.snapshot()
     for key in snapshot.keys where key.kind == .query {
-      print(key.description, key.operation?.status.rawValue ?? "-")
+      print(key.name, key.operation?.status.rawValue ?? "-")
     }
   }
 
@@ -75,7 +75,7 @@ struct InspectionSnippets {
   func printFreshness() {
     let inspector = SharedRegistry.current.inspector
     for key in inspector.snapshot().keys where key.kind == .query {
-      print(key.description, key.operation?.status.rawValue ?? "-", key.query?.isStale == true ? "stale" : "fresh")
+      print(key.name, key.operation?.status.rawValue ?? "-", key.query?.isStale == true ? "stale" : "fresh")
     }
   }
 
@@ -116,7 +116,7 @@ struct InspectionSnippets {
   }
 
   func explainStaleness(of key: QueryKey) {
-    let id = InspectedKey.id(kind: .query, description: key.description)
+    let id = InspectedKey.id(kind: .query, name: key.description)
     guard let query = SharedRegistry.current.inspector.snapshot()[id: id]?.query else { return }
     if query.isStale {
       print("stale: the next holder or trigger refetches it")
@@ -149,7 +149,7 @@ struct InspectionSnippets {
   func watchQueries() -> Task<Void, Never> {
     let inspector = SharedRegistry.current.inspector
     for key in inspector.snapshot().keys where key.kind == .query {
-      print(key.description, key.operation?.status.rawValue ?? "-", key.query?.isStale == true ? "stale" : "fresh")
+      print(key.name, key.operation?.status.rawValue ?? "-", key.query?.isStale == true ? "stale" : "fresh")
     }
     let events = inspector.events()
     return Task {

@@ -9,11 +9,21 @@ extension QueryStore {
     }
   }
 
+  /// The keys of every query, for finding one by its identity in an inspection.
+  func inspectedKeys() -> [QueryKey] {
+    state.withLock { state in
+      var keys: [QueryKey] = []
+      keys.reserveCapacity(state.count)
+      state.root.visitRecords { keys.append($0.key) }
+      return keys
+    }
+  }
+
   /// Forces the value of the query named `key` into the state `action` names; returns the state it replaced, or
   /// `nil` when no awake query has that key.
   func force(_ action: InspectorAction, key: QueryKey) -> ForcedQueryState? {
     let write = state.withLock { state in state.root.node(at: key.parts)?.record?.forcing(action) }
-    return write?()
+    return write?() ?? nil
   }
 
   /// Puts back the state `forced` replaced in the query named `key`, if the value is still the forced one; whether

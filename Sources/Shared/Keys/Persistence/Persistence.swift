@@ -72,8 +72,8 @@ final class Persistence<Value: Sendable>: Sendable {
 
   /// The key's identity in an inspection (see ``InspectedKey/id``): describes the key, the program's code.
   private var inspectedID: String {
-    if let file = key.id as? FileStorageKeyID { return InspectedKey.id(kind: .file, description: file.path) }
-    return InspectedKey.id(kind: .custom, description: String(describing: key))
+    if let file = key.id as? FileStorageKeyID { return InspectedKey.id(kind: .file, name: file.path) }
+    return InspectedKey.id(kind: .custom, name: String(describing: key))
   }
 
   /// Asks the machine under the lock; whatever the event replaced or dropped is released after the lock, where a
@@ -176,11 +176,12 @@ final class Persistence<Value: Sendable>: Sendable {
     withExtendedLifetime((replaced, previous)) {}
     let loadError: (any Error)? =
       if case .failed(let error) = machineOutcome { error } else { nil }
-    for waiter in ended.flushWaiters { waiter.resume(returning: result) }
-    for waiter in ended.loadWaiters { waiter.resume(returning: loadError) }
+    // Heard before the callers of `load()` resume.
     if let inspector, inspector.isAttached {
       inspector.publish(inspectedID, loadError.map { .loadFailed(error: String(describing: $0)) } ?? .loaded)
     }
+    for waiter in ended.flushWaiters { waiter.resume(returning: result) }
+    for waiter in ended.loadWaiters { waiter.resume(returning: loadError) }
     if ended.startNext != nil { callLoad(announce: true) }
   }
 
@@ -245,10 +246,11 @@ final class Persistence<Value: Sendable>: Sendable {
         } catch {
           outcome = error
         }
-        let (finished, result) = decideWithResult { $0.saveFinished(error: outcome) }
+        // Heard before the callers of `save()` resume.
         if let inspector, inspector.isAttached {
           inspector.publish(inspectedID, outcome.map { .saveFailed(error: String(describing: $0)) } ?? .saved)
         }
+        let (finished, result) = decideWithResult { $0.saveFinished(error: outcome) }
         switch finished {
         case .continueSaving(let waiters):
           for waiter in waiters { waiter.resume(returning: result) }
@@ -356,6 +358,8 @@ final class Persistence<Value: Sendable>: Sendable {
     }
     guard let written else { return false }
     withExtendedLifetime(written.replaced) {}  // Released after the lock.
+    // A value the store reported (another program changed the file, say), not one of this program's saves.
+    if !fromWithinSave, !saved, let inspector, inspector.isAttached { inspector.publish(inspectedID, .loaded) }
     let (action, result) = decideWithResult {
       // The key wrote memory's change itself: it reached the store, and its failed save's error goes.
       if saved { $0.saveErrorCleared() }

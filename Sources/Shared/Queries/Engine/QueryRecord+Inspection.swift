@@ -4,7 +4,7 @@ struct QueryRecordParts {
   let key: QueryKey
   let epoch: Stopwatch
   /// The value's root while the query is awake (held here: released after the lock).
-  let root: AnyObject?
+  var root: AnyObject?
   /// A copy of the value while the query sleeps (released after the lock).
   let sleepingValue: Any?
   let isHeld: Bool
@@ -29,49 +29,62 @@ extension QueryRecord {
       unusedSince: unusedSince, gcTime: definition.options.gcTime)
   }
 
-  func forcing(_ action: InspectorAction) -> (@Sendable () -> ForcedQueryState)? {
+  func forcing(_ action: InspectorAction) -> (@Sendable () -> ForcedQueryState?)? {
     guard let shared = borrowed, case .root(let root) = shared.reference else { return nil }
-    let write: @Sendable (inout State) -> Void
     switch action {
-    case .forceLoading:
-      write = { state in
-        state.resetToInitialState()
-        state.operation.beginFetch()
-      }
-    case .forceError(let message):
-      write = { state in state.operation.fail(InspectedError(message: message)) }
-    default:
-      return nil
+    case .forceLoading, .forceError: break
+    default: return nil
     }
-    let box = root.box
     return {
-      var previous: State?
-      QueryStore.writeData(into: shared) { state in
-        previous = state
-        write(&state)
+      // The state is read, and a first load's state made from it (the program's `resetToInitialState`), outside the
+      // lock; it is written only if nothing changed the value meanwhile (otherwise read again).
+      for _ in 0..<8 {
+        let (current, version) = root.box.versionedValue
+        var loading = current
+        if case .forceLoading = action { loading.resetToInitialState() }
+        var replaced: State?
+        let written = QueryStore.writeData(into: root, ifVersion: version) { state in
+          replaced = state
+          switch action {
+          case .forceError(let message):
+            state.operation.fail(InspectedError(message: message))
+          default:
+            state = loading
+            state.operation.beginFetch()
+          }
+        }
+        if let written, let replaced {
+          return ForcedQueryState(replaced: replaced, root: ObjectIdentifier(root), version: written)
+        }
       }
-      return ForcedQueryState(replaced: previous, version: box.version)
+      return nil
     }
   }
 
   func restoring(_ forced: ForcedQueryState) -> (@Sendable () -> Bool)? {
-    guard let shared = borrowed, case .root(let root) = shared.reference, let previous = forced.replaced as? State
+    guard let shared = borrowed, case .root(let root) = shared.reference, ObjectIdentifier(root) == forced.root,
+      let previous = forced.replaced as? State
     else {
       return nil
     }
-    let box = root.box
     return {
-      // A write since the force (a fetch that ended, the program's own) ended the forced state: it stays.
-      guard box.version == forced.version else { return false }
-      QueryStore.writeData(into: shared) { state in state = previous }
-      return true
+      // Checked and written in one critical section: a write since the force (a fetch that ended, the program's
+      // own) ended the forced state, and stays.
+      QueryStore.writeData(into: root, ifVersion: forced.version) { state in state = previous } != nil
     }
   }
 }
 
-/// The state a force replaced, and the version of the value the force left: restoring puts the state back only
-/// while the value is still the forced one.
+/// The state a force replaced, the value it replaced it in, and the version the force left: restoring puts the state
+/// back only into that value, and only while it is still the forced one.
 struct ForcedQueryState: Sendable {
-  let replaced: (any Sendable)?
+  let replaced: any Sendable
+  /// The value's root.
+  let root: ObjectIdentifier
   let version: UInt64
+
+  /// Whether the value of `root` at `version` still shows this force.
+  func isShown(root: ObjectIdentifier?, version: UInt64) -> Bool {
+    self.root == root && self.version == version
+  }
 }

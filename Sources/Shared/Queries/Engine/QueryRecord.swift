@@ -77,7 +77,7 @@ protocol QueryRecordProtocol: AnyObject {
   func inspectionParts() -> QueryRecordParts
   /// The write that forces the value into the state `action` names, to run after the lock; `nil` for a sleeping
   /// query or another action. The write returns the state it replaced.
-  func forcing(_ action: InspectorAction) -> (@Sendable () -> ForcedQueryState)?
+  func forcing(_ action: InspectorAction) -> (@Sendable () -> ForcedQueryState?)?
   /// The write that puts back the state a force replaced while the value is still the forced one, to run after the
   /// lock (it returns whether it wrote); `nil` for a sleeping query or a state of another type.
   func restoring(_ forced: ForcedQueryState) -> (@Sendable () -> Bool)?

@@ -158,7 +158,7 @@ extension Shared {
     let inspector = settings.inspector
     let inspected: (id: String, startedAt: ContinuousClock.Instant)? =
       inspector.isAttached
-      ? (InspectedKey.id(kind: .mutation, description: key.map { MutationKeyID(key: $0).name } ?? "(unnamed)"), .now)
+      ? (InspectedKey.id(kind: .mutation, name: key.map { MutationKeyID(key: $0).name } ?? "(unnamed)"), .now)
       : nil
     if let inspected { inspector.publish(inspected.id, .mutationStarted) }
     // Invalidated as the mutation succeeds, before its state shows it, when the run waits for the refetches;
@@ -181,13 +181,13 @@ extension Shared {
         for prefix in invalidates { queries.invalidate(matching: prefix) }
       }
       settings.reportSuccess(subject, result)
-      if let inspected { inspector.publish(inspected.id, .mutationCallback(.onSuccess)) }
+      if let inspected, onSuccess != nil { inspector.publish(inspected.id, .mutationCallback(.onSuccess)) }
       onSuccess?(result)
     }
     let recordError: (any Error) -> Void = { error in
       shared.withLockReleasingReplaced { $0.finish(id, status: .error, result: nil, error: error) }
       settings.reportError(subject, error)
-      if let inspected { inspector.publish(inspected.id, .mutationCallback(.onError)) }
+      if let inspected, onError != nil { inspector.publish(inspected.id, .mutationCallback(.onError)) }
       onError?(error)
     }
     let recordSettled: (Swift.Result<Result, any Error>) -> Void = { result in
@@ -201,7 +201,7 @@ extension Shared {
       if let inspected {
         let duration = ContinuousClock.now - inspected.startedAt
         inspector.publish(inspected.id, .mutationEnded(duration: duration, outcome: .init(result)))
-        inspector.publish(inspected.id, .mutationCallback(.onSettled))
+        if onSettled != nil { inspector.publish(inspected.id, .mutationCallback(.onSettled)) }
       }
       onSettled?(result)
     }

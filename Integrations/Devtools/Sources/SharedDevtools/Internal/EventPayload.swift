@@ -33,7 +33,7 @@ struct EventPayload: Encodable {
       switch outcome {
       case .success(let summary):
         self.outcome = "success"
-        value = summary.map(ValueSummaryPayload.init)
+        value = ValueSummaryPayload(summary)
       case .failure(let description):
         self.outcome = "failure"
         error = description

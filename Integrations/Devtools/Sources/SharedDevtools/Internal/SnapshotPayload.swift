@@ -32,7 +32,7 @@ struct KeyPayload: Encodable {
 
   init(_ key: InspectedKey) {
     id = key.id
-    description = key.description
+    description = key.name
     kind = key.kind.rawValue
     valueType = key.valueType
     value = ValueSummaryPayload(key.value)
