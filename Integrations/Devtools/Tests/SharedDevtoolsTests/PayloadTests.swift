@@ -25,7 +25,9 @@ import Testing
 
   @Test func anEndCarriesItsDurationAndOutcome() throws {
     let success = try json(
-      event(.fetchEnded(duration: .milliseconds(1500), outcome: .success(ValueSummary(text: "1", isJSON: true, isTruncated: false)))))
+      event(
+        .fetchEnded(
+          duration: .milliseconds(1500), outcome: .success(ValueSummary(text: "1", isJSON: true, isTruncated: false)))))
     #expect(success["duration"] as? Double == 1.5)
     #expect(success["outcome"] as? String == "success")
     let failure = try json(event(.mutationEnded(duration: .zero, outcome: .failure("offline"))))
