@@ -18,6 +18,8 @@ public struct InspectedKey: Sendable, Identifiable {
     case query
     /// A mutation's state under a ``MutationKey``.
     case mutation
+    /// A ``MutationQueue``: its entries, whether it is paused, its file's save error. Named by its file's path.
+    case mutationQueue
   }
 
   /// The key's identity in an inspection: `"<kind>:<name>"`, such as `query:["todos"]`,

@@ -1,8 +1,8 @@
 import Foundation
 
 extension SharedInspector {
-  /// Every key of the registry now: its live values, and every query and mutation of its store, sorted by
-  /// ``InspectedKey/id``.
+  /// Every key of the registry now: its live values, every query and mutation of its store, and its mutation queues,
+  /// sorted by ``InspectedKey/id``.
   ///
   /// ```swift
   /// let snapshot = SharedRegistry.current.inspector.snapshot()
@@ -68,10 +68,61 @@ extension SharedInspector {
     for read in readEntries {
       if let key = Self.inspect(read, takenAt: takenAt) { keys.append(key) }
     }
+    for queue in trackedQueues { keys.append(Self.inspect(queue)) }
     // A forced state that no value shows any more (a fetch ended it, the query went) is not kept for a restore.
     forget(stale + forced.keys.filter { key in !readQueries.contains { $0.parts.key == key } })
     keys.sort { $0.id < $1.id }
     return SharedSnapshot(takenAt: takenAt, keys: keys)
+  }
+
+  /// A mutation queue: its entries and whether it runs them, summarized as JSON; its file's save error.
+  private static func inspect(_ queue: MutationQueue) -> InspectedKey {
+    let parts = (queue.shown.root as? any InspectableObject)?.inspectedParts()
+    let state = parts?.value as? MutationQueueState ?? queue.state.wrappedValue
+    var key = InspectedKey(
+      name: queue.url.path, kind: .mutationQueue, valueType: String(reflecting: MutationQueueState.self),
+      value: ValueSummary(of: QueueSummary(state)), version: parts?.version ?? 0,
+      iterations: parts?.iterations ?? 0, observers: parts?.observers ?? 0)
+    key.store = InspectedStore(
+      isLoading: !state.isRestored, loadError: nil, saveError: state.saveError.map { String(describing: $0.error) })
+    return key
+  }
+
+  /// What a snapshot shows of a mutation queue's state.
+  private struct QueueSummary: Encodable {
+    struct Entry: Encodable {
+      let key: String
+      let status: String
+      let attempts: Int
+      let failureCount: Int
+      let lastError: String?
+      let enqueuedAt: Date
+      let isSaved: Bool
+    }
+
+    let isOnline: Bool
+    let isPaused: Bool
+    let isRestored: Bool
+    let entries: [Entry]
+
+    init(_ state: MutationQueueState) {
+      isOnline = state.isOnline
+      isPaused = state.isPaused
+      isRestored = state.isRestored
+      entries = state.entries.map { entry in
+        let status: String
+        switch entry.status {
+        case .waiting: status = "waiting"
+        case .running: status = "running"
+        case .waitingToRetry: status = "waitingToRetry"
+        case .blocked(let error): status = "blocked: \(error)"
+        }
+        return Entry(
+          key: entry.key.description, status: status, attempts: entry.attempts, failureCount: entry.failureCount,
+          lastError: entry.lastError.map { String(describing: $0.error) }, enqueuedAt: entry.enqueuedAt,
+          isSaved: entry.isSaved)
+      }
+    }
   }
 
   /// A query as the snapshot read it, before it is summarized.

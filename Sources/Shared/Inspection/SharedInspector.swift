@@ -39,6 +39,8 @@ public final class SharedInspector: Sendable {
     /// The recent events, oldest first; trimmed to the limit when it holds twice as many.
     var history: [InspectionEvent] = []
     var dropped = 0
+    /// The registry's mutation queues, held weakly.
+    var queues: [ObjectIdentifier: WeakQueue] = [:]
     /// The states the inspector's forcing actions replaced, by query, for ``InspectorAction/restore``.
     var forced: [QueryKey: ForcedQueryState] = [:]
   }
@@ -111,6 +113,26 @@ public final class SharedInspector: Sendable {
   func publish(_ key: @autoclosure () -> String, _ kind: @autoclosure () -> InspectionEvent.Kind) {
     guard attachedCount.load(ordering: .relaxed) > 0 else { return }
     record(key: key(), kind: kind())
+  }
+
+  // MARK: Mutation queues
+
+  /// A mutation queue, held weakly.
+  struct WeakQueue {
+    weak var queue: MutationQueue?
+  }
+
+  /// Lists `queue` in the snapshots while it exists.
+  func track(_ queue: MutationQueue) {
+    state.withLock { state in
+      state.queues = state.queues.filter { $0.value.queue != nil }
+      state.queues[ObjectIdentifier(queue)] = WeakQueue(queue: queue)
+    }
+  }
+
+  /// The registry's mutation queues that still exist (released after the lock by the caller).
+  var trackedQueues: [MutationQueue] {
+    state.withLock { $0.queues.values.compactMap(\.queue) }
   }
 
   // MARK: Forced states

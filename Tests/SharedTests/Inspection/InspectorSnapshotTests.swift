@@ -136,6 +136,25 @@ import Testing
     #expect(ValueSummary(of: OperationState(value: 4)).text == "4")
   }
 
+  @Test func aMutationQueueShowsItsEntriesAndWhetherItIsPaused() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("mutations.json")
+    let queue = MutationQueue(file: url, network: ManualOnlineStatus(isOnline: false))
+    queue.register(MutationKey<String, String>.mutation("add-note")) { note, _ in note }
+    try queue.restore()
+    _ = try queue.enqueue("add-note", "milk")
+    let key = try #require(SharedRegistry.current.inspector.snapshot()[id: "mutationQueue:\(url.path)"])
+    #expect(key.kind == .mutationQueue)
+    #expect(key.name == url.path)
+    #expect(key.value.isJSON)
+    #expect(key.value.text.contains(#""isPaused":true"#))
+    #expect(key.value.text.contains(#""key":"[\"add-note\"]""#))
+    #expect(key.value.text.contains(#""status":"waiting""#))
+    #expect(key.store?.isLoading == false)  // Restored.
+    withExtendedLifetime(queue) {}
+  }
+
   @Test func theKeysAreSortedByIdentity() {
     let first = Shared(wrappedValue: 1, .inMemory("b"))
     let second = Shared(wrappedValue: 2, .inMemory("a"))

@@ -134,6 +134,7 @@ public final class MutationQueue: Sendable {
     following.withLock { $0 = task }
     // A change not yet written is written by the registry's flush and at a normal exit (MutationQueue+Exit).
     registry.flushParticipants.join(self)
+    registry.inspector.track(self)
   }
 
   deinit {
