@@ -255,30 +255,13 @@ struct Gauge: Codable, Sendable, Equatable {
       if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") && fileProbeExecutable() != nil,
       "needs strace and the FileFaultProbe helper"))
   func aSaveWritesOnceSyncsTheFileRenamesItAndSyncsTheFolder() async throws {
-    let strace = URL(fileURLWithPath: "/usr/bin/strace")
     let probe = try #require(fileProbeExecutable())
     let folder = try TemporaryFolder()
     defer { folder.delete() }
     let url = folder.file("durable.json")
-    let traces = folder.file("traces")
-    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
-    // One log per thread (`-ff`), so no call is split by another thread's.
-    let status = try await runToEnd(
-      strace,
-      [
-        "-ff", "-qq", "-o", traces.appendingPathComponent("thread").path,
-        "-e", "trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2",
-        probe.path, "save", url.path, "42",
-      ])
+    let (status, calls) = try await TracedCalls.trace(probe, ["save", url.path, "42"], file: url, in: folder)
     #expect(status == 0)
-    let logs = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
-    let calls = try TracedCalls(logs.map { try String(decoding: Data(contentsOf: $0), as: UTF8.self) }, file: url)
-    #expect(calls.temporaryOpens == 1, "\(calls.lines)")
-    #expect(calls.writesToTemporary == 1, "\(calls.lines)")
-    #expect(calls.syncsOfTemporary == 1, "\(calls.lines)")
-    #expect(calls.renames == 1, "\(calls.lines)")
-    #expect(calls.syncsOfFolder == 1, "\(calls.lines)")
-    #expect(calls.order == ["write", "fsync-file", "rename", "fsync-folder"], "\(calls.lines)")
+    #expect(calls.isOneDurableWrite, "\(calls.lines)")
     #expect(try JSONDecoder().decode(ProbeValue.self, from: Data(contentsOf: url)).counter == 42)
   }
 
@@ -288,25 +271,13 @@ struct Gauge: Codable, Sendable, Equatable {
       if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") && exitProbeExecutable() != nil,
       "needs strace and the ExitProbe helper"))
   func aWriteAtExitWritesOnceSyncsTheFileRenamesItAndSyncsTheFolder() async throws {
-    let strace = URL(fileURLWithPath: "/usr/bin/strace")
     let probe = try #require(exitProbeExecutable())
     let folder = try TemporaryFolder()
     defer { folder.delete() }
     let url = folder.file("counter.json")
-    let traces = folder.file("traces")
-    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
-    let status = try await runToEnd(
-      strace,
-      [
-        "-ff", "-qq", "-o", traces.appendingPathComponent("thread").path,
-        "-e", "trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2",
-        probe.path, "return", url.path, "42",
-      ])
+    let (status, calls) = try await TracedCalls.trace(probe, ["return", url.path, "42"], file: url, in: folder)
     #expect(status == 0)
-    let logs = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
-    let calls = try TracedCalls(logs.map { try String(decoding: Data(contentsOf: $0), as: UTF8.self) }, file: url)
-    #expect(calls.temporaryOpens == 1, "\(calls.lines)")
-    #expect(calls.order == ["write", "fsync-file", "rename", "fsync-folder"], "\(calls.lines)")
+    #expect(calls.isOneDurableWrite, "\(calls.lines)")
     #expect(try JSONDecoder().decode(Int.self, from: Data(contentsOf: url)) == 42)
   }
 
@@ -465,6 +436,36 @@ struct TracedCalls {
   var syncedFolders: [String] = []
   /// The save's steps in the order they ran.
   var order: [String] = []
+
+  /// Runs `probe` with `arguments` under `strace` (one log per thread, `-ff`, so no call is split by another
+  /// thread's), logging into a folder made in `folder`, and reads the calls it made on `file`.
+  ///
+  /// - Returns: The probe's exit status and its calls.
+  static func trace(
+    _ probe: URL,
+    _ arguments: [String],
+    file: URL,
+    in folder: TemporaryFolder
+  ) async throws -> (status: Int32, calls: TracedCalls) {
+    let traces = folder.file("traces")
+    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
+    let status = try await runToEnd(
+      URL(fileURLWithPath: "/usr/bin/strace"),
+      [
+        "-ff", "-qq", "-o", traces.appendingPathComponent("thread").path,
+        "-e", "trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2", probe.path,
+      ] + arguments)
+    let logs = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
+    let calls = try TracedCalls(logs.map { try String(decoding: Data(contentsOf: $0), as: UTF8.self) }, file: file)
+    return (status, calls)
+  }
+
+  /// Whether the calls are one durable write: a temporary file opened, written and synced once, renamed over the
+  /// file, and the folder synced, in that order.
+  var isOneDurableWrite: Bool {
+    temporaryOpens == 1 && writesToTemporary == 1 && syncsOfTemporary == 1 && renames == 1 && syncsOfFolder == 1
+      && order == ["write", "fsync-file", "rename", "fsync-folder"]
+  }
 
   init(_ logs: [String], file: URL) throws {
     let folder = file.deletingLastPathComponent().path

@@ -91,21 +91,9 @@ struct MutationQueueProcessTests {
     defer { folder.delete() }
     let base = folder.url.resolvingSymlinksInPath()
     let file = base.appendingPathComponent("queue.json")
-    let traces = folder.file("traces")
-    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
-    // One log per thread (`-ff`), so no call is split by another thread's.
-    let status = try await runToEnd(
-      URL(fileURLWithPath: "/usr/bin/strace"),
-      [
-        "-ff", "-qq", "-o", traces.appendingPathComponent("thread").path,
-        "-e", "trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2",
-        probe.path, base.path, "save", "a",
-      ])
+    let (status, calls) = try await TracedCalls.trace(probe, [base.path, "save", "a"], file: file, in: folder)
     #expect(status == 0)
-    let logs = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
-    let calls = try TracedCalls(logs.map { try String(decoding: Data(contentsOf: $0), as: UTF8.self) }, file: file)
-    #expect(calls.temporaryOpens == 1, "\(calls.lines)")
-    #expect(calls.order == ["write", "fsync-file", "rename", "fsync-folder"], "\(calls.lines)")
+    #expect(calls.isOneDurableWrite, "\(calls.lines)")
     let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
     #expect((saved?["entries"] as? [[String: Any]])?.first?["arguments"] as? String == #""a""#)
   }

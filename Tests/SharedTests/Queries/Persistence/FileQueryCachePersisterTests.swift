@@ -103,30 +103,13 @@ struct FileQueryCachePersisterTests {
       if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") && fileProbeExecutable() != nil,
       "needs strace and the FileFaultProbe helper"))
   func aCacheWriteWritesOnceSyncsTheFileRenamesItAndSyncsTheFolder() async throws {
-    let strace = URL(fileURLWithPath: "/usr/bin/strace")
     let probe = try #require(fileProbeExecutable())
     let folder = try TemporaryFolder()
     defer { folder.delete() }
     let url = folder.file("queries.cache")
-    let traces = folder.file("traces")
-    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
-    // One log per thread (`-ff`), so no call is split by another thread's.
-    let status = try await runToEnd(
-      strace,
-      [
-        "-ff", "-qq", "-o", traces.appendingPathComponent("thread").path,
-        "-e", "trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2",
-        probe.path, "persist-cache", url.path, "42",
-      ])
+    let (status, calls) = try await TracedCalls.trace(probe, ["persist-cache", url.path, "42"], file: url, in: folder)
     #expect(status == 0)
-    let logs = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
-    let calls = try TracedCalls(logs.map { try String(decoding: Data(contentsOf: $0), as: UTF8.self) }, file: url)
-    #expect(calls.temporaryOpens == 1, "\(calls.lines)")
-    #expect(calls.writesToTemporary == 1, "\(calls.lines)")
-    #expect(calls.syncsOfTemporary == 1, "\(calls.lines)")
-    #expect(calls.renames == 1, "\(calls.lines)")
-    #expect(calls.syncsOfFolder == 1, "\(calls.lines)")
-    #expect(calls.order == ["write", "fsync-file", "rename", "fsync-folder"], "\(calls.lines)")
+    #expect(calls.isOneDurableWrite, "\(calls.lines)")
     let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
     #expect(try cache.entries.map { try $0.decodedValue(as: String.self) } == ["42"])
   }
