@@ -23,10 +23,9 @@ extension QueryCacheEngine: FlushParticipant {
       switch access.read(encoder) {
       case .value(let data, let updatedAt, let fallback):
         guard let keyBytes = QueryKeyCoding.bytes(of: key) else { continue }
-        let previous = entries[key]
         entries[key] = QueryCacheEntry(
-          key: key, keyBytes: Data(keyBytes), updatedAt: updatedAt ?? previous?.updatedAt ?? fallback ?? now,
-          isInvalidated: updatedAt == nil, value: data)
+          key: key, keyBytes: Data(keyBytes), value: data, updatedAt: updatedAt, fallback: fallback,
+          replacing: entries[key], now: now)
       case .noValue:
         entries[key] = nil
       case .failed:

@@ -413,11 +413,10 @@ final class QueryCacheEngine: Sendable {
         switch read {
         case .value(let data, let updatedAt, let fallback):
           guard let keyBytes else { continue }
-          let previous = state.entries[key]
           state.serial += 1
           var entry = QueryCacheEntry(
-            key: key, keyBytes: keyBytes, updatedAt: updatedAt ?? previous?.updatedAt ?? fallback ?? now,
-            isInvalidated: updatedAt == nil || inFlight?.invalidated.contains(key) == true, value: data)
+            key: key, keyBytes: keyBytes, value: data, updatedAt: updatedAt, fallback: fallback,
+            replacing: state.entries[key], now: now, invalidated: inFlight?.invalidated.contains(key) == true)
           entry.serial = state.serial
           if let previous = state.entries.updateValue(entry, forKey: key) { released.append(previous) }
         case .noValue:

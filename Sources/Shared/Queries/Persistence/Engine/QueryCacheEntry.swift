@@ -23,6 +23,23 @@ struct QueryCacheEntry: Sendable {
     self.value = value
   }
 
+  /// The entry a read of the value of `key` makes: dated by the value's update, else by the entry it replaces, else
+  /// by the read's `fallback`, else `now`; invalidated when the value shows no update, or `invalidated`.
+  init(
+    key: QueryKey,
+    keyBytes: Data,
+    value: Data,
+    updatedAt: Date?,
+    fallback: Date?,
+    replacing previous: QueryCacheEntry?,
+    now: Date,
+    invalidated: Bool = false
+  ) {
+    self.init(
+      key: key, keyBytes: keyBytes, updatedAt: updatedAt ?? previous?.updatedAt ?? fallback ?? now,
+      isInvalidated: updatedAt == nil || invalidated, value: value)
+  }
+
   /// The entry of a public ``PersistedQueryCache/Entry``; `nil` when its key has a part a cache cannot hold.
   init?(_ entry: PersistedQueryCache.Entry) {
     guard let bytes = QueryKeyCoding.bytes(of: entry.key) else { return nil }
