@@ -70,7 +70,10 @@ extension SharedInspector {
     }
     for queue in trackedQueues { keys.append(Self.inspect(queue)) }
     // A forced state that no value shows any more (a fetch ended it, the query went) is not kept for a restore.
-    forget(stale + forced.keys.filter { key in !readQueries.contains { $0.parts.key == key } })
+    if !forced.isEmpty {
+      let listed = Set(readQueries.map(\.parts.key))
+      forget(stale + forced.keys.filter { !listed.contains($0) })
+    }
     keys.sort { $0.id < $1.id }
     return SharedSnapshot(takenAt: takenAt, keys: keys)
   }
