@@ -187,20 +187,25 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   /// together with the value lives there.
   ///
   /// The body runs under the lock, so it must only compute and write.
+  /// If the body throws, the call still counts as a change (as for ``withLock(_:)``), and the error is rethrown.
   @inlinable
-  package func withLock<T: AnyObject & Sendable, Result>(
+  package func withLock<T: AnyObject & Sendable, Result, Failure: Error>(
     attached type: T.Type,
-    _ body: (inout Value, T?) -> Result
-  ) -> Result {
-    var result: Result?
+    _ body: (inout Value, T?) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    var outcome: Swift.Result<Result, Failure>?
     let delivery = state.withLock { state -> ChangeDelivery<Value>? in
-      result = body(&state.value, state.listeners?.attachment(ObjectIdentifier(type), as: T.self))
+      do throws(Failure) {
+        outcome = .success(try body(&state.value, state.listeners?.attachment(ObjectIdentifier(type), as: T.self)))
+      } catch {
+        outcome = .failure(error)
+      }
       state.version &+= 1
       return state.hasListeners ? state.didChange() : nil
     }
     if let delivery { deliver(delivery) }
     if ownRegistrar.isPublished { trackedChanged() }
-    return result.unsafelyUnwrapped
+    return try outcome.unsafelyUnwrapped.get()
   }
 
   /// Changes the value as ``withLock(attached:_:)`` does, but only while the box's version is still `expected`: a

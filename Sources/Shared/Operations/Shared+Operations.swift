@@ -142,13 +142,14 @@ extension Shared where Value: OperationTrackable {
     onAttempt: (() -> Void)?,
     onSuccess: ((Value.Success) -> Void)?,
     onError: ((any Error) -> Void)?,
-    onSettled: ((Result<Value.Success, any Error>) -> Void)?
+    onSettled: ((Result<Value.Success, any Error>) -> Void)?,
+    onJoined: (@Sendable () -> Void)? = nil
   ) -> OperationTask<Value.Success> {
     onAttempt?()
     let attempts = RunAttempts(
       shared: self, body: body, options: options, afterSuccess: afterSuccess,
       network: network ?? RunNetwork(plainRun: options))
-    let callbacks = RunCallbacks(onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+    let callbacks = RunCallbacks(onSuccess: onSuccess, onError: onError, onSettled: onSettled, onJoined: onJoined)
     switch policy {
     case .parallel:
       return runParallel(attempts, optimistic: optimistic, isolation: isolation, callbacks: callbacks)

@@ -83,7 +83,7 @@ public struct Shared<Value: Sendable>: Sendable {
     self.reference = reference
     switch reference {
     case .box(let box): directBox = box
-    case .root(let root): directBox = root.savesChanges ? nil : root.box
+    case .root(let root): directBox = root.savesChanges || root.isQueryValue ? nil : root.box
     case .derived: directBox = nil
     }
   }
@@ -198,6 +198,7 @@ public struct Shared<Value: Sendable>: Sendable {
       return try box.withLock(body)
     case .root(let root):
       if root.savesChanges { return try root.withLockSaving(body) }
+      if root.isQueryValue { return try root.withLockConfirming(announcing: true, body) }
       return try root.box.withLock(body)
     case .derived(let derived):
       return try derived.withLock(body)

@@ -11,6 +11,9 @@ final class SharedRoot<Value: Sendable>: Sendable {
   @usableFromInline let box: ReactiveBox<Value>
   /// Whether writes must be handed to ``persistence`` to be saved.
   @usableFromInline let savesChanges: Bool
+  /// Whether the value is a query's: every write goes to its confirmed value while optimistic changes are pending
+  /// (see `OptimisticLayer`), and a holder's write is announced to its store.
+  @usableFromInline let isQueryValue: Bool
   /// The connection to the key's store; `nil` for keyless and memory-only values.
   @usableFromInline let persistence: Persistence<Value>?
   @usableFromInline let registration: Registration?
@@ -31,6 +34,7 @@ final class SharedRoot<Value: Sendable>: Sendable {
     self.registration = registration
     self.persistence = persistence
     self.savesChanges = true
+    self.isQueryValue = false
     persistence.loadInitially()
   }
 
@@ -50,16 +54,19 @@ final class SharedRoot<Value: Sendable>: Sendable {
     self.registration = registration
     self.persistence = persistence
     self.savesChanges = false
+    self.isQueryValue = false
     persistence.loadInitially()
   }
 
-  /// A root for a value with no store (a query's), which leaves its registry when its last holder goes.
+  /// A root for a value with no store (a query's, if `isQueryValue`), which leaves its registry when its last holder
+  /// goes.
   @inlinable
-  init(memoryOnly defaultValue: Value, registration: Registration?) {
+  init(memoryOnly defaultValue: Value, registration: Registration?, isQueryValue: Bool = false) {
     self.box = ReactiveBox(defaultValue)
     self.registration = registration
     self.persistence = nil
     self.savesChanges = false
+    self.isQueryValue = isQueryValue
   }
 
   deinit {
@@ -84,6 +91,23 @@ final class SharedRoot<Value: Sendable>: Sendable {
     }
     if let change { persistence.changed(change.value, sequence: change.sequence, owner: self) }
     return try outcome.get()
+  }
+}
+
+extension SharedRoot {
+  /// `withLock` for a query's value: while optimistic changes are pending, `body` writes the confirmed value and the
+  /// value shown is recomputed (see `OptimisticLayer`). A holder's write (`announcing`) is then told to the query's
+  /// store, as the store's own writes are.
+  @usableFromInline
+  func withLockConfirming<Result, Failure: Error>(
+    announcing: Bool,
+    _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    defer { if announcing { box.withAttachment(QueryLink.self) { $0 }?.announceWrite() } }
+    return try box.withLock(attached: OptimisticLayer<Value>.self) { value, layer throws(Failure) in
+      guard let layer else { return try body(&value) }
+      return try layer.write(body, to: &value)
+    }
   }
 }
 

@@ -88,6 +88,9 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
   func holderDidAppear(_ shared: Shared<State>, in registry: SharedRegistry) {
     registry.queries.demand(self, holder: shared, in: registry)
   }
+
+  /// A query's value: written through its optimistic changes.
+  static var namesQueryValue: Bool { true }
 }
 
 extension Query: CustomStringConvertible {

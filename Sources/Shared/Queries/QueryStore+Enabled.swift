@@ -42,7 +42,7 @@ extension Shared where Value: OperationTrackable {
   /// - Returns: Whether this value is a query (other values are left alone).
   @discardableResult
   public func setEnabled(_ isEnabled: Bool) -> Bool {
-    guard let (store, key, _) = root.attachment(QueryLink<Value>.self, make: QueryLink.init).target else {
+    guard let (store, key, _) = root.attachment(QueryLink.self, make: QueryLink.init).target(as: Value.self) else {
       return false
     }
     return store.setEnabled(isEnabled, for: key)

@@ -51,6 +51,9 @@ public final class QueryStore: Sendable {
   /// The persisted cache, once the store persists or hydrates one (see `QueryStore+PersistedCache.swift`).
   let persistedCache = QueryCacheSlot()
 
+  /// The optimistic changes pending, by query key (see `QueryStore+OptimisticChanges.swift`).
+  let changes = QueryChangeTable()
+
   init(registry: SharedRegistry? = nil) {
     owner = WeakRegistry(registry: registry)
     settings = QueryStoreSettings(inspector: registry?.inspector ?? SharedInspector())
@@ -260,7 +263,7 @@ public final class QueryStore: Sendable {
   func demand<State: OperationTrackable>(
     _ query: Query<State>,
     holder: Shared<State>,
-    link: QueryLink<State>? = nil,
+    link: QueryLink? = nil,
     in registry: SharedRegistry,
     writer: QueryValueWriter<State>? = nil
   ) {
@@ -273,7 +276,7 @@ public final class QueryStore: Sendable {
   private func attach<State: OperationTrackable>(
     _ query: Query<State>,
     holder: Shared<State>,
-    link: QueryLink<State>? = nil,
+    link: QueryLink? = nil,
     in registry: SharedRegistry,
     asHolder: Bool,
     writer: QueryValueWriter<State>? = nil
@@ -287,7 +290,7 @@ public final class QueryStore: Sendable {
     }
     // The clock is read outside the lock. The value's link knows its record's time (the record keeps the value,
     // so a holder of an existing record gets the linked value); otherwise a new record's time starts here.
-    let link = link ?? root.attachment(QueryLink<State>.self, make: QueryLink.init)
+    let link = link ?? root.attachment(QueryLink.self, make: QueryLink.init)
     // A sleeping record's new box has no link yet: its time is the record's, which the lock below answers with
     // (a new key takes the lock once); it is read outside the lock and the lock asked again.
     let known = link.epoch(in: self)
@@ -376,6 +379,8 @@ public final class QueryStore: Sendable {
         query: query, definition: state.definitions.definition(of: query), root: root, epoch: epoch,
         serial: state.serial)
       state.count += 1
+      // Optimistic changes made before the query was (a restored value's, a queued mutation's) show over its value.
+      attachLayer(of: query.key, to: root)
       // Removing the other record may have pruned its node.
       (replaced.isEmpty ? node : state.root.makeNode(at: query.key.parts)).record = record
       let sweeps = state.bounds.add(record)
@@ -482,7 +487,7 @@ public final class QueryStore: Sendable {
 
   /// The record named `key` of state type `State` measuring from `epoch`, if the store keeps it; call under the
   /// lock.
-  private static func record<State: OperationTrackable>(
+  static func record<State: OperationTrackable>(
     in state: borrowing Contents,
     named key: QueryKey,
     epoch: Stopwatch?,
@@ -856,7 +861,7 @@ public final class QueryStore: Sendable {
         }
       },
       onFailure: { error, failureCount in
-        store.store?.borrow(record)?.withLock { value in
+        store.store?.borrow(record)?.libraryWithLock { value in
           value.operation.noteFailure(error, failureCount: failureCount)
         }
       },
@@ -865,7 +870,7 @@ public final class QueryStore: Sendable {
         store.store?.retryPoint(id, of: record) == .retry
       },
       onRetry: { attempt in
-        store.store?.borrow(record)?.withLock { value in value.operation.retry(attempt) }
+        store.store?.borrow(record)?.libraryWithLock { value in value.operation.retry(attempt) }
       })
   }
 
@@ -935,7 +940,7 @@ public final class QueryStore: Sendable {
     // A fetch with no retries that starts now needs nothing more of the gate.
     if operation.retry.retries == 0 && (mode == .offlineFirst || gate.isOnlineNow) { return nil }
     return NetworkRun(gate: gate, mode: mode) { run in
-      store.store?.borrow(record)?.withLock { value in value.operation.showPaused(run.isPaused) }
+      store.store?.borrow(record)?.libraryWithLock { value in value.operation.showPaused(run.isPaused) }
     }
   }
 
@@ -947,7 +952,7 @@ public final class QueryStore: Sendable {
     network: NetworkRun
   ) -> OperationStatus {
     let pauses = network.startsPaused()
-    return shared.withLock { value in
+    return shared.libraryWithLock { value in
       let before = value.operation.status == .pending ? .idle : value.operation.status
       value.operation.beginFetch(pages)
       // Read under the value's lock: the network may have come back since (see `NetworkRun`).
@@ -964,7 +969,7 @@ public final class QueryStore: Sendable {
     _ shared: Shared<State>,
     fetching pages: OperationTracking.PageFetch = .all
   ) -> OperationStatus {
-    shared.withLock { value in
+    shared.libraryWithLock { value in
       let before = value.operation.status == .pending ? .idle : value.operation.status
       value.operation.beginFetch(pages)
       return before
@@ -994,17 +999,11 @@ public final class QueryStore: Sendable {
   }
 
   /// Writes data the store brings (a fetch's value, a yielded value, a value the program sets) into `shared`: while
-  /// mutations' optimistic changes are active on it, into the value without them, showing it with them applied
-  /// again (see ``OptimisticLayer``). The value it replaces is released after the lock.
+  /// mutations' optimistic changes are pending on it, into its confirmed value, showing the changes over it again
+  /// (see ``OptimisticLayer``). The value it replaces is released after the lock.
   @inlinable
   static func writeData<State: OperationTrackable>(into shared: Shared<State>, _ write: (inout State) -> Void) {
-    guard case .root(let root) = shared.reference else { return shared.withLockReleasingReplaced(write) }
-    let replaced = root.box.withLock(attached: OptimisticLayer<State>.self) { state, layer -> State in
-      let previous = state
-      if let layer { layer.write(write, to: &state) } else { write(&state) }
-      return previous
-    }
-    withExtendedLifetime(replaced) {}
+    shared.withLockReleasingReplaced(write)
   }
 
   /// Writes into the value of `root` as ``writeData(into:_:)`` does, only while its version is still `expected`;

@@ -23,11 +23,11 @@ extension Shared where Value: OperationTrackable {
     self.init(
       reference: registry.reference(for: query, defaultValue: wrappedValue) { value, registration in
         guard let registration else { return .box(ReactiveBox(value)) }
-        return .root(SharedRoot(memoryOnly: value, registration: registration))
+        return .root(SharedRoot(memoryOnly: value, registration: registration, isQueryValue: true))
       })
     // The value's query link is found here too, specialized for `Value`: a new key makes it.
-    var link: QueryLink<Value>?
-    if case .root(let root) = reference { link = root.box.attachment(QueryLink<Value>.self, make: QueryLink.init) }
+    var link: QueryLink?
+    if case .root(let root) = reference { link = root.box.attachment(QueryLink.self, make: QueryLink.init) }
     registry.queries.demand(query, holder: self, link: link, in: registry, writer: QueryValueWriter())
   }
 
@@ -44,7 +44,7 @@ extension Shared where Value: OperationTrackable {
   /// - Returns: Whether this value is a query (other values are left alone).
   @discardableResult
   public func refetch() -> Bool {
-    guard let (store, key, _) = root.attachment(QueryLink<Value>.self, make: QueryLink.init).target else {
+    guard let (store, key, _) = root.attachment(QueryLink.self, make: QueryLink.init).target(as: Value.self) else {
       return false
     }
     return store.refetch(key)
@@ -77,9 +77,9 @@ extension Shared {
     // A query's holder reads its root directly: specialized here, with no generic code in the attachment lookup.
     let link =
       if case .root(let root) = reference {
-        root.box.attachment(QueryLink<Value>.self, make: QueryLink.init)
+        root.box.attachment(QueryLink.self, make: QueryLink.init)
       } else {
-        root.attachment(QueryLink<Value>.self, make: QueryLink.init)
+        root.attachment(QueryLink.self, make: QueryLink.init)
       }
     guard let (store, key, epoch) = link.record else { return nil }
     // A fresh value returns here, in code specialized for `Success` where it is called, as in `QueryStore.fetch`.

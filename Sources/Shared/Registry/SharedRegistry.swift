@@ -97,7 +97,7 @@ public final class SharedRegistry: Sendable {
   {
     reference(for: key, defaultValue: defaultValue) { value, registration in
       guard let registration else { return .box(ReactiveBox(value)) }
-      return .root(SharedRoot(memoryOnly: value, registration: registration))
+      return .root(SharedRoot(memoryOnly: value, registration: registration, isQueryValue: Key.namesQueryValue))
     }
   }
 

@@ -18,22 +18,18 @@ struct OptimisticMutationSnippets {
 
   // OptimisticCache
   func insert(_ draft: Post, into cache: OptimisticCache) {
-    cache.update(
-      ["feed"], as: PaginatedState<Int, [Post]>.self,
-      OptimisticUpdate(
-        apply: { feed in if !feed.pages.isEmpty { feed.pages[0].insert(draft, at: 0) } },
-        rollback: { feed in if !feed.pages.isEmpty { feed.pages[0].removeAll { $0.id == draft.id } } }))
+    cache.update(["feed"], as: PaginatedState<Int, [Post]>.self) { feed in
+      if !feed.pages.isEmpty { feed.pages[0].insert(draft, at: 0) }
+    }
   }
 
   // OptimisticMutation; UsingQueries.md, "Optimistic changes to cached queries"
   func publish(_ draft: Post, api: API) {
     @Shared(.mutation("publish")) var publish = MutationState<Post, Post>()
     let insert = OptimisticMutation { (draft: Post, cache: OptimisticCache) -> Int in
-      cache.update(
-        ["feed"], as: PaginatedState<Int, [Post]>.self,
-        OptimisticUpdate(
-          apply: { feed in if !feed.pages.isEmpty { feed.pages[0].insert(draft, at: 0) } },
-          rollback: { feed in if !feed.pages.isEmpty { feed.pages[0].removeAll { $0.id == draft.id } } }))
+      cache.update(["feed"], as: PaginatedState<Int, [Post]>.self) { feed in
+        if !feed.pages.isEmpty { feed.pages[0].insert(draft, at: 0) }
+      }
       return draft.id
     }
     $publish.mutate(draft, invalidates: [["feed"]], optimistic: insert) { draft in
@@ -47,9 +43,7 @@ struct OptimisticMutationSnippets {
   func rename(_ post: Post, to title: String, api: API) {
     @Shared(.mutation("rename-\(post.id)")) var rename = MutationState<String, Post>()
     let retitle = OptimisticMutation { (title: String, cache: OptimisticCache) -> String in
-      cache.update(
-        ["posts", post.id], as: OperationState<Post>.self,
-        OptimisticUpdate(apply: { $0.value?.title = title }, rollback: { $0.value?.title = post.title }))
+      cache.update(["posts", post.id], as: OperationState<Post>.self) { $0.value?.title = title }
       return post.title
     }
     $rename.mutate(title, invalidates: [["posts"]], optimistic: retitle) { title in

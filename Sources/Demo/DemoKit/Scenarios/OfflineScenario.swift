@@ -19,11 +19,9 @@ enum OfflineScenario {
 
   /// The optimistic change of an added note: shown in the feed until the server's list replaces it.
   static let insert = OptimisticMutation { (note: String, cache: OptimisticCache) in
-    cache.update(
-      notesKey, as: OperationState<[String]>.self,
-      OptimisticUpdate(
-        apply: { notes in if notes.value?.contains(note) == false { notes.value?.append(note) } },
-        rollback: { notes in notes.value?.removeAll { $0 == note } }))
+    cache.update(notesKey, as: OperationState<[String]>.self) { notes in
+      if notes.value?.contains(note) == false { notes.value?.append(note) }
+    }
   }
 
   /// Launches the app in `folder` as an app does at launch: restores the persisted query cache, holds the feed,

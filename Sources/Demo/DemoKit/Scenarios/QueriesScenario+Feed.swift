@@ -27,11 +27,9 @@ func publishToFeed(options: QueryOptions) async -> String {
   for draft in [Post(id: 200, title: "Shared state in a feed"), Post(id: 201, title: "")] {
     let insert = OptimisticMutation { (draft: Post, cache: OptimisticCache) -> Int in
       let postsBefore = feed.pages.first?.count ?? 0
-      cache.update(
-        ["feed"], as: PaginatedState<Int, [Post]>.self,
-        OptimisticUpdate(
-          apply: { feed in if !feed.pages.isEmpty { feed.pages[0].insert(draft, at: 0) } },
-          rollback: { feed in if !feed.pages.isEmpty { feed.pages[0].removeAll { $0.id == draft.id } } }))
+      cache.update(["feed"], as: PaginatedState<Int, [Post]>.self) { feed in
+        if !feed.pages.isEmpty { feed.pages[0].insert(draft, at: 0) }
+      }
       return postsBefore
     }
     let task = $publish.mutate(draft, invalidates: [["feed"]], optimistic: insert) { draft in

@@ -8,16 +8,21 @@ struct RunCallbacks<Success: Sendable> {
   @usableFromInline let onSuccess: ((Success) -> Void)?
   @usableFromInline let onError: ((any Error) -> Void)?
   @usableFromInline let onSettled: ((Result<Success, any Error>) -> Void)?
+  /// Called, before `run` returns, when the call joins a run under way (``OperationPolicy/dedupe``) instead of
+  /// running its own body: a mutation drops its optimistic changes there, since its arguments never reach the server.
+  @usableFromInline let onJoined: (@Sendable () -> Void)?
 
   @inlinable
   init(
     onSuccess: ((Success) -> Void)?,
     onError: ((any Error) -> Void)?,
-    onSettled: ((Result<Success, any Error>) -> Void)?
+    onSettled: ((Result<Success, any Error>) -> Void)?,
+    onJoined: (@Sendable () -> Void)? = nil
   ) {
     self.onSuccess = onSuccess
     self.onError = onError
     self.onSettled = onSettled
+    self.onJoined = onJoined
   }
 
   /// Calls the callbacks for `outcome` in order and returns its value or throws its error.

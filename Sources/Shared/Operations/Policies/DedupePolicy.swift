@@ -179,6 +179,7 @@ extension Shared where Value: OperationTrackable {
       let caller = coordination.nextCaller()
       return (caller, coordination.dedupe.join(caller))
     }
+    if joined == .join { callbacks.onJoined?() }
     let started = joined == .start ? begin(optimistic, coordinator: coordinator) : nil
     if let run = started {
       let shared = self

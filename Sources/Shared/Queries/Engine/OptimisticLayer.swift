@@ -1,75 +1,159 @@
-/// The optimistic changes that mutations under way made to one query's value, and that value as the store last
-/// wrote it without them: kept with the value's box, and touched only under the box's lock (through
-/// `ReactiveBox.withLock(attached:_:)` and `withAttachment(_:_:)`).
+import Reactive
+
+/// One query's confirmed value and the optimistic changes of the mutations under way on it, in the order they
+/// started: the value shown is always the confirmed value with every pending change applied again.
 ///
-/// While a change is active, data the store writes (a fetch's value, a yielded value, a value the program sets) is
-/// written into the value without the changes, and the value shown is that plus every active change, applied again
-/// in the order the mutations started: a fetch under way cannot wipe out an optimistic change, and a page fetched
-/// meanwhile is not added twice to a change that inserted into the pages. The shown value's operation tracking is
-/// always the latest written, never one from before a change.
-// Unchecked: every stored property is read and written only under the lock of the box this layer is kept with, which
-// orders every access (see above).
-@usableFromInline
-final class OptimisticLayer<State: OperationTrackable>: @unchecked Sendable {
-  /// The value as the store last wrote it, without the active changes; `nil` while none is active.
-  @usableFromInline var base: State?
-  /// The active changes, in the order their mutations started.
-  @usableFromInline var changes: [(id: UInt64, apply: @Sendable (inout State) -> Void)] = []
+/// The rule, in one place: every write that is not an optimistic change (a fetch's value, a page, `setValue`,
+/// `setState`, `update`, a holder's `withLock`, a hydration, a restore) goes to the confirmed value, and the value
+/// shown is recomputed from it. A change whose mutation fails or is cancelled is dropped and the value recomputed, so
+/// no undo step can touch another mutation's change; a change whose mutation succeeds becomes part of the confirmed
+/// value, until the server's own data replaces it. The shown value's operation tracking is always the confirmed
+/// value's: a change never shows or hides a fetch.
+///
+/// The store keeps the layer by the query's key while a change is pending (see ``QueryChangeTable``), so it outlives
+/// the value's box: a query that sleeps and wakes, or whose value waits to be decoded from a persisted cache, gets
+/// the same layer again. While the query has a box, the layer is attached to it and the value and the layer change
+/// in one critical section of the box's lock (``ReactiveBox/withLock(attached:_:)``); the layer's own lock orders the
+/// accesses made without a box (a query that has no record yet).
+// Unchecked: every stored property is read and written only under `lock`.
+final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendable {
+  /// A pending change: its identifier and what it does to a value.
+  struct Change {
+    let id: UInt64
+    let apply: @Sendable (inout Value) -> Void
+  }
 
-  @usableFromInline
-  init() {}
+  struct Contents {
+    /// The value as the store and the program last wrote it, without the pending changes; `nil` while none is
+    /// pending, or while the layer waits for its query's first value.
+    var confirmed: Value?
+    /// The pending changes, in the order their mutations started.
+    var changes: [Change] = []
+  }
 
-  /// A mutation's change starts: applied to `shown` now, and again over every write the store makes until the
-  /// change is kept or undone.
-  @inlinable
-  func add(_ id: UInt64, apply: @escaping @Sendable (inout State) -> Void, to shown: inout State) {
-    if changes.isEmpty { base = shown }
-    changes.append((id, apply))
+  private let lock = Lock(Contents())
+  /// Gives a recomputed value the confirmed value's operation tracking: made where the state type is known.
+  private let carryTracking: @Sendable (inout Value, Value) -> Void
+
+  init(carryTracking: @escaping @Sendable (inout Value, Value) -> Void) {
+    self.carryTracking = carryTracking
+  }
+
+  /// Whether a change is pending.
+  var isActive: Bool {
+    lock.withLock { !$0.changes.isEmpty }
+  }
+
+  /// The value without the pending changes, if any is pending: what a persisted cache writes.
+  var confirmed: Value? {
+    lock.withLock { $0.confirmed }
+  }
+
+  /// A mutation's change starts: applied to `shown` (under its box's lock) now, and again over every write until it
+  /// ends.
+  func add(_ id: UInt64, apply: @escaping @Sendable (inout Value) -> Void, to shown: inout Value) {
+    lock.withLock { contents in
+      if contents.changes.isEmpty { contents.confirmed = shown }
+      contents.changes.append(Change(id: id, apply: apply))
+    }
     apply(&shown)
   }
 
-  /// The store writes data: `write` goes into the value without the changes, and `shown` becomes that value with
-  /// every active change applied again, keeping the operation tracking `write` left in `shown`.
-  @inlinable
-  func write(_ write: (inout State) -> Void, to shown: inout State) {
-    write(&shown)
-    guard var base else { return }
-    write(&base)
-    self.base = base
-    let operation = shown.operation
-    shown = base
-    for change in changes { change.apply(&shown) }
-    shown.operation = operation
+  /// A mutation's change starts on a query that has no value yet: it applies when the query gets one
+  /// (``adopt(_:)``).
+  func add(_ id: UInt64, apply: @escaping @Sendable (inout Value) -> Void) {
+    lock.withLock { $0.changes.append(Change(id: id, apply: apply)) }
   }
 
-  /// The mutation of change `id` failed or was cancelled: `rollback` undoes exactly what it changed in `shown`
-  /// (its operation tracking stays as it is), and the change is no longer applied.
-  @inlinable
-  func undo(_ id: UInt64, rollback: (inout State) -> Void, in shown: inout State) {
-    guard remove(id) != nil else { return }
-    let operation = shown.operation
-    rollback(&shown)
-    shown.operation = operation
-    if changes.isEmpty { base = nil }
+  /// A write that is not an optimistic change: `body` runs once, on the confirmed value when a change is pending
+  /// (the shown value is then recomputed from it), or on the shown value itself.
+  func write<Result, Failure: Error>(
+    _ body: (inout Value) throws(Failure) -> Result,
+    to shown: inout Value
+  ) throws(Failure) -> Result {
+    // Taken out of the layer while `body` runs, so that the write changes it in place, with no copy.
+    guard case (var confirmed, let changes)? = take() else { return try body(&shown) }
+    defer {
+      shown = recomputed(confirmed, with: changes)
+      lock.withLock { $0.confirmed = confirmed }
+    }
+    return try body(&confirmed)
   }
 
-  /// The mutation of change `id` succeeded: the change stays in the value as it is shown, and becomes part of the
-  /// data later writes build on until the server's own data replaces it.
-  @inlinable
-  func keep(_ id: UInt64) {
-    guard let change = remove(id) else { return }
-    if changes.isEmpty {
-      base = nil
-    } else if var base {
-      change.apply(&base)
-      self.base = base
+  /// The confirmed value, taken out of the layer (to put back), and the changes, when a change is pending.
+  private func take() -> (Value, [Change])? {
+    lock.withLock { contents in
+      guard !contents.changes.isEmpty, let confirmed = contents.confirmed else { return nil }
+      contents.confirmed = nil
+      return (confirmed, contents.changes)
     }
   }
 
-  /// Removes change `id`; returns it, or `nil` if it is not active.
-  @inlinable
-  func remove(_ id: UInt64) -> (id: UInt64, apply: @Sendable (inout State) -> Void)? {
-    guard let index = changes.firstIndex(where: { $0.id == id }) else { return nil }
-    return changes.remove(at: index)
+  /// The mutation of change `id` failed or was cancelled: the change is dropped and `shown` (under its box's lock)
+  /// recomputed from the confirmed value and the changes that remain.
+  func drop(_ id: UInt64, in shown: inout Value) {
+    let remaining = lock.withLock { contents -> (Value, [Change])? in
+      guard let index = contents.changes.firstIndex(where: { $0.id == id }) else { return nil }
+      contents.changes.remove(at: index)
+      guard let confirmed = contents.confirmed else { return nil }
+      if contents.changes.isEmpty { contents.confirmed = nil }
+      return (confirmed, contents.changes)
+    }
+    guard let (confirmed, changes) = remaining else { return }
+    shown = recomputed(confirmed, with: changes)
+  }
+
+  /// Change `id` ends where no value shows it (its query has no value yet, or another layer took over its value).
+  func drop(_ id: UInt64) {
+    let removed = lock.withLock { contents -> Change? in
+      guard let index = contents.changes.firstIndex(where: { $0.id == id }) else { return nil }
+      if contents.changes.count == 1 { contents.confirmed = nil }
+      return contents.changes.remove(at: index)
+    }
+    withExtendedLifetime(removed) {}  // Its captures go after the lock.
+  }
+
+  /// The mutation of change `id` succeeded: the change becomes part of the confirmed value, and stays in the value
+  /// shown until the server's data replaces it. A query with no value yet has nothing to keep it in: the change is
+  /// dropped (the success's invalidation brings the server's data).
+  func keep(_ id: UInt64) {
+    let kept = lock.withLock { contents -> (change: Change, confirmed: Value?)? in
+      guard let index = contents.changes.firstIndex(where: { $0.id == id }) else { return nil }
+      let change = contents.changes.remove(at: index)
+      let confirmed = contents.confirmed
+      contents.confirmed = nil
+      return (change, contents.changes.isEmpty ? nil : confirmed)
+    }
+    // Applied outside the layer's lock (it is the program's code), then put back.
+    guard let kept, var confirmed = kept.confirmed else { return }
+    kept.change.apply(&confirmed)
+    lock.withLock { $0.confirmed = confirmed }
+  }
+
+  /// The layer's query gets a value (`shown`, under its box's lock): it becomes the confirmed value, and `shown`
+  /// shows the pending changes over it.
+  func adopt(_ shown: inout Value) {
+    let changes = lock.withLock { contents -> [Change] in
+      guard !contents.changes.isEmpty else { return [] }
+      contents.confirmed = shown
+      return contents.changes
+    }
+    guard !changes.isEmpty else { return }
+    shown = recomputed(shown, with: changes)
+  }
+
+  /// `confirmed` with `changes` applied in order, showing `confirmed`'s operation tracking.
+  private func recomputed(_ confirmed: Value, with changes: [Change]) -> Value {
+    var shown = confirmed
+    for change in changes { change.apply(&shown) }
+    carryTracking(&shown, confirmed)
+    return shown
+  }
+}
+
+extension OptimisticLayer where Value: OperationTrackable {
+  /// A layer for a query's state.
+  convenience init() {
+    self.init(carryTracking: { shown, confirmed in shown.operation = confirmed.operation })
   }
 }

@@ -324,7 +324,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
         work.withdraw()
         work.finish(.failure(CancellationError()))
       }
-      detached?.withLock { state in
+      detached?.libraryWithLock { state in
         if state.operation.status == .pending { state.operation.status = .idle }
         state.operation.endFetch()
       }
@@ -391,7 +391,9 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     // Asked before a local copy of the reference would count as a holder.
     guard root != nil, machine.activity == .idle, !isHeld, let root else { return nil }
     let replaced = sleepingValue  // A holder's default value, kept since the last wake (see below).
-    sleepingValue = root.box.value
+    // The confirmed value, while optimistic changes are pending: they are kept by the store, and shown again over it
+    // when the query wakes.
+    sleepingValue = root.box.withAttachment(OptimisticLayer<State>.self) { $0?.confirmed } ?? root.box.value
     self.root = nil
     return (root, replaced)
   }
@@ -417,7 +419,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
       case .root(let found) = registry.reference(
         for: query, defaultValue: { value },
         create: { value, registration in
-          let root = SharedRoot(memoryOnly: value, registration: registration)
+          let root = SharedRoot(memoryOnly: value, registration: registration, isQueryValue: true)
           created = root
           return .root(root)
         })
@@ -426,15 +428,17 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
       isMade = found === created
     } else {
       // No registry, or another type under this key there: a value of its own.
-      (made, isMade) = (SharedRoot(memoryOnly: value, registration: nil), true)
+      (made, isMade) = (SharedRoot(memoryOnly: value, registration: nil, isQueryValue: true), true)
     }
     // A box a holder made an instant ago from its default takes the cached value (its only user is still being
     // made); the default is kept until the query next sleeps or goes, both released after the lock.
     if !isMade { made.box.withLock { swap(&$0, &value) } }
     sleepingValue = isMade ? nil : value
     root = made
-    made.attachment(QueryLink<State>.self, make: QueryLink.init)
+    made.attachment(QueryLink.self, make: QueryLink.init)
       .link(to: store, key: key, kind: kind, epoch: epoch)
+    // The optimistic changes pending on the query show again over its value.
+    store.attachLayer(of: key, to: made)
   }
 
   /// A caller asks for `work`, done by `body`; returns the unit of work that serves the request (and its
@@ -635,7 +639,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
       return (
         nil,
         QueryRecordEffect { [weak store] in
-          shared.withLock { state in
+          shared.libraryWithLock { state in
             // Only a cancelled first load leaves the status pending for the work that follows.
             if state.operation.status == .pending { state.operation.restore(.idle) }
             state.operation.endFetch()

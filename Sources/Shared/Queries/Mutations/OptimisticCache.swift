@@ -1,73 +1,100 @@
 public import Synchronization
 
 /// What a mutation changes in cached queries when it starts (see ``OptimisticMutation``): each change shows at
-/// once in every holder of the query, lasts through the query's fetches while the mutation runs, and is undone,
-/// exactly, if the mutation fails or is cancelled.
+/// once in every holder of the query, lasts through the query's fetches and edits while the mutation runs, and is
+/// dropped if the mutation fails or is cancelled.
 ///
 /// ```swift
 /// func insert(_ draft: Post, into cache: OptimisticCache) {
-///   cache.update(
-///     ["feed"], as: PaginatedState<Int, [Post]>.self,
-///     OptimisticUpdate(
-///       apply: { feed in if !feed.pages.isEmpty { feed.pages[0].insert(draft, at: 0) } },
-///       rollback: { feed in if !feed.pages.isEmpty { feed.pages[0].removeAll { $0.id == draft.id } } }))
+///   cache.update(["feed"], as: PaginatedState<Int, [Post]>.self) { feed in
+///     if !feed.pages.isEmpty { feed.pages[0].insert(draft, at: 0) }
+///   }
 /// }
 /// ```
 ///
-/// A change's `apply` runs now on the cached state, and again over every value the store writes into the query
-/// until the mutation ends: a fetch under way, or one that starts meanwhile, writes the server's data, and the
-/// change shows on top of it rather than being wiped out. If the mutation fails or is cancelled, `rollback` runs on
-/// the state as it is then, so it undoes exactly what `apply` did and keeps every other change (another mutation's,
-/// a fetch's); the state's operation tracking (its status, `isFetching`) is never rolled back. If the mutation
-/// succeeds, the change stays in the value as it is shown, until the query's next fetch brings the server's data.
+/// The rule: a query keeps its confirmed value and the changes of the mutations under way, in the order the
+/// mutations started, and shows the confirmed value with every pending change applied. Every write that is not an
+/// optimistic change (a fetch's value, a page, ``QueryStore/update(_:as:_:)``, ``QueryStore/setValue(_:for:updatedAt:)``,
+/// ``QueryStore/setState(for:startingWith:updatedAt:_:)``, a holder's `withLock`, a hydration, a restore) goes to
+/// the confirmed value, and the value shown is recomputed. So a fetch cannot wipe a change out, an edit made
+/// meanwhile is kept, and a page fetched meanwhile does not repeat a change.
+///
+/// - A change whose mutation fails or is cancelled is dropped, and the value recomputed: exactly that change goes,
+///   every other mutation's change and every write made meanwhile stay. No undo step is needed.
+/// - A change whose mutation succeeds becomes part of the confirmed value, and stays until a fetch (the refetch the
+///   mutation's invalidation starts) brings the server's data.
+/// - The changes are kept with the query, not with its value's box: they outlive a query that sleeps and wakes, and
+///   a change made to a value restored from a persisted cache (``QueryStore/persistCache(_:)``) and not used yet
+///   shows as soon as its query is made.
+/// - The state's operation tracking (its status, `isFetching`) is always the confirmed value's.
+///
+/// The value persisted, dehydrated or read by a fetch's `isStale` rule is the confirmed value.
 public struct OptimisticCache: Sendable {
   /// The store whose queries the changes are made to.
   @usableFromInline let store: QueryStore
-  /// The changes made so far, to keep or undo when the mutation ends.
+  /// The changes made so far, to keep or drop when the mutation ends.
   @usableFromInline let changes = OptimisticChangeSet()
 
   init(store: QueryStore) {
     self.store = store
   }
 
-  /// Changes the cached state of the query named `key`, of state type `type`, as `update` says.
+  /// Changes the cached state of the query named `key`, of state type `type`, as `apply` says, until the mutation
+  /// ends.
+  ///
+  /// ```swift
+  /// cache.update(["posts", post.id], as: OperationState<Post>.self) { $0.value?.title = title }
+  /// ```
+  ///
+  /// `apply` runs now on the query's confirmed value with the other pending changes, and again each time the
+  /// confirmed value is written, under the value's lock: it must only compute and write.
   ///
   /// - Parameters:
   ///   - key: The query's name.
   ///   - type: The query's state type: ``OperationState`` of the value, ``PaginatedState``, or a type of your own.
-  ///   - update: The change (`apply`) and how to undo it (`rollback`).
-  /// - Returns: Whether the store keeps such a query; a query it does not keep is left alone.
-  @inlinable
+  ///   - apply: The change.
+  /// - Returns: Whether the store keeps such a query with that state type, or a persisted value waiting for it; a
+  ///   query it does not keep is left alone.
+  @discardableResult
+  public func update<State: OperationTrackable>(
+    _ key: QueryKey,
+    as type: State.Type,
+    _ apply: @escaping @Sendable (inout State) -> Void
+  ) -> Bool {
+    let id = OptimisticChangeSet.nextID.add(1, ordering: .relaxed).newValue
+    guard let layer = store.startChange(id, on: key, as: type, apply: apply) else { return false }
+    let store = self.store
+    changes.append(
+      OptimisticChangeSet.Change(
+        undo: { [weak store] in
+          if let store { store.endChange(id, of: layer, on: key, keeps: false) } else { layer.drop(id) }
+        },
+        keep: { [weak store] in
+          if let store { store.endChange(id, of: layer, on: key, keeps: true) } else { layer.drop(id) }
+        }))
+    return true
+  }
+
+  /// Changes the cached state of the query named `key` as `update.apply` says, until the mutation ends.
+  ///
+  /// The same as ``update(_:as:_:)-(_,_,(inout State)->Void)`` with `update.apply`: a change that ends in failure or
+  /// cancellation is dropped and the value recomputed, so `update.rollback` is not run on a cached query (it would
+  /// undo the other mutations' changes made since, if it restored a value it captured). It is kept for
+  /// ``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``
+  /// on a value that is not a query.
+  ///
+  /// - Parameters:
+  ///   - key: The query's name.
+  ///   - type: The query's state type.
+  ///   - update: The change (`apply`).
+  /// - Returns: Whether the store keeps such a query with that state type, or a persisted value waiting for it.
   @discardableResult
   public func update<State: OperationTrackable>(
     _ key: QueryKey,
     as type: State.Type,
     _ update: OptimisticUpdate<State>
   ) -> Bool {
-    guard let shared = store.cachedShared(key, as: type), case .root(let root) = shared.reference else {
-      return false
-    }
-    let box = root.box
-    _ = box.attachment(OptimisticLayer<State>.self, make: OptimisticLayer.init)
-    let id = OptimisticChangeSet.nextID.add(1, ordering: .relaxed).newValue
-    let replaced = box.withLock(attached: OptimisticLayer<State>.self) { state, layer -> State in
-      let previous = state
-      layer?.add(id, apply: update.apply, to: &state)
-      return previous
-    }
-    withExtendedLifetime(replaced) {}
-    changes.append(
-      OptimisticChangeSet.Change(
-        undo: {
-          let replaced = box.withLock(attached: OptimisticLayer<State>.self) { state, layer -> State in
-            let previous = state
-            layer?.undo(id, rollback: update.rollback, in: &state)
-            return previous
-          }
-          withExtendedLifetime(replaced) {}
-        },
-        keep: { box.withAttachment(OptimisticLayer<State>.self) { $0?.keep(id) } }))
-    return true
+    self.update(key, as: type, update.apply)
   }
 }
 

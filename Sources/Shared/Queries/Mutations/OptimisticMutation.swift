@@ -5,11 +5,9 @@
 /// func publish(_ draft: Post, api: API) {
 ///   @Shared(.mutation("publish")) var publish = MutationState<Post, Post>()
 ///   let insert = OptimisticMutation { (draft: Post, cache: OptimisticCache) -> Int in
-///     cache.update(
-///       ["feed"], as: PaginatedState<Int, [Post]>.self,
-///       OptimisticUpdate(
-///         apply: { feed in if !feed.pages.isEmpty { feed.pages[0].insert(draft, at: 0) } },
-///         rollback: { feed in if !feed.pages.isEmpty { feed.pages[0].removeAll { $0.id == draft.id } } }))
+///     cache.update(["feed"], as: PaginatedState<Int, [Post]>.self) { feed in
+///       if !feed.pages.isEmpty { feed.pages[0].insert(draft, at: 0) }
+///     }
 ///     return draft.id
 ///   }
 ///   $publish.mutate(draft, invalidates: [["feed"]], optimistic: insert) { draft in

@@ -135,6 +135,7 @@ extension Shared {
     awaitsRefetches: Bool,
     isolation: isolated (any Actor)?,
     beforeInvalidating: (@Sendable () -> Void)? = nil,
+    onJoined: (@Sendable () -> Void)? = nil,
     onAttempt: (() -> Void)?,
     onSuccess: ((Result) -> Void)?,
     onError: ((any Error) -> Void)?,
@@ -209,12 +210,12 @@ extension Shared {
       return start(
         body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, network: network,
         isolation: isolation, onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError,
-        onSettled: recordSettled)
+        onSettled: recordSettled, onJoined: onJoined)
     }
     return start(
       body, in: scope, of: settings.mutationScopes, options: options, policy: policy, afterSuccess: afterSuccess,
       network: network, isolation: isolation, onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError,
-      onSettled: recordSettled)
+      onSettled: recordSettled, onJoined: onJoined)
   }
 
   /// The key of the mutation this value holds the state of, for ``QueryStore/activity(matching:)``: its
@@ -227,16 +228,14 @@ extension Shared {
 
 extension Shared {
   /// Runs the mutation with `arguments` after changing cached queries optimistically, as `optimistic` says: the
-  /// changes show at once, last through the queries' fetches while the mutation runs, stay if it succeeds, and are
-  /// undone, exactly, if it fails or is cancelled.
+  /// changes show at once, last through the queries' fetches and edits while the mutation runs, stay if it
+  /// succeeds, and are dropped if it fails or is cancelled (see ``OptimisticCache`` for the rule).
   ///
   /// ```swift
   /// func rename(_ post: Post, to title: String, api: API) {
   ///   @Shared(.mutation("rename-\(post.id)")) var rename = MutationState<String, Post>()
   ///   let retitle = OptimisticMutation { (title: String, cache: OptimisticCache) -> String in
-  ///     cache.update(
-  ///       ["posts", post.id], as: OperationState<Post>.self,
-  ///       OptimisticUpdate(apply: { $0.value?.title = title }, rollback: { $0.value?.title = post.title }))
+  ///     cache.update(["posts", post.id], as: OperationState<Post>.self) { $0.value?.title = title }
   ///     return post.title
   ///   }
   ///   $rename.mutate(title, invalidates: [["posts"]], optimistic: retitle) { title in
@@ -249,10 +248,11 @@ extension Shared {
   ///
   /// Otherwise as ``mutate(_:_:policy:scope:invalidates:awaitsRefetches:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,_,_,(Arguments)->Result,_,_,_,_)``:
   /// the same policies, scopes, retries, history and callback order. With `awaitsRefetches`, the changes are kept
-  /// before the refetches start, and the run settles once they have ended. The changes are undone before `onError` (or, for a
-  /// cancelled run, `onSettled`) is called, so the callbacks see the queries as they are without them. Each call
-  /// keeps or undoes its own changes, whatever the policy does with its run (a run that `.cancelPrevious` cancels,
-  /// or that `.debounce` drops, is undone).
+  /// before the refetches start, and the run settles once they have ended. The changes are dropped before `onError`
+  /// (or, for a cancelled run, `onSettled`) is called, so the callbacks see the queries as they are without them.
+  /// Each call keeps or drops its own changes, whatever the policy does with its run (a run that `.cancelPrevious`
+  /// cancels, or that `.debounce` drops, is dropped); a call that joins a run under way (`.dedupe`) drops its changes
+  /// as it joins, since its arguments never reach the server, and gets that run's result.
   ///
   /// - Parameters:
   ///   - arguments: What to run the mutation with; kept in the history.
@@ -267,7 +267,7 @@ extension Shared {
   ///   - perform: The mutation.
   ///   - onAttempt: Called when the run starts, before `mutate` returns.
   ///   - onSuccess: Called with the result and the context when the run succeeds.
-  ///   - onError: Called with the error and the context when the run fails, after the changes were undone.
+  ///   - onError: Called with the error and the context when the run fails, after the changes were dropped.
   ///   - onSettled: Called last, with the result and the context.
   /// - Returns: A handle to cancel the run or await its result.
   @discardableResult
@@ -294,7 +294,9 @@ extension Shared {
       invalidates: invalidates, awaitsRefetches: awaitsRefetches,
       // The changes are kept before the queries the success invalidates refetch, so that the server's data those
       // refetches bring replaces them rather than being changed again.
-      isolation: isolation, beforeInvalidating: { changes.keep() }, onAttempt: onAttempt,
+      isolation: isolation, beforeInvalidating: { changes.keep() },
+      // A call that joins a run under way (`.dedupe`) never sends its arguments: its changes go at once.
+      onJoined: { changes.undo() }, onAttempt: onAttempt,
       onSuccess: { result in onSuccess?(result, context) },
       onError: { error in
         changes.undo()

@@ -118,7 +118,7 @@ extension Shared {
   public func fetchValue<PageID: Hashable & Sendable, Page: Sendable>(
     servingStale: Bool = false
   ) async throws -> PaginatedState<PageID, Page>? where Value == PaginatedState<PageID, Page> {
-    let link = root.attachment(QueryLink<Value>.self, make: QueryLink.init)
+    let link = root.attachment(QueryLink.self, make: QueryLink.init)
     guard let (store, key, epoch) = link.record else { return nil }
     let query: Query<Value>? = nil  // A holder's record is not collected: nothing to make again.
     var made: Shared<Value>?

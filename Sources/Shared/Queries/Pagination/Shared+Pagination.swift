@@ -77,8 +77,10 @@ extension Shared {
   private func requestPages<PageID: Hashable & Sendable, Page: Sendable>(
     _ work: QueryRecordMachine.Work
   ) -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page> {
-    let link = root.attachment(QueryLink<Value>.self, make: QueryLink.init)
-    guard let (store, key, kind) = link.target, case .paginated(let fetchPages) = kind else { return nil }
+    let link = root.attachment(QueryLink.self, make: QueryLink.init)
+    guard let (store, key, kind) = link.target(as: Value.self), case .paginated(let fetchPages) = kind else {
+      return nil
+    }
     return store.request(work, key: key, as: Value.self) { shared, context in
       try await fetchPages(work, shared, context)
     }

@@ -133,7 +133,7 @@ extension Shared where Value: OperationTrackable {
   ///
   /// The same as ``QueryStore/isStale(_:)`` with this holder's key. Reads the query's clock.
   public var isStale: Bool? {
-    let link = root.attachment(QueryLink<Value>.self, make: QueryLink.init)
+    let link = root.attachment(QueryLink.self, make: QueryLink.init)
     guard let (store, key, epoch) = link.record else { return nil }
     return store.isStale(key, epoch: epoch)
   }

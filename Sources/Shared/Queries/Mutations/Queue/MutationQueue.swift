@@ -7,11 +7,9 @@ public import Foundation
 /// func startQueue(folder: URL, network: ManualOnlineStatus, api: TodoAPI) throws -> MutationQueue {
 ///   let queue = MutationQueue(file: folder.appendingPathComponent("mutations.json"), network: network)
 ///   let insert = OptimisticMutation { (title: String, cache: OptimisticCache) in
-///     cache.update(
-///       ["todos"], as: OperationState<[String]>.self,
-///       OptimisticUpdate(
-///         apply: { todos in if todos.value?.contains(title) == false { todos.value?.append(title) } },
-///         rollback: { todos in todos.value?.removeAll { $0 == title } }))
+///     cache.update(["todos"], as: OperationState<[String]>.self) { todos in
+///       if todos.value?.contains(title) == false { todos.value?.append(title) }
+///     }
 ///   }
 ///   queue.register(.mutation("add-todo"), invalidates: [["todos"]], optimistic: insert) {
 ///     (title: String, context) in
@@ -211,11 +209,9 @@ public final class MutationQueue: Sendable {
   /// ```swift
   /// func register(on queue: MutationQueue, api: TodoAPI) {
   ///   let insert = OptimisticMutation { (title: String, cache: OptimisticCache) in
-  ///     cache.update(
-  ///       ["todos"], as: OperationState<[String]>.self,
-  ///       OptimisticUpdate(
-  ///         apply: { todos in if todos.value?.contains(title) == false { todos.value?.append(title) } },
-  ///         rollback: { todos in todos.value?.removeAll { $0 == title } }))
+  ///     cache.update(["todos"], as: OperationState<[String]>.self) { todos in
+  ///       if todos.value?.contains(title) == false { todos.value?.append(title) }
+  ///     }
   ///   }
   ///   queue.register(.mutation("add-todo"), invalidates: [["todos"]], optimistic: insert) {
   ///     (title: String, context) in

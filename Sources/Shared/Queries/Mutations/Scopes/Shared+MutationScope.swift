@@ -15,7 +15,8 @@ extension Shared where Value: OperationTrackable {
     onAttempt: (() -> Void)?,
     onSuccess: ((Value.Success) -> Void)?,
     onError: ((any Error) -> Void)?,
-    onSettled: ((Result<Value.Success, any Error>) -> Void)?
+    onSettled: ((Result<Value.Success, any Error>) -> Void)?,
+    onJoined: (@Sendable () -> Void)? = nil
   ) -> OperationTask<Value.Success> {
     onAttempt?()
     // The place in line is taken inside `mutate`, so the line's order is the call order. A mutation whose turn is
@@ -26,7 +27,8 @@ extension Shared where Value: OperationTrackable {
       proceeds
       ? start(
         body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, network: network,
-        isolation: isolation, onAttempt: nil, onSuccess: onSuccess, onError: onError, onSettled: onSettled) : nil
+        isolation: isolation, onAttempt: nil, onSuccess: onSuccess, onError: onError, onSettled: onSettled,
+        onJoined: onJoined) : nil
     let task = Task {
       _ = isolation
       let run: OperationTask<Value.Success>
@@ -43,7 +45,8 @@ extension Shared where Value: OperationTrackable {
         }
         run = shared.start(
           body, options: options, policy: policy, optimistic: nil, afterSuccess: afterSuccess, network: network,
-          isolation: isolation, onAttempt: nil, onSuccess: onSuccess, onError: onError, onSettled: onSettled)
+          isolation: isolation, onAttempt: nil, onSuccess: onSuccess, onError: onError, onSettled: onSettled,
+          onJoined: onJoined)
       }
       let result = await withTaskCancellationHandler {
         await run.result
