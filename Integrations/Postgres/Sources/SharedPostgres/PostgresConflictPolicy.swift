@@ -18,17 +18,23 @@ public struct PostgresConflictPolicy<Value: Sendable>: Sendable {
   /// The save combines the value in memory with the newer one in the row and writes the result, checked against the
   /// row's version (read, merge, `UPDATE … WHERE version = …`, again when another instance wrote first: no
   /// transaction, no row lock); a newer value heard from another instance is combined with the value in memory the
-  /// same way, and written back when memory adds something to it.
+  /// same way, and written back, when memory holds a change of this instance.
   ///
-  /// The function may be called more than once with overlapping values, so make it idempotent and commutative up to
-  /// equality: a union, a maximum, a merge by identifier. It combines values, not changes: a counter two instances
-  /// increment at once loses an increment (a sum would count values twice); use
-  /// ``PostgresKey/update(ifMissing:isolation:_:)`` for such changes. Keep it quick: it is called under no mutex of
-  /// this process and not during a database statement, but a newer value heard from another instance is combined
-  /// during the database's landing turn (the one at a time in which stored values reach memory), with the write of
-  /// the combination following in the same turn. The turn is a wait in order, not a mutex, so nothing deadlocks, but
-  /// while it is held no change of any key of the database lands and no load hands its value over. A load compares
-  /// the value it read with memory using the value's `==` in the same turn.
+  /// The function is called only for a change of this instance: when memory differs (by `==`) from the value it last
+  /// agreed on with the row, and the row holds a newer version. Memory that holds no change of its own takes a newer
+  /// version as it is, and nothing is written, so instances converge on the row's newest version and never write in a
+  /// loop, whatever the function returns. No change is lost or counted twice when the function keeps what each side
+  /// adds (a union, a maximum, a merge by identifier) and adds nothing when merged again (a change may be merged more
+  /// than once): `merge(local, merge(local, remote)) == merge(local, remote)`. It need not be commutative. See "What
+  /// a merge function must satisfy" in the "Sharing across machines" article.
+  ///
+  /// It combines values, not changes: a counter two instances increment at once loses an increment (a sum would
+  /// count values twice); use ``PostgresKey/update(ifMissing:isolation:_:)`` for such changes. Keep it quick: it is
+  /// called under no mutex of this process and not during a database statement, but a newer value heard from another
+  /// instance is combined during the database's landing turn (the one at a time in which stored values reach
+  /// memory), with the write of the combination following in the same turn. The turn is a wait in order, not a
+  /// mutex, so nothing deadlocks, but while it is held no change of any key of the database lands and no load hands
+  /// its value over. A load compares the value it read with memory using the value's `==` in the same turn.
   ///
   /// ```swift
   /// .merge { local, remote in local.union(remote) }

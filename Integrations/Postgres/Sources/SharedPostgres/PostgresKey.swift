@@ -211,14 +211,24 @@ public struct PostgresKey<Value: Codable & Sendable>: SharedKey, CustomStringCon
   }
 
   /// What a save under the merge policy does with a newer row: combines `local` with it; `nil` for last writer
-  /// wins.
+  /// wins. When `local` holds no change of this instance (``holdsChangeOfItsOwn(_:)``), the row's JSON is returned
+  /// as it is, without calling the merge function: the save then writes nothing, and memory takes the row's value.
   func merger(local: Value) -> (@Sendable (Data) throws -> Data)? {
     guard let merge = conflicts.merge else { return nil }
     let key = self
     return { remote in
-      let combined = merge(local, try key.decodeStored(remote))
-      return try Self.encode(combined, key: key.name)
+      let stored = try key.decodeStored(remote)
+      guard key.holdsChangeOfItsOwn(local) else { return remote }
+      return try Self.encode(merge(local, stored), key: key.name)
     }
+  }
+
+  /// Whether `local`, a value of memory, holds a change of this instance that the row lacks: it differs, by the
+  /// policy's `==`, from the value memory last agreed on with the row (loaded, landed or written). Taken to hold
+  /// one when that value is not known. Under merge, only such a value is ever combined with the row and written.
+  func holdsChangeOfItsOwn(_ local: Value) -> Bool {
+    guard let json = database.core.agreedJSON(of: name), let agreed = try? decodeStored(json) else { return true }
+    return !conflicts.isEqual(local, agreed)
   }
 
   /// Decodes a row's JSON as `Value`, or converts it with the key's migration; throws

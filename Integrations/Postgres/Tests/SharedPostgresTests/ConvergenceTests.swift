@@ -9,6 +9,87 @@ import Testing
 extension ServerTests {
   /// An instance ends where the row is, whatever order its own saves and other instances' changes reach it in.
   @Suite struct ConvergenceTests {
+    /// Under a merge that is idempotent but not commutative (each instance keeps its own theme and unions the
+    /// tags), two instances make one change each and then stay idle. Each writes its own change, and a version
+    /// another instance wrote replaces a memory that holds no change of its own: no instance writes a merged value
+    /// back for a change it did not make. So the row stops after a few versions (it grew by thousands when each
+    /// instance answered the other's version with its own theme), and both end on the row's value.
+    @Test func twoIdleInstancesWithAMergeThatIsNotCommutativeStopWritingAndConverge() async throws {
+      let key = TestDatabase.uniqueKey()
+      let markerKey = TestDatabase.uniqueKey("marker")
+      let first = try await TestDatabase.instance()
+      let second = try await TestDatabase.instance()
+      let keepMyTheme: PostgresConflictPolicy<Preferences> = .merge { local, remote in
+        Preferences(theme: local.theme, tags: local.tags.union(remote.tags))
+      }
+      let one = Shared(wrappedValue: Preferences(), .postgres(key, in: first, conflicts: keepMyTheme))
+      let two = Shared(wrappedValue: Preferences(), .postgres(key, in: second, conflicts: keepMyTheme))
+      let markerOne = Shared(wrappedValue: 0, .postgres(markerKey, in: first))
+      let markerTwo = Shared(wrappedValue: 0, .postgres(markerKey, in: second))
+      try await one.load()
+      try await two.load()
+      try await markerOne.load()
+      try await markerTwo.load()
+
+      one.withLock { $0 = Preferences(theme: "dark", tags: ["one"]) }
+      two.withLock { $0 = Preferences(theme: "light", tags: ["two"]) }
+      async let savedOne: Void = one.save()
+      async let savedTwo: Void = two.save()
+      _ = try await (savedOne, savedTwo)
+      // Both idle: wait until they show one value, or until they wrote far more versions than two changes need.
+      let converged = try await bounded(.seconds(20), "both instances to show one value") {
+        while true {
+          if one.wrappedValue == two.wrappedValue { return true }
+          if try await TestDatabase.row(key)?.version ?? 0 > 20 { return false }
+          try await Task.sleep(for: .milliseconds(10))
+        }
+      }
+      let settled = try await TestDatabase.row(key)
+      // Announcements arrive in the order of their commits: once a change made after `settled` landed in both
+      // instances, every version up to it has landed too, and any version written in answer to one is in the row.
+      try await TestDatabase.writeAsAnotherInstance(markerKey, 1, version: 1)
+      try await waitForValue(markerOne, "the marker in the first instance") { $0 == 1 }
+      try await waitForValue(markerTwo, "the marker in the second instance") { $0 == 1 }
+      let row = try await TestDatabase.row(key)
+      await first.close()
+      await second.close()
+
+      #expect(converged)
+      let stored = try #require(row)
+      #expect(stored.version == settled?.version)
+      #expect(stored.version <= 4)
+      let value = try JSONDecoder().decode(Preferences.self, from: Data(stored.json.utf8))
+      #expect(value.tags == ["one", "two"])
+      #expect(one.wrappedValue == value)
+      #expect(two.wrappedValue == value)
+    }
+
+    /// Under a merge that keeps this instance's theme, another instance wrote a newer version this instance has not
+    /// heard of yet, and the program saves a value that holds no change of its own (a `withLock` that changed
+    /// nothing): the save writes nothing and memory takes the row's value, instead of writing this instance's older
+    /// theme over the other instance's newer one.
+    @Test func aSaveOfAValueWithNoChangeOfItsOwnWritesNoMergeOverANewerRow() async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      try await TestDatabase.writeAsAnotherInstance(key, Preferences(theme: "dark", tags: ["one"]), version: 1)
+      let keepMyTheme: PostgresConflictPolicy<Preferences> = .merge { local, remote in
+        Preferences(theme: local.theme, tags: local.tags.union(remote.tags))
+      }
+      let preferences = Shared(wrappedValue: Preferences(), .postgres(key, in: database, conflicts: keepMyTheme))
+      try await preferences.load()
+      #expect(preferences.wrappedValue == Preferences(theme: "dark", tags: ["one"]))
+      let newer = Preferences(theme: "light", tags: ["one", "two"])
+      try await TestDatabase.writeSilentlyAsAnotherInstance(key, newer, version: 2)
+
+      preferences.withLock { $0.theme = "dark" }
+      try await preferences.save()
+      let row = try #require(try await TestDatabase.row(key))
+      #expect(row.version == 2)
+      #expect(try JSONDecoder().decode(Preferences.self, from: Data(row.json.utf8)) == newer)
+      #expect(preferences.wrappedValue == newer)
+      await database.close()
+    }
+
     /// Under last writer wins, another instance's change is decided to go to memory, then held back (as a database
     /// round trip would) while this instance saves a newer change: when it lands, it does not replace the newer
     /// value, so memory and row agree. The program's change also makes the framework refuse the landing, so this
@@ -190,4 +271,10 @@ extension ServerTests {
       await database.close()
     }
   }
+}
+
+/// Settings each instance keeps a part of: its own theme, and the tags of all.
+struct Preferences: Codable, Sendable, Equatable {
+  var theme = "system"
+  var tags: Set<String> = []
 }

@@ -264,10 +264,11 @@ extension ServerTests {
       await database.close()
     }
 
-    /// Under merge, another instance's value arrives, and while it is combined with memory the program changes the
-    /// value while the server is away: the combination cannot be written, nor put in memory (the program's change
-    /// is newer). Memory then does not hold the other instance's version, so the save on reconnect still combines
-    /// the program's change with the row instead of writing over it.
+    /// Under merge, another instance's value arrives while memory holds a change of this instance not written yet
+    /// (its save waits), and while the two are combined the program changes the value while the server is away:
+    /// the combination cannot be written, nor put in memory (the program's change is newer). Memory then does not
+    /// hold the other instance's version, so the save on reconnect still combines the program's changes with the
+    /// row instead of writing over it.
     @Test func aMergeThatCouldNotBeWrittenNorAppliedIsCombinedAgainOnReconnect() async throws {
       let key = TestDatabase.uniqueKey()
       let database = try await TestDatabase.instance()
@@ -281,22 +282,39 @@ extension ServerTests {
       marks.withLock { _ = $0.insert("a") }
       try await marks.save()
 
+      // The save of the next change waits before it starts writing: memory holds a change not written yet (only a
+      // change of this instance is ever combined with another instance's value).
+      let saveGate = Gate()
+      let firstSave = Mutex(true)
+      database.core.testHooks.withLock {
+        $0.beforeSaveStarted = {
+          let first = firstSave.withLock { first in
+            defer { first = false }
+            return first
+          }
+          if first { await saveGate.pass() }
+        }
+      }
+      marks.withLock { _ = $0.insert("mine") }
+      try await waitUntil("the save to wait") { saveGate.reached }
       duringMerge.arm {
         try? Self.server("SHARED_POSTGRES_STOP")
         marks.withLock { _ = $0.insert("program") }
       }
       // Another instance writes version 2 and announces it.
-      try await TestDatabase.writeAsAnotherInstance(key, Set(["remote"]), version: 2)
+      try await TestDatabase.writeAsAnotherInstance(key, Set(["a", "remote"]), version: 2)
       do {
         try await waitUntil("the merge") { duringMerge.ran }
+        saveGate.open()
         try await waitUntil("the failed save") { marks.saveError != nil }
       } catch {
+        saveGate.open()
         try Self.server("SHARED_POSTGRES_START")
         throw error
       }
       try Self.server("SHARED_POSTGRES_START")
 
-      let all: Set<String> = ["a", "program", "remote"]
+      let all: Set<String> = ["a", "mine", "program", "remote"]
       try await waitForValue(marks, "the program's change and the other instance's") { $0 == all }
       try await waitUntil("the errors cleared") { marks.saveError == nil && marks.loadError == nil }
       try await marks.save()

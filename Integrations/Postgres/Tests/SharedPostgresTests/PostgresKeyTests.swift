@@ -147,8 +147,9 @@ extension ServerTests {
       await database.close()
     }
 
-    /// Under merge, the program changes the value while a newer value from another instance is being combined
-    /// with memory: the change is kept, combined with the other instance's, in memory and in the row.
+    /// Under merge, memory holds a change of this instance not written yet (its save waits) when a newer value
+    /// from another instance is combined with it, and the program changes the value while the merge is computed:
+    /// every change is kept, combined with the other instance's, in memory and in the row.
     @Test func aChangeMadeWhileAMergeIsComputedIsKept() async throws {
       let key = TestDatabase.uniqueKey()
       let database = try await TestDatabase.instance()
@@ -164,13 +165,29 @@ extension ServerTests {
       try await marks.save()
       #expect(try await TestDatabase.row(key)?.version == 1)
 
+      // The save of the next change waits before it starts writing: memory holds a change not written yet (only a
+      // change of this instance is ever combined with another instance's value).
+      let saveGate = Gate()
+      let firstSave = Mutex(true)
+      database.core.testHooks.withLock {
+        $0.beforeSaveStarted = {
+          let first = firstSave.withLock { first in
+            defer { first = false }
+            return first
+          }
+          if first { await saveGate.pass() }
+        }
+      }
+      marks.withLock { _ = $0.insert("mine") }
+      try await waitUntil("the save to wait") { saveGate.reached }
       duringMerge.arm { marks.withLock { _ = $0.insert("program") } }
       // Another instance writes version 2 and announces it.
       try await TestDatabase.writeAsAnotherInstance(key, Set(["a", "remote"]), version: 2)
+      try await waitUntil("the merge") { duringMerge.ran }
+      saveGate.open()
 
-      let all: Set<String> = ["a", "program", "remote"]
-      try await waitForValue(marks, "the program's change and the other instance's") { $0 == all }
-      #expect(duringMerge.ran)
+      let all: Set<String> = ["a", "mine", "program", "remote"]
+      try await waitForValue(marks, "the program's changes and the other instance's") { $0 == all }
       try await marks.save()
       #expect(marks.wrappedValue == all)
       let row = try #require(try await TestDatabase.row(key))

@@ -472,8 +472,9 @@ final class DatabaseCore: Sendable {
         state.keys[key]?.machine.rowDecoded(version: version)
       }
       if held {
+        // Memory holds this version, unless a merge wrote a newer one while it landed: that one is the agreed value.
+        if version >= state.keys[key]?.machine.baseVersion ?? 0 { state.keys[key]?.agreedJSON = json }
         state.keys[key]?.machine.memoryHolds(version: version)
-        state.keys[key]?.agreedJSON = json
       }
     }
   }
@@ -632,6 +633,12 @@ final class DatabaseCore: Sendable {
     state.withLock { $0.keys[key]?.machine.knownVersion ?? 0 }
   }
 
+  /// The JSON memory of `key` last held when it agreed with the row (loaded, landed or written), or the value it
+  /// started from: memory that differs from it holds a change of this instance that the row lacks.
+  func agreedJSON(of key: String) -> Data? {
+    state.withLock { $0.keys[key]?.agreedJSON }
+  }
+
   /// Memory took the value of `version` of `key`, whose JSON is `json`: later merges compare the row against it.
   func memoryHolds(_ key: String, version: Int64, json: Data) {
     state.withLock { state in
@@ -649,6 +656,9 @@ final class DatabaseCore: Sendable {
   /// Without `merge` (last writer wins) the row is replaced without being read, once this instance has looked at
   /// it; the first save reads it first, as a merge does. A row that does not decode (`decodes`) is never written
   /// over: the save throws ``SharedPostgresError/undecodableRow(key:version:)`` until the program decides.
+  ///
+  /// When what `merge` returns is the row's JSON itself (memory holds no change of this instance, or the row holds
+  /// the combination already), nothing is written: the save ends on the row's version, as if it had written it.
   ///
   /// `afterWrite` gets what was written and says whether memory now holds it; it runs before the version is taken
   /// as the base of later merges.
@@ -707,6 +717,11 @@ final class DatabaseCore: Sendable {
             } catch SharedPostgresError.undecodable(_, _) {
               refused = row.version
               throw SharedPostgresError.undecodableRow(key: key, version: row.version)
+            }
+            if toWrite == row.json {
+              // The row holds what would be written (memory holds no change of this instance): nothing to write.
+              written = (row.version, row.json)
+              break
             }
           } else if merge == nil, !decodes(row.json) {
             refused = row.version

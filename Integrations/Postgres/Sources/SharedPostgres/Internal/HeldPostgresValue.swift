@@ -24,13 +24,19 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
 
   /// Last writer wins: the stored value replaces memory, unless the program changed (or saved) the value since the
   /// change was heard (`heard`, taken then): memory keeps that change, which is saved over the stored version, even
-  /// when its save had not started when the stored value arrived. Merge: memory is combined with it, and when memory
-  /// adds something, the combination is written back (merged again with anything newer in the row) before it
-  /// replaces memory, so no change of this instance that was not saved yet is lost.
+  /// when its save had not started when the stored value arrived.
   ///
-  /// Under merge, the combination is applied only if the program did not change (or save) the value since memory
-  /// was read for it (`update(_:readAt:)`); otherwise it is combined again with the newer memory, so a change made
-  /// while a merge is computed or written is not dropped.
+  /// Merge: when memory holds no change of this instance that the row lacks (it equals the value it last agreed on
+  /// with the row), the stored value replaces it as it is, without calling the merge function and without writing:
+  /// the stored version already holds every change written before it, and an instance that wrote a merge of
+  /// another instance's change with its own older value would make that instance answer in turn, forever, with a
+  /// function that is not commutative. When memory holds such a change, memory is combined with the stored value
+  /// and the combination is written back (merged again with anything newer in the row) before it replaces memory,
+  /// so the change is not lost.
+  ///
+  /// Under merge, the value is applied only if the program did not change (or save) the value since memory was
+  /// read for it (`update(_:readAt:)`); otherwise memory is looked at again, so a change made while a merge is
+  /// computed or written is not dropped.
   ///
   /// Says whether memory took the stored value, or a combination of it (the version is then a base of merges), and
   /// whether the JSON was of the value's type.
@@ -54,6 +60,13 @@ final class HeldPostgresValue<Value: Codable & Sendable>: HeldValue {
     // What the row holds, as far as this instance knows.
     var stored = remote
     while let read = context.storeReadStarted(), let local = context.currentValue {
+      guard key.holdsChangeOfItsOwn(local) else {
+        // Nothing of this instance to add: the stored value is memory's next value, and nothing is written.
+        if context.update(stored, readAt: read) { return true }
+        // The program changed or saved the value meanwhile: look at memory again.
+        await Task.yield()
+        continue
+      }
       let merged = merge(local, stored)
       if key.conflicts.isEqual(merged, stored) {
         // The row holds memory's change already: a failed save of it is answered.
