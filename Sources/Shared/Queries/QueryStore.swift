@@ -379,8 +379,11 @@ public final class QueryStore: Sendable {
         query: query, definition: state.definitions.definition(of: query), root: root, epoch: epoch,
         serial: state.serial)
       state.count += 1
-      // Optimistic changes made before the query was (a restored value's, a queued mutation's) show over its value.
-      attachLayer(of: query.key, to: root)
+      // Optimistic changes made before the query was (to a restored value, by a queued mutation) show over its
+      // value: attached now, applied after the lock (they are the program's code), once the value is seeded.
+      let adopted = attachLayer(of: query.key, to: root).map { layer in
+        QueryRecordEffect { Self.adopt(layer, in: root) }
+      }
       // Removing the other record may have pruned its node.
       (replaced.isEmpty ? node : state.root.makeNode(at: query.key.parts)).record = record
       let sweeps = state.bounds.add(record)
@@ -400,12 +403,13 @@ public final class QueryStore: Sendable {
         ticks.map { key in QueryRecordEffect { self.startTimer(on: query.options.operation.clock, key: key) } }
         ?? .none
       let effect =
-        if stopped.perform == nil && seeded.perform == nil && timer.perform == nil {
+        if stopped.perform == nil && seeded.perform == nil && timer.perform == nil && adopted == nil {
           started
         } else {
           QueryRecordEffect {
             stopped()
             seeded()
+            adopted?()
             timer()
             started()
           }

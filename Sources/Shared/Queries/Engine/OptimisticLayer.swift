@@ -51,12 +51,22 @@ final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendabl
 
   /// A mutation's change starts: applied to `shown` (under its box's lock) now, and again over every write until it
   /// ends.
+  ///
+  /// A layer whose changes wait for a value (made before its query was) takes `shown` as their confirmed value
+  /// first, and shows them all.
   func add(_ id: UInt64, apply: @escaping @Sendable (inout Value) -> Void, to shown: inout Value) {
-    lock.withLock { contents in
-      if contents.changes.isEmpty { contents.confirmed = shown }
-      contents.changes.append(Change(id: id, apply: apply))
+    let change = Change(id: id, apply: apply)
+    let waiting = lock.withLock { contents -> [Change] in
+      let waiting = contents.confirmed == nil ? contents.changes : []
+      if contents.confirmed == nil { contents.confirmed = shown }
+      contents.changes.append(change)
+      return waiting
     }
-    apply(&shown)
+    if waiting.isEmpty {
+      apply(&shown)
+    } else {
+      shown = recomputed(shown, with: waiting + [change])
+    }
   }
 
   /// A mutation's change starts on a query that has no value yet: it applies when the query gets one
@@ -104,13 +114,15 @@ final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendabl
   }
 
   /// Change `id` ends where no value shows it (its query has no value yet, or another layer took over its value).
-  func drop(_ id: UInt64) {
-    let removed = lock.withLock { contents -> Change? in
+  ///
+  /// - Returns: The change, for its captures to be released after every lock.
+  @discardableResult
+  func drop(_ id: UInt64) -> Change? {
+    lock.withLock { contents -> Change? in
       guard let index = contents.changes.firstIndex(where: { $0.id == id }) else { return nil }
       if contents.changes.count == 1 { contents.confirmed = nil }
       return contents.changes.remove(at: index)
     }
-    withExtendedLifetime(removed) {}  // Its captures go after the lock.
   }
 
   /// The mutation of change `id` succeeded: the change becomes part of the confirmed value, and stays in the value

@@ -335,6 +335,10 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     let action = machine.reset(isHeld: isHeld)
     let running = action.stop.cancelRunning.flatMap(work)
     let withdrawn = action.stop.withdraw.compactMap(removeWork)
+    // A sleeping query with optimistic changes pending wakes, so that the reset goes to its confirmed value.
+    if root == nil, store.changes.layer(for: key, as: State.self)?.isActive == true {
+      wakeIfSleeping(in: store.registry, store: store)
+    }
     // A sleeping query is reset where it is kept; the value it replaces is released after the lock.
     var replaced: State?
     if root == nil, var value = sleepingValue {
@@ -391,9 +395,9 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     // Asked before a local copy of the reference would count as a holder.
     guard root != nil, machine.activity == .idle, !isHeld, let root else { return nil }
     let replaced = sleepingValue  // A holder's default value, kept since the last wake (see below).
-    // The confirmed value, while optimistic changes are pending: they are kept by the store, and shown again over it
-    // when the query wakes.
-    sleepingValue = root.box.withAttachment(OptimisticLayer<State>.self) { $0?.confirmed } ?? root.box.value
+    // The value as shown: optimistic changes pending on it keep their confirmed value in their layer, which the store
+    // keeps and attaches to the value's next box (see `wakeIfSleeping`).
+    sleepingValue = root.box.value
     self.root = nil
     return (root, replaced)
   }
@@ -437,7 +441,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     root = made
     made.attachment(QueryLink.self, make: QueryLink.init)
       .link(to: store, key: key, kind: kind, epoch: epoch)
-    // The optimistic changes pending on the query show again over its value.
+    // The optimistic changes pending on the query go on with the value, which shows them already.
     store.attachLayer(of: key, to: made)
   }
 

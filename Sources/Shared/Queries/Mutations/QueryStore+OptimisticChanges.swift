@@ -26,8 +26,11 @@ extension QueryStore {
       record.touch()
       state.bounds.use(record)
       record.wakeIfSleeping(in: registry, store: self)
-      guard case .root(let root) = record.shared.reference,
-        let layer = attachLayer(of: key, to: root, making: true)
+      guard case .root(let root) = record.shared.reference else { return nil }
+      attachLayer(of: key, to: root, making: true)
+      // The layer on the value (the one just attached, or the one that was).
+      guard let layer = root.box.withAttachment(OptimisticLayer<State>.self, { $0 }),
+        layer === changes.layer(for: key, as: State.self)
       else { return nil }
       return (layer, root)
     }
@@ -52,10 +55,11 @@ extension QueryStore {
     on key: QueryKey,
     keeps: Bool
   ) {
+    var dropped: OptimisticLayer<State>.Change?
     let root = state.withLock { state -> SharedRoot<State>? in
       guard let record = Self.record(in: state, named: key, epoch: nil, as: State.self) else {
         // No query (not made yet, or removed): the change leaves the layer, and so does a layer left with none.
-        layer.drop(id)
+        dropped = layer.drop(id)
         changes.removeIfIdle(key, layer: layer)
         return nil
       }
@@ -63,11 +67,12 @@ extension QueryStore {
       guard case .root(let root) = record.shared.reference else { return nil }
       return root
     }
+    withExtendedLifetime(dropped) {}  // Its captures go after the lock.
     guard let root else { return }
     let replaced = root.box.withLock(attached: OptimisticLayer<State>.self) { state, attached -> State? in
       // Another layer on the value (its query was made again since): the change is only forgotten.
       guard attached === layer else {
-        layer.drop(id)
+        dropped = layer.drop(id)
         return nil
       }
       if keeps {
@@ -78,12 +83,13 @@ extension QueryStore {
       layer.drop(id, in: &state)
       return previous
     }
-    withExtendedLifetime(replaced) {}
+    withExtendedLifetime((replaced, dropped)) {}
   }
 
-  /// Attaches the pending changes of `key` to `root`, the value's box, if it has none yet: its value becomes their
-  /// confirmed value and shows them. With `making`, a layer is made for a key that has none. Call under the store's
-  /// lock (it takes the change table's lock and the value's, in that order); returns the layer.
+  /// Attaches the pending changes of `key` to `root`, the value's box, if it has none yet, and returns the layer
+  /// attached; with `making`, a layer is made for a key that has none. Call under the store's lock (it takes the
+  /// change table's lock and the value's, in that order). Nothing of the program's runs here: a value that does not
+  /// show the changes yet (a new query's) shows them after ``adopt(_:in:)``, after the lock.
   @discardableResult
   func attachLayer<State: OperationTrackable>(
     of key: QueryKey,
@@ -95,11 +101,18 @@ extension QueryStore {
       making
       ? changes.layer(makingFor: key, as: State.self, attached: attached)
       : changes.layer(for: key, as: State.self)
-    guard let layer, attached !== layer else { return layer }
+    guard let layer, attached == nil else { return nil }
     _ = root.box.attachment(OptimisticLayer<State>.self) { layer }
-    // What `adopt` replaces is the confirmed value it keeps: nothing of the program's is released here.
-    root.box.withLock(attached: OptimisticLayer<State>.self) { state, attached in attached?.adopt(&state) }
     return layer
+  }
+
+  /// The value in `root` becomes the confirmed value of the pending changes of `layer`, and shows them; call after
+  /// every lock (the changes are the program's code).
+  static func adopt<State: OperationTrackable>(_ layer: OptimisticLayer<State>, in root: SharedRoot<State>) {
+    // What `adopt` replaces stays as the confirmed value: nothing of the program's is released under the lock.
+    root.box.withLock(attached: OptimisticLayer<State>.self) { state, attached in
+      if attached === layer { layer.adopt(&state) }
+    }
   }
 
   /// Whether a value persisted for `key` waits for its query, and would decode as `State`.
