@@ -239,6 +239,35 @@ private struct RenameFailure: Error {}
 
   // MARK: One path to the persisted cache
 
+  @Test func aSleepingQueryIsPersistedWithoutItsPendingChange() async throws {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    let persister = MemoryCachePersister()
+    await store.persistCache(
+      QueryCachePersistence(persister: persister, version: "1", throttle: .seconds(1), clock: clock))
+    let server = Server()
+    let query = server.list(clock, staleTime: .seconds(600))
+    let gate = Gate()
+    let add = Shared(value: MutationState<Int, Int>())
+    let task: OperationTask<Int>
+    do {
+      let list = Shared(wrappedValue: OperationState<[Int]>(), query)
+      _ = try await list.fetchValue()
+      task = add.mutate(99, optimistic: Self.appending) { _ in
+        await gate.wait()
+        throw RenameFailure()
+      }
+    }
+    await waitUntil { clock.sleeperCount >= 1 }
+    clock.advance(by: .seconds(15))
+    await waitUntil { isSleeping(["list"], as: OperationState<[Int]>.self) }
+    try await store.flushPersistedCache()
+    #expect(try persister.storedValue(["list"], as: [Int].self) == [1, 2])
+    #expect(store.dehydrate().entries.first.map { String(decoding: $0.value, as: UTF8.self) } == "[1,2]")
+    gate.open()
+    _ = await task.result
+  }
+
   @Test func aHoldersWriteIsPersistedWithoutAnotherWrite() async throws {
     let clock = ManualClock()
     let store = SharedRegistry.current.queries

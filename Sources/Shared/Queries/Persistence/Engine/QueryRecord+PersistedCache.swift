@@ -40,13 +40,17 @@ enum QueryCacheRestoreOutcome {
 extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState {
   func cacheAccess(store: QueryStore) -> QueryCacheAccess {
     let kept = keptValue
+    // A sleeping value shows the optimistic changes pending on it; their layer keeps the value without them.
+    let confirmedWhileSleeping = kept.sleeping == nil ? nil : store.changes.layer(for: key, as: State.self)?.confirmed
     let fetchedAt = self.fetchedAt
     let epoch = self.epoch
     let query = self.query
     let owner = WeakQueryStore(store: store)
     /// The value as the store last wrote it, and the time it was obtained on the wall clock (`nil` once invalidated).
     let current = { () -> (state: State, obtainedAt: Date?)? in
-      guard let state = kept.root.map(Self.confirmedState(of:)) ?? kept.sleeping else { return nil }
+      guard let state = kept.root.map(Self.confirmedState(of:)) ?? confirmedWhileSleeping ?? kept.sleeping else {
+        return nil
+      }
       // The record's time is read after the lock; the value's age on it is its age on the wall clock.
       let obtainedAt = fetchedAt.map { Date(timeIntervalSinceNow: -(epoch.elapsed() - $0).timeInterval) }
       return (state, obtainedAt)
