@@ -184,6 +184,10 @@ public struct Shared<Value: Sendable>: Sendable {
   /// throws, whatever it wrote before throwing is kept, listeners are told, and the error is rethrown. Changes to a
   /// value whose key stores it are saved afterwards (see ``SharedKey/saveSchedule``).
   ///
+  /// A query's value is written the way the store writes it: while mutations' optimistic changes are pending on it,
+  /// the body gets (and changes) the query's confirmed value, without those changes, and the value shown is
+  /// recomputed with them (see ``OptimisticCache``); the persisted cache writes the change as it writes the store's.
+  ///
   /// - Parameter body: Reads and changes the value.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws.
