@@ -39,9 +39,25 @@ extension ReactiveBox {
     retaining owner: some AnyObject & Sendable,
     _ observer: @escaping @Sendable (Value) -> Void
   ) -> ObserverToken {
+    observe(retaining: owner, startingFrom: { _ in observer })
+  }
+
+  /// ``observe(retaining:_:)`` for an observer made from the value it starts from: `makeObserver` gets the current
+  /// value in the critical section that registers the observer it returns, so no change falls between the two, and
+  /// the observer is called with every change after that value.
+  ///
+  /// What derives a value from this one compares its first change with the value derived from this starting value.
+  ///
+  /// > Important: `makeObserver` runs under the lock: it must only build the observer (copy the value, make the
+  /// > observer's state), never run the program's code.
+  package func observe(
+    retaining owner: some AnyObject & Sendable,
+    startingFrom makeObserver: (Value) -> @Sendable (Value) -> Void
+  ) -> ObserverToken {
     let cancellation = ObserverCancellation()
     let id = state.withLock { state in
-      state.addObserver { id in
+      let observer = makeObserver(state.value)
+      return state.addObserver { id in
         ObserverEntry(id: id, callback: observer, cancellation: cancellation)
       }
     }

@@ -21,8 +21,9 @@ public enum InspectorAction: Sendable, Hashable {
   case forceLoading
   /// Shows the query failed with an error whose description is `message` (an ``InspectedError``).
   case forceError(message: String)
-  /// Puts back the state the query had before the first ``forceLoading`` or ``forceError(message:)`` since the last
-  /// restore, unless something wrote the value since the last force.
+  /// Puts back the state the query had before the first of the ``forceLoading`` and ``forceError(message:)`` made one
+  /// after another since the last restore, unless something wrote the value since the last force. A write between
+  /// two forces (a fetch that ended) ends the earlier one: restoring then puts back the state that write left.
   case restore
 
   /// The action's name, as a web inspector sends it: `"refetch"`, `"invalidate"`, `"reset"`, `"remove"`,

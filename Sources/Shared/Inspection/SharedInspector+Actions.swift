@@ -9,9 +9,10 @@ extension SharedInspector {
   /// ```
   ///
   /// ``InspectorAction/forceLoading`` and ``InspectorAction/forceError(message:)`` keep the state they replace (the
-  /// first one, when forced twice) for ``InspectorAction/restore``; a query that sleeps (nobody used it at the last
-  /// garbage check) cannot be forced. A fetch that ends after a force writes its result as usual and ends the forced
-  /// state: restoring then changes nothing and returns `false`.
+  /// first one, when forced twice in a row) for ``InspectorAction/restore``; a query that sleeps (nobody used it at
+  /// the last garbage check) cannot be forced. A fetch that ends after a force writes its result as usual and ends the
+  /// forced state: restoring then changes nothing and returns `false`, and a force after that keeps the fetched
+  /// state, so restoring never goes back past it.
   ///
   /// - Parameters:
   ///   - action: What to do.

@@ -149,18 +149,22 @@ public final class SharedInspector: Sendable {
     withExtendedLifetime(dropped) {}
   }
 
-  /// Keeps `forced`, the state a force replaced; after an earlier force, keeps that one's state with this force's
-  /// version (restoring goes back to the state from before the first force). What is dropped is released after the
-  /// lock.
+  /// Keeps `forced`, the state a force replaced; when it replaced an earlier force's state, keeps that one's state
+  /// with this force's version (restoring goes back to the state from before the first of forces in a row). An
+  /// earlier force that a write ended (a fetch, the program's own) is dropped: restoring never goes back past a
+  /// newer value. What is dropped is released after the lock.
   func keepForced(_ forced: ForcedQueryState, for key: QueryKey) {
     let dropped = state.withLock { state -> ForcedQueryState? in
-      // An earlier force of the same value, still shown: its state is the one to restore.
-      guard let earlier = state.forced[key], earlier.root == forced.root else {
+      // An earlier force of the same value, still shown when this one replaced it: its state is the one to restore.
+      guard let earlier = state.forced[key], earlier.root == forced.root, earlier.version == forced.replacedVersion
+      else {
         let dropped = state.forced[key]
         state.forced[key] = forced
         return dropped
       }
-      state.forced[key] = ForcedQueryState(replaced: earlier.replaced, root: forced.root, version: forced.version)
+      state.forced[key] = ForcedQueryState(
+        replaced: earlier.replaced, root: forced.root, replacedVersion: earlier.replacedVersion,
+        version: forced.version)
       return forced
     }
     withExtendedLifetime(dropped) {}

@@ -104,4 +104,21 @@ import Testing
     #expect(feed.wrappedValue.status == .success)
     #expect(inspector.snapshot()[id: #"query:["feed"]"#]?.query?.isForced == false)
   }
+
+  @Test func aForceAfterAFetchEndedTheEarlierOneRestoresTheFetchedValue() async throws {
+    let clock = ManualClock()
+    let fetcher = KeyedFetcher()
+    let inspector = SharedRegistry.current.inspector
+    let feed = Shared(wrappedValue: OperationState<String>(), fetcher.query(["feed"], "feed", clock: clock))
+    await waitForValue(feed, "feed 1")
+    #expect(inspector.perform(.forceError(message: "first"), on: ["feed"]))
+    #expect(inspector.perform(.refetch, on: ["feed"]))
+    await waitForValue(feed, "feed 2")  // Ends the first force; no snapshot notices it before the next force.
+    #expect(inspector.perform(.forceError(message: "second"), on: ["feed"]))
+    #expect(inspector.perform(.restore, on: ["feed"]))
+    #expect(feed.wrappedValue.status == .success)
+    #expect(feed.wrappedValue.value == "feed 2")
+    #expect(feed.wrappedValue.error == nil)
+    #expect(!inspector.perform(.restore, on: ["feed"]))  // Restored once.
+  }
 }

@@ -30,6 +30,12 @@ final class DerivedBox<Value: Sendable>: Sendable {
     derived.observe(observer)
   }
 
+  /// Registers the observer `makeObserver` builds from the value it starts from; see
+  /// ``SharedReadable/observe(startingFrom:)``.
+  func observe(startingFrom makeObserver: StartingObserverMaker<Value>) -> ObserverToken {
+    derived.observe(startingFrom: makeObserver)
+  }
+
   /// An iterator over the derived values.
   @inlinable
   func makeIterator(policy: BufferingPolicy) -> AnyDerivedIterator<Value> {

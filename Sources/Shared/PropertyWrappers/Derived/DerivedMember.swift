@@ -17,9 +17,13 @@ struct DerivedMember<Parent: Sendable, Value: Sendable>: DerivedShared {
     }
   }
 
-  func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken {
+  func observe(startingFrom makeObserver: StartingObserverMaker<Value>) -> ObserverToken {
     let keyPath = self.keyPath
-    return parent.observe(derivedObserver({ $0[keyPath: keyPath] }, initial: value, observer))
+    let isEqual = equality(for: Value.self)
+    return parent.observe(startingFrom: { parentStart in
+      let start: @Sendable () -> Value = { parentStart()[keyPath: keyPath] }
+      return derivedObserver({ $0[keyPath: keyPath] }, startingFrom: start, isEqual: isEqual, makeObserver(start))
+    })
   }
 
   func makeIterator(policy: BufferingPolicy) -> AnyDerivedIterator<Value> {

@@ -1,20 +1,29 @@
 /// Calls `observer` with the values derived from a parent's values, skipping values equal to the one before.
 ///
+/// Built under the parent's lock, as the observer is registered (see ``SharedReadable/observe(startingFrom:)``): it
+/// only keeps `start`, which the first change calls, outside every lock, to learn the value it is compared with.
+///
 /// - Parameters:
 ///   - derive: The derived value of a parent value, or `nil` to skip it.
-///   - initial: The derived value now, which the first change is compared with.
+///   - start: Computes the derived value the observer starts from: the one derived from the parent's value at
+///     registration.
+///   - isEqual: `==` for derived values, or `nil` when they cannot be compared (then every change is delivered).
 ///   - observer: The observer of the derived value.
 /// - Returns: An observer of the parent.
 func derivedObserver<Parent: Sendable, Value: Sendable>(
   _ derive: @escaping @Sendable (Parent) -> Value?,
-  initial: Value?,
+  startingFrom start: @escaping @Sendable () -> Value,
+  isEqual: (@Sendable (Value, Value) -> Bool)?,
   _ observer: @escaping @Sendable (Value) -> Void
 ) -> @Sendable (Parent) -> Void {
-  let isEqual = equality(for: Value.self)
-  let last = LastValue(initial)
+  guard let isEqual else {
+    return { parent in
+      if let value = derive(parent) { observer(value) }
+    }
+  }
+  let last = LastValue(startingFrom: start)
   return { parent in
-    guard let value = derive(parent) else { return }
-    if let isEqual, !last.replace(with: value, unlessEqual: isEqual) { return }
+    guard let value = derive(parent), last.replace(with: value, unlessEqual: isEqual) else { return }
     observer(value)
   }
 }

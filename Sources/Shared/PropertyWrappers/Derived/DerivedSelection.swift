@@ -27,7 +27,16 @@ struct DerivedSelection<Parent: Sendable, Value: Sendable>: SharedReadable {
   }
 
   func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken {
-    parent.observe(derivedObserver(transform, initial: value, observer))
+    observe(startingFrom: { _ in observer })
+  }
+
+  func observe(startingFrom makeObserver: StartingObserverMaker<Value>) -> ObserverToken {
+    let transform = self.transform
+    let isEqual = self.isEqual
+    return parent.observe(startingFrom: { parentStart in
+      let start: @Sendable () -> Value = { transform(parentStart()) }
+      return derivedObserver(transform, startingFrom: start, isEqual: isEqual, makeObserver(start))
+    })
   }
 
   var root: any SharedRootProtocol {

@@ -41,8 +41,15 @@ struct DerivedUnwrapped<Value: Sendable>: DerivedShared {
     return try outcome.get()
   }
 
-  func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken {
-    parent.observe(derivedObserver({ $0 }, initial: value, observer))
+  func observe(startingFrom makeObserver: StartingObserverMaker<Value>) -> ObserverToken {
+    let lastValue = self.lastValue
+    let isEqual = equality(for: Value.self)
+    return parent.observe(startingFrom: { parentStart in
+      // The last non-nil value, read under the parent's lock as `withLock` reads it, for a start at `nil`.
+      let lastKnown = lastValue.value
+      let start: @Sendable () -> Value = { parentStart() ?? lastKnown }
+      return derivedObserver({ $0 }, startingFrom: start, isEqual: isEqual, makeObserver(start))
+    })
   }
 
   func makeIterator(policy: BufferingPolicy) -> AnyDerivedIterator<Value> {

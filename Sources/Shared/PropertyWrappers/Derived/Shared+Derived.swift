@@ -42,3 +42,18 @@ extension Shared {
     self.init(reference: .derived(DerivedBox(DerivedUnwrapped(parent: base, initial: initial))))
   }
 }
+
+extension Shared {
+  /// Registers the observer `makeObserver` builds from the value it starts from, read under the same lock that
+  /// registers it; see ``SharedReadable/observe(startingFrom:)``.
+  func observe(startingFrom makeObserver: StartingObserverMaker<Value>) -> ObserverToken {
+    switch reference {
+    case .box(let box):
+      return box.observe(retaining: box, startingFrom: { current in makeObserver { current } })
+    case .root(let root):
+      return root.box.observe(retaining: root, startingFrom: { current in makeObserver { current } })
+    case .derived(let derived):
+      return derived.observe(startingFrom: makeObserver)
+    }
+  }
+}

@@ -54,7 +54,8 @@ extension QueryRecord {
           }
         }
         if let written, let replaced {
-          return ForcedQueryState(replaced: replaced, root: ObjectIdentifier(root), version: written)
+          return ForcedQueryState(
+            replaced: replaced, root: ObjectIdentifier(root), replacedVersion: version, version: written)
         }
       }
       return nil
@@ -81,6 +82,9 @@ struct ForcedQueryState: Sendable {
   let replaced: any Sendable
   /// The value's root.
   let root: ObjectIdentifier
+  /// The version of the state replaced: an earlier force still shown then left this version.
+  let replacedVersion: UInt64
+  /// The version the force left.
   let version: UInt64
 
   /// Whether the value of `root` at `version` still shows this force.
