@@ -6,7 +6,14 @@ struct Arguments {
   var jsonPath: String?
   var csvPath: String?
   var svgPath: String?
+  /// How long one scenario may take before the run ends naming it; `nil` for the default.
+  var deadlineSeconds: Int?
   var showsHelp = false
+
+  /// How long one scenario may take: `--deadline`, or 120 s with `--quick` and 900 s without.
+  var scenarioLimit: Duration {
+    .seconds(deadlineSeconds ?? (quick ? 120 : 900))
+  }
 
   static let usage = """
     Usage: swift run -c release Benchmarks [options]
@@ -20,6 +27,10 @@ struct Arguments {
       --json FILE     also write the results as JSON to FILE
       --csv FILE      also write the table as CSV to FILE
       --svg FILE      also draw the scaling sweeps as log-log line charts to FILE
+      --deadline SECONDS
+                      how long one scenario may take (default 120 with --quick, 900 without); a scenario
+                      that takes longer, or a wait inside it that takes half as long, ends the run with
+                      status 2, naming the scenario on standard error
       --help          show this text
 
     Usage: Benchmarks --instruction-probe NAME COUNT
@@ -49,6 +60,12 @@ struct Arguments {
       case "--json": jsonPath = try value(for: argument)
       case "--csv": csvPath = try value(for: argument)
       case "--svg": svgPath = try value(for: argument)
+      case "--deadline":
+        let text = try value(for: argument)
+        guard let seconds = Int(text), seconds > 0 else {
+          throw Problem(description: "--deadline needs a whole number of seconds, not '\(text)'")
+        }
+        deadlineSeconds = seconds
       case "--help", "-h": showsHelp = true
       default: throw Problem(description: "unknown argument '\(argument)'")
       }

@@ -96,9 +96,9 @@ func unheldQueryBytes(count: Int) async -> Double {
     }
   }
   // One garbage check: every query is found unused (and not collected: a whole gcTime has not passed).
-  await clock.waitForSleepers(1)
+  await waitForSleepers(1, on: clock)
   clock.advance(by: .seconds(900))
-  await clock.waitForSleepers(1)
+  await waitForSleepers(1, on: clock)
   let bytes = Double(allocatedBytes() - start) / Double(count)
   precondition(store.count == count, "the probe's queries were collected")
   withExtendedLifetime((keys, registry)) {}
@@ -118,7 +118,14 @@ func probeMemory(_ probe: MemoryProbe, count: Int) -> Double {
   } catch {
     return 0
   }
+  // The run's deadline ends the probe too, should it not end.
+  Watchdog.shared.track(child: process.processIdentifier)
+  defer { Watchdog.shared.track(child: nil) }
   let data = output.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
+  if process.terminationReason != .exit || process.terminationStatus != 0 {
+    // Its own deadline, or a failure it told on standard error: the figure would be a made-up 0.
+    Watchdog.shared.fail("the memory probe for \(probe.rawValue) ended with status \(process.terminationStatus)")
+  }
   return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
 }

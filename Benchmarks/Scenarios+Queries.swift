@@ -132,9 +132,9 @@ func invalidate100Of10kSleeping() async -> Double {
         for await state in holder.values where state.status.isSuccess { break }
       }
     }
-    await clock.waitForSleepers(1)
+    await waitForSleepers(1, on: clock)
     clock.advance(by: .seconds(900))  // One garbage check: every query sleeps.
-    await clock.waitForSleepers(1)
+    await waitForSleepers(1, on: clock)
     let rounds = 200
     let start = now()
     for round in 0..<rounds { blackHole(registry.queries.invalidate(matching: ["group", round % 100])) }

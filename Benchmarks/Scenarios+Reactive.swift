@@ -89,7 +89,7 @@ func boxFanOut(subscribers: Int, changes: Int, buffering policy: BufferingPolicy
         return work.hash
       })
   }
-  while box.subscriberCount < subscribers { await Task.yield() }
+  await waitUntil("\(subscribers) subscribers, saw \(box.subscriberCount)") { box.subscriberCount >= subscribers }
   let start = now()
   for _ in 0..<changes { box.withLock { $0 += 1 } }
   var hashes: UInt64 = 0

@@ -29,7 +29,7 @@ func contendedIncrements(sameBox: Bool, operations: Int) -> Double {
       group.leave()
     }
   }
-  group.wait()
+  wait(for: group, "2 threads of \(operations) withLock calls")
   return Double(now() - start) / Double(2 * operations)
 }
 
@@ -46,7 +46,7 @@ func contendedMutex(sameMutex: Bool, operations: Int) -> Double {
       group.leave()
     }
   }
-  group.wait()
+  wait(for: group, "2 threads of \(operations) Mutex.withLock calls")
   return Double(now() - start) / Double(2 * operations)
 }
 

@@ -22,14 +22,17 @@ func intervalTick(held: Int, ticks: Int) async -> Double {
       holders.append(Shared(wrappedValue: OperationState<Int>(), query))  // Held, as by a screen.
     }
     func settled(after expected: Int) async {
-      while fetches.value.load(ordering: .relaxed) < expected || store.activity.wrappedValue.fetchingQueries > 0 {
-        await Task.yield()
+      await waitUntil(
+        "\(expected) fetches, saw \(fetches.value.load(ordering: .relaxed)) with "
+          + "\(store.activity.wrappedValue.fetchingQueries) still fetching"
+      ) {
+        fetches.value.load(ordering: .relaxed) >= expected && store.activity.wrappedValue.fetchingQueries == 0
       }
     }
     await settled(after: held)
     var total: UInt64 = 0
     for tick in 1...ticks {
-      await clock.waitForSleepers(2)  // The garbage sweeper and the interval's timer.
+      await waitForSleepers(2, on: clock)  // The garbage sweeper and the interval's timer.
       let start = now()
       clock.advance(by: .seconds(1))
       await settled(after: held * (tick + 1))

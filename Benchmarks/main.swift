@@ -31,6 +31,7 @@ if arguments.showsHelp {
   exit(0)
 }
 
+Watchdog.shared.start(limit: arguments.scenarioLimit)
 let runStart = now()
 let quick = arguments.quick
 let plan = quick ? Plan(repetitions: 3, warmUps: 1, operations: 200_000) : Plan()
@@ -56,7 +57,7 @@ func mutexIncrements(_ operations: Int) -> Double {
 /// Runs `makeRow` unless `--filter` excludes `name`.
 @MainActor func scenario(_ name: String, _ makeRow: (String) async -> Row) async {
   guard isSelected(name) else { return }
-  rows.append(await makeRow(name))
+  rows.append(await Watchdog.shared.run(name) { await makeRow(name) })
 }
 
 // Each row times its scenario and its bare baseline in alternating repetitions (see `Plan.compare`).
@@ -344,7 +345,9 @@ for cached in [1, 1_000] {
 
 // Scaling sweeps: how cost and memory grow with the work.
 if isSelected("sweep keys") {
-  let points = (quick ? [1_000, 10_000] : [1_000, 10_000, 100_000, 1_000_000]).map { keySweepPoint(size: $0) }
+  let points = await Watchdog.shared.run("sweep keys") {
+    (quick ? [1_000, 10_000] : [1_000, 10_000, 100_000, 1_000_000]).map { keySweepPoint(size: $0) }
+  }
   sweeps.append(
     Results.SweepResult(
       name: "New key, by keys already held", sizeLabel: "keys held",
@@ -355,7 +358,10 @@ if isSelected("sweep subscribers") {
   for size in quick ? [1, 10, 100] : [1, 10, 100, 1_000, 10_000, 100_000] {
     // At least 100 changes each up to 10,000 consumers, as in the fan-out rows; 20 at 100,000 to keep the run short.
     let changes = max(size > 10_000 ? 20 : 100, (quick ? 20_000 : 200_000) / size)
-    points.append(await subscriberSweepPoint(size: size, changes: changes))
+    points.append(
+      await Watchdog.shared.run("sweep subscribers, \(size)") {
+        await subscriberSweepPoint(size: size, changes: changes)
+      })
   }
   sweeps.append(
     Results.SweepResult(
@@ -377,8 +383,8 @@ if isSelected("create/drop cycles") {
   let cycles = quick ? 100_000 : 1_000_000
   figures.append(
     Figure(
-      name: "resident growth over \(cycles) create/drop cycles of a box", value: createDropCycles(cycles), unit: "B",
-      limit: nil))
+      name: "resident growth over \(cycles) create/drop cycles of a box",
+      value: await Watchdog.shared.run("create/drop cycles") { createDropCycles(cycles) }, unit: "B", limit: nil))
 }
 if let small = newQueryKeyCosts[1_000], let large = newQueryKeyCosts[100_000] {
   figures.append(
@@ -387,21 +393,24 @@ if let small = newQueryKeyCosts[1_000], let large = newQueryKeyCosts[100_000] {
 if isSelected("memory per query nobody holds") {
   figures.append(
     Figure(
-      name: "memory per cached query nobody holds, 100000 queries", value: probeMemory(.queries, count: 100_000),
+      name: "memory per cached query nobody holds, 100000 queries",
+      value: await Watchdog.shared.run("memory per query nobody holds") { probeMemory(.queries, count: 100_000) },
       unit: "B", limit: 512))
 }
 if isSelected("memory per key") {
   // A million keys, in quick runs too: with fewer, the registry's fixed cost counts into each key.
   let sweepPoint = sweeps.first { $0.sizeLabel == "keys held" }?.points.first { $0.size == 1_000_000 }
-  figures.append(
-    Figure(
-      name: "memory per key, 1000000 keys", value: sweepPoint?.bytesPerItem ?? probeMemory(.keys, count: 1_000_000),
-      unit: "B", limit: 256))
+  var bytesPerKey = sweepPoint?.bytesPerItem
+  if bytesPerKey == nil {
+    bytesPerKey = await Watchdog.shared.run("memory per key") { probeMemory(.keys, count: 1_000_000) }
+  }
+  figures.append(Figure(name: "memory per key, 1000000 keys", value: bytesPerKey ?? 0, unit: "B", limit: 256))
 }
 if isSelected("memory per idle subscriber") {
   figures.append(
     Figure(
-      name: "memory per idle subscriber, 100000 subscribers", value: probeMemory(.subscribers, count: 100_000),
+      name: "memory per idle subscriber, 100000 subscribers",
+      value: await Watchdog.shared.run("memory per idle subscriber") { probeMemory(.subscribers, count: 100_000) },
       unit: "B", limit: 256))
 }
 let wallSeconds = Double(now() - runStart) / 1e9

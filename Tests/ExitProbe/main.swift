@@ -6,6 +6,9 @@
 //                                 exit(0) while they stay busy
 //   ExitProbe term PATH VALUE     ask the library to handle SIGTERM and SIGINT, set the value, print "ready" and
 //                                 wait for a signal
+//   ExitProbe launch PATH VALUE   first thing at launch, ask the library to handle SIGTERM and SIGINT, and as soon
+//                                 as that call returns send itself SIGTERM; then set the value, print "sent" and
+//                                 wait (for the signal to end the process)
 //   ExitProbe kill PATH VALUE     set the value to VALUE and flush it, then set it to VALUE + 1, print "ready" and
 //                                 wait (to be killed with SIGKILL)
 import Foundation
@@ -14,10 +17,22 @@ import Synchronization
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let value = Int(arguments[3]) else {
-  FileHandle.standardError.write(Data("usage: ExitProbe return|busy|term|kill PATH VALUE\n".utf8))
+  FileHandle.standardError.write(Data("usage: ExitProbe return|busy|term|launch|kill PATH VALUE\n".utf8))
   exit(64)
 }
 let mode = arguments[1]
+if mode == "launch" {
+  // Started as a shell or a supervisor starts a program, with no signal blocked: the test runner's thread that
+  // started this process blocks them, and a blocked signal would stay pending until the handler takes it.
+  var terminations = sigset_t()
+  sigemptyset(&terminations)
+  sigaddset(&terminations, SIGTERM)
+  sigaddset(&terminations, SIGINT)
+  pthread_sigmask(SIG_UNBLOCK, &terminations, nil)
+  // Before anything else has started the dispatch machinery: the call's work is all still to do.
+  SharedRegistry.flushOnTermination()
+  kill(getpid(), SIGTERM)
+}
 // A delay no test waits for: every save these tests see is made by a flush.
 let counter = Shared(wrappedValue: 0, .fileStorage(URL(fileURLWithPath: arguments[2]), saveDelay: .seconds(3_600)))
 
@@ -57,6 +72,10 @@ case "term":
   SharedRegistry.flushOnTermination()
   counter.withLock { $0 = value }
   tell("ready")
+  waitToBeEnded()
+case "launch":
+  counter.withLock { $0 = value }
+  tell("sent")
   waitToBeEnded()
 case "kill":
   counter.withLock { $0 = value }

@@ -16,6 +16,10 @@
 //   loaded               wait until the todos query has a value              -> loaded JSON
 //   drain                wait until the queue is empty and the query idle    -> drained JSON (value, status, error)
 //   hold                 hold the backend's next "add" after it applied it   -> ok, then later: received ID
+//   fail                 the backend refuses its next "add" (after recording the call; retried in an hour)  -> ok
+//   failed               wait until the queue's first entry failed and waits to retry   -> failed ID
+//   discard ID           discard the queued entry ID                         -> discarded true|false
+//   pid                  the probe's process identifier                      -> pid NUMBER
 import Foundation
 import SharedState
 
@@ -48,6 +52,7 @@ actor Backend {
   private let network: ManualOnlineStatus
   private var data: Data
   private var holdsNext = false
+  private var failsNext = false
   private var held: CheckedContinuation<Void, Never>?
 
   init(url: URL, network: ManualOnlineStatus) {
@@ -61,10 +66,17 @@ actor Backend {
     return data.todos
   }
 
-  func add(_ title: String, id: UUID) async -> [String] {
+  struct Refused: Error {}
+
+  func add(_ title: String, id: UUID) async throws -> [String] {
     data.calls.append(Call(id: id, title: title))
+    if failsNext {
+      failsNext = false
+      save()
+      throw Refused()
+    }
     if data.applied.insert(id).inserted { data.todos.append(title) }
-    try? JSONEncoder().encode(data).write(to: url, options: .atomic)
+    save()
     if holdsNext {
       holdsNext = false
       say("received \(id.uuidString)")
@@ -74,8 +86,21 @@ actor Backend {
     return data.todos
   }
 
+  /// Writes the backend's file in place, with no sync (`Data.write` syncs): the tests kill the probe only once a
+  /// call was answered or held, after this write, and a test that slows the queue's syncs (under `strace`) must not
+  /// slow the backend.
+  private func save() {
+    guard let bytes = try? JSONEncoder().encode(data), let file = fopen(url.path, "w") else { return }
+    bytes.withUnsafeBytes { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+    fclose(file)
+  }
+
   func holdNext() {
     holdsNext = true
+  }
+
+  func failNext() {
+    failsNext = true
   }
 }
 
@@ -121,7 +146,10 @@ if let cached = try? JSONDecoder().decode(CachedTodos.self, from: Foundation.Dat
 }
 let todos = Shared(wrappedValue: OperationState<[String]>(), todosQuery)
 
-let queue = MutationQueue(file: folder.appendingPathComponent("queue.json"), network: network)
+// A refused entry is retried after an hour, or when the network comes back: never while a test that made it fail
+// still drives the probe, however slow the machine.
+let queue = MutationQueue(
+  file: folder.appendingPathComponent("queue.json"), network: network, retryDelay: { _ in .seconds(3_600) })
 let insert = OptimisticMutation { (title: String, cache: OptimisticCache) in
   cache.update(
     ["todos"], as: OperationState<[String]>.self,
@@ -131,7 +159,7 @@ let insert = OptimisticMutation { (title: String, cache: OptimisticCache) in
 }
 queue.register(.mutation("add-todo"), invalidates: [["todos"]], awaitsRefetches: true, optimistic: insert) {
   (title: String, context) in
-  await backend.add(title, id: context.id)
+  try await backend.add(title, id: context.id)
 }
 do {
   try queue.restore()
@@ -182,6 +210,16 @@ for await line in lines {
   case "hold":
     await backend.holdNext()
     say("ok")
+  case "fail":
+    await backend.failNext()
+    say("ok")
+  case "failed":
+    for await state in queue.state.values where state.entries.first?.status == .waitingToRetry { break }
+    say("failed \(queue.entries.first?.id.uuidString ?? "?")")
+  case "discard" where words.count == 2:
+    say("discarded \(UUID(uuidString: words[1]).map { queue.discard($0) } ?? false)")
+  case "pid":
+    say("pid \(ProcessInfo.processInfo.processIdentifier)")
   default:
     say("error unknown command \(line)")
   }

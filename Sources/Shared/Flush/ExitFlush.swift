@@ -49,6 +49,8 @@ enum ExitFlush {
     var isExiting = false
     /// The termination signals' sources, kept for the life of the process.
     var signalSources: [any DispatchSourceSignal] = []
+    /// Left by each source once it is installed; `nil` until the sources are made.
+    var signalsInstalled: DispatchGroup?
   }
 
   private struct WeakList {
@@ -96,19 +98,32 @@ enum ExitFlush {
   }
 
   /// Handles SIGTERM and SIGINT from now on: each flushes, then exits with status 128 + the signal's number.
-  /// Calling it again does nothing.
+  /// Returns once both are handled; calling it again does nothing more.
+  ///
+  /// A signal source is installed after `resume()` returns, on a thread of dispatch's (on Linux, that is when
+  /// dispatch replaces the ignored disposition set here with its own handler); a signal that arrives before then
+  /// is ignored. So the call waits until each source tells, through its registration handler, that it is
+  /// installed: a handful of microseconds, on dispatch's threads, never on the cooperative pool. The wait has a
+  /// limit only so that a platform that never installs a source cannot hang the program's launch.
   static func handleTerminationSignals() {
-    state.withLock { state in
-      guard state.signalSources.isEmpty else { return }
+    let installed = state.withLock { state -> DispatchGroup in
+      if let installed = state.signalsInstalled { return installed }
+      let installed = DispatchGroup()
       for number in [SIGTERM, SIGINT] {
         // The signal no longer ends the process by itself: the source below hears it and ends it after the flush.
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
         source.setEventHandler { ExitFlush.terminate(by: number) }
+        installed.enter()
+        source.setRegistrationHandler { installed.leave() }
         source.resume()
         state.signalSources.append(source)
       }
+      state.signalsInstalled = installed
+      return installed
     }
+    // Outside the lock: the registration handlers take no lock, but a second caller waits here too.
+    _ = installed.wait(timeout: .now() + .seconds(10))
   }
 
   /// A termination signal arrived: flush, then exit with the conventional status, unless the program is exiting

@@ -68,8 +68,9 @@ extension SharedRegistry {
   ///
   /// Without it, the signals keep their usual effect (the process ends at once, and changes still waiting for their
   /// save delay are lost); a program that handles the signals itself calls ``flush()`` from its handler instead.
-  /// The handler runs on a dispatch queue of its own, so it works while the main thread and the cooperative pool
-  /// are busy. It writes every registry's values whose store can be written synchronously (files); SIGKILL cannot
+  /// The handler is in place when the call returns: a signal that arrives right after it is handled. The handler
+  /// runs on a dispatch queue of its own, so it works while the main thread and the cooperative pool are busy.
+  /// It writes every registry's values whose store can be written synchronously (files); SIGKILL cannot
   /// be handled, and loses at most one save delay of changes. Calling it again does nothing.
   public static func flushOnTermination() {
     ExitFlush.handleTerminationSignals()

@@ -79,6 +79,19 @@ private struct WaitingProbe {
     kill(process.processIdentifier, signal)
     return await ended.value
   }
+
+  /// Waits for the process to end; if it still runs after `limit` (it ignored a signal), ends it with SIGKILL,
+  /// which its ending then shows.
+  func ended(killingAfter limit: Duration) async -> Ending {
+    let identifier = process.processIdentifier
+    // A deadlock guard, not a measure: a process that heard the signal ends long before it.
+    let guardTask = Task {
+      try? await Task.sleep(for: limit)
+      if !Task.isCancelled { kill(identifier, SIGKILL) }
+    }
+    defer { guardTask.cancel() }
+    return await ended.value
+  }
 }
 
 private func storedValue(at url: URL) throws -> Int {
@@ -121,6 +134,20 @@ private func storedValue(at url: URL) throws -> Int {
     let ending = await probe.end(with: SIGTERM)
     #expect(ending == Ending(reason: .exit, status: 143))
     #expect(try storedValue(at: url) == 42)
+  }
+
+  /// When `flushOnTermination()` returns, its handler is in place: a SIGTERM that arrives at once (the probe makes
+  /// the call first thing at launch and sends itself the signal as it returns) ends the process with 143, in each
+  /// of twenty launches, instead of being ignored.
+  @Test func sigtermRightAfterFlushOnTerminationReturnsEndsTheProcessWith143() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    for launch in 1...20 {
+      let url = folder.file("counter-\(launch).json")
+      let probe = try WaitingProbe("launch", path: url.path, value: launch)
+      let ending = await probe.ended(killingAfter: .seconds(20))
+      #expect(ending == Ending(reason: .exit, status: 143), "launch \(launch)")
+    }
   }
 
   /// SIGKILL cannot be handled: the change still waiting for its save delay is lost, and the file keeps what an

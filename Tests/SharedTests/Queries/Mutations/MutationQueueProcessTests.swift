@@ -118,6 +118,38 @@ struct MutationQueueProcessTests {
     #expect(backend.todos == ["milk", "a", "b"])
     #expect(end.contains(#""value":["milk","a","b"]"#))
   }
+
+  /// "Discarded, it never runs", across a real kill: the app discards a failing first entry, the entry behind it
+  /// runs, and the program is killed during that run. Each write of the queue's file is held 0.6 s (its syncs, under
+  /// `strace`), so the kill comes before the discard's write could end unless the entry behind waited for it.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace"))
+  func aKillAfterADiscardNeverRunsTheDiscardedEntryAndRunsOnlyTheRunningOneAgain() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let first = try await QueueProbe(folder: folder.url, online: false, slowSyncs: true)
+    var ids: [UUID] = []
+    for title in ["a", "b", "c"] {
+      ids.append(try #require(UUID(uuidString: try await first.ask("add \(title)", answer: "queued"))))
+    }
+    try await first.ask("fail", expecting: "ok")
+    try await first.ask("online", expecting: "ok")
+    #expect(try await first.ask("failed", answer: "failed") == ids[0].uuidString)
+    try await first.ask("hold", expecting: "ok")
+    // "b" runs once "a" is discarded; the backend applies it and holds its answer, and the probe is killed then.
+    let answer = try await first.ask("discard \(ids[0].uuidString)")
+    let answers = Set([answer, await first.next()])
+    #expect(answers == ["discarded true", "received \(ids[1].uuidString)"])
+    await first.kill()
+
+    let second = try await QueueProbe(folder: folder.url, online: true)
+    let end = try await second.ask("drain", answer: "drained")
+    await second.kill()
+    let backend = try Backend(folder: folder.url)
+    // "a" ran once (refused) and never again; "b", which was running, ran again with the same key; then "c".
+    #expect(backend.calls.map(\.id) == [ids[0], ids[1], ids[1], ids[2]])
+    #expect(backend.todos == ["milk", "b", "c"])
+    #expect(end.contains(#""value":["milk","b","c"]"#))
+  }
 }
 
 /// The probe executable, built next to this test bundle.
@@ -129,7 +161,10 @@ func queueProbeExecutable() -> URL? {
 
 /// A running MutationQueueProbe, driven line by line.
 final class QueueProbe: Sendable {
+  /// The probe, or the `strace` it runs under.
   private let process: Process
+  /// The probe's own process identifier: what a kill ends.
+  private let probeIdentifier: Int32
   private let input: FileHandle
   private let lines = ProbeLines()
 
@@ -139,12 +174,24 @@ final class QueueProbe: Sendable {
     var description: String { "the probe answered \(answer ?? "nothing (it ended)") to \(command)" }
   }
 
-  /// Starts the probe on `folder` and waits until it is ready.
-  init(folder: URL, online: Bool) async throws {
+  /// Starts the probe on `folder` and waits until it is ready. With `slowSyncs`, it runs under `strace`, which
+  /// holds each of its `fsync` calls for 0.3 s: every write of the queue's file ends 0.6 s later.
+  init(folder: URL, online: Bool, slowSyncs: Bool = false) async throws {
     let executable = try #require(queueProbeExecutable())
     let process = Process()
-    process.executableURL = executable
-    process.arguments = [folder.path, online ? "online" : "offline"]
+    let arguments = [folder.path, online ? "online" : "offline"]
+    if slowSyncs {
+      // Syncs: the queue's writes sync the file and its folder, the fake backend's writes do not, so only the queue
+      // is slowed.
+      let syncs = "fsync,fdatasync"
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+      process.arguments =
+        ["-f", "-qq", "-o", "/dev/null", "-e", "trace=\(syncs)", "-e", "inject=\(syncs):delay_enter=300000"]
+        + [executable.path] + arguments
+    } else {
+      process.executableURL = executable
+      process.arguments = arguments
+    }
     let output = Pipe()
     let input = Pipe()
     process.standardOutput = output
@@ -161,8 +208,19 @@ final class QueueProbe: Sendable {
     try process.run()
     self.process = process
     self.input = input.fileHandleForWriting
-    let ready = await next()
+    let ready = await lines.next()
     guard ready == "ready" else { throw UnexpectedAnswer(command: "(start)", answer: ready) }
+    if slowSyncs {
+      // The tracer is not the probe: a kill must end the probe itself.
+      self.input.write(Data("pid\n".utf8))
+      let answer = await lines.next()
+      guard let answer, answer.hasPrefix("pid "), let identifier = Int32(answer.dropFirst(4)) else {
+        throw UnexpectedAnswer(command: "pid", answer: answer)
+      }
+      probeIdentifier = identifier
+    } else {
+      probeIdentifier = process.processIdentifier
+    }
   }
 
   /// The next line the probe prints, or `nil` once it ended.
@@ -191,7 +249,7 @@ final class QueueProbe: Sendable {
 
   /// Ends the probe with SIGKILL, whatever it is doing, and waits until it is gone.
   func kill() async {
-    Foundation.kill(process.processIdentifier, SIGKILL)
+    Foundation.kill(probeIdentifier, SIGKILL)
     let process = self.process
     // Waiting blocks: on a thread of its own, not one of the pool's.
     await onThreadOfItsOwn { process.waitUntilExit() }

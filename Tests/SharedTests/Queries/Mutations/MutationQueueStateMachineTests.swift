@@ -278,6 +278,14 @@ struct MutationQueueStateMachineTests {
     // succeeded or runs. (After a failed write the queue goes on, and the file catches up at the next good one.)
     let seen = model.disk.filter { model.succeeded.contains($0) || model.running == $0 }
     if seen.count > 1 && !model.writeFailedSinceSaved { return "a kill now would run \(seen) again" }
+    // A discarded entry never runs after an entry behind it: while the file still holds it, nothing behind it has
+    // started (a kill now would run the discarded entry after that one, and that one again).
+    if !model.writeFailedSinceSaved {
+      for (position, id) in model.disk.enumerated() where model.discarded.contains(id) {
+        let behind = model.disk[(position + 1)...].filter { model.succeeded.contains($0) || model.running == $0 }
+        if !behind.isEmpty { return "the file still holds the discarded \(id), yet \(behind) behind it ran" }
+      }
+    }
     // Runs went in order: the successes are a prefix of the queue's order, skipping only discarded entries.
     let ranInOrder = model.queued.filter { !model.discarded.contains($0) }
     if Array(ranInOrder.prefix(model.succeeded.count)) != model.succeeded {
@@ -398,6 +406,34 @@ struct MutationQueueStateMachineTests {
     }
     #expect(waiters == [7])
     #expect(machine.saveError == nil)
+  }
+
+  /// A discard is like a success: the entry behind starts only once a write without the discarded one has ended,
+  /// so a kill can never run the discarded entry after the one behind it.
+  @Test func discardingAFailedHeadStartsTheNextOnlyOnceTheDiscardIsWritten() {
+    var machine = Machine(isOnline: true)
+    _ = machine.restored([Self.entry(0)])
+    guard case .write(let revision, _) = machine.enqueue(Self.entry(1)).first else {
+      Issue.record("the entry was not written")
+      return
+    }
+    _ = machine.writeEnded(revision: revision, error: nil)
+    _ = machine.failed(Self.ids[0], error: HashableError(TestFailure()))
+    let (discarded, effects) = machine.discard(Self.ids[0])
+    #expect(discarded)
+    guard case .write(let removal, let entries) = effects.last(where: { if case .write = $0 { true } else { false } })
+    else {
+      Issue.record("the discard was not written: \(effects)")
+      return
+    }
+    #expect(entries.map(\.id) == [Self.ids[1]])
+    #expect(!effects.contains { if case .start = $0 { true } else { false } }, "started before the write ended")
+    let afterWrite = machine.writeEnded(revision: removal, error: nil)
+    guard afterWrite.count == 1, case .start(let next) = afterWrite[0] else {
+      Issue.record("the next entry did not start once the discard was written: \(afterWrite)")
+      return
+    }
+    #expect(next.id == Self.ids[1])
   }
 
   @Test func aRunningEntryCannotBeDiscarded() {

@@ -18,6 +18,10 @@ private actor TodoServer {
   private(set) var calls: [Call] = []
   private var applied: Set<UUID> = []
   private var failuresLeft: [String: Int] = [:]
+  /// The queue's file, read at each call when set: what a kill at that moment would leave.
+  private var queueFile: URL?
+  /// The entries the queue's file held at each call, by the call's title.
+  private(set) var fileAtCall: [String: [UUID]] = [:]
 
   init(todos: [String] = ["milk"]) {
     self.todos = todos
@@ -27,8 +31,13 @@ private actor TodoServer {
     failuresLeft[title] = count
   }
 
+  func readsQueueFile(at url: URL) {
+    queueFile = url
+  }
+
   func add(_ title: String, context: MutationQueueContext) throws -> [String] {
     calls.append(Call(id: context.id, title: title, attempt: context.attempt, key: context.key))
+    if let queueFile { fileAtCall[title] = try fileEntries(queueFile).map(\.id) }
     if let left = failuresLeft[title], left > 0 {
       failuresLeft[title] = left - 1
       throw TestFailure(code: left)
@@ -291,6 +300,32 @@ private func runOffline(queueing titles: [String], file: URL, server: TodoServer
     #expect(app.todos.wrappedValue.value == ["milk", "b"])
     try await app.queue.flush()
     #expect(try fileEntries(folder.file("queue.json")).map(\.id) == [b])
+  }
+
+  /// "Discarded, it never runs": the entry behind a discarded one starts only once the file no longer holds the
+  /// discarded one, so a kill during its run cannot bring the discarded entry back to run after it.
+  @Test func theEntryBehindADiscardedOneRunsOnlyOnceTheFileNoLongerHoldsTheDiscardedOne() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let file = folder.file("queue.json")
+    let server = TodoServer()
+    await server.failNext(1, callsOf: "a")
+    await server.readsQueueFile(at: file)
+    let app = TodoApp(file: file, server: server, network: ManualOnlineStatus(isOnline: true))
+    await waitUntil { app.todos.wrappedValue.value == ["milk"] }
+    try app.queue.restore()
+    let a = try app.queue.enqueue("add-todo", "a")
+    let b = try app.queue.enqueue("add-todo", "b")
+    let c = try app.queue.enqueue("add-todo", "c")
+    await waitUntil { app.queue.entries.first?.status == .waitingToRetry }
+    #expect(app.queue.discard(a))
+    await waitUntil { app.queue.entries.isEmpty }
+    #expect(await server.calls.map(\.id) == [a, b, c])
+    let fileAtCall = await server.fileAtCall
+    #expect(fileAtCall["a"]?.first == a)
+    #expect(fileAtCall["b"] == [b, c])  // a kill now restarts with b: a never runs again
+    #expect(fileAtCall["c"] == [c])
+    #expect(await server.todos == ["milk", "b", "c"])
   }
 
   @Test func nothingIsWrittenBeforeTheRestoreAndEntriesQueuedMeanwhileRunAfterTheRestoredOnes() async throws {

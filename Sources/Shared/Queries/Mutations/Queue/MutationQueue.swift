@@ -43,7 +43,8 @@ public import Foundation
 ///
 /// An entry is written to the file (a new file beside it, synced, renamed over it, the folder synced: the path
 /// ``SharedReaderKey/fileStorage(_:saveDelay:pollInterval:clock:)`` values take) before it ever runs, and leaves the
-/// file only after its run succeeded; the next entry starts only once that removal is written. So a program killed
+/// file only after its run succeeded or the program discarded it; the next entry starts only once that removal is
+/// written. So a program killed
 /// at any moment loses none of the entries it saved (``QueuedMutation/isSaved``, or after ``flush()``), and after a
 /// restart at most one entry runs again: the one that was running. Mutations run at least once; with the
 /// idempotency key each run receives (``MutationQueueContext/id``) and a server that applies a key once, exactly
@@ -423,8 +424,11 @@ public final class MutationQueue: Sendable {
   /// }
   /// ```
   ///
-  /// The entry behind it moves up. An entry that is running cannot be discarded (the server may already have
-  /// it): it leaves the queue if its run succeeds, and can be discarded if it fails.
+  /// The entry behind it moves up, and starts only once a write of the file without the discarded entry has ended,
+  /// as after a success: a kill can never run the discarded entry after it. A kill before that write ends finds
+  /// the discarded entry in the file at the restart, as it would an entry queued but not yet written; await
+  /// ``flush()`` to know that the discard is saved. An entry that is running cannot be discarded (the server may
+  /// already have it): it leaves the queue if its run succeeds, and can be discarded if it fails.
   ///
   /// - Parameter id: The entry's identifier.
   /// - Returns: Whether the entry was queued and not running, and so was discarded.

@@ -34,7 +34,8 @@ struct MutationQueueStateMachine<Waiter> {
     case running(UUID)
     /// The first entry, `id`, failed for the `failures`-th time and waits out its backoff.
     case retrying(UUID, failures: Int)
-    /// An entry succeeded and left; the next starts once a write of revision `through` or later has ended.
+    /// The first entry succeeded or was discarded, and left; the next starts once a write of revision `through` or
+    /// later has ended.
     case removing(through: UInt64)
   }
 
@@ -194,6 +195,9 @@ struct MutationQueueStateMachine<Waiter> {
     }
     entries.remove(at: index)
     revision += 1
+    // As after a success, the entry behind the first one starts only once a write without it has ended: a kill
+    // while that entry runs must not find the discarded one in the file, to run it after (and that entry again).
+    if index == 0 { head = .removing(through: revision) }
     effects.append(.undo(id: id))
     return (true, effects + requestWrite() + startNext())
   }
