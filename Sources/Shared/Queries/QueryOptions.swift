@@ -17,9 +17,10 @@ public struct QueryOptions: Sendable {
   /// How long a query with no holders, iterations or running fetch keeps its value before it is removed. The
   /// default is five minutes.
   ///
-  /// One sweeper per store and clock checks the queries a few times per `gcTime` (every quarter of the shortest
-  /// `gcTime` on that clock; every second for a `gcTime` of zero), so a query goes between one `gcTime` and one and
-  /// a quarter after its last use. Zero removes a query at the first check that finds it unused.
+  /// One sweeper per store and clock checks each query at least every quarter of its own `gcTime` (every second for
+  /// a `gcTime` of zero), and once more when a whole `gcTime` has passed since a check found it unused, so a query
+  /// goes between one `gcTime` and one and a quarter after its last use, whatever the `gcTime`s of the other
+  /// queries on the clock. Zero removes a query at the first check that finds it unused.
   public var gcTime: Duration
   /// How each fetch runs, exactly as an operation run does: its retries, the timeout of each attempt, and the clock.
   /// The default (``defaultOperation``) retries 3 times, waiting 1 s, 2 s, then 4 s; options built from scratch

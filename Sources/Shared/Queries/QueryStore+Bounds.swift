@@ -32,37 +32,49 @@ extension QueryStore {
     }
   }
 
-  /// Runs one sweeper for the queries of this store on `clock`, checking them every `interval` (then every quarter
-  /// of the shortest `gcTime` among them), until none is left.
-  func startSweeper(on clock: any Clock<Duration>, key: QueryClockKey, interval: Duration) {
+  /// Runs the sweeper task `start` for the queries of this store on `clock`: it checks them after its first wait,
+  /// then as often as they need (see ``QuerySweeper``), until none is left or another task replaces it.
+  func startSweeper(_ start: QuerySweeper.Start, on clock: any Clock<Duration>, key: QueryClockKey) {
+    start.replaced?.cancel()
     // Weak, and detached so it does not inherit (and keep alive) the task-local registry: a store whose registry is
     // gone stops sweeping and is freed with its queries.
-    Task.detached { [weak self] in
-      let stopwatch = Stopwatch(clock)
-      var interval = interval
+    let task = Task.detached { [weak self] in
+      // A task that replaces another checks at once.
+      var wait = start.firstWait > .zero ? start.firstWait : nil
       while true {
-        do { try await clock.sleep(for: interval) } catch { return }
-        guard let self, let next = self.sweep(key, now: stopwatch.elapsed()) else { return }
-        interval = next
+        if let wait {
+          do { try await clock.sleep(for: wait) } catch { return }
+        }
+        guard let self, let next = self.sweep(key, generation: start.generation, now: start.stopwatch.elapsed())
+        else { return }
+        wait = next
       }
     }
+    let isReplaced = state.withLock { $0.bounds.sweepers[key]?.keep(task, generation: start.generation) ?? true }
+    if isReplaced { task.cancel() }
   }
 
-  /// One garbage check of every query on the clock `key` at `now` (the sweeper's own time): removes those unused
-  /// for their whole `gcTime`, and those over the capacity. Returns when to check next, or `nil` when no query on
-  /// that clock is left (the sweeper stops).
+  /// One garbage check of every query on the clock `key` at `now` (the sweeper's own time) by the sweeper task of
+  /// `generation`: removes those unused for their whole `gcTime`, and those over the capacity. Returns when to check
+  /// next (the soonest any query needs it), or `nil` when no query on that clock is left or another task replaced
+  /// this one (the task stops).
   ///
   /// The queries are checked a batch at a time, each batch under the lock, so that a large store never holds its
-  /// lock for long; a batch whose place in the list was removed meanwhile ends the check (the next one covers the
-  /// rest).
-  private func sweep(_ key: QueryClockKey, now: Duration) -> Duration? {
+  /// lock for long; a batch whose place in the list was removed meanwhile ends the check, and the next check comes
+  /// as soon as any query on the clock needs it.
+  private func sweep(_ key: QueryClockKey, generation: UInt64, now: Duration) -> Duration? {
     var next: Duration?
     var cursor: SweepCursor?
     var isFirstBatch = true
     while true {
-      let batch = state.withLock { [cursor] state -> SweepBatch in
+      let batch = state.withLock { [cursor, next] state -> SweepBatch in
         var batch = SweepBatch()
+        guard state.bounds.sweepers[key]?.isCurrent(generation) == true else {
+          batch.isLast = true
+          return batch
+        }
         var record = isFirstBatch ? state.bounds.oldest : cursor.flatMap { state.record(at: $0) }
+        let endsEarly = !isFirstBatch && record == nil
         var visited = 0
         while let current = record, visited < Self.sweepBatchSize {
           visited += 1
@@ -72,29 +84,37 @@ extension QueryStore {
             state.remove(current)
             batch.removed.append(current)
           } else {
-            batch.next = min(batch.next ?? current.gcCheckInterval, current.gcCheckInterval)
+            let needed = current.nextGCCheck(now: now)
+            batch.next = min(batch.next ?? needed, needed)
             if let box = current.sleepIfUnused() { batch.released.append(box) }
           }
         }
         batch.cursor = record.map { SweepCursor(key: $0.key, id: ObjectIdentifier($0)) }
         guard record == nil else { return batch }
         batch.removed += state.evictOverCapacity()
-        if state.bounds.sweptClocks[key] == 0 {
-          state.bounds.sweptClocks[key] = nil
+        guard let count = state.bounds.sweepers[key]?.count, count > 0 else {
+          state.bounds.sweepers[key] = nil
           batch.isLast = true
+          return batch
         }
+        // A check that ended early did not reach every query: the next comes when any of them needs it.
+        var needed = next
+        if let soonest = endsEarly ? state.nextGCCheck(key, now: now) : batch.next {
+          needed = min(needed ?? soonest, soonest)
+        }
+        let pace = needed ?? Self.gcCheckInterval(gcTime: .zero)
+        state.bounds.sweepers[key]?.pace = pace
+        batch.next = pace
         return batch
       }
       if settings.inspector.isAttached { inspected(batch.removed.map(\.key), .collected) }
       withExtendedLifetime((batch.removed, batch.released)) {}  // Their values are released after the lock.
-      if let interval = batch.next { next = min(next ?? interval, interval) }
       if batch.isLast { return nil }
-      guard let following = batch.cursor else { break }
+      guard let following = batch.cursor else { return batch.next }
+      if let interval = batch.next { next = min(next ?? interval, interval) }
       cursor = following
       isFirstBatch = false
     }
-    // Queries on this clock remain even if none was reached this time (the check ended early): the same pace.
-    return next ?? previousInterval(for: key)
   }
 
   /// Where a garbage check goes on after a batch: the record it reached, by key and identity (no reference to a
@@ -109,28 +129,16 @@ extension QueryStore {
     var removed: [any QueryRecordProtocol] = []
     /// The boxes of the queries that went to sleep.
     var released: [Any] = []
+    /// When the queries this batch checked need the next check; after the last batch, when the next check comes.
     var next: Duration?
     /// Where the next batch starts; `nil` when the check is done.
     var cursor: SweepCursor?
-    /// Whether no query on the clock is left.
+    /// Whether the sweeper stops: no query on the clock is left, or another task replaced it.
     var isLast = false
   }
 
   /// How many queries one batch of a garbage check visits under the lock.
   static var sweepBatchSize: Int { 1_024 }
-
-  /// The pace for a clock whose check reached none of its queries: that of the shortest `gcTime` in the store.
-  private func previousInterval(for key: QueryClockKey) -> Duration {
-    state.withLock { state in
-      var shortest: Duration?
-      var record = state.bounds.oldest
-      while let current = record {
-        record = current.newer
-        if current.clockKey == key { shortest = min(shortest ?? current.gcCheckInterval, current.gcCheckInterval) }
-      }
-      return shortest ?? .seconds(1)
-    }
-  }
 
   /// How often the sweeper checks a query whose `gcTime` is `gcTime`.
   static func gcCheckInterval(gcTime: Duration) -> Duration {
@@ -139,6 +147,19 @@ extension QueryStore {
 }
 
 extension QueryStore.State {
+  /// When the queries on the clock `key` need the next garbage check after one at `now`; `nil` when none is left.
+  func nextGCCheck(_ key: QueryClockKey, now: Duration) -> Duration? {
+    var soonest: Duration?
+    var record = bounds.oldest
+    while let current = record {
+      record = current.newer
+      guard current.clockKey == key else { continue }
+      let needed = current.nextGCCheck(now: now)
+      soonest = min(soonest ?? needed, needed)
+    }
+    return soonest
+  }
+
   /// The record a garbage check reached, if it is still in the store and in the recency list.
   func record(at cursor: QueryStore.SweepCursor) -> (any QueryRecordProtocol)? {
     guard let record = root.node(at: cursor.key.parts)?.record, ObjectIdentifier(record) == cursor.id,

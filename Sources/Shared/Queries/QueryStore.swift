@@ -307,7 +307,7 @@ public final class QueryStore: Sendable {
         query, root: root, epoch: epoch, isKnown: true, now: epoch.elapsed(), asHolder: asHolder, writer: writer)
     }
     // A known time is never answered with another.
-    guard case .attached(let effect, let conflict, let created, let replaced, let sweeps) = attached else { return }
+    guard case .attached(let effect, let conflict, let created, let replaced, let sweeper) = attached else { return }
     // The records of other keys were evicted over the store's capacity.
     if settings.inspector.isAttached { inspected(replaced.map(\.key).filter { $0 != query.key }, .collected) }
     withExtendedLifetime(replaced) {}
@@ -318,11 +318,8 @@ public final class QueryStore: Sendable {
           key: String(describing: query)))
     }
     if created { link.link(to: self, key: query.key, kind: query.kind, epoch: epoch) }
-    if sweeps {
-      let gcTime = query.options.gcTime
-      startSweeper(
-        on: query.options.operation.clock, key: QueryClockKey(query.options.operation.clock),
-        interval: Self.gcCheckInterval(gcTime: gcTime))
+    if let sweeper {
+      startSweeper(sweeper, on: query.options.operation.clock, key: QueryClockKey(query.options.operation.clock))
     }
     effect()
   }
@@ -330,8 +327,8 @@ public final class QueryStore: Sendable {
   /// What the locked part of attaching a value to its record did.
   private enum Attached {
     /// Attached: what to start, a conflicting fetcher's location, whether the record was made, the records it
-    /// replaced (released after the lock), whether a sweeper starts.
-    case attached(QueryRecordEffect, CodeLocation?, Bool, [any QueryRecordProtocol], Bool)
+    /// replaced (released after the lock), the sweeper task to start.
+    case attached(QueryRecordEffect, CodeLocation?, Bool, [any QueryRecordProtocol], QuerySweeper.Start?)
     /// The record exists and measures from this time, which the caller did not know: read it and ask again.
     case measure(Stopwatch)
   }
@@ -362,7 +359,7 @@ public final class QueryStore: Sendable {
         state.bounds.use(record)
         record.wakeIfSleeping(in: nil, store: self, root: root)
         return .attached(
-          asHolder ? record.holderAppeared(now: now, store: self, writer: writer) : .none, conflict, false, [], false)
+          asHolder ? record.holderAppeared(now: now, store: self, writer: writer) : .none, conflict, false, [], nil)
       }
       // A record of another state type is not expected here (its value keeps the registry's entry, so a holder of
       // another type gets a value of its own); if one is, it and its value are released after the lock.
@@ -386,7 +383,7 @@ public final class QueryStore: Sendable {
       }
       // Removing the other record may have pruned its node.
       (replaced.isEmpty ? node : state.root.makeNode(at: query.key.parts)).record = record
-      let sweeps = state.bounds.add(record)
+      let sweeper = state.bounds.add(record)
       let ticks = state.intervals.add(record)
       // An initial state counts as fetched when it was obtained, before a holder decides whether to fetch; it is
       // written after the lock, before anything that decision starts.
@@ -416,7 +413,7 @@ public final class QueryStore: Sendable {
         }
       // The new record is the most recently used, and held while `holder` lives: it is not the one evicted.
       replaced += state.evictOverCapacity()
-      return .attached(effect, nil, true, replaced, sweeps)
+      return .attached(effect, nil, true, replaced, sweeper)
     }
   }
 

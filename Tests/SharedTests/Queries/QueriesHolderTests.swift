@@ -19,8 +19,9 @@ private struct PostMissing: Error {}
       return held
     }
 
-    func query(_ id: Int, clock: ManualClock) -> Query<OperationState<String>> {
-      .query(["posts", id], options: queryStoreOptions(clock)) {
+    /// Post `id`, fresh for ten minutes, or with `options`.
+    func query(_ id: Int, clock: ManualClock, options: QueryOptions? = nil) -> Query<OperationState<String>> {
+      .query(["posts", id], options: options ?? queryStoreOptions(clock)) {
         self.fetched.append(id)
         if let gate = self.gate.withLock({ $0 }) { await gate.wait() }
         if id == 0 { throw PostMissing() }
@@ -84,6 +85,20 @@ private struct PostMissing: Error {}
     }
     #expect(!store.contains(["posts", 1]))
     #expect(store.contains(["posts", 2]) && store.contains(["posts", 3]))
+  }
+
+  @Test func aQueryInBothListsIsNotFetchedAgainEvenWhenItIsStale() async throws {
+    let clock = ManualClock()
+    let posts = Posts()
+    // The default staleTime, zero: every value is stale as soon as it arrives.
+    let options = QueryOptions(operation: .retry(.none).clock(clock))
+    let holder = QueriesHolder([1, 2, 3].map { posts.query($0, clock: clock, options: options) })
+    await waitUntil { holder.combined.wrappedValue.hasEveryValue && !holder.combined.wrappedValue.isFetching }
+    #expect(posts.fetched.elements.sorted() == [1, 2, 3])
+    holder.load([2, 3, 4].map { posts.query($0, clock: clock, options: options) })
+    await waitUntil { holder.combined.wrappedValue.hasEveryValue && !holder.combined.wrappedValue.isFetching }
+    #expect(holder.combined.wrappedValue.values == ["post 2", "post 3", "post 4"])
+    #expect(posts.fetched.elements.sorted() == [1, 2, 3, 4])  // Posts 2 and 3 were not fetched again.
   }
 
   @Test func aCombineFunctionShapesWhatShows() async throws {

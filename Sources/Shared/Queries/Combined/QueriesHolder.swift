@@ -29,6 +29,8 @@ public final class QueriesHolder<Value: Sendable, Combined: Sendable>: Sendable 
     /// Grows with each combination decided: an older one is never written over a newer one.
     var sequence: UInt64 = 0
     var members: [Shared<OperationState<Value>>] = []
+    /// The key of each member, in order.
+    var keys: [QueryKey] = []
     var tokens: [ObserverToken] = []
   }
 
@@ -82,12 +84,18 @@ public final class QueriesHolder<Value: Sendable, Combined: Sendable>: Sendable 
   /// model.posts.load(ids.map { id in .query(["posts", id]) { try await api.post(id) } })
   /// ```
   ///
-  /// A query in both lists stays held throughout, so it is neither collected nor fetched again.
+  /// A query in both lists (one key in both) stays held throughout by the holder it had, so it is neither collected
+  /// nor fetched again, however stale its value (a new holder would refetch it).
   ///
   /// - Parameter queries: The queries to hold, in order.
   public func load(_ queries: [Query<OperationState<Value>>]) {
+    // A query of the list held until now keeps its holder: a new holder would refetch a stale value.
+    let held = state.withLock { state in
+      Dictionary(zip(state.keys, state.members), uniquingKeysWith: { first, _ in first })
+    }
     // Held outside the lock: a new holder may start a fetch.
     let members = queries.map { query in
+      if let member = held[query.key] { return member }
       let member = Shared<OperationState<Value>>(
         reference: registry.reference(memoryOnly: query, defaultValue: { OperationState() }))
       registry.queries.demand(query, holder: member, in: registry)
@@ -97,6 +105,7 @@ public final class QueriesHolder<Value: Sendable, Combined: Sendable>: Sendable 
       state.generation += 1
       defer {
         state.members = members
+        state.keys = queries.map(\.key)
         state.tokens = []
       }
       return (state.generation, (state.members, state.tokens))

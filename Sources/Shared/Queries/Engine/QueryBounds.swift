@@ -10,8 +10,10 @@ struct QueryBounds: ~Copyable {
   private(set) var newest: (any QueryRecordProtocol)?
   /// The most queries the store keeps; `nil`: no limit.
   var capacity: Int?
-  /// How many queries each clock measures, while a sweeper runs on it.
-  var sweptClocks: [QueryClockKey: Int] = [:]
+  /// The sweeper of each clock the store's queries measure time on, while one of them is left.
+  var sweepers: [QueryClockKey: QuerySweeper] = [:]
+  /// The generation of the next sweeper task: never reused, so that no task mistakes itself for a later one.
+  private var nextGeneration: UInt64 = 0
 
   init() {}
 
@@ -25,12 +27,18 @@ struct QueryBounds: ~Copyable {
     }
   }
 
-  /// Links a new record as the most recently used; returns whether its clock needs a sweeper.
-  mutating func add(_ record: any QueryRecordProtocol) -> Bool {
+  /// Links a new record as the most recently used; returns the sweeper task to start after the lock: the clock's
+  /// first, or one that replaces a task sleeping longer than the record may wait for its first check.
+  mutating func add(_ record: any QueryRecordProtocol) -> QuerySweeper.Start? {
     append(record)
-    let count = sweptClocks[record.clockKey]
-    sweptClocks[record.clockKey] = (count ?? 0) + 1
-    return count == nil
+    nextGeneration += 1
+    let interval = record.gcCheckInterval
+    guard sweepers[record.clockKey] != nil else {
+      let sweeper = QuerySweeper(generation: nextGeneration, stopwatch: record.epoch, interval: interval)
+      sweepers[record.clockKey] = sweeper
+      return sweeper.start
+    }
+    return sweepers[record.clockKey]?.added(interval: interval, generation: nextGeneration)
   }
 
   /// Whether `record` is in the list.
@@ -48,7 +56,7 @@ struct QueryBounds: ~Copyable {
   /// Takes `record` out of the list (it is being removed), and out of its clock's count.
   mutating func unlink(_ record: any QueryRecordProtocol) {
     guard contains(record) else { return }
-    if let count = sweptClocks[record.clockKey] { sweptClocks[record.clockKey] = max(0, count - 1) }
+    if let count = sweepers[record.clockKey]?.count { sweepers[record.clockKey]?.count = max(0, count - 1) }
     detach(record)
   }
 

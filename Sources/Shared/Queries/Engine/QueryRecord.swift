@@ -65,6 +65,9 @@ protocol QueryRecordProtocol: AnyObject {
   var clockKey: QueryClockKey { get }
   /// How often the store's sweeper checks the query.
   var gcCheckInterval: Duration { get }
+  /// How long after a garbage check at `now` the query needs the next one (see
+  /// ``QueryRecordMachine/nextGCCheck(now:gcTime:interval:)``).
+  func nextGCCheck(now: Duration) -> Duration
   /// Frees the value's box if nothing uses the query; returns what to release after the lock.
   func sleepIfUnused() -> Any?
   /// Makes a box again for a sleeping query.
@@ -380,6 +383,10 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
   }
 
   var gcCheckInterval: Duration { QueryStore.gcCheckInterval(gcTime: definition.options.gcTime) }
+
+  func nextGCCheck(now: Duration) -> Duration {
+    machine.nextGCCheck(now: now, gcTime: definition.options.gcTime, interval: gcCheckInterval)
+  }
 
   var isSleeping: Bool { root == nil }
 

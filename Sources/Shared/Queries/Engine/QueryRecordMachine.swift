@@ -760,6 +760,15 @@ struct QueryRecordMachine: Sendable {
     }
   }
 
+  /// How long after a garbage check at `now` the record needs the next one, `interval` being a quarter of its
+  /// `gcTime`: within `interval`, so that a release is found no later than that (a record used again since it was
+  /// found unused is found unused again), and, for a record found unused, exactly when its `gcTime` is up. A record
+  /// then goes between one and one and a quarter `gcTime` after its last use, whatever the other records need.
+  func nextGCCheck(now: Duration, gcTime: Duration, interval: Duration) -> Duration {
+    guard case .unusedSince(let since) = use, gcTime > .zero else { return interval }
+    return max(.zero, min(interval, since + gcTime - now))
+  }
+
   /// The store is over its capacity and this is the least recently used record it may drop: collects the record
   /// if nobody holds it and no work runs or waits on it.
   mutating func evicted(isHeld: Bool) -> CollectAction {

@@ -1475,6 +1475,23 @@ struct QueryRecordMachineTests {
     #expect(machine.request(.refresh, by: .caller) == .none)  // A collected record takes no more work.
   }
 
+  @Test func aRecordNeedsItsNextGarbageCheckWithinItsIntervalAndWhenItsGCTimeIsUp() {
+    var machine = QueryRecordMachine()
+    let gcTime = Duration.seconds(60)
+    let interval = Duration.seconds(15)
+    // In use: within its interval, so that a release is found in time.
+    #expect(machine.nextGCCheck(now: .seconds(5), gcTime: gcTime, interval: interval) == interval)
+    #expect(machine.gcTick(now: .seconds(10), gcTime: gcTime, isHeld: false) == .keep)  // Unused from here.
+    #expect(machine.nextGCCheck(now: .seconds(10), gcTime: gcTime, interval: interval) == interval)
+    // Its gcTime is up at 70 s: the check comes then, not at the next multiple of the interval.
+    #expect(machine.gcTick(now: .seconds(62), gcTime: gcTime, isHeld: false) == .keep)
+    #expect(machine.nextGCCheck(now: .seconds(62), gcTime: gcTime, interval: interval) == .seconds(8))
+    #expect(machine.gcTick(now: .seconds(70), gcTime: gcTime, isHeld: false) == .collect)
+    // A gcTime of zero: a check every interval, which collects it once unused.
+    let zero = QueryRecordMachine()
+    #expect(zero.nextGCCheck(now: .zero, gcTime: .zero, interval: .seconds(1)) == .seconds(1))
+  }
+
   @Test func aRefreshAskedForAfterTheRunningOneWasCancelledWaitsForItAndRunsAfter() {
     var machine = QueryRecordMachine()
     guard

@@ -229,13 +229,13 @@ struct QueryStorePersistedCacheTests {
     let after = Date()
     let entry = try #require(try persister.stored()?.entries.first)
     #expect(try entry.decodedValue(as: String.self) == "post 1")
-    // The time comes from the query's clock: a value's age on it is its age on the wall clock.
+    // The time is the value's own updatedAt, which the fetch set as it ended.
     #expect(entry.updatedAt.timeIntervalSince(before) > -0.001)
     #expect(after.timeIntervalSince(entry.updatedAt) > -0.001)
     #expect(!entry.isInvalidated)
   }
 
-  @Test func aValueWrittenAfterItAgedIsRestoredWithItsAgeSoStaleTimeDecides() async throws {
+  @Test func aValueIsRestoredWithTheAgeOfItsUpdatedAtSoStaleTimeDecides() async throws {
     let persister = MemoryCachePersister()
     let store = SharedRegistry.current.queries
     await store.persistCache(persistence(persister, clock: ManualClock()))
@@ -245,7 +245,9 @@ struct QueryStorePersistedCacheTests {
     let young = Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 2], "young", clock: queryClock))
     await waitForValue(old, "old 1")
     await waitForValue(young, "young 1")
-    queryClock.advance(by: .seconds(900))  // Fifteen minutes: stale, as the queries stay fresh for ten.
+    // Obtained fifteen minutes ago: stale, as the queries stay fresh for ten.
+    let fifteenMinutesAgo = Date(timeIntervalSinceNow: -900)
+    store.setValue("old 1", for: fetcher.query(["posts", 1], "old", clock: queryClock), updatedAt: fifteenMinutesAgo)
     store.setValue("young 2", for: fetcher.query(["posts", 2], "young", clock: queryClock))
     store.update(["posts", 1], as: OperationState<String>.self) { $0.value = "old 1, edited" }  // Its age stays.
     try await store.flushPersistedCache()
@@ -266,6 +268,49 @@ struct QueryStorePersistedCacheTests {
       await waitForValue(oldAgain, "old 1")
       #expect(restarted.count("young") == 0)
     }
+  }
+
+  @Test func aRestoredValueKeepsItsUpdatedAtExactly() async throws {
+    let persister = MemoryCachePersister()
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister, clock: ManualClock()))
+    let fetcher = KeyedFetcher()
+    let queryClock = ManualClock()
+    #expect(try await store.fetch(fetcher.query(["posts", 1], "post", clock: queryClock)) == "post 1")
+    let fetched = Shared(
+      wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: queryClock))
+    let fetchedAt = try #require(fetched.wrappedValue.updatedAt)
+    // A minute ago, with a fraction of a second that no reading of a clock rebuilds.
+    let setAt = Date(
+      timeIntervalSinceReferenceDate: (Date().timeIntervalSinceReferenceDate - 60).rounded() + 0.123_456_7)
+    store.setValue("set", for: fetcher.query(["posts", 2], "set", clock: queryClock), updatedAt: setAt)
+    queryClock.advance(by: .milliseconds(250))  // Time passes before the write.
+    try await store.flushPersistedCache()
+    withExtendedLifetime(fetched) {}
+    let stored = try #require(try persister.stored())
+    #expect(stored.entries.first { $0.key == ["posts", 1] }?.updatedAt == fetchedAt)
+    #expect(stored.entries.first { $0.key == ["posts", 2] }?.updatedAt == setAt)
+
+    // Restored, edited and written again by the restored store, twice: the dates do not move.
+    for _ in 0..<2 {
+      let registry = SharedRegistry()
+      await SharedRegistry.$current.withValue(registry) {
+        await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
+        let clock = ManualClock()
+        let first = Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: clock))
+        let second = Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 2], "set", clock: clock))
+        #expect(first.wrappedValue.value == "post 1")
+        #expect(first.wrappedValue.updatedAt == fetchedAt)
+        #expect(second.wrappedValue.value == "set")
+        #expect(second.wrappedValue.updatedAt == setAt)
+        registry.queries.update(["posts", 1], as: OperationState<String>.self) { $0.value = "post 1" }
+        registry.queries.update(["posts", 2], as: OperationState<String>.self) { $0.value = "set" }
+        clock.advance(by: .milliseconds(250))
+        await #expect(throws: Never.self) { try await registry.queries.flushPersistedCache() }
+      }
+    }
+    #expect(fetcher.count("post") == 1)
+    #expect(fetcher.count("set") == 0)
   }
 
   @Test func onlyTheQueriesTheFilterChoosesArePersistedOrRestored() async throws {

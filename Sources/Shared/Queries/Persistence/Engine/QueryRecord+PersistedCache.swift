@@ -44,6 +44,9 @@ extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState
     let confirmedWhileSleeping = kept.sleeping == nil ? nil : store.changes.layer(for: key, as: State.self)?.confirmed
     let fetchedAt = self.fetchedAt
     let epoch = self.epoch
+    // A query whose values decide their own staleTime stores the time their freshness counts from (see
+    // `PersistedQueryCache.Entry.updatedAt`), which only the record's time knows.
+    let storesOwnDate = definition.staleness == nil
     let query = self.query
     let owner = WeakQueryStore(store: store)
     /// The value as the store last wrote it, and the time it was obtained on the wall clock (`nil` once invalidated).
@@ -51,8 +54,12 @@ extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState
       guard let state = kept.root.map(Self.confirmedState(of:)) ?? confirmedWhileSleeping ?? kept.sleeping else {
         return nil
       }
-      // The record's time is read after the lock; the value's age on it is its age on the wall clock.
-      let obtainedAt = fetchedAt.map { Date(timeIntervalSinceNow: -(epoch.elapsed() - $0).timeInterval) }
+      // The value's own `updatedAt`, exactly: a fetch, a set value and a restore write it as the record counts the
+      // value fetched. Otherwise the value is dated by its age on the record's time (read after the lock).
+      let obtainedAt = fetchedAt.map { fetchedAt in
+        (storesOwnDate ? state.operation.updatedAt : nil)
+          ?? Date(timeIntervalSinceNow: -(epoch.elapsed() - fetchedAt).timeInterval)
+      }
       return (state, obtainedAt)
     }
     return QueryCacheAccess(
