@@ -187,9 +187,26 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   /// together with the value lives there.
   ///
   /// The body runs under the lock, so it must only compute and write.
-  /// If the body throws, the call still counts as a change (as for ``withLock(_:)``), and the error is rethrown.
   @inlinable
-  package func withLock<T: AnyObject & Sendable, Result, Failure: Error>(
+  package func withLock<T: AnyObject & Sendable, Result>(
+    attached type: T.Type,
+    _ body: (inout Value, T?) -> Result
+  ) -> Result {
+    var result: Result?
+    let delivery = state.withLock { state -> ChangeDelivery<Value>? in
+      result = body(&state.value, state.listeners?.attachment(ObjectIdentifier(type), as: T.self))
+      state.version &+= 1
+      return state.hasListeners ? state.didChange() : nil
+    }
+    if let delivery { deliver(delivery) }
+    if ownRegistrar.isPublished { trackedChanged() }
+    return result.unsafelyUnwrapped
+  }
+
+  /// ``withLock(attached:_:)`` for a body that throws: the call still counts as a change (as for ``withLock(_:)``),
+  /// and the error is rethrown.
+  @inlinable
+  package func withLockThrowing<T: AnyObject & Sendable, Result, Failure: Error>(
     attached type: T.Type,
     _ body: (inout Value, T?) throws(Failure) -> Result
   ) throws(Failure) -> Result {

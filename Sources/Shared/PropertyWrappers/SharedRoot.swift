@@ -98,13 +98,13 @@ extension SharedRoot {
   /// `withLock` for a query's value: while optimistic changes are pending, `body` writes the confirmed value and the
   /// value shown is recomputed (see `OptimisticLayer`). A holder's write (`announcing`) is then told to the query's
   /// store, as the store's own writes are.
-  @usableFromInline
+  @inlinable
   func withLockConfirming<Result, Failure: Error>(
     announcing: Bool,
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     defer { if announcing { box.withAttachment(QueryLink.self) { $0 }?.announceWrite() } }
-    return try box.withLock(attached: OptimisticLayer<Value>.self) { value, layer throws(Failure) in
+    return try box.withLockThrowing(attached: OptimisticLayer<Value>.self) { value, layer throws(Failure) in
       guard let layer else { return try body(&value) }
       return try layer.write(body, to: &value)
     }

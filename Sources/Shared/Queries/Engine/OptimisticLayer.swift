@@ -16,35 +16,50 @@ import Reactive
 /// in one critical section of the box's lock (``ReactiveBox/withLock(attached:_:)``); the layer's own lock orders the
 /// accesses made without a box (a query that has no record yet).
 // Unchecked: every stored property is read and written only under `lock`.
+@usableFromInline
 final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendable {
   /// A pending change: its identifier and what it does to a value.
-  struct Change {
-    let id: UInt64
-    let apply: @Sendable (inout Value) -> Void
+  @usableFromInline
+  struct Change: Sendable {
+    @usableFromInline let id: UInt64
+    @usableFromInline let apply: @Sendable (inout Value) -> Void
+
+    @inlinable
+    init(id: UInt64, apply: @escaping @Sendable (inout Value) -> Void) {
+      self.id = id
+      self.apply = apply
+    }
   }
 
-  struct Contents {
+  @usableFromInline
+  struct Contents: Sendable {
     /// The value as the store and the program last wrote it, without the pending changes; `nil` while none is
     /// pending, or while the layer waits for its query's first value.
-    var confirmed: Value?
+    @usableFromInline var confirmed: Value?
     /// The pending changes, in the order their mutations started.
-    var changes: [Change] = []
+    @usableFromInline var changes: [Change] = []
+
+    @inlinable
+    init() {}
   }
 
-  private let lock = Lock(Contents())
+  @usableFromInline let lock = Lock(Contents())
   /// Gives a recomputed value the confirmed value's operation tracking: made where the state type is known.
-  private let carryTracking: @Sendable (inout Value, Value) -> Void
+  @usableFromInline let carryTracking: @Sendable (inout Value, Value) -> Void
 
+  @inlinable
   init(carryTracking: @escaping @Sendable (inout Value, Value) -> Void) {
     self.carryTracking = carryTracking
   }
 
   /// Whether a change is pending.
+  @inlinable
   var isActive: Bool {
     lock.withLock { !$0.changes.isEmpty }
   }
 
   /// The value without the pending changes, if any is pending: what a persisted cache writes.
+  @inlinable
   var confirmed: Value? {
     lock.withLock { $0.confirmed }
   }
@@ -54,6 +69,7 @@ final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendabl
   ///
   /// A layer whose changes wait for a value (made before its query was) takes `shown` as their confirmed value
   /// first, and shows them all.
+  @inlinable
   func add(_ id: UInt64, apply: @escaping @Sendable (inout Value) -> Void, to shown: inout Value) {
     let change = Change(id: id, apply: apply)
     let waiting = lock.withLock { contents -> [Change] in
@@ -71,12 +87,14 @@ final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendabl
 
   /// A mutation's change starts on a query that has no value yet: it applies when the query gets one
   /// (``adopt(_:)``).
+  @inlinable
   func add(_ id: UInt64, apply: @escaping @Sendable (inout Value) -> Void) {
     lock.withLock { $0.changes.append(Change(id: id, apply: apply)) }
   }
 
   /// A write that is not an optimistic change: `body` runs once, on the confirmed value when a change is pending
   /// (the shown value is then recomputed from it), or on the shown value itself.
+  @inlinable
   func write<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result,
     to shown: inout Value
@@ -91,7 +109,8 @@ final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendabl
   }
 
   /// The confirmed value, taken out of the layer (to put back), and the changes, when a change is pending.
-  private func take() -> (Value, [Change])? {
+  @inlinable
+  func take() -> (Value, [Change])? {
     lock.withLock { contents in
       guard !contents.changes.isEmpty, let confirmed = contents.confirmed else { return nil }
       contents.confirmed = nil
@@ -101,6 +120,7 @@ final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendabl
 
   /// The mutation of change `id` failed or was cancelled: the change is dropped and `shown` (under its box's lock)
   /// recomputed from the confirmed value and the changes that remain.
+  @inlinable
   func drop(_ id: UInt64, in shown: inout Value) {
     let remaining = lock.withLock { contents -> (Value, [Change])? in
       guard let index = contents.changes.firstIndex(where: { $0.id == id }) else { return nil }
@@ -116,6 +136,7 @@ final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendabl
   /// Change `id` ends where no value shows it (its query has no value yet, or another layer took over its value).
   ///
   /// - Returns: The change, for its captures to be released after every lock.
+  @inlinable
   @discardableResult
   func drop(_ id: UInt64) -> Change? {
     lock.withLock { contents -> Change? in
@@ -128,6 +149,7 @@ final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendabl
   /// The mutation of change `id` succeeded: the change becomes part of the confirmed value, and stays in the value
   /// shown until the server's data replaces it. A query with no value yet has nothing to keep it in: the change is
   /// dropped (the success's invalidation brings the server's data).
+  @inlinable
   func keep(_ id: UInt64) {
     let kept = lock.withLock { contents -> (change: Change, confirmed: Value?)? in
       guard let index = contents.changes.firstIndex(where: { $0.id == id }) else { return nil }
@@ -144,6 +166,7 @@ final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendabl
 
   /// The layer's query gets a value (`shown`, under its box's lock): it becomes the confirmed value, and `shown`
   /// shows the pending changes over it.
+  @inlinable
   func adopt(_ shown: inout Value) {
     let changes = lock.withLock { contents -> [Change] in
       guard !contents.changes.isEmpty else { return [] }
@@ -155,7 +178,8 @@ final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendabl
   }
 
   /// `confirmed` with `changes` applied in order, showing `confirmed`'s operation tracking.
-  private func recomputed(_ confirmed: Value, with changes: [Change]) -> Value {
+  @inlinable
+  func recomputed(_ confirmed: Value, with changes: [Change]) -> Value {
     var shown = confirmed
     for change in changes { change.apply(&shown) }
     carryTracking(&shown, confirmed)
@@ -165,6 +189,7 @@ final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendabl
 
 extension OptimisticLayer where Value: OperationTrackable {
   /// A layer for a query's state.
+  @inlinable
   convenience init() {
     self.init(carryTracking: { shown, confirmed in shown.operation = confirmed.operation })
   }

@@ -35,6 +35,16 @@ final class QueryChangeTable: Sendable {
     }
   }
 
+  /// Keeps `layer`, just made for the value of `key`, as that key's layer (in place of one kept before, whose value
+  /// went); returns the one it replaces, to be released after every lock.
+  func keep<State: OperationTrackable>(_ layer: OptimisticLayer<State>, for key: QueryKey) -> (any PendingChanges)? {
+    layers.withLock { layers -> (any PendingChanges)? in
+      let replaced = layers.updateValue(layer, forKey: key)
+      if replaced == nil { count.add(1, ordering: .releasing) }
+      return replaced
+    }
+  }
+
   /// Forgets the layer of `key` if it is `layer` and no change of it is pending.
   func removeIfIdle(_ key: QueryKey, layer: some PendingChanges) {
     let removed = layers.withLock { layers -> (any PendingChanges)? in

@@ -25,6 +25,7 @@ final class QueryLink: Sendable {
   }
 
   /// A holder wrote the value: the store hears it as it hears its own writes (the persisted cache writes it).
+  @usableFromInline
   func announceWrite() {
     guard let (store, key, _) = record else { return }
     store.persistedValueChanged(key)

@@ -55,6 +55,7 @@ public struct OptimisticCache: Sendable {
   ///   - apply: The change.
   /// - Returns: Whether the store keeps such a query with that state type, or a persisted value waiting for it; a
   ///   query it does not keep is left alone.
+  @inlinable
   @discardableResult
   public func update<State: OperationTrackable>(
     _ key: QueryKey,
@@ -62,16 +63,12 @@ public struct OptimisticCache: Sendable {
     _ apply: @escaping @Sendable (inout State) -> Void
   ) -> Bool {
     let id = OptimisticChangeSet.nextID.add(1, ordering: .relaxed).newValue
-    guard let layer = store.startChange(id, on: key, as: type, apply: apply) else { return false }
+    guard let started = store.startChange(id, on: key, as: type, apply: apply) else { return false }
     let store = self.store
     changes.append(
       OptimisticChangeSet.Change(
-        undo: { [weak store] in
-          if let store { store.endChange(id, of: layer, on: key, keeps: false) } else { layer.drop(id) }
-        },
-        keep: { [weak store] in
-          if let store { store.endChange(id, of: layer, on: key, keeps: true) } else { layer.drop(id) }
-        }))
+        undo: { store.endChange(id, started, on: key, keeps: false) },
+        keep: { store.endChange(id, started, on: key, keeps: true) }))
     return true
   }
 
@@ -88,6 +85,7 @@ public struct OptimisticCache: Sendable {
   ///   - type: The query's state type.
   ///   - update: The change (`apply`).
   /// - Returns: Whether the store keeps such a query with that state type, or a persisted value waiting for it.
+  @inlinable
   @discardableResult
   public func update<State: OperationTrackable>(
     _ key: QueryKey,

@@ -1,60 +1,137 @@
 /// Where mutations' optimistic changes meet the store: each change is kept by its query's key (see
 /// ``QueryChangeTable``) and shown in the query's value wherever the value is (see ``OptimisticLayer``).
 extension QueryStore {
+  /// A change started: the layer that keeps it, and the value that showed it (weakly: a change under way does not
+  /// keep a query awake), to end it without asking the store while that value lives.
+  @usableFromInline
+  struct StartedChange<State: OperationTrackable>: Sendable {
+    @usableFromInline let layer: OptimisticLayer<State>
+    @usableFromInline weak var root: SharedRoot<State>?
+
+    @usableFromInline
+    init(layer: OptimisticLayer<State>, root: SharedRoot<State>?) {
+      self.layer = layer
+      self.root = root
+    }
+  }
+
   /// Starts change `id` (`apply`) on the query named `key`, of state type `State`: shown at once in its value, or,
   /// for a value restored from a persisted cache and not decoded yet, as soon as its query is made.
   ///
-  /// - Returns: The layer that keeps the change, if the store keeps such a query (or a persisted value for it);
-  ///   otherwise `nil`, and nothing changed.
+  /// Specialized where it is called, like the writes it makes; the store's parts are ``changedValue(_:as:)`` and
+  /// ``startWaitingChange(_:on:as:apply:)``.
+  ///
+  /// - Returns: The change started, if the store keeps such a query (or a persisted value for it); otherwise `nil`,
+  ///   and nothing changed.
+  @inlinable
   func startChange<State: OperationTrackable>(
+    _ id: UInt64,
+    on key: QueryKey,
+    as type: State.Type,
+    apply: @escaping @Sendable (inout State) -> Void
+  ) -> StartedChange<State>? {
+    guard let root = changedValue(key, as: type) else {
+      return startWaitingChange(id, on: key, as: type, apply: apply).map { StartedChange(layer: $0, root: nil) }
+    }
+    // The value's layer, or one made for its first change, which the store then keeps by the query's key. The root
+    // is held here, so the query cannot sleep meanwhile.
+    var isMade = false
+    let layer = root.box.attachment(OptimisticLayer<State>.self) {
+      isMade = true
+      return OptimisticLayer()
+    }
+    if isMade { keepLayer(layer, for: key) }
+    // The change applies under the value's lock (the program's code, outside the store's lock).
+    let replaced = root.box.withLock(attached: OptimisticLayer<State>.self) { state, attached -> State in
+      let previous = state
+      (attached ?? layer).add(id, apply: apply, to: &state)
+      return previous
+    }
+    withExtendedLifetime(replaced) {}
+    return StartedChange(layer: layer, root: root)
+  }
+
+  /// The value of the query named `key`, if the store keeps it with state type `State` (woken, if it slept).
+  @usableFromInline
+  func changedValue<State: OperationTrackable>(_ key: QueryKey, as _: State.Type) -> SharedRoot<State>? {
+    state.withLock { state in
+      let record = Self.record(in: state, named: key, epoch: nil, as: State.self)
+      record?.wakeIfSleeping(in: registry, store: self)
+      guard case .root(let root) = record?.shared.reference else { return nil }
+      return root
+    }
+  }
+
+  /// Keeps `layer`, just made for the value of `key`, as that key's pending changes.
+  @usableFromInline
+  func keepLayer<State: OperationTrackable>(_ layer: OptimisticLayer<State>, for key: QueryKey) {
+    let replaced = changes.keep(layer, for: key)
+    withExtendedLifetime(replaced) {}  // After the lock.
+  }
+
+  /// Starts change `id` on a value persisted for `key` that waits for its query: the change is kept (in the layer
+  /// returned) and shows when the query is made. `nil` when no such value waits, or a query took the key meanwhile.
+  @usableFromInline
+  func startWaitingChange<State: OperationTrackable>(
     _ id: UInt64,
     on key: QueryKey,
     as _: State.Type,
     apply: @escaping @Sendable (inout State) -> Void
   ) -> OptimisticLayer<State>? {
-    let waitsForValue = persistedValueWaits(for: key, as: State.self)
-    let found = state.withLock { state -> (layer: OptimisticLayer<State>, root: SharedRoot<State>?)? in
-      guard let record = Self.record(in: state, named: key, epoch: nil, as: State.self) else {
-        // No query yet: a restored value waiting for its query takes the change when the query is made.
-        guard waitsForValue, state.root.node(at: key.parts)?.record == nil,
-          let layer = changes.layer(makingFor: key, as: State.self, attached: nil)
-        else { return nil }
-        // Under the store's lock, so that the query cannot be made meanwhile.
-        layer.add(id, apply: apply)
-        return (layer, nil)
-      }
-      record.touch()
-      state.bounds.use(record)
-      record.wakeIfSleeping(in: registry, store: self)
-      guard case .root(let root) = record.shared.reference else { return nil }
-      attachLayer(of: key, to: root, making: true)
-      // The layer on the value (the one just attached, or the one that was).
-      guard let layer = root.box.withAttachment(OptimisticLayer<State>.self, { $0 }),
-        layer === changes.layer(for: key, as: State.self)
+    guard persistedValueWaits(for: key, as: State.self) else { return nil }
+    return state.withLock { state -> OptimisticLayer<State>? in
+      // Under the store's lock, so that the query cannot be made meanwhile.
+      guard state.root.node(at: key.parts)?.record == nil,
+        let layer = changes.layer(makingFor: key, as: State.self, attached: nil)
       else { return nil }
-      return (layer, root)
+      layer.add(id, apply: apply)
+      return layer
     }
-    guard let found else { return nil }
-    guard let root = found.root else { return found.layer }
-    // The change applies under the value's lock (the program's code, outside the store's lock); the root is held,
-    // so the query cannot sleep meanwhile.
-    let replaced = root.box.withLock(attached: OptimisticLayer<State>.self) { state, attached -> State in
-      let previous = state
-      (attached ?? found.layer).add(id, apply: apply, to: &state)
-      return previous
-    }
-    withExtendedLifetime(replaced) {}
-    return found.layer
   }
 
-  /// Ends change `id` of `layer` on the query named `key`: kept in the confirmed value if its mutation succeeded
-  /// (`keeps`), otherwise dropped, and the value shown recomputed.
+  /// Ends change `id` (started as `started`) on the query named `key`: kept in the confirmed value if its mutation
+  /// succeeded (`keeps`), otherwise dropped, and the value shown recomputed.
+  @inlinable
   func endChange<State: OperationTrackable>(
     _ id: UInt64,
-    of layer: OptimisticLayer<State>,
+    _ started: StartedChange<State>,
     on key: QueryKey,
     keeps: Bool
   ) {
+    let layer = started.layer
+    // While the value that showed the change lives, it shows the layer; once it went (the query slept, or left the
+    // store), the store finds the query's value now.
+    guard let root = started.root ?? changeEndTarget(id, of: layer, on: key) else { return }
+    var dropped: OptimisticLayer<State>.Change?
+    if keeps {
+      // The value shown stays as it is: nobody is told.
+      root.box.withAttachment(OptimisticLayer<State>.self) { attached in
+        if attached === layer { layer.keep(id) } else { dropped = layer.drop(id) }
+      }
+      withExtendedLifetime(dropped) {}
+      return
+    }
+    let replaced = root.box.withLock(attached: OptimisticLayer<State>.self) { state, attached -> State? in
+      // Another layer on the value (its query was made again since): the change is only forgotten.
+      guard attached === layer else {
+        dropped = layer.drop(id)
+        return nil
+      }
+      let previous = state
+      layer.drop(id, in: &state)
+      return previous
+    }
+    withExtendedLifetime((replaced, dropped)) {}
+  }
+
+  /// The store's part of ``endChange(_:_:on:keeps:)`` once the value that showed the change went: the query's value
+  /// now (woken), or `nil` when the store keeps no such query, and then the change is dropped from `layer` here.
+  @usableFromInline
+  func changeEndTarget<State: OperationTrackable>(
+    _ id: UInt64,
+    of layer: OptimisticLayer<State>,
+    on key: QueryKey
+  ) -> SharedRoot<State>? {
     var dropped: OptimisticLayer<State>.Change?
     let root = state.withLock { state -> SharedRoot<State>? in
       guard let record = Self.record(in: state, named: key, epoch: nil, as: State.self) else {
@@ -68,40 +145,19 @@ extension QueryStore {
       return root
     }
     withExtendedLifetime(dropped) {}  // Its captures go after the lock.
-    guard let root else { return }
-    let replaced = root.box.withLock(attached: OptimisticLayer<State>.self) { state, attached -> State? in
-      // Another layer on the value (its query was made again since): the change is only forgotten.
-      guard attached === layer else {
-        dropped = layer.drop(id)
-        return nil
-      }
-      if keeps {
-        layer.keep(id)
-        return nil
-      }
-      let previous = state
-      layer.drop(id, in: &state)
-      return previous
-    }
-    withExtendedLifetime((replaced, dropped)) {}
+    return root
   }
 
-  /// Attaches the pending changes of `key` to `root`, the value's box, if it has none yet, and returns the layer
-  /// attached; with `making`, a layer is made for a key that has none. Call under the store's lock (it takes the
-  /// change table's lock and the value's, in that order). Nothing of the program's runs here: a value that does not
-  /// show the changes yet (a new query's) shows them after ``adopt(_:in:)``, after the lock.
+  /// Attaches the pending changes of `key` to `root`, a new box of the query's value (a woken query's, a new
+  /// query's), and returns the layer attached. Call under the store's lock (it takes the change table's lock and the
+  /// value's, in that order); a store with no pending change answers with one atomic load. Nothing of the program's
+  /// runs here: a value that does not show the changes yet (a new query's) shows them after ``adopt(_:in:)``, after
+  /// the lock.
   @discardableResult
-  func attachLayer<State: OperationTrackable>(
-    of key: QueryKey,
-    to root: SharedRoot<State>,
-    making: Bool = false
-  ) -> OptimisticLayer<State>? {
-    let attached = root.box.withAttachment(OptimisticLayer<State>.self) { $0 }
-    let layer =
-      making
-      ? changes.layer(makingFor: key, as: State.self, attached: attached)
-      : changes.layer(for: key, as: State.self)
-    guard let layer, attached == nil else { return nil }
+  func attachLayer<State: OperationTrackable>(of key: QueryKey, to root: SharedRoot<State>) -> OptimisticLayer<State>? {
+    guard let layer = changes.layer(for: key, as: State.self),
+      root.box.withAttachment(OptimisticLayer<State>.self, { $0 }) == nil
+    else { return nil }
     _ = root.box.attachment(OptimisticLayer<State>.self) { layer }
     return layer
   }
@@ -117,7 +173,7 @@ extension QueryStore {
 
   /// Whether a value persisted for `key` waits for its query, and would decode as `State`.
   private func persistedValueWaits<State: OperationTrackable>(for key: QueryKey, as _: State.Type) -> Bool {
-    guard State.self is any PersistableQueryState.Type, let engine = persistedCache.engine else { return false }
+    guard let engine = persistedCache.engine, State.self is any PersistableQueryState.Type else { return false }
     return engine.entry(for: key) != nil
   }
 }
