@@ -28,6 +28,19 @@ struct SimulationModel {
     /// The latest moment it was surely in use, and the latest it may have been (for its collection window).
     var surelyUsedAt = Duration.zero
     var maybeUsedAt = Duration.zero
+    /// A value restored from a persisted cache: its age is the wall clock's, so whether it is fresh is not known.
+    var isFreshnessUnknown = false
+    /// A removal detached holders from it: until their value is released (which the app does not see), a query made
+    /// again may share it.
+    var mayShareDetachedValue = false
+  }
+
+  /// What the persisted cache holds for a query: its confirmed value and whether it was invalidated.
+  struct Persisted {
+    var value: [Int]
+    var isInvalidated: Bool
+    /// The program edited it while it waited to be restored (`update` on a query the store may not count as kept).
+    var isUnknown = false
   }
 
   enum ChangeStatus: Equatable {
@@ -50,6 +63,10 @@ struct SimulationModel {
   var changes: [Change] = []
   /// Items that may or may not show in a query's value (see the type's comment).
   var ambiguous: [Set<Int>]
+  /// Each query's entry in the persisted cache (when the program persists one), as the last write left it.
+  var persisted: [Int: Persisted] = [:]
+  /// The entries a launch restored, waiting for their query's first use.
+  var restored: [Int: Persisted] = [:]
   /// Items of mutations that failed or were cancelled: never shown again.
   var endedItems: Set<Int> = []
   /// The item of every mutation, and whether it joined a run under way (dedupe).
@@ -84,6 +101,18 @@ struct SimulationModel {
 
   // MARK: Steps
 
+  /// The persisted cache follows the confirmed value of each query the store keeps (written at the next flush).
+  mutating func persist(_ key: Int) {
+    guard setup.persistsCache, queries[key].exists else { return }
+    if queries[key].isValueUnknown {
+      persisted[key] = Persisted(value: [], isInvalidated: queries[key].isInvalidated, isUnknown: true)
+    } else if let value = queries[key].confirmed {
+      persisted[key] = Persisted(value: value, isInvalidated: queries[key].isInvalidated)
+    } else {
+      persisted[key] = nil
+    }
+  }
+
   private mutating func use(_ key: Int, surely: Bool) {
     queries[key].maybeUsedAt = now
     if surely { queries[key].surelyUsedAt = now }
@@ -94,11 +123,18 @@ struct SimulationModel {
   mutating func hold(_ key: Int, step: Int, fetchUnderWay: Bool, detached: Int) {
     if !queries[key].exists {
       queries[key].exists = true
-      queries[key].isValueUnknown = detached > 0
+      queries[key].isValueUnknown = detached > 0 || queries[key].mayShareDetachedValue
       queries[key].holders = detached
+      if let entry = restored.removeValue(forKey: key) {
+        queries[key].confirmed = entry.value
+        queries[key].isValueUnknown = entry.isUnknown
+        queries[key].isInvalidated = entry.isInvalidated
+        queries[key].isFreshnessUnknown = !entry.isInvalidated
+      }
     }
     queries[key].holders += 1
     use(key, surely: true)
+    if queries[key].isFreshnessUnknown { return }  // It may or may not be refetched.
     if isStale(key) && !fetchUnderWay && queries[key].owesFetchSince == nil { queries[key].owesFetchSince = step }
   }
 
@@ -113,6 +149,7 @@ struct SimulationModel {
     guard queries[key].exists, queries[key].generation == answer.generation else { return }
     use(key, surely: true)
     if let owed = queries[key].owesFetchSince, owed <= answer.startedAt { queries[key].owesFetchSince = nil }
+    queries[key].isFreshnessUnknown = false
     guard let data = answer.data else { return }
     queries[key].confirmed = data
     queries[key].isValueUnknown = false
@@ -128,9 +165,12 @@ struct SimulationModel {
         ambiguous[key].insert(item)
       }
     }
+    persist(key)
   }
 
   mutating func invalidate(_ key: Int, step: Int) {
+    persisted[key]?.isInvalidated = true
+    restored[key]?.isInvalidated = true
     guard queries[key].exists else { return }
     use(key, surely: false)
     queries[key].isInvalidated = true
@@ -144,12 +184,20 @@ struct SimulationModel {
     queries[key].owesFetchSince = nil
   }
 
-  /// The query leaves the store: removed, or collected.
-  mutating func leave(_ key: Int) {
+  /// The query leaves the store: removed (and from the persisted cache), or collected (its entry stays).
+  mutating func leave(_ key: Int, removed: Bool) {
+    if removed {
+      persisted[key] = nil
+      restored[key] = nil
+    }
     guard queries[key].exists else { return }
+    // A collected query starts from its persisted entry when it is next used.
+    if !removed { restored[key] = persisted[key] }
     let generation = queries[key].generation
+    let mayShare = queries[key].mayShareDetachedValue || (removed && queries[key].holders > 0)
     queries[key] = Query()
     queries[key].generation = generation + 1
+    queries[key].mayShareDetachedValue = mayShare
     // Its changes have no query left to show in; their items may show wherever a new query of the key comes from
     // until their mutations end.
     for change in changes where change.key == key { ambiguous[key].insert(change.item) }
@@ -157,6 +205,8 @@ struct SimulationModel {
   }
 
   mutating func reset(_ key: Int, step: Int) {
+    persisted[key] = nil
+    restored[key] = nil
     guard queries[key].exists else { return }
     use(key, surely: false)
     queries[key].confirmed = nil
@@ -168,9 +218,15 @@ struct SimulationModel {
 
   /// `store.update` or a holder's `withLock`: an edit of the confirmed value.
   mutating func edit(_ key: Int, appending edit: Int) {
-    guard queries[key].exists else { return }
+    guard queries[key].exists else {
+      // A value restored but not used yet: whether the store counts it as kept is not said.
+      restored[key]?.isUnknown = true
+      persisted[key]?.isUnknown = true
+      return
+    }
     use(key, surely: true)
     queries[key].confirmed?.append(edit)
+    persist(key)
   }
 
   mutating func setValue(_ key: Int, _ value: [Int], detached: Int) {
@@ -184,6 +240,21 @@ struct SimulationModel {
     queries[key].isInvalidated = false
     // A set value answers an invalidation; a fetch under way still writes when it ends.
     queries[key].owesFetchSince = nil
+    queries[key].isFreshnessUnknown = false
+    restored[key] = nil
+    persist(key)
+  }
+
+  /// The app ends and launches again: the store restores what the persisted cache holds, on a new clock.
+  mutating func relaunch() {
+    restored = persisted
+    for key in queries.indices {
+      let generation = queries[key].generation
+      queries[key] = Query()
+      queries[key].generation = generation + 1
+    }
+    changes = []
+    now = .zero
   }
 
   /// A mutation starts: its change applies to the query if the store keeps it.
@@ -247,8 +318,11 @@ struct SimulationModel {
     guard query.exists else { return (false, false) }
     let gcTime = setup.gcTimes[key]
     let mustExist = now < query.surelyUsedAt + gcTime
+    // The persisted cache's writer reads a changed query on a task of its own, which may count as a use a tick
+    // later than the change.
+    let slack = setup.persistsCache ? SimulationSetup.tick : .zero
     let mustBeGone =
-      query.holders == 0 && now >= query.maybeUsedAt + gcTime * 5 / 4
+      query.holders == 0 && now >= query.maybeUsedAt + gcTime * 5 / 4 + slack
       && !changes.contains(where: { $0.key == key })
     return (mustExist, mustBeGone)
   }

@@ -35,10 +35,15 @@ final class SimulationRunner {
   typealias State = OperationState<[Int]>
 
   private let program: SimulationProgram
-  private let clock = ManualClock()
+  private var clock = ManualClock()
   private let network = ManualOnlineStatus()
   private let server = SimulatedServer()
-  private let registry = SharedRegistry()
+  private var registry = SharedRegistry()
+  /// The persisted cache's storage, when the program persists it; written at once (no throttle), and flushed before a
+  /// relaunch.
+  private var persister: MemoryCachePersister?
+  /// The cache writer's clock, kept apart from the queries' clock so that its waits do not count as their sleepers.
+  private let throttleClock = ManualClock()
   private var model: SimulationModel
   /// Each query's holders, oldest first; a removal detaches the holders it finds.
   private var holders: [[(shared: Shared<State>, attached: Bool)]]
@@ -67,24 +72,52 @@ final class SimulationRunner {
   static func run(_ program: SimulationProgram, settleGuard: Duration = .seconds(2)) async -> SimulationFailure? {
     let runner = SimulationRunner(program)
     runner.settleGuard = settleGuard
-    return await SharedRegistry.$current.withValue(runner.registry) {
-      let failure = await runner.runSteps()
-      await runner.tearDown()
-      return failure
-    }
+    let failure = await runner.runSteps()
+    await SharedRegistry.$current.withValue(runner.registry) { await runner.tearDown() }
+    return failure
   }
 
   private var store: QueryStore { registry.queries }
 
   private func runSteps() async -> SimulationFailure? {
-    store.onlineStatus = network
-    mutationStates = (0..<2).map { _ in Shared(value: MutationState<Int, Int>()) }
+    await launch(restoring: nil)
     for (index, step) in program.steps.enumerated() {
       self.step = index + 1
       server.setStep(self.step)
-      if let failure = await perform(step) { return failure }
+      // The app's current registry: a relaunch makes another.
+      let failure = await SharedRegistry.$current.withValue(registry) { await perform(step) }
+      if let failure { return failure }
     }
     return nil
+  }
+
+  /// Sets up the current registry's store as the app does at launch: its network, and its persisted cache (restored
+  /// from `bytes`) if the program relaunches.
+  private func launch(restoring bytes: Data?) async {
+    mutationStates = (0..<2).map { _ in Shared(value: MutationState<Int, Int>()) }
+    await SharedRegistry.$current.withValue(registry) {
+      store.onlineStatus = network
+      guard program.setup.persistsCache else { return }
+      let persister = MemoryCachePersister(data: bytes)
+      self.persister = persister
+      _ = await store.persistCache(QueryCachePersistence(persister: persister, throttle: .zero, clock: throttleClock))
+    }
+  }
+
+  /// The app ends (its mutations cancelled, its cache flushed) and launches again from the bytes written.
+  private func relaunch() async -> SimulationFailure? {
+    for (mutation, entry) in mutationTasks.enumerated() where model.unfinished[mutation] != nil { entry.task.cancel() }
+    if let failure = await settleAndCheck() { return failure }
+    try? await store.flushPersistedCache()
+    let bytes = persister?.data
+    // The old app's holders go, and its fetches are cancelled: nothing of it is left at the server.
+    holders = Array(repeating: [], count: SimulationSetup.keyCount)
+    store.remove(.all)
+    registry = SharedRegistry()
+    clock = ManualClock()
+    model.relaunch()
+    await launch(restoring: bytes)
+    return await SharedRegistry.$current.withValue(registry) { await settleAndCheck() }
   }
 
   // MARK: Steps
@@ -135,7 +168,7 @@ final class SimulationRunner {
     case .remove(let key):
       store.remove(.exactly(["sim", key]))
       for index in holders[key].indices { holders[key][index].attached = false }
-      model.leave(key)
+      model.leave(key, removed: true)
     case .reset(let key):
       store.reset(.exactly(["sim", key]))
       model.reset(key, step: self.step)
@@ -170,6 +203,8 @@ final class SimulationRunner {
       mutate(key: key, state: state, policy: policy, scoped: scoped)
     case .answerMutation(let pick, let succeeds):
       _ = server.answerMutation(pick: pick, succeeds: succeeds)
+    case .relaunch:
+      return await relaunch()
     case .cancelMutation(let pick):
       let unfinished = mutationTasks.indices.filter { model.unfinished[$0] != nil }
       guard !unfinished.isEmpty else { break }
@@ -280,7 +315,7 @@ final class SimulationRunner {
     }
     for key in 0..<SimulationSetup.keyCount
     where model.queries[key].exists && !model.collectionWindow(key).mustExist && !store.contains(["sim", key]) {
-      model.leave(key)
+      model.leave(key, removed: false)
     }
     model.tick(to: clock.now.offset, fetchesUnderWay: fetchesUnderWay())
   }

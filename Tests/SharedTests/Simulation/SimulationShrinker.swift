@@ -7,8 +7,18 @@ enum SimulationShrinker {
   static func shrink(
     _ program: SimulationProgram, failure: SimulationFailure, maxRuns: Int = 400
   ) async -> (program: SimulationProgram, failure: SimulationFailure) {
-    var steps = Array(program.steps.prefix(failure.step == 0 ? program.steps.count : failure.step))
+    var steps = program.steps
     var kept = failure
+    // The steps after the failing one play no part.
+    let prefix = Array(steps.prefix(failure.step))
+    if prefix.count < steps.count,
+      let failure = await SimulationRunner.run(
+        SimulationProgram(seed: program.seed, setup: program.setup, steps: prefix), settleGuard: .milliseconds(300)),
+      failure.kind == kept.kind
+    {
+      steps = prefix
+      kept = failure
+    }
     var runs = 0
 
     func failsTheSameWay(_ candidate: [SimulationStep]) async -> SimulationFailure? {

@@ -39,6 +39,9 @@ enum SimulationStep: Hashable, Sendable, CustomStringConvertible {
   case answerMutation(pick: Int, succeeds: Bool)
   /// The app cancels the task of the unfinished mutation picked by `pick`.
   case cancelMutation(pick: Int)
+  /// The app ends (its mutations cancelled, its persisted cache flushed) and launches again: a new registry whose
+  /// store restores the cache from the bytes written, on a new clock.
+  case relaunch
 
   var description: String {
     switch self {
@@ -60,6 +63,7 @@ enum SimulationStep: Hashable, Sendable, CustomStringConvertible {
     case .answerMutation(let pick, let succeeds):
       "server answers mutation call #\(pick): \(succeeds ? "applied" : "refused")"
     case .cancelMutation(let pick): "cancel unfinished mutation #\(pick)"
+    case .relaunch: "flush the persisted cache, end the app and launch it again"
     }
   }
 }
@@ -86,6 +90,10 @@ struct SimulationFeatures: Sendable {
   var mixedGCTimes = false
   /// Optimistic mutations.
   var mutations = false
+  /// A persisted query cache, and relaunches that restore it.
+  var relaunches = false
+  /// Edits through a holder's `withLock` (else through `store.update`).
+  var holderEdits = true
   /// How many steps a program has.
   var length = 60
 
@@ -103,9 +111,12 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
 
   var staleTimes: [Duration]
   var gcTimes: [Duration]
+  /// Whether the store persists its query cache (the programs that relaunch).
+  var persistsCache = false
 
   var description: String {
     (0..<Self.keyCount).map { "q\($0): staleTime \(staleTimes[$0]), gcTime \(gcTimes[$0])" }.joined(separator: "; ")
+      + (persistsCache ? "; the query cache persisted" : "")
   }
 }
 
@@ -125,7 +136,7 @@ struct SimulationProgram: Sendable {
     let gcTimes = (0..<keys).map { _ in
       features.mixedGCTimes ? SimulationSetup.gcTimes[random.next(below: 3)] : shared
     }
-    setup = SimulationSetup(staleTimes: staleTimes, gcTimes: gcTimes)
+    setup = SimulationSetup(staleTimes: staleTimes, gcTimes: gcTimes, persistsCache: features.relaunches)
     steps = (0..<features.length).map { _ in Self.step(&random, features: features) }
   }
 
@@ -139,6 +150,7 @@ struct SimulationProgram: Sendable {
     let key = random.next(below: SimulationSetup.keyCount)
     let pick = random.next(below: 4)
     let coin = random.next(below: 4) != 0  // Three in four succeed.
+    if features.relaunches && random.next(below: 40) == 0 { return .relaunch }
     let roll = random.next(below: features.mutations ? 100 : 78)
     switch roll {
     case 0..<14: return .hold(key: key)
@@ -150,7 +162,7 @@ struct SimulationProgram: Sendable {
     case 49..<51: return .remove(key: key)
     case 51..<53: return .reset(key: key)
     case 53..<57: return .update(key: key)
-    case 57..<61: return .editThroughHolder(key: key)
+    case 57..<61: return features.holderEdits ? .editThroughHolder(key: key) : .update(key: key)
     case 61..<63: return .setValue(key: key)
     case 63..<72: return .advance(ticks: [1, 2, 5, 20, 50][random.next(below: 5)])
     case 72..<78: return .setOnline(random.next(below: 3) != 0)

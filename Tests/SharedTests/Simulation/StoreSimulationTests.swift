@@ -58,6 +58,24 @@ import Testing
     #expect(failure == nil, "\(failure ?? "")")
   }
 
+  /// As above, with a persisted query cache: flushed, then restored by a new registry at a relaunch. Edits go
+  /// through `store.update` (see the next test for a holder's `withLock`).
+  @Test func persistedCacheAndRelaunches() async {
+    let failure = await Self.firstFailure(SimulationFeatures(relaunches: true, holderEdits: false))
+    #expect(failure == nil, "\(failure ?? "")")
+  }
+
+  /// As above, with edits through a holder's `withLock` too.
+  @Test func holderEditsAndRelaunches() async {
+    let failure = await Self.firstFailure(SimulationFeatures(relaunches: true), shrinks: Self.isExploring)
+    withKnownIssue(
+      "A holder's withLock on a query is not persisted until the store's next write, even by a flush",
+      isIntermittent: true
+    ) {
+      #expect(failure == nil, "\(failure ?? "")")
+    }
+  }
+
   /// As above, with a gcTime of its own for each query.
   @Test func mixedGCTimes() async {
     let failure = await Self.firstFailure(SimulationFeatures(mixedGCTimes: true), shrinks: Self.isExploring)
