@@ -69,7 +69,7 @@ struct SimulationModel {
   var restored: [Int: Persisted] = [:]
   /// Items of mutations that failed or were cancelled: never shown again.
   var endedItems: Set<Int> = []
-  /// The item of every mutation, and whether it joined a run under way (dedupe).
+  /// The item of every mutation, and the `.dedupe` ones (which may join a run under way).
   var items: [Int: (key: Int, item: Int)] = [:]
   var joiners: Set<Int> = []
   /// Mutations whose task has not ended, per mutation state.
@@ -258,29 +258,31 @@ struct SimulationModel {
   }
 
   /// A mutation starts: its change applies to the query if the store keeps it.
+  ///
+  /// A `.dedupe` mutation may join a run under way, and then its arguments never reach the server: its change must
+  /// not stay. Whether it joined shows only when it ends (it never called the server), so until then its change may
+  /// or may not show.
   mutating func mutate(_ mutation: Int, key: Int, item: Int, state: Int, policy: SimulatedPolicy) {
     items[mutation] = (key, item)
-    if policy == .dedupe && !(unfinishedByState[state] ?? []).isEmpty {
-      // It joins the run under way: its arguments never reach the server, so its change must not stay.
-      joiners.insert(mutation)
-    }
+    if policy == .dedupe { joiners.insert(mutation) }
     unfinished[mutation] = key
     unfinishedByState[state, default: []].insert(mutation)
     guard queries[key].exists else { return }
     use(key, surely: false)
-    if joiners.contains(mutation) {
+    if policy == .dedupe {
       ambiguous[key].insert(item)
     } else {
       changes.append(Change(mutation: mutation, key: key, item: item, status: .pending))
     }
   }
 
-  /// A mutation's task ended (`succeeded` false: failed or cancelled).
-  mutating func mutationEnded(_ mutation: Int, state: Int, succeeded: Bool, step: Int) {
+  /// A mutation's task ended (`succeeded` false: failed or cancelled); `calledServer` says whether its call reached
+  /// the server (a `.dedupe` mutation that never called it joined another run).
+  mutating func mutationEnded(_ mutation: Int, state: Int, succeeded: Bool, calledServer: Bool, step: Int) {
     guard let (key, item) = items[mutation] else { return }
     unfinished[mutation] = nil
     unfinishedByState[state]?.remove(mutation)
-    let joined = joiners.contains(mutation)
+    let joined = joiners.contains(mutation) && !calledServer
     if succeeded && !joined {
       if let index = changes.firstIndex(where: { $0.mutation == mutation }) {
         changes[index].status = .succeeded

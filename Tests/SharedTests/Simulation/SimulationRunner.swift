@@ -311,7 +311,9 @@ final class SimulationRunner {
     let ended = outcomes.elements.filter { !heardOutcomes.contains($0.mutation) }.sorted { $0.mutation < $1.mutation }
     for (mutation, succeeded) in ended {
       heardOutcomes.insert(mutation)
-      model.mutationEnded(mutation, state: mutationTasks[mutation].state, succeeded: succeeded, step: step)
+      model.mutationEnded(
+        mutation, state: mutationTasks[mutation].state, succeeded: succeeded,
+        calledServer: server.calledMutations[mutation] != nil, step: step)
     }
     for key in 0..<SimulationSetup.keyCount
     where model.queries[key].exists && !model.collectionWindow(key).mustExist && !store.contains(["sim", key]) {

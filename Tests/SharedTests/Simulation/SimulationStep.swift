@@ -94,6 +94,10 @@ struct SimulationFeatures: Sendable {
   var relaunches = false
   /// Edits through a holder's `withLock` (else through `store.update`).
   var holderEdits = true
+  /// In-place edits (`update`, `withLock`) and set values at all (else the program invalidates instead).
+  var edits = true
+  /// The policies mutations use.
+  var policies = SimulatedPolicy.allCases
   /// How many steps a program has.
   var length = 60
 
@@ -161,13 +165,14 @@ struct SimulationProgram: Sendable {
     case 46..<49: return .cancel(key: key)
     case 49..<51: return .remove(key: key)
     case 51..<53: return .reset(key: key)
+    case 53..<63 where !features.edits: return .invalidate(key: key)
     case 53..<57: return .update(key: key)
     case 57..<61: return features.holderEdits ? .editThroughHolder(key: key) : .update(key: key)
     case 61..<63: return .setValue(key: key)
     case 63..<72: return .advance(ticks: [1, 2, 5, 20, 50][random.next(below: 5)])
     case 72..<78: return .setOnline(random.next(below: 3) != 0)
     case 78..<88:
-      let policy = SimulatedPolicy.allCases[random.next(below: SimulatedPolicy.allCases.count)]
+      let policy = features.policies[random.next(below: features.policies.count)]
       // A joined run (dedupe) is a run under way; keep it out of scopes, where "under way" includes waiting.
       let scoped = policy != .dedupe && random.next(below: 3) == 0
       return .mutate(key: key, state: random.next(below: 2), policy: policy, scoped: scoped)

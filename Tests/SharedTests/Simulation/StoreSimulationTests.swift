@@ -87,8 +87,22 @@ import Testing
     }
   }
 
-  /// The same, with optimistic mutations that overlap and end in success, failure or cancellation, with policies
-  /// and in a scope.
+  /// Optimistic mutations that overlap and end in success, failure or cancellation, with the parallel, serial and
+  /// cancel-previous policies and in a scope, among fetches, invalidations, removals, collection and network flaps,
+  /// but no in-place edits.
+  @Test func optimisticMutationsWithoutEdits() async {
+    let features = SimulationFeatures(mutations: true, edits: false, policies: [.parallel, .serial, .cancelPrevious])
+    let failure = await Self.firstFailure(features, shrinks: Self.isExploring)
+    withKnownIssue(
+      "A change undone after its query slept and woke targets the box the sleep dropped: the item stays",
+      isIntermittent: true
+    ) {
+      #expect(failure == nil, "\(failure ?? "")")
+    }
+  }
+
+  /// Everything at once: optimistic mutations with every policy (a `.dedupe` mutation may join a run under way),
+  /// and in-place edits while changes are pending (they go to the confirmed value, under the changes).
   @Test func optimisticMutations() async {
     let failure = await Self.firstFailure(SimulationFeatures(mutations: true), shrinks: Self.isExploring)
     withKnownIssue(
