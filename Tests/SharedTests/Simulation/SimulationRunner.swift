@@ -44,6 +44,10 @@ final class SimulationRunner {
   private var persister: MemoryCachePersister?
   /// The cache writer's clock, kept apart from the queries' clock so that its waits do not count as their sleepers.
   private let throttleClock = ManualClock()
+  /// The `updatedAt` each entry was stored with at the last relaunch, until its query is first used.
+  private var storedDates: [Int: Date] = [:]
+  /// A restored value that showed another `updatedAt` than the one stored.
+  private var wrongRestoredDate: String?
   private var model: SimulationModel
   /// Each query's holders, oldest first; a removal detaches the holders it finds.
   private var holders: [[(shared: Shared<State>, attached: Bool)]]
@@ -110,6 +114,12 @@ final class SimulationRunner {
     if let failure = await settleAndCheck() { return failure }
     try? await store.flushPersistedCache()
     let bytes = persister?.data
+    storedDates = [:]
+    for entry in (try? bytes.map(PersistedQueryCache.init(encoded:)))??.entries ?? [] {
+      if let key = (0..<SimulationSetup.keyCount).first(where: { entry.key == ["sim", $0] }) {
+        storedDates[key] = entry.updatedAt
+      }
+    }
     // The old app's holders go, and its fetches are cancelled: nothing of it is left at the server.
     holders = Array(repeating: [], count: SimulationSetup.keyCount)
     store.remove(.all)
@@ -148,8 +158,16 @@ final class SimulationRunner {
     switch step {
     case .hold(let key):
       let underWay = fetchesUnderWay().contains(key)
+      let restores = !model.queries[key].exists && model.restored[key].map { !$0.isUnknown } == true
       model.hold(key, step: self.step, fetchUnderWay: underWay, detached: reattach(key))
-      holders[key].append((Shared(wrappedValue: State(), query(key)), true))
+      let holder = Shared(wrappedValue: State(), query(key))
+      holders[key].append((holder, true))
+      if let stored = storedDates.removeValue(forKey: key), restores, program.setup.checksRestoredDates,
+        holder.wrappedValue.updatedAt != stored
+      {
+        let shown = holder.wrappedValue.updatedAt.map { "\($0.timeIntervalSince1970)" } ?? "none"
+        wrongRestoredDate = "q\(key) was restored with updatedAt \(shown), stored as \(stored.timeIntervalSince1970)"
+      }
     case .release(let key):
       guard let released = holders[key].popLast() else { break }
       model.release(key, attached: released.attached)
@@ -326,6 +344,7 @@ final class SimulationRunner {
 
   private func brokenInvariant() -> String? {
     if let offline = server.offlineRequests.first { return "a request reached the server while offline: \(offline)" }
+    if let wrongRestoredDate { return wrongRestoredDate }
     let underWay = fetchesUnderWay()
     // Collection, and what the store keeps.
     for key in 0..<SimulationSetup.keyCount {

@@ -96,6 +96,8 @@ struct SimulationFeatures: Sendable {
   var holderEdits = true
   /// In-place edits (`update`, `withLock`) and set values at all (else the program invalidates instead).
   var edits = true
+  /// Whether a value restored at a relaunch must show the `updatedAt` it was stored with, exactly.
+  var checksRestoredDates = false
   /// The policies mutations use.
   var policies = SimulatedPolicy.allCases
   /// How many steps a program has.
@@ -117,6 +119,8 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
   var gcTimes: [Duration]
   /// Whether the store persists its query cache (the programs that relaunch).
   var persistsCache = false
+  /// Whether a restored value must show the `updatedAt` it was stored with.
+  var checksRestoredDates = false
 
   var description: String {
     (0..<Self.keyCount).map { "q\($0): staleTime \(staleTimes[$0]), gcTime \(gcTimes[$0])" }.joined(separator: "; ")
@@ -140,7 +144,9 @@ struct SimulationProgram: Sendable {
     let gcTimes = (0..<keys).map { _ in
       features.mixedGCTimes ? SimulationSetup.gcTimes[random.next(below: 3)] : shared
     }
-    setup = SimulationSetup(staleTimes: staleTimes, gcTimes: gcTimes, persistsCache: features.relaunches)
+    setup = SimulationSetup(
+      staleTimes: staleTimes, gcTimes: gcTimes, persistsCache: features.relaunches,
+      checksRestoredDates: features.checksRestoredDates)
     steps = (0..<features.length).map { _ in Self.step(&random, features: features) }
   }
 
