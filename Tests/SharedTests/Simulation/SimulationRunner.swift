@@ -1,0 +1,448 @@
+import Foundation
+import TestSupport
+
+@testable import SharedState
+
+/// Why a simulated program failed: the step after which an invariant broke (0 before any step), and which.
+struct SimulationFailure: Error, Sendable, CustomStringConvertible {
+  var step: Int
+  var invariant: String
+  /// What the store and the model showed when it broke.
+  var detail = ""
+
+  var description: String { "after step \(step): \(invariant)" }
+
+  /// The invariant without its numbers and values, so that a shrunk program is known to break the same one.
+  var kind: String {
+    var kind = ""
+    var depth = 0
+    for character in invariant {
+      if character == "[" { depth += 1 }
+      if depth == 0 && !character.isNumber { kind.append(character) }
+      if character == "]" { depth = max(depth - 1, 0) }
+    }
+    return kind
+  }
+}
+
+/// Runs a simulated program against a store of its own (a fresh registry, a manual clock, a manual online status,
+/// the simulated server) and checks the model's invariants after every step that settles.
+///
+/// Public API only, as an app uses it: `@Shared` holders of queries, the store's edits and filters, optimistic
+/// mutations. The model is told what the program did and what the server answered; the runner tells it which
+/// mutations ended (what an app learns from their tasks), and compares what the store shows.
+final class SimulationRunner {
+  typealias State = OperationState<[Int]>
+
+  private let program: SimulationProgram
+  private var clock = ManualClock()
+  private let network = ManualOnlineStatus()
+  private let server = SimulatedServer()
+  private var registry = SharedRegistry()
+  /// The persisted cache's storage, when the program persists it; written at once (no throttle), and flushed before a
+  /// relaunch.
+  private var persister: MemoryCachePersister?
+  /// The cache writer's clock, kept apart from the queries' clock so that its waits do not count as their sleepers.
+  private let throttleClock = ManualClock()
+  /// The `updatedAt` each entry was stored with at the last relaunch, until its query is first used.
+  private var storedDates: [Int: Date] = [:]
+  /// A restored value that showed another `updatedAt` than the one stored.
+  private var wrongRestoredDate: String?
+  private var model: SimulationModel
+  /// Each query's holders, oldest first; a removal detaches the holders it finds.
+  private var holders: [[(shared: Shared<State>, attached: Bool)]]
+  private var mutationStates: [Shared<MutationState<Int, Int>>] = []
+  private var mutationTasks: [(task: OperationTask<Int>, state: Int)] = []
+  /// Each ended mutation and whether it succeeded, as their tasks report.
+  private let outcomes = Collector<(mutation: Int, succeeded: Bool)>()
+  private var heardOutcomes: Set<Int> = []
+  private var edits = 0
+  /// How long a step may take to settle before the store counts as broken: a deadlock guard, far longer than a
+  /// step takes on a loaded machine.
+  private var settleGuard = Duration.seconds(2)
+  private var step = 0
+
+  init(_ program: SimulationProgram) {
+    self.program = program
+    model = SimulationModel(setup: program.setup)
+    holders = Array(repeating: [], count: SimulationSetup.keyCount)
+  }
+
+  /// Runs `program`; returns the first broken invariant, or `nil`.
+  ///
+  /// - Parameters:
+  ///   - program: The program.
+  ///   - settleGuard: How long a step may take to settle before the store counts as broken (a deadlock guard).
+  static func run(_ program: SimulationProgram, settleGuard: Duration = .seconds(2)) async -> SimulationFailure? {
+    let runner = SimulationRunner(program)
+    runner.settleGuard = settleGuard
+    let failure = await runner.runSteps()
+    await SharedRegistry.$current.withValue(runner.registry) { await runner.tearDown() }
+    return failure
+  }
+
+  private var store: QueryStore { registry.queries }
+
+  private func runSteps() async -> SimulationFailure? {
+    await launch(restoring: nil)
+    for (index, step) in program.steps.enumerated() {
+      self.step = index + 1
+      server.setStep(self.step)
+      // The app's current registry: a relaunch makes another.
+      let failure = await SharedRegistry.$current.withValue(registry) { await perform(step) }
+      if let failure { return failure }
+    }
+    return nil
+  }
+
+  /// Sets up the current registry's store as the app does at launch: its network, and its persisted cache (restored
+  /// from `bytes`) if the program relaunches.
+  private func launch(restoring bytes: Data?) async {
+    mutationStates = (0..<2).map { _ in Shared(value: MutationState<Int, Int>()) }
+    await SharedRegistry.$current.withValue(registry) {
+      store.onlineStatus = network
+      guard program.setup.persistsCache else { return }
+      let persister = MemoryCachePersister(data: bytes)
+      self.persister = persister
+      _ = await store.persistCache(QueryCachePersistence(persister: persister, throttle: .zero, clock: throttleClock))
+    }
+  }
+
+  /// The app ends (its mutations cancelled, its cache flushed) and launches again from the bytes written.
+  private func relaunch() async -> SimulationFailure? {
+    for (mutation, entry) in mutationTasks.enumerated() where model.unfinished[mutation] != nil { entry.task.cancel() }
+    if let failure = await settleAndCheck() { return failure }
+    try? await store.flushPersistedCache()
+    let bytes = persister?.data
+    storedDates = [:]
+    for entry in (try? bytes.map(PersistedQueryCache.init(encoded:)))??.entries ?? [] {
+      if let key = (0..<SimulationSetup.keyCount).first(where: { entry.key == ["sim", $0] }) {
+        storedDates[key] = entry.updatedAt
+      }
+    }
+    // The old app's holders go, and its fetches are cancelled: nothing of it is left at the server.
+    holders = Array(repeating: [], count: SimulationSetup.keyCount)
+    store.remove(.all)
+    registry = SharedRegistry()
+    clock = ManualClock()
+    model.relaunch()
+    await launch(restoring: bytes)
+    return await SharedRegistry.$current.withValue(registry) { await settleAndCheck() }
+  }
+
+  // MARK: Steps
+
+  private func query(_ key: Int) -> Query<State> {
+    let options = QueryOptions(
+      staleTime: program.setup.staleTimes[key], gcTime: program.setup.gcTimes[key],
+      operation: .retry(.none).clock(clock))
+    let generation = model.queries[key].generation
+    let server = self.server
+    return .query(["sim", key], options: options) { try await server.fetch(key: key, generation: generation) }
+  }
+
+  private func nextEdit() -> Int {
+    edits += 1
+    return 1_000 + edits
+  }
+
+  private func fetchesUnderWay() -> Set<Int> {
+    Set(
+      server.fetchesUnderWay.filter {
+        model.queries[$0.key].generation == $0.generation && model.queries[$0.key].exists
+      }
+      .map(\.key))
+  }
+
+  private func perform(_ step: SimulationStep) async -> SimulationFailure? {
+    switch step {
+    case .hold(let key):
+      let underWay = fetchesUnderWay().contains(key)
+      let restores = !model.queries[key].exists && model.restored[key].map { !$0.isUnknown } == true
+      model.hold(key, step: self.step, fetchUnderWay: underWay, detached: reattach(key))
+      let holder = Shared(wrappedValue: State(), query(key))
+      holders[key].append((holder, true))
+      if let stored = storedDates.removeValue(forKey: key), restores, program.setup.checksRestoredDates,
+        holder.wrappedValue.updatedAt != stored
+      {
+        let shown = holder.wrappedValue.updatedAt.map { "\($0.timeIntervalSince1970)" } ?? "none"
+        wrongRestoredDate = "q\(key) was restored with updatedAt \(shown), stored as \(stored.timeIntervalSince1970)"
+      }
+    case .release(let key):
+      guard let released = holders[key].popLast() else { break }
+      model.release(key, attached: released.attached)
+    case .answerFetch(let pick, let succeeds):
+      guard let answer = server.answerFetch(pick: pick, succeeds: succeeds) else { break }
+      model.fetchAnswered(answer)
+    case .invalidate(let key):
+      store.invalidate(.exactly(["sim", key]))
+      model.invalidate(key, step: self.step)
+    case .invalidateAll:
+      store.invalidate(matching: ["sim"])
+      for key in 0..<SimulationSetup.keyCount { model.invalidate(key, step: self.step) }
+    case .cancel(let key):
+      store.cancel(.exactly(["sim", key]))
+      model.cancel(key)
+    case .remove(let key):
+      store.remove(.exactly(["sim", key]))
+      for index in holders[key].indices { holders[key][index].attached = false }
+      model.leave(key, removed: true)
+    case .reset(let key):
+      store.reset(.exactly(["sim", key]))
+      model.reset(key, step: self.step)
+    case .update(let key):
+      let edit = nextEdit()
+      store.update(["sim", key], as: State.self) { $0.value?.append(edit) }
+      model.edit(key, appending: edit)
+    case .editThroughHolder(let key):
+      guard let holder = holders[key].last(where: \.attached)?.shared else { break }
+      let edit = nextEdit()
+      holder.withLock { $0.value?.append(edit) }
+      model.edit(key, appending: edit)
+    case .setValue(let key):
+      let value = [nextEdit()]
+      let detached = reattach(key)
+      store.setValue(value, for: query(key))
+      model.setValue(key, value, detached: detached)
+    case .advance(let ticks):
+      for _ in 0..<ticks {
+        // The sleepers the tick wakes (the garbage sweeper) sleep again once they ran: wait for that too, or a
+        // check that was due now would run at a later tick.
+        let sleepers = clock.sleeperCount
+        clock.advance(by: SimulationSetup.tick)
+        if let failure = await settleAndCheck(sleepers: sleepers) { return failure }
+      }
+      return nil
+    case .setOnline(let isOnline):
+      server.setOnline(isOnline)
+      network.setOnline(isOnline)
+      model.isOnline = isOnline
+    case .mutate(let key, let state, let policy, let scoped):
+      mutate(key: key, state: state, policy: policy, scoped: scoped)
+    case .answerMutation(let pick, let succeeds):
+      _ = server.answerMutation(pick: pick, succeeds: succeeds)
+    case .relaunch:
+      return await relaunch()
+    case .cancelMutation(let pick):
+      let unfinished = mutationTasks.indices.filter { model.unfinished[$0] != nil }
+      guard !unfinished.isEmpty else { break }
+      mutationTasks[unfinished[pick % unfinished.count]].task.cancel()
+    }
+    return await settleAndCheck()
+  }
+
+  /// The holders a removal detached from `key`, which hold it again once the store makes it again (they share the
+  /// new query's value); returns how many, or 0 when the store still keeps the query.
+  private func reattach(_ key: Int) -> Int {
+    guard !model.queries[key].exists else { return 0 }
+    var count = 0
+    for index in holders[key].indices where !holders[key][index].attached {
+      holders[key][index].attached = true
+      count += 1
+    }
+    return count
+  }
+
+  private func mutate(key: Int, state: Int, policy: SimulatedPolicy, scoped: Bool) {
+    let mutation = mutationTasks.count
+    let item = 500 + mutation
+    let server = self.server
+    let optimistic = OptimisticMutation { (item: Int, cache: OptimisticCache) in
+      _ = cache.update(
+        ["sim", key], as: State.self,
+        OptimisticUpdate(
+          apply: { state in if state.value?.contains(item) == false { state.value?.append(item) } },
+          rollback: { state in state.value?.removeAll { $0 == item } }))
+    }
+    model.mutate(mutation, key: key, item: item, state: state, policy: policy)
+    let task = mutationStates[state].mutate(
+      item, policy: policy.policy, scope: scoped ? "sim" : nil, invalidates: [["sim", key]], optimistic: optimistic
+    ) { item in
+      try await server.call(mutation: mutation, key: key, item: item)
+    }
+    mutationTasks.append((task, state))
+    let outcomes = self.outcomes
+    Task {
+      let result = await task.result
+      outcomes.append((mutation, (try? result.get()) != nil))
+    }
+  }
+
+  // MARK: Settling
+
+  /// What changes while the program's tasks still run: when it stays the same over a few rounds of yields, the
+  /// program has settled.
+  private func fingerprint() -> String {
+    let activity = store.activity.wrappedValue
+    var parts = [
+      "\(server.fingerprint)", "\(outcomes.elements.count)", "\(activity.fetchingQueries)",
+      "\(activity.runningMutations)", "\(clock.sleeperCount)", "\(store.count)",
+    ]
+    for (key, list) in holders.enumerated() {
+      for holder in list {
+        let state = holder.shared.wrappedValue
+        parts.append("\(key):\(state.value ?? [-9]),\(state.isFetching),\(state.isPaused),\(state.status)")
+      }
+    }
+    for state in mutationStates { parts.append("\(state.wrappedValue.status)") }
+    return parts.joined(separator: "|")
+  }
+
+  /// Lets every task the last step started run until nothing changes any more and the invariants hold, then checks
+  /// them.
+  ///
+  /// The simulation decides nothing by time. It yields until the store stopped changing over a few rounds of yields
+  /// and every invariant holds; yielding alone is not enough, as a task the store just started may not have run
+  /// yet. A store that never gets there is broken (stuck fetching, a query never collected, a wrong value): after
+  /// ``settleGuard``, a deadlock guard, the broken invariant is reported.
+  private func settleAndCheck(sleepers: Int = 0) async -> SimulationFailure? {
+    let giveUp = ContinuousClock.now + settleGuard
+    var last = fingerprint()
+    var stableRounds = 0
+    var rounds = 0
+    while true {
+      rounds += 1
+      for _ in 0..<16 { await Task.yield() }
+      let now = fingerprint()
+      if now == last {
+        stableRounds += 1
+      } else {
+        stableRounds = 0
+        last = now
+      }
+      guard stableRounds >= 4 || rounds % 64 == 0 else { continue }
+      let isOverdue = ContinuousClock.now > giveUp
+      // Woken sleepers sleep again, unless the store has nothing left to sweep.
+      if clock.sleeperCount < sleepers && store.count > 0 && !isOverdue { continue }
+      absorbObservations()
+      guard let broken = brokenInvariant() else {
+        if stableRounds >= 4 { return nil }
+        continue
+      }
+      if isOverdue { return SimulationFailure(step: step, invariant: broken, detail: snapshot()) }
+    }
+  }
+
+  /// Tells the model what the app has learned since: which mutations' tasks ended, and which queries the store
+  /// collected within their window.
+  private func absorbObservations() {
+    let ended = outcomes.elements.filter { !heardOutcomes.contains($0.mutation) }.sorted { $0.mutation < $1.mutation }
+    for (mutation, succeeded) in ended {
+      heardOutcomes.insert(mutation)
+      model.mutationEnded(
+        mutation, state: mutationTasks[mutation].state, succeeded: succeeded,
+        calledServer: server.calledMutations[mutation] != nil, step: step)
+    }
+    for key in 0..<SimulationSetup.keyCount
+    where model.queries[key].exists && !model.collectionWindow(key).mustExist && !store.contains(["sim", key]) {
+      model.leave(key, removed: false)
+    }
+    model.tick(to: clock.now.offset, fetchesUnderWay: fetchesUnderWay())
+  }
+
+  // MARK: Invariants
+
+  private func brokenInvariant() -> String? {
+    if let offline = server.offlineRequests.first { return "a request reached the server while offline: \(offline)" }
+    if let wrongRestoredDate { return wrongRestoredDate }
+    let underWay = fetchesUnderWay()
+    // Collection, and what the store keeps.
+    for key in 0..<SimulationSetup.keyCount {
+      let isCached = store.contains(["sim", key])
+      let window = model.collectionWindow(key)
+      if model.queries[key].exists && !isCached {
+        return "q\(key) was collected before its gcTime (\(program.setup.gcTimes[key]))"
+      } else if !model.queries[key].exists && isCached {
+        return "the store keeps q\(key), which nothing made again since it left"
+      } else if window.mustBeGone {
+        return "q\(key) was not collected within 1.25x its gcTime (\(program.setup.gcTimes[key]))"
+      }
+    }
+    // Values.
+    for key in 0..<SimulationSetup.keyCount {
+      for holder in holders[key] where holder.attached {
+        let state = holder.shared.wrappedValue
+        if let shown = state.value, let ended = shown.first(where: model.endedItems.contains) {
+          return "a holder of q\(key) shows \(shown), with the change \(ended) of a mutation that ended"
+        }
+        guard !model.queries[key].isValueUnknown else { continue }
+        let expected = model.shown(key)
+        let ambiguous = model.ambiguous[key]
+        if state.value?.filter({ !ambiguous.contains($0) }) != expected?.filter({ !ambiguous.contains($0) }) {
+          return
+            "a holder of q\(key) shows \(state.value.map { "\($0)" } ?? "nothing"), the model \(expected.map { "\($0)" } ?? "nothing")"
+            + (ambiguous.isEmpty ? "" : " (either way for \(ambiguous.sorted()))")
+        }
+      }
+    }
+    guard model.isOnline else { return nil }
+    // Nothing stuck, online.
+    for key in 0..<SimulationSetup.keyCount {
+      for holder in holders[key] where holder.attached {
+        let state = holder.shared.wrappedValue
+        if state.isPaused { return "a holder of q\(key) shows paused while online" }
+        if state.isFetching != underWay.contains(key) {
+          return state.isFetching
+            ? "a holder of q\(key) shows fetching, but no fetch of it is under way"
+            : "a holder of q\(key) does not show the fetch under way"
+        }
+      }
+      if model.queries[key].holders > 0, let since = model.queries[key].owesFetchSince, !underWay.contains(key) {
+        return "q\(key) is held and stale since step \(since), but no fetch of it is under way"
+      }
+    }
+    let activity = store.activity.wrappedValue
+    if activity.fetchingQueries != underWay.count {
+      return "the store's activity counts \(activity.fetchingQueries) fetching queries, the server \(underWay.count)"
+    }
+    if (activity.runningMutations == 0) != model.unfinished.isEmpty {
+      return
+        "the store's activity counts \(activity.runningMutations) running mutations, the app \(model.unfinished.count) unfinished"
+    }
+    return nil
+  }
+
+  /// The store, the server and the model, as lines a person reads.
+  private func snapshot() -> String {
+    var lines = ["clock \(clock.now.offset), \(model.isOnline ? "online" : "offline")"]
+    let activity = store.activity.wrappedValue
+    lines.append("activity: \(activity.fetchingQueries) fetching, \(activity.runningMutations) mutations")
+    lines.append("server: fetches under way \(server.fetchesUnderWay), \(server.callsUnderWay) calls")
+    for key in 0..<SimulationSetup.keyCount {
+      let query = model.queries[key]
+      lines.append(
+        "q\(key): cached \(store.contains(["sim", key])); model exists \(query.exists), generation \(query.generation), "
+          + "confirmed \(query.confirmed.map { "\($0)" } ?? "nothing"), shown \(model.shown(key).map { "\($0)" } ?? "nothing"), "
+          + "holders \(query.holders), owes a fetch since \(query.owesFetchSince.map { "step \($0)" } ?? "-"), "
+          + "used at \(query.surelyUsedAt)...\(query.maybeUsedAt)")
+      for holder in holders[key] {
+        let state = holder.shared.wrappedValue
+        lines.append(
+          "  holder\(holder.attached ? "" : " (detached)"): \(state.value.map { "\($0)" } ?? "nothing"), "
+            + "\(state.status), fetching \(state.isFetching), paused \(state.isPaused)")
+      }
+    }
+    if !model.changes.isEmpty { lines.append("changes: \(model.changes)") }
+    return lines.joined(separator: "\n")
+  }
+
+  // MARK: Ending
+
+  /// Ends every request still waiting, so that nothing outlives the program.
+  private func tearDown() async {
+    for entry in mutationTasks { entry.task.cancel() }
+    network.setOnline(true)
+    server.setOnline(true)
+    holders = []
+    store.remove(.all)
+    // Whatever reaches the server from here on is refused, until nothing has for a while.
+    var quietRounds = 0
+    while quietRounds < 8 {
+      for _ in 0..<16 { await Task.yield() }
+      var answered = false
+      while server.answerFetch(pick: 0, succeeds: false) != nil { answered = true }
+      while server.answerMutation(pick: 0, succeeds: false) != nil { answered = true }
+      quietRounds = answered ? 0 : quietRounds + 1
+    }
+  }
+}

@@ -1,0 +1,196 @@
+import SharedState
+import TestSupport
+
+/// One thing an app does to the store, or one thing the world does to the app (a server answers, time passes, the
+/// network drops), in a simulated program.
+///
+/// Every payload that picks something (a key, a holder, a fetch under way) is taken modulo what exists when the step
+/// runs, so any subsequence of a program is a program too: the shrinker drops steps freely.
+enum SimulationStep: Hashable, Sendable, CustomStringConvertible {
+  /// A new `@Shared` holder of query `key`.
+  case hold(key: Int)
+  /// The newest holder of query `key` lets go.
+  case release(key: Int)
+  /// The server answers the fetch under way picked by `pick` (oldest first), with its data or an error.
+  case answerFetch(pick: Int, succeeds: Bool)
+  /// `store.invalidate(.exactly(key))`.
+  case invalidate(key: Int)
+  /// `store.invalidate(matching: ["sim"])`.
+  case invalidateAll
+  /// `store.cancel(.exactly(key))`.
+  case cancel(key: Int)
+  /// `store.remove(.exactly(key))`.
+  case remove(key: Int)
+  /// `store.reset(.exactly(key))`.
+  case reset(key: Int)
+  /// `store.update(key) { $0.value?.append(edit) }`.
+  case update(key: Int)
+  /// The newest holder of `key`: `withLock { $0.value?.append(edit) }`.
+  case editThroughHolder(key: Int)
+  /// `store.setValue([edit], for: query(key))`.
+  case setValue(key: Int)
+  /// The clock moves on by `ticks` ticks, the program settling after each.
+  case advance(ticks: Int)
+  /// The device goes online or offline.
+  case setOnline(Bool)
+  /// `$mutation[state].mutate(item, policy:, scope:, invalidates: [key], optimistic: append item to key)`.
+  case mutate(key: Int, state: Int, policy: SimulatedPolicy, scoped: Bool)
+  /// The server answers the mutation call under way picked by `pick`, applying its item or refusing it.
+  case answerMutation(pick: Int, succeeds: Bool)
+  /// The app cancels the task of the unfinished mutation picked by `pick`.
+  case cancelMutation(pick: Int)
+  /// The app ends (its mutations cancelled, its persisted cache flushed) and launches again: a new registry whose
+  /// store restores the cache from the bytes written, on a new clock.
+  case relaunch
+
+  var description: String {
+    switch self {
+    case .hold(let key): "hold q\(key)"
+    case .release(let key): "release a holder of q\(key)"
+    case .answerFetch(let pick, let succeeds): "server answers fetch #\(pick) with \(succeeds ? "data" : "an error")"
+    case .invalidate(let key): "invalidate q\(key)"
+    case .invalidateAll: "invalidate every query"
+    case .cancel(let key): "cancel q\(key)"
+    case .remove(let key): "remove q\(key)"
+    case .reset(let key): "reset q\(key)"
+    case .update(let key): "store.update q\(key) (append an edit)"
+    case .editThroughHolder(let key): "holder.withLock on q\(key) (append an edit)"
+    case .setValue(let key): "store.setValue on q\(key)"
+    case .advance(let ticks): "advance the clock \(ticks) tick\(ticks == 1 ? "" : "s")"
+    case .setOnline(let online): online ? "go online" : "go offline"
+    case .mutate(let key, let state, let policy, let scoped):
+      "mutate m\(state) (\(policy)\(scoped ? ", scoped" : "")) appending optimistically to q\(key)"
+    case .answerMutation(let pick, let succeeds):
+      "server answers mutation call #\(pick): \(succeeds ? "applied" : "refused")"
+    case .cancelMutation(let pick): "cancel unfinished mutation #\(pick)"
+    case .relaunch: "flush the persisted cache, end the app and launch it again"
+    }
+  }
+}
+
+/// The operation policies the simulation uses for mutations.
+enum SimulatedPolicy: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+  case parallel, serial, cancelPrevious, dedupe
+
+  var policy: OperationPolicy {
+    switch self {
+    case .parallel: .parallel
+    case .serial: .serial
+    case .cancelPrevious: .cancelPrevious
+    case .dedupe: .dedupe
+    }
+  }
+
+  var description: String { rawValue }
+}
+
+/// What a simulated program may use, so that a suite can leave out what a known defect breaks.
+struct SimulationFeatures: Sendable {
+  /// Each query takes a gcTime of its own (mixed), or all share one drawn from the seed.
+  var mixedGCTimes = false
+  /// Optimistic mutations.
+  var mutations = false
+  /// A persisted query cache, and relaunches that restore it.
+  var relaunches = false
+  /// Edits through a holder's `withLock` (else through `store.update`).
+  var holderEdits = true
+  /// In-place edits (`update`, `withLock`) and set values at all (else the program invalidates instead).
+  var edits = true
+  /// Whether a value restored at a relaunch must show the `updatedAt` it was stored with, exactly.
+  var checksRestoredDates = false
+  /// The policies mutations use.
+  var policies = SimulatedPolicy.allCases
+  /// How many steps a program has.
+  var length = 60
+
+  static let queries = SimulationFeatures()
+}
+
+/// The settings of one simulated program: its queries' options, drawn from the seed.
+struct SimulationSetup: Sendable, CustomStringConvertible {
+  /// A tick of the manual clock: the simulation settles after each.
+  static let tick = Duration.milliseconds(50)
+  static let keyCount = 3
+  static let staleTimes: [Duration] = [.zero, .milliseconds(300), .seconds(3_600)]
+  /// Multiples of four ticks, so that the garbage checks (every gcTime / 4) fall on ticks.
+  static let gcTimes: [Duration] = [.milliseconds(200), .seconds(1), .seconds(2)]
+
+  var staleTimes: [Duration]
+  var gcTimes: [Duration]
+  /// Whether the store persists its query cache (the programs that relaunch).
+  var persistsCache = false
+  /// Whether a restored value must show the `updatedAt` it was stored with.
+  var checksRestoredDates = false
+
+  var description: String {
+    (0..<Self.keyCount).map { "q\($0): staleTime \(staleTimes[$0]), gcTime \(gcTimes[$0])" }.joined(separator: "; ")
+      + (persistsCache ? "; the query cache persisted" : "")
+  }
+}
+
+/// A seeded program: its setup and its steps.
+struct SimulationProgram: Sendable {
+  var seed: UInt64
+  var setup: SimulationSetup
+  var steps: [SimulationStep]
+
+  /// The program a seed makes: the same seed gives the same program.
+  init(seed: UInt64, features: SimulationFeatures) {
+    self.seed = seed
+    var random = SplitMix(seed: seed)
+    let keys = SimulationSetup.keyCount
+    let staleTimes = (0..<keys).map { _ in SimulationSetup.staleTimes[random.next(below: 3)] }
+    let shared = SimulationSetup.gcTimes[random.next(below: 3)]
+    let gcTimes = (0..<keys).map { _ in
+      features.mixedGCTimes ? SimulationSetup.gcTimes[random.next(below: 3)] : shared
+    }
+    setup = SimulationSetup(
+      staleTimes: staleTimes, gcTimes: gcTimes, persistsCache: features.relaunches,
+      checksRestoredDates: features.checksRestoredDates)
+    steps = (0..<features.length).map { _ in Self.step(&random, features: features) }
+  }
+
+  init(seed: UInt64, setup: SimulationSetup, steps: [SimulationStep]) {
+    self.seed = seed
+    self.setup = setup
+    self.steps = steps
+  }
+
+  private static func step(_ random: inout SplitMix, features: SimulationFeatures) -> SimulationStep {
+    let key = random.next(below: SimulationSetup.keyCount)
+    let pick = random.next(below: 4)
+    let coin = random.next(below: 4) != 0  // Three in four succeed.
+    if features.relaunches && random.next(below: 40) == 0 { return .relaunch }
+    let roll = random.next(below: features.mutations ? 100 : 78)
+    switch roll {
+    case 0..<14: return .hold(key: key)
+    case 14..<22: return .release(key: key)
+    case 22..<40: return .answerFetch(pick: pick, succeeds: coin)
+    case 40..<44: return .invalidate(key: key)
+    case 44..<46: return .invalidateAll
+    case 46..<49: return .cancel(key: key)
+    case 49..<51: return .remove(key: key)
+    case 51..<53: return .reset(key: key)
+    case 53..<63 where !features.edits: return .invalidate(key: key)
+    case 53..<57: return .update(key: key)
+    case 57..<61: return features.holderEdits ? .editThroughHolder(key: key) : .update(key: key)
+    case 61..<63: return .setValue(key: key)
+    case 63..<72: return .advance(ticks: [1, 2, 5, 20, 50][random.next(below: 5)])
+    case 72..<78: return .setOnline(random.next(below: 3) != 0)
+    case 78..<88:
+      let policy = features.policies[random.next(below: features.policies.count)]
+      // A joined run (dedupe) is a run under way; keep it out of scopes, where "under way" includes waiting.
+      let scoped = policy != .dedupe && random.next(below: 3) == 0
+      return .mutate(key: key, state: random.next(below: 2), policy: policy, scoped: scoped)
+    case 88..<97: return .answerMutation(pick: pick, succeeds: coin)
+    default: return .cancelMutation(pick: pick)
+    }
+  }
+
+  /// The program as lines a person reads: the seed, the setup and each step numbered.
+  var listing: String {
+    var lines = ["seed \(seed): \(setup)"]
+    for (index, step) in steps.enumerated() { lines.append("  \(index + 1). \(step)") }
+    return lines.joined(separator: "\n")
+  }
+}

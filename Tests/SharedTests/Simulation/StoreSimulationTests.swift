@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+@testable import SharedState
+
+/// The whole store, driven as an app drives it: seeded random programs over the public API, checked against a
+/// reference model after every step that settles (see `SimulationModel` for the rules it checks, and
+/// `SimulationStep` for what a program does).
+///
+/// CI runs the first ``ciSeeds`` seeds of each test. `SIMULATION_SEEDS=5000 swift test --filter StoreSimulation` runs
+/// more, and `SIMULATION_SEED=1234` one; a failing seed prints its program, shrunk to the steps that still fail.
+@Suite struct StoreSimulationTests {
+  /// The seeds CI runs for each test: about 7 s for the whole suite in a debug build on a quiet machine with two
+  /// cores, about 40 s beside twelve busy loops. Each known defect below fails within them.
+  static let ciSeeds = 25
+
+  private static var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+  /// The seeds to run: `SIMULATION_SEED` (one), `SIMULATION_SEEDS` (that many), or the CI seeds.
+  static var seeds: [UInt64] {
+    if let seed = environment["SIMULATION_SEED"].flatMap(UInt64.init) { return [seed] }
+    let count = environment["SIMULATION_SEEDS"].flatMap(Int.init) ?? ciSeeds
+    return (1...UInt64(max(count, 1))).map { $0 }
+  }
+
+  /// Whether the seeds were chosen by hand (then a failure is shrunk even in a test of known defects).
+  static var isExploring: Bool {
+    environment["SIMULATION_SEED"] != nil || environment["SIMULATION_SEEDS"] != nil
+  }
+
+  /// Runs the seeds; returns the first failure as lines a person reads, its program shrunk when `shrinks`.
+  static func firstFailure(_ features: SimulationFeatures, shrinks: Bool = true) async -> String? {
+    for seed in seeds {
+      let program = SimulationProgram(seed: seed, features: features)
+      guard let failure = await SimulationRunner.run(program) else { continue }
+      guard shrinks else {
+        return """
+          seed \(seed) fails \(failure) (run it alone with SIMULATION_SEED=\(seed) to shrink it):
+          \(SimulationProgram(seed: seed, setup: program.setup, steps: Array(program.steps.prefix(failure.step))).listing)
+          then:
+          \(failure.detail)
+          """
+      }
+      let shrunk = await SimulationShrinker.shrink(program, failure: failure)
+      return """
+        seed \(seed) fails \(failure); shrunk to \(shrunk.program.steps.count) steps, failing \(shrunk.failure):
+        \(shrunk.program.listing)
+        then:
+        \(shrunk.failure.detail)
+        """
+    }
+    return nil
+  }
+
+  /// Plain queries with several holders, their edits (`update`, `withLock`, `setValue`), invalidation, cancel,
+  /// remove and reset, collection after one gcTime shared by all, and the network going on and off.
+  @Test func queriesHoldersEditsAndCollection() async {
+    let failure = await Self.firstFailure(SimulationFeatures())
+    #expect(failure == nil, "\(failure ?? "")")
+  }
+
+  /// As above, with a persisted query cache: flushed, then restored by a new registry at a relaunch. Edits go
+  /// through `store.update` (see the next test for a holder's `withLock`).
+  ///
+  /// Known to fail rarely (about one seed in a few hundred, not the same one twice, so not shrinkable yet): a query
+  /// collected later than its window, or a held query left stale, only with a persisted cache. Run with
+  /// `SIMULATION_SEEDS=1000` to see one.
+  @Test func persistedCacheAndRelaunches() async {
+    let failure = await Self.firstFailure(SimulationFeatures(relaunches: true, holderEdits: false))
+    withKnownIssue("Rare, not yet reproducible failures with a persisted cache", isIntermittent: true) {
+      #expect(failure == nil, "\(failure ?? "")")
+    }
+  }
+
+  /// As above, with edits through a holder's `withLock` too.
+  @Test func holderEditsAndRelaunches() async {
+    let failure = await Self.firstFailure(SimulationFeatures(relaunches: true), shrinks: Self.isExploring)
+    withKnownIssue(
+      "A holder's withLock on a query is not persisted until the store's next write, even by a flush",
+      isIntermittent: true
+    ) {
+      #expect(failure == nil, "\(failure ?? "")")
+    }
+  }
+
+  /// As above, checking that a restored value shows the `updatedAt` it was stored with.
+  @Test func restoredDates() async {
+    let features = SimulationFeatures(relaunches: true, holderEdits: false, checksRestoredDates: true)
+    let failure = await Self.firstFailure(features, shrinks: Self.isExploring)
+    withKnownIssue(
+      "A restored value's updatedAt is rebuilt from a monotonic age, not restored exactly", isIntermittent: true
+    ) {
+      #expect(failure == nil, "\(failure ?? "")")
+    }
+  }
+
+  /// As above, with a gcTime of its own for each query.
+  @Test func mixedGCTimes() async {
+    let failure = await Self.firstFailure(SimulationFeatures(mixedGCTimes: true), shrinks: Self.isExploring)
+    withKnownIssue(
+      "One sweeper per clock, armed with the first query's gcTime: a query with a shorter gcTime is collected late",
+      isIntermittent: true
+    ) {
+      #expect(failure == nil, "\(failure ?? "")")
+    }
+  }
+
+  /// Optimistic mutations that overlap and end in success, failure or cancellation, with the parallel, serial and
+  /// cancel-previous policies and in a scope, among fetches, invalidations, removals, collection and network flaps,
+  /// but no in-place edits.
+  @Test func optimisticMutationsWithoutEdits() async {
+    let features = SimulationFeatures(mutations: true, edits: false, policies: [.parallel, .serial, .cancelPrevious])
+    let failure = await Self.firstFailure(features, shrinks: Self.isExploring)
+    withKnownIssue(
+      "A change undone after its query slept and woke targets the box the sleep dropped: the item stays",
+      isIntermittent: true
+    ) {
+      #expect(failure == nil, "\(failure ?? "")")
+    }
+  }
+
+  /// Everything at once: optimistic mutations with every policy (a `.dedupe` mutation may join a run under way),
+  /// and in-place edits while changes are pending (they go to the confirmed value, under the changes).
+  @Test func optimisticMutations() async {
+    let failure = await Self.firstFailure(SimulationFeatures(mutations: true), shrinks: Self.isExploring)
+    withKnownIssue(
+      "Optimistic changes are kept on the box, not as pending changes over a confirmed value: edits, sleeps and rollbacks lose them",
+      isIntermittent: true
+    ) {
+      #expect(failure == nil, "\(failure ?? "")")
+    }
+  }
+}
