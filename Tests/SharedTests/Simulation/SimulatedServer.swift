@@ -65,6 +65,12 @@ final class SimulatedServer: Sendable {
   /// Requests that reached the server while it was told the device is offline.
   var offlineRequests: [String] { state.withLock { $0.offlineRequests } }
 
+  /// Whether the server applied `item` to some query's data (a mutation whose caller left may still have run: a
+  /// `.dedupe` run goes on for the callers that joined it).
+  func hasApplied(_ item: Int) -> Bool {
+    state.withLock { state in state.data.values.contains { $0.contains(item) } }
+  }
+
   /// How many times each mutation's call reached the server.
   var calledMutations: [Int: Int] { state.withLock { $0.calledMutations } }
 

@@ -162,8 +162,10 @@ final class SimulationRunner {
       model.hold(key, step: self.step, fetchUnderWay: underWay, detached: reattach(key))
       let holder = Shared(wrappedValue: State(), query(key))
       holders[key].append((holder, true))
+      // A stale restored value refetches as it is held, and a fetch that starts (or waits for the network) moves
+      // `updatedAt` (the state's last change): only a value that does not refetch shows the date it was stored with.
       if let stored = storedDates.removeValue(forKey: key), restores, program.setup.checksRestoredDates,
-        holder.wrappedValue.updatedAt != stored
+        !holder.wrappedValue.isFetching, !holder.wrappedValue.isPaused, holder.wrappedValue.updatedAt != stored
       {
         let shown = holder.wrappedValue.updatedAt.map { "\($0.timeIntervalSince1970)" } ?? "none"
         wrongRestoredDate = "q\(key) was restored with updatedAt \(shown), stored as \(stored.timeIntervalSince1970)"
@@ -228,6 +230,9 @@ final class SimulationRunner {
       guard !unfinished.isEmpty else { break }
       mutationTasks[unfinished[pick % unfinished.count]].task.cancel()
     }
+    // A query made in this launch by anything but a holder (a set value) no longer shows the stored date when a
+    // holder comes: its value is this launch's.
+    for key in storedDates.keys where model.queries[key].exists { storedDates[key] = nil }
     return await settleAndCheck()
   }
 
@@ -362,7 +367,10 @@ final class SimulationRunner {
     for key in 0..<SimulationSetup.keyCount {
       for holder in holders[key] where holder.attached {
         let state = holder.shared.wrappedValue
-        if let shown = state.value, let ended = shown.first(where: model.endedItems.contains) {
+        // An ended mutation's item may still come from the server's data, if its run went on for another caller.
+        if let shown = state.value,
+          let ended = shown.first(where: { model.endedItems.contains($0) && !server.hasApplied($0) })
+        {
           return "a holder of q\(key) shows \(shown), with the change \(ended) of a mutation that ended"
         }
         guard !model.queries[key].isValueUnknown else { continue }

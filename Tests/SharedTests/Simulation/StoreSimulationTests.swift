@@ -75,34 +75,20 @@ import Testing
   /// As above, with edits through a holder's `withLock` too.
   @Test func holderEditsAndRelaunches() async {
     let failure = await Self.firstFailure(SimulationFeatures(relaunches: true), shrinks: Self.isExploring)
-    withKnownIssue(
-      "A holder's withLock on a query is not persisted until the store's next write, even by a flush",
-      isIntermittent: true
-    ) {
-      #expect(failure == nil, "\(failure ?? "")")
-    }
+    #expect(failure == nil, "\(failure ?? "")")
   }
 
   /// As above, checking that a restored value shows the `updatedAt` it was stored with.
   @Test func restoredDates() async {
     let features = SimulationFeatures(relaunches: true, holderEdits: false, checksRestoredDates: true)
     let failure = await Self.firstFailure(features, shrinks: Self.isExploring)
-    withKnownIssue(
-      "A restored value's updatedAt is rebuilt from a monotonic age, not restored exactly", isIntermittent: true
-    ) {
-      #expect(failure == nil, "\(failure ?? "")")
-    }
+    #expect(failure == nil, "\(failure ?? "")")
   }
 
   /// As above, with a gcTime of its own for each query.
   @Test func mixedGCTimes() async {
     let failure = await Self.firstFailure(SimulationFeatures(mixedGCTimes: true), shrinks: Self.isExploring)
-    withKnownIssue(
-      "One sweeper per clock, armed with the first query's gcTime: a query with a shorter gcTime is collected late",
-      isIntermittent: true
-    ) {
-      #expect(failure == nil, "\(failure ?? "")")
-    }
+    #expect(failure == nil, "\(failure ?? "")")
   }
 
   /// Optimistic mutations that overlap and end in success, failure or cancellation, with the parallel, serial and
@@ -111,23 +97,13 @@ import Testing
   @Test func optimisticMutationsWithoutEdits() async {
     let features = SimulationFeatures(mutations: true, edits: false, policies: [.parallel, .serial, .cancelPrevious])
     let failure = await Self.firstFailure(features, shrinks: Self.isExploring)
-    withKnownIssue(
-      "A change undone after its query slept and woke targets the box the sleep dropped: the item stays",
-      isIntermittent: true
-    ) {
-      #expect(failure == nil, "\(failure ?? "")")
-    }
+    #expect(failure == nil, "\(failure ?? "")")
   }
 
   /// Everything at once: optimistic mutations with every policy (a `.dedupe` mutation may join a run under way),
   /// and in-place edits while changes are pending (they go to the confirmed value, under the changes).
   @Test func optimisticMutations() async {
     let failure = await Self.firstFailure(SimulationFeatures(mutations: true), shrinks: Self.isExploring)
-    withKnownIssue(
-      "Optimistic changes are kept on the box, not as pending changes over a confirmed value: edits, sleeps and rollbacks lose them",
-      isIntermittent: true
-    ) {
-      #expect(failure == nil, "\(failure ?? "")")
-    }
+    #expect(failure == nil, "\(failure ?? "")")
   }
 }
