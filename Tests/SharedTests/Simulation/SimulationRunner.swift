@@ -112,12 +112,22 @@ final class SimulationRunner {
   private func relaunch() async -> SimulationFailure? {
     for (mutation, entry) in mutationTasks.enumerated() where model.unfinished[mutation] != nil { entry.task.cancel() }
     if let failure = await settleAndCheck() { return failure }
+    // The dates the old app's holders show, for values no fetch is changing: the ones a restore must bring back.
+    var shownDates: [Int: Date] = [:]
+    for key in 0..<SimulationSetup.keyCount {
+      // A failed fetch moves `updatedAt` (the state's last change) and leaves the data as it was: only a value that
+      // shows its last success shows the date the data was obtained.
+      guard let state = holders[key].first(where: \.attached)?.shared.wrappedValue, state.value != nil,
+        state.status == .success, !state.isFetching, !state.isPaused
+      else { continue }
+      shownDates[key] = state.updatedAt
+    }
     try? await store.flushPersistedCache()
     let bytes = persister?.data
     storedDates = [:]
-    for entry in (try? bytes.map(PersistedQueryCache.init(encoded:)))??.entries ?? [] {
+    for entry in (try? bytes.map(PersistedQueryCache.init(encoded:)))??.entries ?? [] where !entry.isInvalidated {
       if let key = (0..<SimulationSetup.keyCount).first(where: { entry.key == ["sim", $0] }) {
-        storedDates[key] = entry.updatedAt
+        storedDates[key] = shownDates[key] ?? entry.updatedAt
       }
     }
     // The old app's holders go, and its fetches are cancelled: nothing of it is left at the server.
