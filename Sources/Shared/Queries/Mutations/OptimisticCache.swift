@@ -74,7 +74,7 @@ public struct OptimisticCache: Sendable {
 
   /// Changes the cached state of the query named `key` as `update.apply` says, until the mutation ends.
   ///
-  /// The same as ``update(_:as:_:)-(_,_,(inout State)->Void)`` with `update.apply`: a change that ends in failure or
+  /// The same as ``update(_:as:_:)-(_,_,(State)->Void)`` with `update.apply`: a change that ends in failure or
   /// cancellation is dropped and the value recomputed, so `update.rollback` is not run on a cached query (it would
   /// undo the other mutations' changes made since, if it restored a value it captured). It is kept for
   /// ``Shared/run(_:policy:optimistic:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,()->Value.Success,_,_,_,_)``
