@@ -12,10 +12,11 @@ extension SimulationModel {
     queries[key].exists || restored[key] != nil
   }
 
-  /// Entry `entry` is queued (or read back at a relaunch) with its change appending `item` to query `key`.
-  mutating func queueEntryAdded(_ entry: Int, key: Int, item: Int) {
+  /// Entry `entry` is queued (or read back at a relaunch) with its change appending `item` to query `key`, which
+  /// `applies` when the store keeps a value of it.
+  mutating func queueEntryAdded(_ entry: Int, key: Int, item: Int, applies: Bool) {
     endedItems.remove(item)
-    guard keepsValue(key) else { return }
+    guard applies else { return }
     if queries[key].exists { queries[key].maybeUsedAt = now }
     changes.append(Change(mutation: Self.queueChangeID(entry), key: key, item: item, status: .pending))
   }

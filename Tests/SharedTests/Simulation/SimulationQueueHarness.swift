@@ -40,6 +40,9 @@ final class SimulationQueueHarness {
   /// The entries that left the queue after a success, and those whose leaving a flush wrote.
   var succeeded: Set<Int> = []
   var successWritten: Set<Int> = []
+  /// Whether each entry's optimistic change found a value to change (what `OptimisticCache.update` returned), the
+  /// last time it was made (at its enqueue, or at a restore).
+  let reached = Reached()
   /// A broken promise seen at a restore.
   var violation: String?
 
@@ -55,4 +58,12 @@ final class SimulationQueueHarness {
   func id(of entry: Int) -> UUID? {
     entries.first { $0.value == entry }?.key
   }
+}
+
+/// Whether each queued entry's optimistic change found a value to change, as its optimistic code reports it.
+final class Reached: Sendable {
+  private let found = Lock<[Int: Bool]>([:])
+
+  func set(_ entry: Int, _ value: Bool) { found.withLock { $0[entry] = value } }
+  subscript(entry: Int) -> Bool? { found.withLock { $0[entry] } }
 }

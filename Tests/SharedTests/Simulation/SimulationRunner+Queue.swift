@@ -31,10 +31,12 @@ extension SimulationRunner {
       clock: harness.clock)
     let server = harness.server
     let launch = harness.launch
+    let reached = harness.reached
     let optimistic = OptimisticMutation { (edit: Edit, cache: OptimisticCache) in
-      _ = cache.update(["sim", edit.key], as: State.self) { state in
+      let found = cache.update(["sim", edit.key], as: State.self) { state in
         if state.value?.contains(edit.item) == false { state.value?.append(edit.item) }
       }
+      reached.set(edit.entry, found)
     }
     for key in 0..<SimulationSetup.keyCount {
       queue.register(
@@ -69,8 +71,24 @@ extension SimulationRunner {
     for entry in read {
       harness.discarded[entry] = nil
       harness.succeeded.remove(entry)
-      if let edit = harness.edits[entry] { model.queueEntryAdded(entry, key: edit.key, item: edit.item) }
+      if let edit = harness.edits[entry] { addQueuedChange(entry, edit) }
     }
+  }
+
+  /// Entry `entry`'s change was made (queued, or read back): the model applies it where the store keeps a value.
+  /// Where the model does not know whether the store keeps one (a persisted value the program edited before its
+  /// first use), it follows what the store said; elsewhere the two must agree.
+  private func addQueuedChange(_ entry: Int, _ edit: Edit) {
+    guard let harness = queueHarness else { return }
+    let found = harness.reached[entry]
+    let isUnknown = !model.queries[edit.key].exists && model.restored[edit.key]?.isUnknown == true
+    let expected = model.keepsValue(edit.key)
+    if !isUnknown, let found, found != expected, harness.violation == nil {
+      harness.violation =
+        "queued entry \(entry)'s change \(found ? "found" : "did not find") a value of q\(edit.key) to change; the "
+        + "model \(expected ? "keeps one" : "keeps none")"
+    }
+    model.queueEntryAdded(entry, key: edit.key, item: edit.item, applies: isUnknown ? (found ?? false) : expected)
   }
 
   /// What a restore must read back: in order, every entry written and still queued, no entry whose leaving was
@@ -164,7 +182,7 @@ extension SimulationRunner {
     }
     harness.edits[entry] = edit
     harness.live.append(entry)
-    model.queueEntryAdded(entry, key: key, item: edit.item)
+    addQueuedChange(entry, edit)
     return nil
   }
 
@@ -235,6 +253,18 @@ extension SimulationRunner {
       return "queued entry \(number) shows running, but no call of it is under way"
     case .blocked(let reason): return "queued entry \(number) is blocked: \(reason)"
     case .running, .waitingToRetry: return nil
+    }
+  }
+
+  /// A fetch of `key` was answered: the items of queued entries whose change has no query to show in (orphaned by
+  /// a removal) stay ambiguous until their entries leave, as a mutation's do.
+  func noteQueuedItemsAfterFetch(key: Int) {
+    guard let harness = queueHarness else { return }
+    for entry in harness.live {
+      guard let edit = harness.edits[entry], edit.key == key,
+        !model.changes.contains(where: { $0.mutation == SimulationModel.queueChangeID(entry) })
+      else { continue }
+      model.ambiguous[key].insert(edit.item)
     }
   }
 

@@ -183,6 +183,7 @@ final class SimulationRunner {
     case .answerFetch(let pick, let succeeds):
       guard let answer = server.answerFetch(pick: pick, succeeds: succeeds) else { break }
       model.fetchAnswered(answer)
+      noteQueuedItemsAfterFetch(key: answer.key)
     case .invalidate(let key):
       store.invalidate(.exactly(["sim", key]))
       model.invalidate(key, step: self.step)

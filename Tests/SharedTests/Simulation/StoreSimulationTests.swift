@@ -100,18 +100,6 @@ import Testing
     #expect(failure == nil, "\(failure ?? "")")
   }
 
-  /// The mutation queue: entries queued with an optimistic change on a query, discarded, refused and retried,
-  /// applied, flushed, and the app killed at any moment of a write of the queue's file, then launched again (a new
-  /// registry and a new queue from the file's bytes as the kill left them, after the persisted query cache, before
-  /// any holder). Acknowledged entries (saved, or flushed) are read back and run; an entry runs again only after a
-  /// restart, once; a discard that was written is never undone; entries run in order; a queued entry's change shows
-  /// over the confirmed value until it leaves, after a relaunch too; the queue never stalls online.
-  @Test func mutationQueueAndCrashes() async {
-    let features = SimulationFeatures(relaunches: true, holderEdits: false, queue: true)
-    let failure = await Self.firstFailure(features)
-    #expect(failure == nil, "\(failure ?? "")")
-  }
-
   /// Everything at once: optimistic mutations with every policy (a `.dedupe` mutation may join a run under way),
   /// and in-place edits while changes are pending (they go to the confirmed value, under the changes).
   @Test func optimisticMutations() async {
