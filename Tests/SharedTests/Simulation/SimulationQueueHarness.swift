@@ -51,7 +51,13 @@ final class SimulationQueueHarness {
     folder = FileManager.default.temporaryDirectory.appendingPathComponent("simulation-queue-\(UUID().uuidString)")
   }
 
-  deinit {
+  /// The queues of killed launches: their writes under way still land in their files.
+  var retired: [MutationQueue] = []
+
+  /// Waits for the writes of every launch's queue, then removes their files.
+  func removeFiles() async {
+    for queue in retired { try? await queue.flush() }
+    retired = []
     try? FileManager.default.removeItem(at: folder)
   }
 

@@ -130,6 +130,7 @@ extension SimulationRunner {
     harness.bytes = harness.url.flatMap { try? Data(contentsOf: $0) }
     harness.server.kill(launch: harness.launch, applies: serverApplies)
     harness.network.setOnline(false)
+    if let queue = harness.queue { harness.retired.append(queue) }
     harness.queue = nil
     harness.isKilled = true
   }

@@ -471,5 +471,6 @@ final class SimulationRunner {
       while server.answerMutation(pick: 0, succeeds: false) != nil { answered = true }
       quietRounds = answered ? 0 : quietRounds + 1
     }
+    await queueHarness?.removeFiles()
   }
 }
