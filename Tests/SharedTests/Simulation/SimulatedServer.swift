@@ -144,6 +144,16 @@ final class SimulatedServer: Sendable {
     }
   }
 
+  /// Adds `item` to query `key`'s data, as an accepted call does: for the mutation queue's calls
+  /// (`SimulatedQueueServer`).
+  func apply(item: Int, key: Int) {
+    state.withLock { state in
+      var data = state.data[key, default: [100 * key]]
+      if !data.contains(item) { data.append(item) }
+      state.data[key] = data
+    }
+  }
+
   /// Answers the fetch picked by `pick` (modulo those under way): the query's data and a mark of this answer, or an
   /// error. Returns `nil` when no fetch is under way.
   func answerFetch(pick: Int, succeeds: Bool) -> AnsweredFetch? {

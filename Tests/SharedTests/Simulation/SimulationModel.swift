@@ -190,7 +190,12 @@ struct SimulationModel {
       persisted[key] = nil
       restored[key] = nil
     }
-    guard queries[key].exists else { return }
+    guard queries[key].exists else {
+      // A queued entry's change on a persisted value waiting for its query: whether it goes with the value is not
+      // said.
+      if removed { abandonChanges(key) }
+      return
+    }
     // A collected query starts from its persisted entry when it is next used.
     if !removed { restored[key] = persisted[key] }
     let generation = queries[key].generation
@@ -204,10 +209,19 @@ struct SimulationModel {
     changes.removeAll { $0.key == key }
   }
 
+  /// The changes on `key` may or may not show from here on (until their mutations end).
+  mutating func abandonChanges(_ key: Int) {
+    for change in changes where change.key == key { ambiguous[key].insert(change.item) }
+    changes.removeAll { $0.key == key }
+  }
+
   mutating func reset(_ key: Int, step: Int) {
     persisted[key] = nil
     restored[key] = nil
-    guard queries[key].exists else { return }
+    guard queries[key].exists else {
+      abandonChanges(key)
+      return
+    }
     use(key, surely: false)
     queries[key].confirmed = nil
     queries[key].fetchedAt = nil

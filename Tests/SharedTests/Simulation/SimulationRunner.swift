@@ -38,7 +38,9 @@ final class SimulationRunner {
   private var clock = ManualClock()
   private let network = ManualOnlineStatus()
   private let server = SimulatedServer()
-  private var registry = SharedRegistry()
+  /// The mutation queue, when the program keeps one (see SimulationRunner+Queue).
+  let queueHarness: SimulationQueueHarness?
+  private(set) var registry = SharedRegistry()
   /// The persisted cache's storage, when the program persists it; written at once (no throttle), and flushed before a
   /// relaunch.
   private var persister: MemoryCachePersister?
@@ -48,7 +50,7 @@ final class SimulationRunner {
   private var storedDates: [Int: Date] = [:]
   /// A restored value that showed another `updatedAt` than the one stored.
   private var wrongRestoredDate: String?
-  private var model: SimulationModel
+  var model: SimulationModel
   /// Each query's holders, oldest first; a removal detaches the holders it finds.
   private var holders: [[(shared: Shared<State>, attached: Bool)]]
   private var mutationStates: [Shared<MutationState<Int, Int>>] = []
@@ -60,10 +62,11 @@ final class SimulationRunner {
   /// How long a step may take to settle before the store counts as broken: a deadlock guard, far longer than a
   /// step takes on a loaded machine.
   private var settleGuard = Duration.seconds(2)
-  private var step = 0
+  private(set) var step = 0
 
   init(_ program: SimulationProgram) {
     self.program = program
+    queueHarness = program.setup.usesQueue ? SimulationQueueHarness(server: server) : nil
     model = SimulationModel(setup: program.setup)
     holders = Array(repeating: [], count: SimulationSetup.keyCount)
   }
@@ -88,11 +91,12 @@ final class SimulationRunner {
     for (index, step) in program.steps.enumerated() {
       self.step = index + 1
       server.setStep(self.step)
+      queueHarness?.server.setStep(self.step)
       // The app's current registry: a relaunch makes another.
       let failure = await SharedRegistry.$current.withValue(registry) { await perform(step) }
       if let failure { return failure }
     }
-    return nil
+    return await drainQueue()
   }
 
   /// Sets up the current registry's store as the app does at launch: its network, and its persisted cache (restored
@@ -106,10 +110,12 @@ final class SimulationRunner {
       self.persister = persister
       _ = await store.persistCache(QueryCachePersistence(persister: persister, throttle: .zero, clock: throttleClock))
     }
+    // The documented launch order: the persisted cache, then the queue's registrations and restore, then holders.
+    SharedRegistry.$current.withValue(registry) { launchQueue() }
   }
 
   /// The app ends (its mutations cancelled, its cache flushed) and launches again from the bytes written.
-  private func relaunch() async -> SimulationFailure? {
+  func relaunch() async -> SimulationFailure? {
     for (mutation, entry) in mutationTasks.enumerated() where model.unfinished[mutation] != nil { entry.task.cancel() }
     if let failure = await settleAndCheck() { return failure }
     // The dates the old app's holders show, for values no fetch is changing: the ones a restore must bring back.
@@ -123,6 +129,7 @@ final class SimulationRunner {
       shownDates[key] = state.updatedAt
     }
     try? await store.flushPersistedCache()
+    await endQueueLaunch(killed: false)
     let bytes = persister?.data
     storedDates = [:]
     for entry in (try? bytes.map(PersistedQueryCache.init(encoded:)))??.entries ?? [] where !entry.isInvalidated {
@@ -164,7 +171,7 @@ final class SimulationRunner {
       .map(\.key))
   }
 
-  private func perform(_ step: SimulationStep) async -> SimulationFailure? {
+  func perform(_ step: SimulationStep) async -> SimulationFailure? {
     switch step {
     case .hold(let key):
       let underWay = fetchesUnderWay().contains(key)
@@ -186,6 +193,7 @@ final class SimulationRunner {
     case .answerFetch(let pick, let succeeds):
       guard let answer = server.answerFetch(pick: pick, succeeds: succeeds) else { break }
       model.fetchAnswered(answer)
+      noteQueuedItemsAfterFetch(key: answer.key)
     case .invalidate(let key):
       store.invalidate(.exactly(["sim", key]))
       model.invalidate(key, step: self.step)
@@ -222,12 +230,15 @@ final class SimulationRunner {
         // check that was due now would run at a later tick.
         let sleepers = clock.sleeperCount
         clock.advance(by: SimulationSetup.tick)
+        queueHarness?.clock.advance(by: SimulationSetup.tick)
         if let failure = await settleAndCheck(sleepers: sleepers) { return failure }
       }
       return nil
     case .setOnline(let isOnline):
       server.setOnline(isOnline)
       network.setOnline(isOnline)
+      queueHarness?.server.setOnline(isOnline)
+      if queueHarness?.isKilled == false { queueHarness?.network.setOnline(isOnline) }
       model.isOnline = isOnline
     case .mutate(let key, let state, let policy, let scoped):
       mutate(key: key, state: state, policy: policy, scoped: scoped)
@@ -235,6 +246,8 @@ final class SimulationRunner {
       _ = server.answerMutation(pick: pick, succeeds: succeeds)
     case .relaunch:
       return await relaunch()
+    case .queue(let step):
+      if let failure = await performQueue(step) { return failure }
     case .cancelMutation(let pick):
       let unfinished = mutationTasks.indices.filter { model.unfinished[$0] != nil }
       guard !unfinished.isEmpty else { break }
@@ -300,6 +313,7 @@ final class SimulationRunner {
       }
     }
     for state in mutationStates { parts.append("\(state.wrappedValue.status)") }
+    parts.append(queueFingerprint())
     return parts.joined(separator: "|")
   }
 
@@ -310,7 +324,7 @@ final class SimulationRunner {
   /// and every invariant holds; yielding alone is not enough, as a task the store just started may not have run
   /// yet. A store that never gets there is broken (stuck fetching, a query never collected, a wrong value): after
   /// ``settleGuard``, a deadlock guard, the broken invariant is reported.
-  private func settleAndCheck(sleepers: Int = 0) async -> SimulationFailure? {
+  func settleAndCheck(sleepers: Int = 0) async -> SimulationFailure? {
     let giveUp = ContinuousClock.now + settleGuard
     var last = fingerprint()
     var stableRounds = 0
@@ -352,6 +366,7 @@ final class SimulationRunner {
     where model.queries[key].exists && !model.collectionWindow(key).mustExist && !store.contains(["sim", key]) {
       model.leave(key, removed: false)
     }
+    absorbQueue()
     model.tick(to: clock.now.offset, fetchesUnderWay: fetchesUnderWay())
   }
 
@@ -360,6 +375,7 @@ final class SimulationRunner {
   private func brokenInvariant() -> String? {
     if let offline = server.offlineRequests.first { return "a request reached the server while offline: \(offline)" }
     if let wrongRestoredDate { return wrongRestoredDate }
+    if let broken = queueBrokenInvariant() { return broken }
     let underWay = fetchesUnderWay()
     // Collection, and what the store keeps.
     for key in 0..<SimulationSetup.keyCount {
@@ -413,9 +429,11 @@ final class SimulationRunner {
     if activity.fetchingQueries != underWay.count {
       return "the store's activity counts \(activity.fetchingQueries) fetching queries, the server \(underWay.count)"
     }
-    if (activity.runningMutations == 0) != model.unfinished.isEmpty {
+    // A queued entry runs through its mutation key's state, which the activity counts too.
+    if (activity.runningMutations == 0) != (model.unfinished.isEmpty && !queueRunsEntry) {
       return
         "the store's activity counts \(activity.runningMutations) running mutations, the app \(model.unfinished.count) unfinished"
+        + (queueRunsEntry ? " and a queued entry running" : "")
     }
     return nil
   }
@@ -449,6 +467,7 @@ final class SimulationRunner {
   /// Ends every request still waiting, so that nothing outlives the program.
   private func tearDown() async {
     for entry in mutationTasks { entry.task.cancel() }
+    await endQueueLaunch(killed: true)
     network.setOnline(true)
     server.setOnline(true)
     holders = []
@@ -462,5 +481,6 @@ final class SimulationRunner {
       while server.answerMutation(pick: 0, succeeds: false) != nil { answered = true }
       quietRounds = answered ? 0 : quietRounds + 1
     }
+    await queueHarness?.removeFiles()
   }
 }

@@ -42,6 +42,8 @@ enum SimulationStep: Hashable, Sendable, CustomStringConvertible {
   /// The app ends (its mutations cancelled, its persisted cache flushed) and launches again: a new registry whose
   /// store restores the cache from the bytes written, on a new clock.
   case relaunch
+  /// The mutation queue: see `SimulationQueueStep`.
+  case queue(SimulationQueueStep)
 
   var description: String {
     switch self {
@@ -64,6 +66,7 @@ enum SimulationStep: Hashable, Sendable, CustomStringConvertible {
       "server answers mutation call #\(pick): \(succeeds ? "applied" : "refused")"
     case .cancelMutation(let pick): "cancel unfinished mutation #\(pick)"
     case .relaunch: "flush the persisted cache, end the app and launch it again"
+    case .queue(let step): "\(step)"
     }
   }
 }
@@ -100,6 +103,9 @@ struct SimulationFeatures: Sendable {
   var checksRestoredDates = false
   /// The policies mutations use.
   var policies = SimulatedPolicy.allCases
+  /// The mutation queue: entries queued with an optimistic change, discarded, answered, flushed, and crashes at any
+  /// write of its file followed by a relaunch (with the persisted query cache, when `relaunches`).
+  var queue = false
   /// How many steps a program has.
   var length = 60
 
@@ -121,10 +127,12 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
   var persistsCache = false
   /// Whether a restored value must show the `updatedAt` it was stored with.
   var checksRestoredDates = false
+  /// Whether the app keeps a mutation queue.
+  var usesQueue = false
 
   var description: String {
     (0..<Self.keyCount).map { "q\($0): staleTime \(staleTimes[$0]), gcTime \(gcTimes[$0])" }.joined(separator: "; ")
-      + (persistsCache ? "; the query cache persisted" : "")
+      + (persistsCache ? "; the query cache persisted" : "") + (usesQueue ? "; a mutation queue" : "")
   }
 }
 
@@ -146,7 +154,7 @@ struct SimulationProgram: Sendable {
     }
     setup = SimulationSetup(
       staleTimes: staleTimes, gcTimes: gcTimes, persistsCache: features.relaunches,
-      checksRestoredDates: features.checksRestoredDates)
+      checksRestoredDates: features.checksRestoredDates, usesQueue: features.queue)
     steps = (0..<features.length).map { _ in Self.step(&random, features: features) }
   }
 
@@ -161,6 +169,9 @@ struct SimulationProgram: Sendable {
     let pick = random.next(below: 4)
     let coin = random.next(below: 4) != 0  // Three in four succeed.
     if features.relaunches && random.next(below: 40) == 0 { return .relaunch }
+    if features.queue, let step = SimulationQueueStep.draw(&random, key: key, pick: pick, succeeds: coin) {
+      return .queue(step)
+    }
     let roll = random.next(below: features.mutations ? 100 : 78)
     switch roll {
     case 0..<14: return .hold(key: key)
