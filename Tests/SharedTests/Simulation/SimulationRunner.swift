@@ -36,7 +36,15 @@ final class SimulationRunner {
 
   private let program: SimulationProgram
   private var clock = ManualClock()
+  /// The debounced mutations' clock, moved on with the queries' clock, kept apart so that its waits do not count as
+  /// the queries' sleepers.
+  private var mutationClock = ManualClock()
   private let network = ManualOnlineStatus()
+  private let focus = ManualFocus()
+  /// The store's subscription to `focus`, when the program follows it.
+  private var focusSubscription: SharedSubscription?
+  private var triggers: SimulationTriggerModel
+  private var debounce = SimulationDebounceModel()
   private let server = SimulatedServer()
   private var registry = SharedRegistry()
   /// The persisted cache's storage, when the program persists it; written at once (no throttle), and flushed before a
@@ -55,6 +63,9 @@ final class SimulationRunner {
   private var mutationTasks: [(task: OperationTask<Int>, state: Int)] = []
   /// Each ended mutation and whether it succeeded, as their tasks report.
   private let outcomes = Collector<(mutation: Int, succeeded: Bool)>()
+  /// The step at which the server answered each mutation's call: a success's invalidation is owed from then, even
+  /// if the app hears of the success a step later.
+  private var answeredAt: [Int: Int] = [:]
   private var heardOutcomes: Set<Int> = []
   private var edits = 0
   /// How long a step may take to settle before the store counts as broken: a deadlock guard, far longer than a
@@ -65,6 +76,7 @@ final class SimulationRunner {
   init(_ program: SimulationProgram) {
     self.program = program
     model = SimulationModel(setup: program.setup)
+    triggers = SimulationTriggerModel(setup: program.setup)
     holders = Array(repeating: [], count: SimulationSetup.keyCount)
   }
 
@@ -101,6 +113,7 @@ final class SimulationRunner {
     mutationStates = (0..<2).map { _ in Shared(value: MutationState<Int, Int>()) }
     await SharedRegistry.$current.withValue(registry) {
       store.onlineStatus = network
+      if program.setup.followsFocus { focusSubscription = store.refetch(onFocus: focus, matching: ["sim"]) }
       guard program.setup.persistsCache else { return }
       let persister = MemoryCachePersister(data: bytes)
       self.persister = persister
@@ -125,7 +138,10 @@ final class SimulationRunner {
     store.remove(.all)
     registry = SharedRegistry()
     clock = ManualClock()
+    mutationClock = ManualClock()
     model.relaunch()
+    triggers.idleSince = [:]
+    debounce.relaunch()
     await launch(restoring: bytes)
     return await SharedRegistry.$current.withValue(registry) { await settleAndCheck() }
   }
@@ -135,6 +151,7 @@ final class SimulationRunner {
   private func query(_ key: Int) -> Query<State> {
     let options = QueryOptions(
       staleTime: program.setup.staleTimes[key], gcTime: program.setup.gcTimes[key],
+      refetchInterval: program.setup.refetchInterval, refetchesWhileUnheld: program.setup.refetchesWhileUnheld,
       operation: .retry(.none).clock(clock))
     let generation = model.queries[key].generation
     let server = self.server
@@ -211,8 +228,24 @@ final class SimulationRunner {
         // The sleepers the tick wakes (the garbage sweeper) sleep again once they ran: wait for that too, or a
         // check that was due now would run at a later tick.
         let sleepers = clock.sleeperCount
+        let cached = cachedQueries()
+        let onTimer = Set(
+          (0..<SimulationSetup.keyCount).filter { triggers.isOnTimer($0, model: model, cached: cached) })
+        let underWay = fetchesUnderWay()
+        let started = server.startedFetches
+        let isOnline = model.isOnline
         clock.advance(by: SimulationSetup.tick)
+        mutationClock.advance(by: SimulationSetup.tick)
         if let failure = await settleAndCheck(sleepers: sleepers) { return failure }
+        let startedNow = server.startedFetches.mapValues { $0 }.reduce(into: [Int: Int]()) { counts, entry in
+          counts[entry.key] = entry.value - started[entry.key, default: 0]
+        }
+        if isOnline,
+          let broken = triggers.checkTick(
+            onTimerBefore: onTimer, underWayBefore: underWay, started: startedNow, cachedAfter: cachedQueries())
+        {
+          return SimulationFailure(step: self.step, invariant: broken, detail: snapshot())
+        }
       }
       return nil
     case .setOnline(let isOnline):
@@ -222,9 +255,13 @@ final class SimulationRunner {
     case .mutate(let key, let state, let policy, let scoped):
       mutate(key: key, state: state, policy: policy, scoped: scoped)
     case .answerMutation(let pick, let succeeds):
-      _ = server.answerMutation(pick: pick, succeeds: succeeds)
+      if let mutation = server.answerMutation(pick: pick, succeeds: succeeds) {
+        answeredAt[mutation] = answeredAt[mutation] ?? self.step
+      }
     case .relaunch:
       return await relaunch()
+    case .focus(let isFocused):
+      return await setFocused(isFocused)
     case .cancelMutation(let pick):
       let unfinished = mutationTasks.indices.filter { model.unfinished[$0] != nil }
       guard !unfinished.isEmpty else { break }
@@ -234,6 +271,33 @@ final class SimulationRunner {
     // holder comes: its value is this launch's.
     for key in storedDates.keys where model.queries[key].exists { storedDates[key] = nil }
     return await settleAndCheck()
+  }
+
+  /// The queries the store keeps.
+  private func cachedQueries() -> Set<Int> {
+    Set((0..<SimulationSetup.keyCount).filter { store.contains(["sim", $0]) })
+  }
+
+  /// The app becomes active or inactive: a held stale query refetches as it becomes active, and nothing else does.
+  private func setFocused(_ isFocused: Bool) async -> SimulationFailure? {
+    let owing = triggers.focus(isFocused, model: model, underWay: fetchesUnderWay())
+    // A restored value's age is the wall clock's: it may or may not be stale.
+    let unknown = (0..<SimulationSetup.keyCount).filter {
+      model.queries[$0].holders > 0 && model.queries[$0].isFreshnessUnknown
+    }
+    for key in owing where model.queries[key].owesFetchSince == nil { model.queries[key].owesFetchSince = step }
+    let started = server.startedFetches
+    focus.setFocused(isFocused)
+    if let failure = await settleAndCheck() { return failure }
+    let startedNow = server.startedFetches.reduce(into: [Int: Int]()) { counts, entry in
+      counts[entry.key] = entry.value - started[entry.key, default: 0]
+    }
+    if program.setup.followsFocus,
+      let broken = triggers.checkFocus(mayRefetch: Set(owing + unknown), started: startedNow)
+    {
+      return SimulationFailure(step: step, invariant: broken, detail: snapshot())
+    }
+    return nil
   }
 
   /// The holders a removal detached from `key`, which hold it again once the store makes it again (they share the
@@ -260,8 +324,16 @@ final class SimulationRunner {
           rollback: { state in state.value?.removeAll { $0 == item } }))
     }
     model.mutate(mutation, key: key, item: item, state: state, policy: policy)
+    if let dropped = debounce.made(mutation, state: state, policy: policy, now: clock.now.offset),
+      let (droppedKey, droppedItem) = model.items[dropped]
+    {
+      // Whether its change goes now or when its task ends is not said.
+      model.ambiguous[droppedKey].insert(droppedItem)
+    }
+    let options = policy.isDebounced ? OperationOptions.clock(mutationClock) : OperationOptions()
     let task = mutationStates[state].mutate(
-      item, policy: policy.policy, scope: scoped ? "sim" : nil, invalidates: [["sim", key]], optimistic: optimistic
+      item, options, policy: policy.policy, scope: scoped ? "sim" : nil, invalidates: [["sim", key]],
+      optimistic: optimistic
     ) { item in
       try await server.call(mutation: mutation, key: key, item: item)
     }
@@ -336,7 +408,7 @@ final class SimulationRunner {
       heardOutcomes.insert(mutation)
       model.mutationEnded(
         mutation, state: mutationTasks[mutation].state, succeeded: succeeded,
-        calledServer: server.calledMutations[mutation] != nil, step: step)
+        calledServer: server.calledMutations[mutation] != nil, step: min(answeredAt[mutation] ?? step, step))
     }
     for key in 0..<SimulationSetup.keyCount
     where model.queries[key].exists && !model.collectionWindow(key).mustExist && !store.contains(["sim", key]) {
@@ -350,6 +422,12 @@ final class SimulationRunner {
   private func brokenInvariant() -> String? {
     if let offline = server.offlineRequests.first { return "a request reached the server while offline: \(offline)" }
     if let wrongRestoredDate { return wrongRestoredDate }
+    if let broken = debounce.broken(
+      called: server.calledMutations, inFlight: server.mutationsInFlight, stateOf: { self.mutationTasks[$0].state },
+      succeeded: outcomes.elements.filter(\.succeeded).map(\.mutation))
+    {
+      return broken
+    }
     let underWay = fetchesUnderWay()
     // Collection, and what the store keeps.
     for key in 0..<SimulationSetup.keyCount {
@@ -383,6 +461,11 @@ final class SimulationRunner {
         }
       }
     }
+    if let broken = triggers.check(
+      model: model, cached: cachedQueries(), underWay: fetchesUnderWay(), now: clock.now.offset)
+    {
+      return broken
+    }
     guard model.isOnline else { return nil }
     // Nothing stuck, online.
     for key in 0..<SimulationSetup.keyCount {
@@ -403,7 +486,11 @@ final class SimulationRunner {
     if activity.fetchingQueries != underWay.count {
       return "the store's activity counts \(activity.fetchingQueries) fetching queries, the server \(underWay.count)"
     }
-    if (activity.runningMutations == 0) != model.unfinished.isEmpty {
+    // Whether a debounced run still waiting out its quiet time counts as started is not said.
+    let waiting = model.unfinished.keys.filter { debounce.policies[$0] != nil && server.calledMutations[$0] == nil }
+    if (activity.runningMutations == 0) != model.unfinished.isEmpty
+      && !(activity.runningMutations == 0 && waiting.count == model.unfinished.count)
+    {
       return
         "the store's activity counts \(activity.runningMutations) running mutations, the app \(model.unfinished.count) unfinished"
     }
