@@ -11,7 +11,9 @@ import Testing
 /// more, and `SIMULATION_SEED=1234` one; a failing seed prints its program, shrunk to the steps that still fail.
 @Suite struct StoreSimulationTests {
   /// The seeds CI runs for each test: about 7 s for the whole suite in a debug build on a quiet machine with two
-  /// cores, about 40 s beside twelve busy loops. Each known defect below fails within them.
+  /// cores, about 40 s beside twelve busy loops. Each known defect below fails within them. With the interval, focus,
+  /// debounce and page tests (2026-11-28, on a shared machine already busy): 8-12 s, and 56 s beside twelve busy
+  /// loops.
   static let ciSeeds = 25
 
   private static var environment: [String: String] { ProcessInfo.processInfo.environment }
