@@ -89,6 +89,12 @@ final class SimulatedServer: Sendable {
   /// How many fetches of each query reached the server so far.
   var startedFetches: [Int: Int] { state.withLock { $0.startedFetches } }
 
+  /// How many fetches of each query reached the server since `startedFetches` was `earlier`.
+  func fetchesStarted(since earlier: [Int: Int]) -> [Int: Int] {
+    startedFetches.reduce(into: [:]) { counts, entry in counts[entry.key] = entry.value - earlier[entry.key, default: 0]
+    }
+  }
+
   /// What the settling loop compares: the requests waiting here.
   var fingerprint: [Int] {
     state.withLock { state in state.fetches.map(\.id) + [-1] + state.calls.map(\.id) }

@@ -237,9 +237,7 @@ final class SimulationRunner {
         clock.advance(by: SimulationSetup.tick)
         mutationClock.advance(by: SimulationSetup.tick)
         if let failure = await settleAndCheck(sleepers: sleepers) { return failure }
-        let startedNow = server.startedFetches.mapValues { $0 }.reduce(into: [Int: Int]()) { counts, entry in
-          counts[entry.key] = entry.value - started[entry.key, default: 0]
-        }
+        let startedNow = server.fetchesStarted(since: started)
         if isOnline,
           let broken = triggers.checkTick(
             onTimerBefore: onTimer, underWayBefore: underWay, started: startedNow, cachedAfter: cachedQueries())
@@ -289,9 +287,7 @@ final class SimulationRunner {
     let started = server.startedFetches
     focus.setFocused(isFocused)
     if let failure = await settleAndCheck() { return failure }
-    let startedNow = server.startedFetches.reduce(into: [Int: Int]()) { counts, entry in
-      counts[entry.key] = entry.value - started[entry.key, default: 0]
-    }
+    let startedNow = server.fetchesStarted(since: started)
     if program.setup.followsFocus,
       let broken = triggers.checkFocus(mayRefetch: Set(owing + unknown), started: startedNow)
     {
