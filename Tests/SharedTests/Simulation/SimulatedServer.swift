@@ -49,6 +49,8 @@ final class SimulatedServer: Sendable {
     var data: [Int: [Int]] = [:]
     var offlineRequests: [String] = []
     var calledMutations: [Int: Int] = [:]
+    /// How many fetches of each query reached the server.
+    var startedFetches: [Int: Int] = [:]
   }
 
   private let state = Lock(State())
@@ -81,6 +83,18 @@ final class SimulatedServer: Sendable {
 
   var callsUnderWay: Int { state.withLock { $0.calls.count } }
 
+  /// The mutations whose calls wait here.
+  var mutationsInFlight: [Int] { state.withLock { $0.calls.map(\.mutation) } }
+
+  /// How many fetches of each query reached the server so far.
+  var startedFetches: [Int: Int] { state.withLock { $0.startedFetches } }
+
+  /// How many fetches of each query reached the server since `startedFetches` was `earlier`.
+  func fetchesStarted(since earlier: [Int: Int]) -> [Int: Int] {
+    startedFetches.reduce(into: [:]) { counts, entry in counts[entry.key] = entry.value - earlier[entry.key, default: 0]
+    }
+  }
+
   /// What the settling loop compares: the requests waiting here.
   var fingerprint: [Int] {
     state.withLock { state in state.fetches.map(\.id) + [-1] + state.calls.map(\.id) }
@@ -90,6 +104,7 @@ final class SimulatedServer: Sendable {
   func fetch(key: Int, generation: Int) async throws -> [Int] {
     let id = state.withLock { state in
       state.nextID += 1
+      state.startedFetches[key, default: 0] += 1
       if !state.isOnline { state.offlineRequests.append("fetch of q\(key) at step \(state.step + 1)") }
       return state.nextID
     }

@@ -36,7 +36,15 @@ final class SimulationRunner {
 
   private let program: SimulationProgram
   private var clock = ManualClock()
+  /// The debounced mutations' clock, moved on with the queries' clock, kept apart so that its waits do not count as
+  /// the queries' sleepers.
+  private var mutationClock = ManualClock()
   private let network = ManualOnlineStatus()
+  private let focus = ManualFocus()
+  /// The store's subscription to `focus`, when the program follows it.
+  private var focusSubscription: SharedSubscription?
+  private var triggers: SimulationTriggerModel
+  private var debounce = SimulationDebounceModel()
   private let server = SimulatedServer()
   /// The mutation queue, when the program keeps one (see SimulationRunner+Queue).
   let queueHarness: SimulationQueueHarness?
@@ -57,6 +65,9 @@ final class SimulationRunner {
   private var mutationTasks: [(task: OperationTask<Int>, state: Int)] = []
   /// Each ended mutation and whether it succeeded, as their tasks report.
   private let outcomes = Collector<(mutation: Int, succeeded: Bool)>()
+  /// The step at which the server answered each mutation's call: a success's invalidation is owed from then, even
+  /// if the app hears of the success a step later.
+  private var answeredAt: [Int: Int] = [:]
   private var heardOutcomes: Set<Int> = []
   private var edits = 0
   /// How long a step may take to settle before the store counts as broken: a deadlock guard, far longer than a
@@ -68,6 +79,7 @@ final class SimulationRunner {
     self.program = program
     queueHarness = program.setup.usesQueue ? SimulationQueueHarness(server: server) : nil
     model = SimulationModel(setup: program.setup)
+    triggers = SimulationTriggerModel(setup: program.setup)
     holders = Array(repeating: [], count: SimulationSetup.keyCount)
   }
 
@@ -105,6 +117,7 @@ final class SimulationRunner {
     mutationStates = (0..<2).map { _ in Shared(value: MutationState<Int, Int>()) }
     await SharedRegistry.$current.withValue(registry) {
       store.onlineStatus = network
+      if program.setup.followsFocus { focusSubscription = store.refetch(onFocus: focus, matching: ["sim"]) }
       guard program.setup.persistsCache else { return }
       let persister = MemoryCachePersister(data: bytes)
       self.persister = persister
@@ -142,7 +155,10 @@ final class SimulationRunner {
     store.remove(.all)
     registry = SharedRegistry()
     clock = ManualClock()
+    mutationClock = ManualClock()
     model.relaunch()
+    triggers.idleSince = [:]
+    debounce.relaunch()
     await launch(restoring: bytes)
     return await SharedRegistry.$current.withValue(registry) { await settleAndCheck() }
   }
@@ -152,6 +168,7 @@ final class SimulationRunner {
   private func query(_ key: Int) -> Query<State> {
     let options = QueryOptions(
       staleTime: program.setup.staleTimes[key], gcTime: program.setup.gcTimes[key],
+      refetchInterval: program.setup.refetchInterval, refetchesWhileUnheld: program.setup.refetchesWhileUnheld,
       operation: .retry(.none).clock(clock))
     let generation = model.queries[key].generation
     let server = self.server
@@ -229,9 +246,23 @@ final class SimulationRunner {
         // The sleepers the tick wakes (the garbage sweeper) sleep again once they ran: wait for that too, or a
         // check that was due now would run at a later tick.
         let sleepers = clock.sleeperCount
+        let cached = cachedQueries()
+        let onTimer = Set(
+          (0..<SimulationSetup.keyCount).filter { triggers.isOnTimer($0, model: model, cached: cached) })
+        let underWay = fetchesUnderWay()
+        let started = server.startedFetches
+        let isOnline = model.isOnline
         clock.advance(by: SimulationSetup.tick)
         queueHarness?.clock.advance(by: SimulationSetup.tick)
+        mutationClock.advance(by: SimulationSetup.tick)
         if let failure = await settleAndCheck(sleepers: sleepers) { return failure }
+        let startedNow = server.fetchesStarted(since: started)
+        if isOnline,
+          let broken = triggers.checkTick(
+            onTimerBefore: onTimer, underWayBefore: underWay, started: startedNow, cachedAfter: cachedQueries())
+        {
+          return SimulationFailure(step: self.step, invariant: broken, detail: snapshot())
+        }
       }
       return nil
     case .setOnline(let isOnline):
@@ -243,11 +274,15 @@ final class SimulationRunner {
     case .mutate(let key, let state, let policy, let scoped):
       mutate(key: key, state: state, policy: policy, scoped: scoped)
     case .answerMutation(let pick, let succeeds):
-      _ = server.answerMutation(pick: pick, succeeds: succeeds)
+      if let mutation = server.answerMutation(pick: pick, succeeds: succeeds) {
+        answeredAt[mutation] = answeredAt[mutation] ?? self.step
+      }
     case .relaunch:
       return await relaunch()
     case .queue(let step):
       if let failure = await performQueue(step) { return failure }
+    case .focus(let isFocused):
+      return await setFocused(isFocused)
     case .cancelMutation(let pick):
       let unfinished = mutationTasks.indices.filter { model.unfinished[$0] != nil }
       guard !unfinished.isEmpty else { break }
@@ -257,6 +292,31 @@ final class SimulationRunner {
     // holder comes: its value is this launch's.
     for key in storedDates.keys where model.queries[key].exists { storedDates[key] = nil }
     return await settleAndCheck()
+  }
+
+  /// The queries the store keeps.
+  private func cachedQueries() -> Set<Int> {
+    Set((0..<SimulationSetup.keyCount).filter { store.contains(["sim", $0]) })
+  }
+
+  /// The app becomes active or inactive: a held stale query refetches as it becomes active, and nothing else does.
+  private func setFocused(_ isFocused: Bool) async -> SimulationFailure? {
+    let owing = triggers.focus(isFocused, model: model, underWay: fetchesUnderWay())
+    // A restored value's age is the wall clock's: it may or may not be stale.
+    let unknown = (0..<SimulationSetup.keyCount).filter {
+      model.queries[$0].holders > 0 && model.queries[$0].isFreshnessUnknown
+    }
+    for key in owing where model.queries[key].owesFetchSince == nil { model.queries[key].owesFetchSince = step }
+    let started = server.startedFetches
+    focus.setFocused(isFocused)
+    if let failure = await settleAndCheck() { return failure }
+    let startedNow = server.fetchesStarted(since: started)
+    if program.setup.followsFocus,
+      let broken = triggers.checkFocus(mayRefetch: Set(owing + unknown), started: startedNow)
+    {
+      return SimulationFailure(step: step, invariant: broken, detail: snapshot())
+    }
+    return nil
   }
 
   /// The holders a removal detached from `key`, which hold it again once the store makes it again (they share the
@@ -283,8 +343,16 @@ final class SimulationRunner {
           rollback: { state in state.value?.removeAll { $0 == item } }))
     }
     model.mutate(mutation, key: key, item: item, state: state, policy: policy)
+    if let dropped = debounce.made(mutation, state: state, policy: policy, now: clock.now.offset),
+      let (droppedKey, droppedItem) = model.items[dropped]
+    {
+      // Whether its change goes now or when its task ends is not said.
+      model.ambiguous[droppedKey].insert(droppedItem)
+    }
+    let options = policy.isDebounced ? OperationOptions.clock(mutationClock) : OperationOptions()
     let task = mutationStates[state].mutate(
-      item, policy: policy.policy, scope: scoped ? "sim" : nil, invalidates: [["sim", key]], optimistic: optimistic
+      item, options, policy: policy.policy, scope: scoped ? "sim" : nil, invalidates: [["sim", key]],
+      optimistic: optimistic
     ) { item in
       try await server.call(mutation: mutation, key: key, item: item)
     }
@@ -360,7 +428,7 @@ final class SimulationRunner {
       heardOutcomes.insert(mutation)
       model.mutationEnded(
         mutation, state: mutationTasks[mutation].state, succeeded: succeeded,
-        calledServer: server.calledMutations[mutation] != nil, step: step)
+        calledServer: server.calledMutations[mutation] != nil, step: min(answeredAt[mutation] ?? step, step))
     }
     for key in 0..<SimulationSetup.keyCount
     where model.queries[key].exists && !model.collectionWindow(key).mustExist && !store.contains(["sim", key]) {
@@ -376,6 +444,12 @@ final class SimulationRunner {
     if let offline = server.offlineRequests.first { return "a request reached the server while offline: \(offline)" }
     if let wrongRestoredDate { return wrongRestoredDate }
     if let broken = queueBrokenInvariant() { return broken }
+    if let broken = debounce.broken(
+      called: server.calledMutations, inFlight: server.mutationsInFlight, stateOf: { self.mutationTasks[$0].state },
+      succeeded: outcomes.elements.filter(\.succeeded).map(\.mutation))
+    {
+      return broken
+    }
     let underWay = fetchesUnderWay()
     // Collection, and what the store keeps.
     for key in 0..<SimulationSetup.keyCount {
@@ -409,6 +483,11 @@ final class SimulationRunner {
         }
       }
     }
+    if let broken = triggers.check(
+      model: model, cached: cachedQueries(), underWay: fetchesUnderWay(), now: clock.now.offset)
+    {
+      return broken
+    }
     guard model.isOnline else { return nil }
     // Nothing stuck, online.
     for key in 0..<SimulationSetup.keyCount {
@@ -429,8 +508,13 @@ final class SimulationRunner {
     if activity.fetchingQueries != underWay.count {
       return "the store's activity counts \(activity.fetchingQueries) fetching queries, the server \(underWay.count)"
     }
-    // A queued entry runs through its mutation key's state, which the activity counts too.
-    if (activity.runningMutations == 0) != (model.unfinished.isEmpty && !queueRunsEntry) {
+    // A queued entry runs through its mutation key's state, which the activity counts too. Whether a debounced run
+    // still waiting out its quiet time counts as started is not said.
+    let waiting = model.unfinished.keys.filter { debounce.policies[$0] != nil && server.calledMutations[$0] == nil }
+    let expectsNone = model.unfinished.isEmpty && !queueRunsEntry
+    if (activity.runningMutations == 0) != expectsNone
+      && !(activity.runningMutations == 0 && !queueRunsEntry && waiting.count == model.unfinished.count)
+    {
       return
         "the store's activity counts \(activity.runningMutations) running mutations, the app \(model.unfinished.count) unfinished"
         + (queueRunsEntry ? " and a queued entry running" : "")

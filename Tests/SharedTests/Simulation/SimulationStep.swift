@@ -44,6 +44,8 @@ enum SimulationStep: Hashable, Sendable, CustomStringConvertible {
   case relaunch
   /// The mutation queue: see `SimulationQueueStep`.
   case queue(SimulationQueueStep)
+  /// The app becomes active (`true`) or inactive, as a `ManualFocus` the store follows tells it.
+  case focus(Bool)
 
   var description: String {
     switch self {
@@ -67,13 +69,17 @@ enum SimulationStep: Hashable, Sendable, CustomStringConvertible {
     case .cancelMutation(let pick): "cancel unfinished mutation #\(pick)"
     case .relaunch: "flush the persisted cache, end the app and launch it again"
     case .queue(let step): "\(step)"
+    case .focus(let isFocused): isFocused ? "the app becomes active" : "the app becomes inactive"
     }
   }
 }
 
 /// The operation policies the simulation uses for mutations.
 enum SimulatedPolicy: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-  case parallel, serial, cancelPrevious, dedupe
+  case parallel, serial, cancelPrevious, dedupe, debounce, debounceCancellingPrevious
+
+  /// The policies every run starts at once with (the debounced ones wait ``SimulationSetup/debounceInterval``).
+  static let undelayed: [SimulatedPolicy] = [.parallel, .serial, .cancelPrevious, .dedupe]
 
   var policy: OperationPolicy {
     switch self {
@@ -81,8 +87,13 @@ enum SimulatedPolicy: String, Hashable, Sendable, CaseIterable, CustomStringConv
     case .serial: .serial
     case .cancelPrevious: .cancelPrevious
     case .dedupe: .dedupe
+    case .debounce: .debounce(SimulationSetup.debounceInterval)
+    case .debounceCancellingPrevious: .debounceCancellingPrevious(SimulationSetup.debounceInterval)
     }
   }
+
+  /// Whether a run waits out a quiet time, and is dropped when another run of its state follows within it.
+  var isDebounced: Bool { self == .debounce || self == .debounceCancellingPrevious }
 
   var description: String { rawValue }
 }
@@ -102,10 +113,16 @@ struct SimulationFeatures: Sendable {
   /// Whether a value restored at a relaunch must show the `updatedAt` it was stored with, exactly.
   var checksRestoredDates = false
   /// The policies mutations use.
-  var policies = SimulatedPolicy.allCases
+  var policies = SimulatedPolicy.undelayed
   /// The mutation queue: entries queued with an optimistic change, discarded, answered, flushed, and crashes at any
   /// write of its file followed by a relaunch (with the persisted query cache, when `relaunches`).
   var queue = false
+  /// Each mutation state keeps one policy (state `s` uses `policies[s % policies.count]`), else each run draws one.
+  var policyPerState = false
+  /// Queries refetch on an interval (drawn from the seed, as is whether they refetch while unheld).
+  var intervals = false
+  /// The store follows a `ManualFocus`, and the app becomes active and inactive.
+  var focus = false
   /// How many steps a program has.
   var length = 60
 
@@ -120,6 +137,11 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
   static let staleTimes: [Duration] = [.zero, .milliseconds(300), .seconds(3_600)]
   /// Multiples of four ticks, so that the garbage checks (every gcTime / 4) fall on ticks.
   static let gcTimes: [Duration] = [.milliseconds(200), .seconds(1), .seconds(2)]
+  /// Refetch intervals: not multiples of a tick's length apart from the first, so that ticks fall on every phase.
+  static let refetchIntervals: [Duration] = [.milliseconds(250), .milliseconds(600)]
+  /// The quiet time of debounced mutations: between ticks, so that a run is surely dropped or surely started when
+  /// the program makes the next one.
+  static let debounceInterval = Duration.milliseconds(120)
 
   var staleTimes: [Duration]
   var gcTimes: [Duration]
@@ -129,10 +151,17 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
   var checksRestoredDates = false
   /// Whether the app keeps a mutation queue.
   var usesQueue = false
+  /// Every query's `refetchInterval`, and whether the interval refetches it while unheld.
+  var refetchInterval: Duration?
+  var refetchesWhileUnheld = false
+  /// Whether the store follows a `ManualFocus`.
+  var followsFocus = false
 
   var description: String {
     (0..<Self.keyCount).map { "q\($0): staleTime \(staleTimes[$0]), gcTime \(gcTimes[$0])" }.joined(separator: "; ")
       + (persistsCache ? "; the query cache persisted" : "") + (usesQueue ? "; a mutation queue" : "")
+      + (refetchInterval.map { "; refetchInterval \($0)\(refetchesWhileUnheld ? ", also while unheld" : "")" } ?? "")
+      + (followsFocus ? "; refetches on focus" : "")
   }
 }
 
@@ -155,6 +184,11 @@ struct SimulationProgram: Sendable {
     setup = SimulationSetup(
       staleTimes: staleTimes, gcTimes: gcTimes, persistsCache: features.relaunches,
       checksRestoredDates: features.checksRestoredDates, usesQueue: features.queue)
+    if features.intervals {
+      setup.refetchInterval = SimulationSetup.refetchIntervals[random.next(below: 2)]
+      setup.refetchesWhileUnheld = random.next(below: 2) == 0
+    }
+    setup.followsFocus = features.focus
     steps = (0..<features.length).map { _ in Self.step(&random, features: features) }
   }
 
@@ -172,6 +206,7 @@ struct SimulationProgram: Sendable {
     if features.queue, let step = SimulationQueueStep.draw(&random, key: key, pick: pick, succeeds: coin) {
       return .queue(step)
     }
+    if features.focus && random.next(below: 10) == 0 { return .focus(random.next(below: 2) == 0) }
     let roll = random.next(below: features.mutations ? 100 : 78)
     switch roll {
     case 0..<14: return .hold(key: key)
@@ -189,10 +224,12 @@ struct SimulationProgram: Sendable {
     case 63..<72: return .advance(ticks: [1, 2, 5, 20, 50][random.next(below: 5)])
     case 72..<78: return .setOnline(random.next(below: 3) != 0)
     case 78..<88:
-      let policy = features.policies[random.next(below: features.policies.count)]
+      var policy = features.policies[random.next(below: features.policies.count)]
       // A joined run (dedupe) is a run under way; keep it out of scopes, where "under way" includes waiting.
       let scoped = policy != .dedupe && random.next(below: 3) == 0
-      return .mutate(key: key, state: random.next(below: 2), policy: policy, scoped: scoped)
+      let state = random.next(below: 2)
+      if features.policyPerState { policy = features.policies[state % features.policies.count] }
+      return .mutate(key: key, state: state, policy: policy, scoped: scoped && !policy.isDebounced)
     case 88..<97: return .answerMutation(pick: pick, succeeds: coin)
     default: return .cancelMutation(pick: pick)
     }

@@ -11,8 +11,9 @@ import Testing
 /// more, and `SIMULATION_SEED=1234` one; a failing seed prints its program, shrunk to the steps that still fail.
 @Suite struct StoreSimulationTests {
   /// The seeds CI runs for each test: about 7 s for the whole suite in a debug build on a quiet machine with two
-  /// cores, about 40 s beside twelve busy loops (before the mutation queue's test; with it, 7-12 s on a machine at
-  /// load average 8). Each known defect below fails within them.
+  /// cores, about 40 s beside twelve busy loops, before the tests of the mutation queue, intervals, focus, debounced
+  /// runs and pages; with them (2026-11-28, on a shared machine already busy) 8-12 s, and about a minute beside twelve
+  /// busy loops.
   static let ciSeeds = 25
 
   private static var environment: [String: String] { ProcessInfo.processInfo.environment }
