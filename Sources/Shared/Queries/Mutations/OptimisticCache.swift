@@ -64,11 +64,10 @@ public struct OptimisticCache: Sendable {
   ) -> Bool {
     let id = OptimisticChangeSet.nextID.add(1, ordering: .relaxed).newValue
     guard let started = store.startChange(id, on: key, as: type, apply: apply) else { return false }
-    let store = self.store
+    // One object for both ends: the value it keeps weakly is copied no more than once.
+    let ending = OptimisticChangeEnd(store: store, id: id, key: key, started: started)
     changes.append(
-      OptimisticChangeSet.Change(
-        undo: { store.endChange(id, started, on: key, keeps: false) },
-        keep: { store.endChange(id, started, on: key, keeps: true) }))
+      OptimisticChangeSet.Change(undo: { ending.end(keeps: false) }, keep: { ending.end(keeps: true) }))
     return true
   }
 
@@ -93,6 +92,29 @@ public struct OptimisticCache: Sendable {
     _ update: OptimisticUpdate<State>
   ) -> Bool {
     self.update(key, as: type, update.apply)
+  }
+}
+
+/// How one change ends: kept or dropped in its query's value (see ``QueryStore/endChange(_:_:on:keeps:)``).
+@usableFromInline
+final class OptimisticChangeEnd<State: OperationTrackable>: Sendable {
+  @usableFromInline let store: QueryStore
+  @usableFromInline let id: UInt64
+  @usableFromInline let key: QueryKey
+  @usableFromInline let started: QueryStore.StartedChange<State>
+
+  @inlinable
+  init(store: QueryStore, id: UInt64, key: QueryKey, started: QueryStore.StartedChange<State>) {
+    self.store = store
+    self.id = id
+    self.key = key
+    self.started = started
+  }
+
+  /// The change's mutation ended: the change is kept (`keeps`) or dropped.
+  @inlinable
+  func end(keeps: Bool) {
+    store.endChange(id, started, on: key, keeps: keeps)
   }
 }
 
