@@ -49,10 +49,14 @@ private struct RenameFailure: Error {}
     cache.update(["list"], as: OperationState<[Int]>.self) { $0.value?.append(item) }
   }
 
-  /// Whether the query named `key` sleeps: nobody used it at a garbage check, so its box was freed.
-  private func isSleeping(_ key: QueryKey, as type: (some OperationTrackable).Type) -> Bool {
-    SharedRegistry.current.queries.state.withLock { state in
-      (state.root.node(at: key.parts)?.record as? QueryRecord<OperationState<[Int]>>)?.isSleeping ?? false
+  /// Lets the garbage check find the unheld list unused, and waits until it sleeps (its box freed).
+  private func letTheListSleep(_ clock: ManualClock) async {
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(15))
+    await waitUntil {
+      SharedRegistry.current.queries.state.withLock { state in
+        (state.root.node(at: ["list"])?.record as? QueryRecord<OperationState<[Int]>>)?.isSleeping ?? false
+      }
     }
   }
 
@@ -116,9 +120,7 @@ private struct RenameFailure: Error {}
       }
       #expect(list.wrappedValue.value == [1, 2, 99])
     }
-    await clock.waitForSleepers(1)
-    clock.advance(by: .seconds(15))  // The garbage check finds the list unused: it sleeps.
-    await waitUntil { isSleeping(["list"], as: OperationState<[Int]>.self) }
+    await letTheListSleep(clock)
     let list = Shared(wrappedValue: OperationState<[Int]>(), query)  // Wakes it.
     #expect(list.wrappedValue.value == [1, 2, 99])
     gate.open()
@@ -142,9 +144,7 @@ private struct RenameFailure: Error {}
         return item
       }
     }
-    await clock.waitForSleepers(1)
-    clock.advance(by: .seconds(15))
-    await waitUntil { isSleeping(["list"], as: OperationState<[Int]>.self) }
+    await letTheListSleep(clock)
     server.items.withLock { $0 = [1, 2, 3] }
     let fetchesBefore = server.fetches.count
     let list = Shared(wrappedValue: OperationState<[Int]>(), query)  // Stale: wakes it and refetches.
@@ -258,9 +258,7 @@ private struct RenameFailure: Error {}
         throw RenameFailure()
       }
     }
-    await waitUntil { clock.sleeperCount >= 1 }
-    clock.advance(by: .seconds(15))
-    await waitUntil { isSleeping(["list"], as: OperationState<[Int]>.self) }
+    await letTheListSleep(clock)
     try await store.flushPersistedCache()
     #expect(try persister.storedValue(["list"], as: [Int].self) == [1, 2])
     #expect(store.dehydrate().entries.first.map { String(decoding: $0.value, as: UTF8.self) } == "[1,2]")
