@@ -45,9 +45,11 @@ final class SimulationRunner {
   private var focusSubscription: SharedSubscription?
   private var triggers: SimulationTriggerModel
   private var debounce = SimulationDebounceModel()
-  private let server = SimulatedServer()
+  let server = SimulatedServer()
   /// The mutation queue, when the program keeps one (see SimulationRunner+Queue).
   let queueHarness: SimulationQueueHarness?
+  /// The list of queries and the observers of derived values (see SimulationRunner+Holders).
+  let holderHarness = SimulationHolderHarness()
   private(set) var registry = SharedRegistry()
   /// The persisted cache's storage, when the program persists it; written at once (no throttle), and flushed before a
   /// relaunch.
@@ -60,7 +62,7 @@ final class SimulationRunner {
   private var wrongRestoredDate: String?
   var model: SimulationModel
   /// Each query's holders, oldest first; a removal detaches the holders it finds.
-  private var holders: [[(shared: Shared<State>, attached: Bool)]]
+  var holders: [[(shared: Shared<State>, attached: Bool)]]
   private var mutationStates: [Shared<MutationState<Int, Int>>] = []
   private var mutationTasks: [(task: OperationTask<Int>, state: Int)] = []
   /// Each ended mutation and whether it succeeded, as their tasks report.
@@ -96,7 +98,7 @@ final class SimulationRunner {
     return failure
   }
 
-  private var store: QueryStore { registry.queries }
+  var store: QueryStore { registry.queries }
 
   private func runSteps() async -> SimulationFailure? {
     await launch(restoring: nil)
@@ -165,7 +167,7 @@ final class SimulationRunner {
 
   // MARK: Steps
 
-  private func query(_ key: Int) -> Query<State> {
+  func query(_ key: Int) -> Query<State> {
     let options = QueryOptions(
       staleTime: program.setup.staleTimes[key], gcTime: program.setup.gcTimes[key],
       refetchInterval: program.setup.refetchInterval, refetchesWhileUnheld: program.setup.refetchesWhileUnheld,
@@ -180,7 +182,7 @@ final class SimulationRunner {
     return 1_000 + edits
   }
 
-  private func fetchesUnderWay() -> Set<Int> {
+  func fetchesUnderWay() -> Set<Int> {
     Set(
       server.fetchesUnderWay.filter {
         model.queries[$0.key].generation == $0.generation && model.queries[$0.key].exists
@@ -205,7 +207,7 @@ final class SimulationRunner {
         wrongRestoredDate = "q\(key) was restored with updatedAt \(shown), stored as \(stored.timeIntervalSince1970)"
       }
     case .release(let key):
-      guard let released = holders[key].popLast() else { break }
+      guard let released = popReleasedHolder(key) else { break }
       model.release(key, attached: released.attached)
     case .answerFetch(let pick, let succeeds):
       guard let answer = server.answerFetch(pick: pick, succeeds: succeeds) else { break }
@@ -283,6 +285,8 @@ final class SimulationRunner {
       if let failure = await performQueue(step) { return failure }
     case .focus(let isFocused):
       return await setFocused(isFocused)
+    case .holders(let step):
+      if let failure = await performHolders(step) { return failure }
     case .cancelMutation(let pick):
       let unfinished = mutationTasks.indices.filter { model.unfinished[$0] != nil }
       guard !unfinished.isEmpty else { break }
@@ -321,7 +325,7 @@ final class SimulationRunner {
 
   /// The holders a removal detached from `key`, which hold it again once the store makes it again (they share the
   /// new query's value); returns how many, or 0 when the store still keeps the query.
-  private func reattach(_ key: Int) -> Int {
+  func reattach(_ key: Int) -> Int {
     guard !model.queries[key].exists else { return 0 }
     var count = 0
     for index in holders[key].indices where !holders[key][index].attached {
@@ -382,6 +386,7 @@ final class SimulationRunner {
     }
     for state in mutationStates { parts.append("\(state.wrappedValue.status)") }
     parts.append(queueFingerprint())
+    parts.append(holdersFingerprint())
     return parts.joined(separator: "|")
   }
 
@@ -444,6 +449,7 @@ final class SimulationRunner {
     if let offline = server.offlineRequests.first { return "a request reached the server while offline: \(offline)" }
     if let wrongRestoredDate { return wrongRestoredDate }
     if let broken = queueBrokenInvariant() { return broken }
+    if let broken = holdersBrokenInvariant() { return broken }
     if let broken = debounce.broken(
       called: server.calledMutations, inFlight: server.mutationsInFlight, stateOf: { self.mutationTasks[$0].state },
       succeeded: outcomes.elements.filter(\.succeeded).map(\.mutation))
@@ -523,7 +529,7 @@ final class SimulationRunner {
   }
 
   /// The store, the server and the model, as lines a person reads.
-  private func snapshot() -> String {
+  func snapshot() -> String {
     var lines = ["clock \(clock.now.offset), \(model.isOnline ? "online" : "offline")"]
     let activity = store.activity.wrappedValue
     lines.append("activity: \(activity.fetchingQueries) fetching, \(activity.runningMutations) mutations")

@@ -46,6 +46,8 @@ enum SimulationStep: Hashable, Sendable, CustomStringConvertible {
   case queue(SimulationQueueStep)
   /// The app becomes active (`true`) or inactive, as a `ManualFocus` the store follows tells it.
   case focus(Bool)
+  /// A list of queries, an observer of a derived value, or the inspector: see `SimulationHolderStep`.
+  case holders(SimulationHolderStep)
 
   var description: String {
     switch self {
@@ -70,6 +72,7 @@ enum SimulationStep: Hashable, Sendable, CustomStringConvertible {
     case .relaunch: "flush the persisted cache, end the app and launch it again"
     case .queue(let step): "\(step)"
     case .focus(let isFocused): isFocused ? "the app becomes active" : "the app becomes inactive"
+    case .holders(let step): "\(step)"
     }
   }
 }
@@ -123,6 +126,13 @@ struct SimulationFeatures: Sendable {
   var intervals = false
   /// The store follows a `ManualFocus`, and the app becomes active and inactive.
   var focus = false
+  /// The program holds a list of queries (`QueriesHolder`) and loads other lists into it.
+  var holderLists = false
+  /// The program registers observers of values derived from its holders (a member, a selection, a reader's member,
+  /// an unwrapped member), some while their value changes.
+  var derivedObservers = false
+  /// The inspector forces queries into an error or loading, refetches and restores them.
+  var inspector = false
   /// How many steps a program has.
   var length = 60
 
@@ -207,6 +217,11 @@ struct SimulationProgram: Sendable {
       return .queue(step)
     }
     if features.focus && random.next(below: 10) == 0 { return .focus(random.next(below: 2) == 0) }
+    if features.holderLists || features.derivedObservers || features.inspector,
+      let step = SimulationHolderStep.draw(&random, features: features, key: key)
+    {
+      return .holders(step)
+    }
     let roll = random.next(below: features.mutations ? 100 : 78)
     switch roll {
     case 0..<14: return .hold(key: key)
