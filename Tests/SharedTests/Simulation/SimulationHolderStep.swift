@@ -33,15 +33,15 @@ enum SimulationHolderStep: Hashable, Sendable, CustomStringConvertible {
     let mask = random.next(below: 1 << SimulationSetup.keyCount)
     let form = SimulationDerivedForm.allCases[random.next(below: SimulationDerivedForm.allCases.count)]
     let changes = random.next(below: 2) == 0
-    let moves = (0..<1 + random.next(below: 4)).map { _ in
-      SimulationInspectorMove.allCases[random.next(below: SimulationInspectorMove.allCases.count)]
+    let moves = (0..<2 + random.next(below: 4)).map { _ in
+      SimulationInspectorMove.drawn[random.next(below: SimulationInspectorMove.drawn.count)]
     }
     switch roll {
     case 0..<8 where features.holderLists:
       return .load(keys: (0..<SimulationSetup.keyCount).filter { mask & (1 << $0) != 0 })
     case 8..<16 where features.derivedObservers:
       return .observe(key: key, form: form, changesWhileRegistering: changes)
-    case 16..<24 where features.inspector:
+    case 16..<28 where features.inspector:
       return .inspect(key: key, moves: moves)
     default:
       return nil
@@ -79,6 +79,12 @@ enum SimulationInspectorMove: String, Hashable, Sendable, CaseIterable, CustomSt
   case restore
   /// `inspector.snapshot()`.
   case snapshot
+
+  /// The moves a step draws from: forces and refetches more often than restores and snapshots, so that forces
+  /// with a refetch between them come often.
+  static let drawn: [SimulationInspectorMove] = [
+    .forceError, .forceError, .forceLoading, .refetch, .refetch, .restore, .snapshot,
+  ]
 
   var description: String {
     switch self {

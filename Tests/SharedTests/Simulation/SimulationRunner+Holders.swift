@@ -171,7 +171,12 @@ extension SimulationRunner {
       {
         model.fetchAnswered(answer)
         while ContinuousClock.now < giveUp {
-          if holders[key].allSatisfy({ !$0.attached || $0.shared.wrappedValue.value == answer.data }) { return nil }
+          // Shown, and the fetch ended (a refetch right after would join it otherwise).
+          if holders[key].allSatisfy({ !$0.attached || $0.shared.wrappedValue.value == answer.data }),
+            store.activity.wrappedValue.fetchingQueries == fetchesUnderWay().count
+          {
+            return nil
+          }
           await Task.yield()
         }
         break
