@@ -13,7 +13,7 @@ enum SimulationHolderStep: Hashable, Sendable, CustomStringConvertible {
   /// appends an item, as a write from another task would in that moment; or, if the registration runs no getter,
   /// right after it) and changes back after it: the observer must hear the change back.
   case observe(key: Int, form: SimulationDerivedForm, changesWhileRegistering: Bool)
-  /// The inspector's `moves` on query `key` (if it is held, online), then a restore.
+  /// The inspector's `moves` on the held query picked by `key` (online), then a restore.
   case inspect(key: Int, moves: [SimulationInspectorMove])
 
   var description: String {
@@ -22,7 +22,7 @@ enum SimulationHolderStep: Hashable, Sendable, CustomStringConvertible {
     case .observe(let key, let form, let changes):
       "observe the \(form) of q\(key)'s newest holder\(changes ? ", its value changing while it registers" : "")"
     case .inspect(let key, let moves):
-      "the inspector on q\(key): \((moves + [.restore]).map(\.description).joined(separator: ", "))"
+      "the inspector on held query #\(key): \((moves + [.restore]).map(\.description).joined(separator: ", "))"
     }
   }
 

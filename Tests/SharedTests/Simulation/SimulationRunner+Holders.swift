@@ -126,11 +126,13 @@ extension SimulationRunner {
 
   /// The inspector's `moves` on `key`, then a restore: a restore must never show a value older than the confirmed
   /// one (a refetch that ended a force, and a force after it, are restored to the refetched value).
-  private func inspect(key: Int, moves: [SimulationInspectorMove]) async -> SimulationFailure? {
+  private func inspect(key pick: Int, moves: [SimulationInspectorMove]) async -> SimulationFailure? {
     // A held query is awake (a sleeping one cannot be forced); online, a refetch reaches the server.
-    guard model.isOnline, model.queries[key].exists, model.queries[key].holders > 0,
-      !model.changes.contains(where: { $0.key == key })
-    else { return nil }
+    let held = (0..<SimulationSetup.keyCount).filter { key in
+      model.queries[key].exists && model.queries[key].holders > 0 && !model.changes.contains { $0.key == key }
+    }
+    guard model.isOnline, !held.isEmpty else { return nil }
+    let key = held[pick % held.count]
     let inspector = registry.inspector
     let name: QueryKey = ["sim", key]
     for move in moves + [.restore] {
