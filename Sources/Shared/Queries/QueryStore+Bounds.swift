@@ -146,7 +146,7 @@ extension QueryStore {
   }
 }
 
-extension QueryStore.State {
+extension QueryStore.Records {
   /// When the queries on the clock `key` need the next garbage check after one at `now`; `nil` when none is left.
   func nextGCCheck(_ key: QueryClockKey, now: Duration) -> Duration? {
     var soonest: Duration?

@@ -109,7 +109,7 @@ extension QueryStore {
   private func leaveRefetch(_ refetch: JoinedRefetch) {
     let (withdrawn, effect) = state.withLock { state -> (QueryWork?, QueryRecordEffect) in
       // A record removed (or made again) meanwhile no longer runs this work: there is nobody to tell.
-      guard let record = state.root.node(at: refetch.key.parts)?.record else { return (nil, .none) }
+      guard let record = state.record(named: refetch.key) else { return (nil, .none) }
       return record.cancelRequested(refetch.id, work: refetch.work)
     }
     withExtendedLifetime(withdrawn) {}  // Released after the lock.

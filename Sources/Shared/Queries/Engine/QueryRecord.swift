@@ -675,7 +675,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     let work = QueryWork(fetching: kind.pages)
     works.insert(work, for: id)
     let fetch = body.map(QueryFetcher.full) ?? fetcher
-    // The fetch reaches its record directly (see `QueryStore.execute`).
+    // The fetch reaches its record directly (see `QueryFetchExecutor.execute`).
     let record = self
     let effect: QueryRecordEffect
     // Asked after the lock whether the fetch follows the network (one atomic read when no online status is followed).
@@ -689,8 +689,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
           Task {
             guard await work.waitForTurn() else { return }  // Withdrawn: settled by its withdrawal.
             // Asked as its turn comes: the device may have gone offline while it queued.
-            let network = QueryStore.network(of: record, at: gate, store: store)
-            await QueryStore.execute(
+            let network = QueryFetchExecutor.network(of: record, at: gate, store: store)
+            await QueryFetchExecutor.execute(
               id, of: record, fetch: fetch, work: work, before: nil, store: store, network: network)
           })
       }
@@ -700,17 +700,17 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
       let shared = self.shared
       let store = WeakQueryStore(store: store)
       effect = QueryRecordEffect {
-        let network = QueryStore.network(of: record, at: gate, store: store)
+        let network = QueryFetchExecutor.network(of: record, at: gate, store: store)
         let before: OperationStatus
         if let network, network.startsPaused() {
-          before = QueryStore.markPending(shared, fetching: work.pages, network: network)
+          before = QueryFetchExecutor.markPending(shared, fetching: work.pages, network: network)
         } else {
           // A holder's fetch writes through code specialized for the value (see `QueryValueWriter`).
-          before = writer?.markPending(shared) ?? QueryStore.markPending(shared, fetching: work.pages)
+          before = writer?.markPending(shared) ?? QueryFetchExecutor.markPending(shared, fetching: work.pages)
         }
         work.attach(
           Task {
-            await QueryStore.execute(
+            await QueryFetchExecutor.execute(
               id, of: record, fetch: fetch, work: work, before: before, store: store, network: network,
               writer: writer)
           })

@@ -130,7 +130,7 @@ private struct Harness {
   enum Progress {
     /// Queued work whose turn came: the store let its task go, and the task has not woken yet, so the value shows
     /// what the work before it left (fetching, when that work handed over, or a reset's first load). `cancelled`:
-    /// its task was cancelled meanwhile, so it wakes to end at once, as `QueryStore.execute` ends it: it never
+    /// its task was cancelled meanwhile, so it wakes to end at once, as `QueryFetchExecutor.execute` ends it: it never
     /// marks the value fetching, fetches nothing and writes nothing, and tells the record it ended cancelled.
     case turnGiven(cancelled: Bool)
     /// Refetching every page: the walk, and the pages fetched so far.
@@ -610,7 +610,7 @@ private struct Harness {
     end(id, outcome: cancelled ? .cancelled : .failed)
   }
 
-  /// The task of the running work, given its turn, wakes, as `QueryStore.execute` begins a queued work: it marks
+  /// The task of the running work, given its turn, wakes, as `QueryFetchExecutor.execute` begins a queued work: it marks
   /// the value fetching and fetches, or, cancelled meanwhile, ends at once with nothing shown or written of its own;
   /// the value still shows what the work before it left.
   mutating func takeTurn(_ id: QueryRecordMachine.WorkID, cancelled: Bool) {
