@@ -228,11 +228,11 @@ extension QueryStore {
     key: QueryKey,
     as _: State.Type
   ) {
-    let (withdrawn, effect) = state.withLock { state -> (QueryWork?, QueryRecordEffect) in
-      guard let record = state.record(named: key, as: State.self) else { return (nil, .none) }
-      return record.cancelRequested(id, work: work)
+    let effect = state.withLockReleasingAfter { state -> (result: QueryRecordEffect, released: QueryWork?) in
+      guard let record = state.record(named: key, as: State.self) else { return (.none, nil) }
+      let (withdrawn, effect) = record.cancelRequested(id, work: work)
+      return (effect, withdrawn)
     }
-    withExtendedLifetime(withdrawn) {}  // Released after the lock.
     effect()
   }
 

@@ -324,8 +324,9 @@ extension QueryStore {
     of record: QueryRecord<State>,
     outcome: QueryRecordMachine.Outcome
   ) -> QueryRecordEffect {
-    let (finished, effect) = state.withLock { _ in record.finished(id, outcome: outcome, store: self) }
-    withExtendedLifetime(finished) {}  // Released after the lock.
-    return effect
+    state.withLockReleasingAfter { _ in
+      let (finished, effect) = record.finished(id, outcome: outcome, store: self)
+      return (result: effect, released: finished)
+    }
   }
 }
