@@ -43,7 +43,7 @@ extension QueryStore {
       var wait = start.firstWait > .zero ? start.firstWait : nil
       while true {
         if let wait {
-          do { try await clock.sleep(for: wait) } catch { return }
+          do { try await clock.sleep(for: wait, waitingFor: .garbageCheck) } catch { return }
         }
         guard let self, let next = self.sweep(key, generation: start.generation, now: start.stopwatch.elapsed())
         else { return }

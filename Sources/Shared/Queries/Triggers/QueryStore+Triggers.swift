@@ -92,7 +92,7 @@ extension QueryStore {
     // Weak, and detached, as the sweeper is: a store whose registry is gone stops and is freed.
     Task.detached { [weak self] in
       while true {
-        do { try await clock.sleep(for: key.interval) } catch { return }
+        do { try await clock.sleep(for: key.interval, waitingFor: .refetchInterval) } catch { return }
         guard let self, self.tick(key) != nil else { return }
       }
     }
