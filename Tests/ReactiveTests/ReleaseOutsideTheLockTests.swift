@@ -92,3 +92,24 @@ private final class Payload: Sendable {
     #expect(box.subscriberCount == 0)
   }
 }
+
+/// A lock's critical section that lets something go hands it to `withLockReleasingAfter(_:)`, which releases it after
+/// the lock: here the released value's deinit finds the lock free.
+@Suite struct LockReleasingAfterTests {
+  @Test func whatACriticalSectionReleasesGoesAfterTheLock() {
+    let lock = Lock<Payload?>(nil)
+    let heldAtDeinit = Mutex<Bool?>(nil)
+    lock.withLock { stored in
+      stored = Payload {
+        let isHeld = lock.mutex.withLockIfAvailable { _ in false } ?? true
+        heldAtDeinit.withLock { $0 = isHeld }
+      }
+    }
+    let result = lock.withLockReleasingAfter { stored in
+      defer { stored = nil }
+      return (result: 42, released: stored)
+    }
+    #expect(result == 42)
+    #expect(heldAtDeinit.withLock { $0 } == false)
+  }
+}

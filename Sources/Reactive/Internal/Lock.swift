@@ -39,6 +39,20 @@ package struct Lock<State: ~Copyable>: ~Copyable, Sendable {
       return try mutex.withLock(body)
     #endif
   }
+
+  /// Runs `body` with the state, under the lock, and returns its `result`; what it hands back as `released` (what
+  /// the state let go: a replaced value, removed observers, withdrawn work) is released after the lock.
+  ///
+  /// Nothing of a program's is released under a lock (a deinit is the program's code, and may take this lock): a
+  /// critical section that lets something go returns it here.
+  @inlinable
+  package borrowing func withLockReleasingAfter<Result, Released>(
+    _ body: (inout sending State) -> sending (result: Result, released: Released)
+  ) -> sending Result {
+    let (result, released) = withLock(body)
+    withExtendedLifetime(released) {}  // The one place the released values go: here, after the lock.
+    return result
+  }
 }
 
 #if REACTIVE_TSAN

@@ -54,7 +54,16 @@ public final class ManualClock: Clock, Sendable {
   private struct Sleeper {
     let id: UInt64
     let deadline: Instant
+    let wait: ClockWait?
     let continuation: UnsafeContinuation<Void, any Error>
+  }
+
+  /// A task sleeping on the clock: until when, and what for.
+  public struct Sleeping: Equatable, Sendable {
+    /// The instant it wakes at.
+    public let deadline: Instant
+    /// What it waits for, when the framework sleeps; `nil` for your code's sleeps.
+    public let wait: ClockWait?
   }
 
   private struct State {
@@ -62,7 +71,7 @@ public final class ManualClock: Clock, Sendable {
     var sleepers: [Sleeper] = []
     var nextID: UInt64 = 0
     var cancelledIDs: Set<UInt64> = []
-    var sleeperWaiters: [(count: Int, continuation: UnsafeContinuation<Void, Never>)] = []
+    var sleeperWaiters: [(count: Int, wait: ClockWait?, continuation: UnsafeContinuation<Void, Never>)] = []
   }
 
   private let state = Lock(State())
@@ -83,6 +92,14 @@ public final class ManualClock: Clock, Sendable {
     state.withLock { $0.sleepers.count }
   }
 
+  /// The tasks sleeping on this clock right now, earliest deadline first, each with what it waits for: the store's
+  /// garbage check, a refetch interval, a retry's backoff (see ``ClockWait``).
+  public var sleepers: [Sleeping] {
+    state.withLock { state in
+      state.sleepers.map { Sleeping(deadline: $0.deadline, wait: $0.wait) }.sorted { $0.deadline < $1.deadline }
+    }
+  }
+
   /// Suspends until the clock reaches `deadline`.
   ///
   /// - Parameters:
@@ -91,6 +108,7 @@ public final class ManualClock: Clock, Sendable {
   /// - Throws: `CancellationError` when the task is cancelled.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
+    let wait = ClockWait.current
     let id = state.withLock { state -> UInt64 in
       state.nextID += 1
       return state.nextID
@@ -101,7 +119,7 @@ public final class ManualClock: Clock, Sendable {
           state -> (Result<Void, any Error>?, [UnsafeContinuation<Void, Never>]) in
           if state.cancelledIDs.remove(id) != nil { return (.failure(CancellationError()), []) }
           if deadline <= state.now { return (.success(()), []) }
-          state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+          state.sleepers.append(Sleeper(id: id, deadline: deadline, wait: wait, continuation: continuation))
           return (nil, Self.takeSatisfiedWaiters(&state))
         }
         for waiter in waiters { waiter.resume() }
@@ -143,27 +161,47 @@ public final class ManualClock: Clock, Sendable {
     advance(by: max(.zero, now.duration(to: instant)))
   }
 
-  /// Waits until at least `count` tasks sleep on this clock.
+  /// Waits until at least `count` tasks sleep on this clock, or, with `wait`, at least `count` tasks waiting for
+  /// that (``ClockWait``).
   ///
-  /// Use it to know that the code under test has reached its wait before moving time. Count every sleeper that
-  /// shares the clock (a file key's poll sleeps on it too).
+  /// Use it to know that the code under test has reached its wait before moving time. Without `wait`, count every
+  /// sleeper that shares the clock (a file key's poll, the store's garbage check and a query's interval sleep on it
+  /// too); with it, only the sleepers of that kind:
   ///
-  /// - Parameter count: How many sleepers to wait for.
-  public func waitForSleepers(_ count: Int = 1) async {
+  /// ```swift
+  /// await clock.waitForSleepers(waitingFor: .retryBackoff)   // not the garbage check that also sleeps
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - count: How many sleepers to wait for.
+  ///   - wait: What they wait for; any sleeper counts when `nil`.
+  public func waitForSleepers(_ count: Int = 1, waitingFor wait: ClockWait? = nil) async {
     await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
       let ready = state.withLock { state -> Bool in
-        if state.sleepers.count >= count { return true }
-        state.sleeperWaiters.append((count, continuation))
+        if Self.sleeperCount(in: state, waitingFor: wait) >= count { return true }
+        state.sleeperWaiters.append((count, wait, continuation))
         return false
       }
       if ready { continuation.resume() }
     }
   }
 
+  private static func sleeperCount(in state: borrowing State, waitingFor wait: ClockWait?) -> Int {
+    guard let wait else { return state.sleepers.count }
+    return state.sleepers.count { $0.wait == wait }
+  }
+
   private static func takeSatisfiedWaiters(_ state: inout State) -> [UnsafeContinuation<Void, Never>] {
-    let count = state.sleepers.count
-    let satisfied = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
-    state.sleeperWaiters.removeAll { $0.count <= count }
+    var satisfied: [UnsafeContinuation<Void, Never>] = []
+    var waiting: [(count: Int, wait: ClockWait?, continuation: UnsafeContinuation<Void, Never>)] = []
+    for waiter in state.sleeperWaiters {
+      if sleeperCount(in: state, waitingFor: waiter.wait) >= waiter.count {
+        satisfied.append(waiter.continuation)
+      } else {
+        waiting.append(waiter)
+      }
+    }
+    state.sleeperWaiters = waiting
     return satisfied
   }
 }

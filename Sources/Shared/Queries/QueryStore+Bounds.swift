@@ -43,7 +43,7 @@ extension QueryStore {
       var wait = start.firstWait > .zero ? start.firstWait : nil
       while true {
         if let wait {
-          do { try await clock.sleep(for: wait) } catch { return }
+          do { try await clock.sleep(for: wait, waitingFor: .garbageCheck) } catch { return }
         }
         guard let self, let next = self.sweep(key, generation: start.generation, now: start.stopwatch.elapsed())
         else { return }
@@ -146,7 +146,7 @@ extension QueryStore {
   }
 }
 
-extension QueryStore.State {
+extension QueryStore.Records {
   /// When the queries on the clock `key` need the next garbage check after one at `now`; `nil` when none is left.
   func nextGCCheck(_ key: QueryClockKey, now: Duration) -> Duration? {
     var soonest: Duration?

@@ -143,7 +143,7 @@ extension QueryStore {
     matching filter: QueryFilter,
     heard: InspectionEvent.Kind? = nil,
     onlyActed: Bool = false,
-    _ act: @Sendable (inout Contents, any QueryRecordProtocol) -> QueryRecordEffect
+    _ act: @Sendable (inout Records, any QueryRecordProtocol) -> QueryRecordEffect
   ) -> (count: Int, acted: Int) {
     // The keys are gathered for an attached inspector only.
     let inspects = heard != nil && settings.inspector.isAttached
@@ -157,7 +157,7 @@ extension QueryStore {
       guard !accepted.isEmpty else { return (0, 0) }
       effects = state.withLock { state in
         accepted.compactMap { candidate -> QueryRecordEffect? in
-          guard let record = state.root.node(at: candidate.key.parts)?.record,
+          guard let record = state.record(named: candidate.key),
             record.epoch.isSame(as: candidate.epoch)
           else { return nil }
           if inspects { keys.append(record.key) }
@@ -186,7 +186,7 @@ extension QueryStore {
   /// The queries `filter`'s key reaches, without its predicate; call under the lock.
   private static func records(
     matching filter: QueryFilter,
-    in state: borrowing Contents
+    in state: borrowing Records
   ) -> [any QueryRecordProtocol] {
     guard let node = state.root.node(at: filter.key.parts) else { return [] }
     if filter.isExact { return node.record.map { [$0] } ?? [] }

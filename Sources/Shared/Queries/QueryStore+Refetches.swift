@@ -107,12 +107,12 @@ extension QueryStore {
 
   /// A caller stopped waiting for the refetch `refetch` it joined.
   private func leaveRefetch(_ refetch: JoinedRefetch) {
-    let (withdrawn, effect) = state.withLock { state -> (QueryWork?, QueryRecordEffect) in
+    let effect = state.withLockReleasingAfter { state -> (result: QueryRecordEffect, released: QueryWork?) in
       // A record removed (or made again) meanwhile no longer runs this work: there is nobody to tell.
-      guard let record = state.root.node(at: refetch.key.parts)?.record else { return (nil, .none) }
-      return record.cancelRequested(refetch.id, work: refetch.work)
+      guard let record = state.record(named: refetch.key) else { return (.none, nil) }
+      let (withdrawn, effect) = record.cancelRequested(refetch.id, work: refetch.work)
+      return (effect, withdrawn)
     }
-    withExtendedLifetime(withdrawn) {}  // Released after the lock.
     effect()
   }
 }

@@ -93,17 +93,16 @@ extension QueryStore {
       // The clock is the caller's code: read outside the lock.
       let now = epoch.elapsed()
       let shared = state.withLock { state -> Shared<State>? in
-        guard let record = state.root.node(at: query.key.parts)?.record as? QueryRecord<State>,
+        guard let record = state.record(named: query.key, as: State.self),
           record.epoch.isSame(as: epoch)
         else { return nil }
         record.valueSet(obtainedAt: now - age)
-        state.bounds.use(record)
-        record.wakeIfSleeping(in: registry, store: self)
+        use(record, in: &state)
         return record.shared
       }
       // Collected or removed between the two locks: made again.
       guard let shared else { continue }
-      Self.writeData(into: shared) { state in
+      QueryFetchExecutor.writeData(into: shared) { state in
         body(&state)
         state.operation.markSet(at: updatedAt)
       }

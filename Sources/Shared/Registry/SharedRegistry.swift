@@ -204,8 +204,6 @@ public final class SharedRegistry: Sendable {
 
   /// Removes the entry of a root that went away, unless a newer root took its place.
   func remove(_ id: some Hashable & Sendable, generation: UInt64) {
-    let removed = state.withLock { $0.remove(id, generation: generation) }
-    // Released here, outside the lock.
-    withExtendedLifetime(removed) {}
+    state.withLockReleasingAfter { state in (result: (), released: state.remove(id, generation: generation)) }
   }
 }

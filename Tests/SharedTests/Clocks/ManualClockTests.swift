@@ -1,6 +1,7 @@
-import SharedState
 import TestSupport
 import Testing
+
+@testable import SharedState
 
 /// The clock tests hand to the framework: time moves only when the test moves it.
 @Suite struct ManualClockTests {
@@ -65,5 +66,21 @@ import Testing
     clock.advance(by: .seconds(5))
     try await clock.sleep(until: clock.now.advanced(by: .seconds(-1)))
     #expect(clock.sleeperCount == 0)
+  }
+
+  /// A sleeper the framework makes says what it waits for, and a test can wait for that one alone: here a program's
+  /// own sleep (no wait named) sleeps first, and only the second sleeper, a debounce, ends the wait for a debounce.
+  @Test func aTestWaitsForTheSleeperOfTheKindItNames() async throws {
+    let clock = ManualClock()
+    let own = Task { try await clock.sleep(until: clock.now.advanced(by: .seconds(5))) }
+    await clock.waitForSleepers()
+    let debounce = Task { try await clock.sleep(for: .seconds(1), waitingFor: .debounce) }
+    await clock.waitForSleepers(waitingFor: .debounce)
+    #expect(clock.sleepers.map(\.wait) == [.debounce, nil])  // Earliest first.
+    #expect(clock.sleepers.map(\.deadline.offset) == [.seconds(1), .seconds(5)])
+    clock.advance(by: .seconds(5))
+    try await debounce.value
+    try await own.value
+    #expect(clock.sleepers.isEmpty)
   }
 }

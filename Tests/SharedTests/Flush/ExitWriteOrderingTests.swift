@@ -171,24 +171,19 @@ private struct World {
 /// the save task still ends with the file holding the newest change.
 @Suite struct ExitWriteOrderingTests {
   private func explore(_ world: World) -> (orderings: Int, failure: String?) {
-    if let failure = world.failure { return (1, failure) }
-    let events = world.enabled
-    guard !events.isEmpty else {
-      var settled = world
-      settled.settle()
-      return (1, settled.failure)
-    }
-    var orderings = 0
-    for event in events {
-      var next = world
-      next.apply(event)
-      let (count, failure) = explore(next)
-      orderings += count
-      if let failure { return (orderings, failure) }
-    }
-    var settled = world
-    settled.settle()
-    return (orderings, settled.failure)
+    let search = searchEveryOrdering(
+      from: world,
+      events: \.enabled,
+      apply: { next, event in
+        next.apply(event)
+        return next.failure
+      },
+      atEnd: { world in
+        var ended = world
+        ended.settle()
+        return ended.failure.map { [$0] } ?? []
+      }, endsEveryPrefix: true)
+    return (search.orderings, search.failure)
   }
 
   /// Explores on a thread of its own: the search never suspends, so it must not hold a thread of the shared pool.

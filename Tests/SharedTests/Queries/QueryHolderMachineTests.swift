@@ -69,7 +69,8 @@ private struct HolderHarness {
   }
 
   mutating func fail(_ message: String) {
-    failures.append("\(message) after [\(trace)]")
+    // The search of every ordering names the events itself.
+    failures.append(trace.isEmpty ? message : "\(message) after [\(trace)]")
   }
 
   var held: Int { keys.count - 1 }
@@ -179,53 +180,40 @@ private struct HolderHarness {
 /// writes race in.
 @Suite(.offTheCooperativePool, .disabled(if: isThreadSanitizerBuild, "single-threaded search"))
 struct QueryHolderMachineTests {
-  private func explore(
-    depth: Int,
-    keepsPreviousValue: Bool,
-    placeholder: String?
-  ) -> (sequences: Int, failures: [String]) {
-    let events = HolderEvent.allCases
-    var failures: [String] = []
-    var sequences = 0
-    var indices = Array(repeating: 0, count: depth)
-    while true {
-      sequences += 1
-      let sequence = indices.map { events[$0] }
-      var harness = HolderHarness(
-        trace: sequence.map(\.description).joined(separator: ", "), keepsPreviousValue: keepsPreviousValue,
-        placeholder: placeholder)
-      for event in sequence { harness.apply(event) }
-      harness.settleAndCheck()
-      failures += harness.failures
-      if failures.count > 20 { break }
-      var position = depth - 1
-      while position >= 0 {
-        indices[position] += 1
-        if indices[position] < events.count { break }
-        indices[position] = 0
-        position -= 1
-      }
-      if position < 0 { break }
-    }
-    return (sequences, failures)
+  /// Every sequence of `depth` holder events, each settled and checked; at most 20 failures.
+  private func explore(depth: Int, keepsPreviousValue: Bool, placeholder: String?) -> OrderingSearch {
+    searchEveryOrdering(
+      from: HolderHarness(trace: "", keepsPreviousValue: keepsPreviousValue, placeholder: placeholder),
+      depth: depth,
+      events: { _ in HolderEvent.allCases },
+      apply: { harness, event in
+        harness.apply(event)
+        return nil
+      },
+      atEnd: { harness in
+        var leaf = harness
+        leaf.settleAndCheck()
+        return leaf.failures
+      },
+      failureLimit: 20)
   }
 
   @Test func everyOrderingOfSixEventsKeepingThePreviousValueEndsOnTheHeldQuery() {
-    let (sequences, failures) = explore(depth: 6, keepsPreviousValue: true, placeholder: nil)
-    #expect(sequences == 262_144)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+    let search = explore(depth: 6, keepsPreviousValue: true, placeholder: nil)
+    #expect(search.orderings == 262_144)
+    #expect(search.failures.isEmpty, "\(search.failures.prefix(5).joined(separator: "\n"))")
   }
 
   @Test func everyOrderingOfFiveEventsWithAPlaceholderAndNoPreviousValueEndsOnTheHeldQuery() {
-    let (sequences, failures) = explore(depth: 5, keepsPreviousValue: false, placeholder: "placeholder")
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+    let search = explore(depth: 5, keepsPreviousValue: false, placeholder: "placeholder")
+    #expect(search.orderings == 32_768)
+    #expect(search.failures.isEmpty, "\(search.failures.prefix(5).joined(separator: "\n"))")
   }
 
   @Test func everyOrderingOfFiveEventsWithAPlaceholderAndThePreviousValueEndsOnTheHeldQuery() {
-    let (sequences, failures) = explore(depth: 5, keepsPreviousValue: true, placeholder: "placeholder")
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+    let search = explore(depth: 5, keepsPreviousValue: true, placeholder: "placeholder")
+    #expect(search.orderings == 32_768)
+    #expect(search.failures.isEmpty, "\(search.failures.prefix(5).joined(separator: "\n"))")
   }
 
   @Test func theNewKeysValueReplacesThePreviousOneWhichIsLetGo() {

@@ -20,6 +20,18 @@ import Testing
     try await $settings.save()
   }
 
+  @Test func retriesAfterOneSecond() async {
+    let clock = ManualClock()
+    @Shared(.inMemory("post")) var post = OperationState<Int>()
+    let task = $post.run(.retry(.constant(retries: 1, delay: .seconds(1))).clock(clock)) { throw URLError(.timedOut) }
+    await clock.waitForSleepers(waitingFor: .retryBackoff)  // not the other waits on the clock
+    #expect(clock.sleepers.map(\.wait) == [.retryBackoff])
+    clock.advance(by: .seconds(1))  // the retry runs
+    // Not in the article: the second attempt ran and failed too.
+    _ = try? await task.value
+    #expect(post.operation.failureCount == 2)
+  }
+
   @Test func theSavedFileHoldsTheChange() async throws {
     try await savesAfterTheDelay()
     let saved = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))

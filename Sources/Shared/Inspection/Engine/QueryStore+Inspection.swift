@@ -22,14 +22,14 @@ extension QueryStore {
   /// Forces the value of the query named `key` into the state `action` names; returns the state it replaced, or
   /// `nil` when no awake query has that key.
   func force(_ action: InspectorAction, key: QueryKey) -> ForcedQueryState? {
-    let write = state.withLock { state in state.root.node(at: key.parts)?.record?.forcing(action) }
+    let write = state.withLock { state in state.record(named: key)?.forcing(action) }
     return write?() ?? nil
   }
 
   /// Puts back the state `forced` replaced in the query named `key`, if the value is still the forced one; whether
   /// it did.
   func restore(_ forced: ForcedQueryState, key: QueryKey) -> Bool {
-    let write = state.withLock { state in state.root.node(at: key.parts)?.record?.restoring(forced) }
+    let write = state.withLock { state in state.record(named: key)?.restoring(forced) }
     return write?() ?? false
   }
 }

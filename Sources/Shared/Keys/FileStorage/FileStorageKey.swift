@@ -143,7 +143,7 @@ public struct FileStorageKey<Value: Codable & Sendable>: SharedKey {
     let task = Task {
       while !Task.isCancelled {
         do {
-          try await clock.sleep(for: interval)
+          try await clock.sleep(for: interval, waitingFor: .filePoll)
         } catch {
           return
         }

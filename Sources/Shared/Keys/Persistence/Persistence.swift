@@ -269,7 +269,7 @@ final class Persistence<Value: Sendable>: Sendable {
     guard state.withLock({ $0.machine.saveTaskWaitsForDelay }) else { return }
     let clock = schedule.clock
     let delay = schedule.delay
-    let sleeper = Task { try await clock.sleep(for: delay) }
+    let sleeper = Task { try await clock.sleep(for: delay, waitingFor: .saveDelay) }
     let sleeps = state.withLock { guarded -> Bool in
       guard guarded.machine.saveTaskWaitsForDelay else { return false }
       guarded.sleeper = sleeper

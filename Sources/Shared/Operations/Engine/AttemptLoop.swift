@@ -65,7 +65,7 @@ enum AttemptLoop {
         } else {
           let delay = retry.backoff(number)
           if delay > .zero {
-            do { try await options.clock.sleep(for: delay) } catch { return .cancelled }
+            do { try await options.clock.sleep(for: delay, waitingFor: .retryBackoff) } catch { return .cancelled }
             guard mayRetry() else { return .cancelled }
           }
           if let network, network.backoffEnded() {
@@ -105,7 +105,7 @@ enum AttemptLoop {
           },
           timer: Task {
             do {
-              try await clock.sleep(for: timeout)
+              try await clock.sleep(for: timeout, waitingFor: .attemptTimeout)
               race.finish(.failure(OperationTimeoutError(timeout: timeout)))
             } catch {}
           })

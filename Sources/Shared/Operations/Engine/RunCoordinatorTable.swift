@@ -63,10 +63,10 @@ final class RunCoordinatorTable: Sendable {
 
   /// A coordinator of this table was freed: its entry leaves, unless a new coordinator already took its place.
   func remove(_ key: Path) {
-    let removed = coordinators.withLock { coordinators -> Entry? in
-      guard let entry = coordinators[key], entry.coordinator == nil else { return nil }
-      return coordinators.removeValue(forKey: key)
+    // The path's key paths are released after the lock.
+    coordinators.withLockReleasingAfter { coordinators -> (result: Void, released: Entry?) in
+      guard let entry = coordinators[key], entry.coordinator == nil else { return ((), nil) }
+      return ((), coordinators.removeValue(forKey: key))
     }
-    withExtendedLifetime(removed) {}  // The path's key paths go here, after the lock.
   }
 }

@@ -207,7 +207,7 @@ extension Shared where Value: OperationTrackable {
       _ = isolation
       var started: UInt64?
       do {
-        try await clock.sleep(for: interval)
+        try await clock.sleep(for: interval, waitingFor: .debounce)
         // A trigger a later one followed is told apart under the coordinator's lock alone; one still waiting
         // decides, starts and supersedes the run in flight in one step with the value's lock held.
         if coordinator.coordinate({ $0.debounceCancellingPrevious.isWaiting(trigger) }) {

@@ -79,7 +79,7 @@ extension Shared where Value: OperationTrackable {
       _ = isolation
       var started: UInt64?
       do {
-        try await clock.sleep(for: interval)
+        try await clock.sleep(for: interval, waitingFor: .debounce)
         // A coalesced trigger (the common case in a burst) is told apart under the coordinator's lock alone; one still
         // waiting decides and starts in one step with the value's lock held.
         if coordinator.coordinate({ $0.debounce.isWaiting(trigger) }) {

@@ -18,10 +18,9 @@ final class LastKnown<Value: Sendable>: Sendable {
   var value: Value { storage.withLock { $0 } }
 
   func store(_ value: Value) {
-    let replaced = storage.withLock { stored in
+    storage.withLockReleasingAfter { stored in
       defer { stored = value }
-      return stored
+      return (result: (), released: stored)
     }
-    withExtendedLifetime(replaced) {}  // Released after the lock.
   }
 }

@@ -31,11 +31,11 @@ final class LastValue<Value: Sendable>: Sendable {
     let isRepeat = isEqual(previous, value)
     // A repeat of the starting value is stored too, so the start, and the parent's value it keeps, are let go.
     if isRepeat, case .value = stored { return false }
-    let replaced = storage.withLock { stored in
+    // The value replaced holds the app's value: released after the lock.
+    storage.withLockReleasingAfter { stored in
       defer { stored = .value(value) }
-      return stored
+      return (result: (), released: stored)
     }
-    withExtendedLifetime(replaced) {}  // Released after the lock: it holds the app's value.
     return !isRepeat
   }
 }

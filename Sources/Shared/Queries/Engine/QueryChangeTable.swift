@@ -47,12 +47,11 @@ final class QueryChangeTable: Sendable {
 
   /// Forgets the layer of `key` if it is `layer` and no change of it is pending.
   func removeIfIdle(_ key: QueryKey, layer: some PendingChanges) {
-    let removed = layers.withLock { layers -> (any PendingChanges)? in
-      guard let existing = layers[key], existing === layer, !layer.isActive else { return nil }
+    layers.withLockReleasingAfter { layers -> (result: Void, released: (any PendingChanges)?) in
+      guard let existing = layers[key], existing === layer, !layer.isActive else { return ((), nil) }
       count.subtract(1, ordering: .releasing)
-      return layers.removeValue(forKey: key)
+      return ((), layers.removeValue(forKey: key))
     }
-    withExtendedLifetime(removed) {}
   }
 }
 

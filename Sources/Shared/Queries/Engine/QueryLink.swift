@@ -52,11 +52,11 @@ final class QueryLink: Sendable {
     kind: QueryKind<State>,
     epoch: Stopwatch
   ) {
-    let replaced = state.withLock { target in
+    // The target replaced (its fetcher's captures) is released after the lock.
+    state.withLockReleasingAfter { target in
       defer { target = QueryLinkTarget(store: store, key: key, kind: kind, epoch: epoch) }
-      return target
+      return (result: (), released: target)
     }
-    withExtendedLifetime(replaced) {}  // Its fetcher's captures are released after the lock.
   }
 }
 

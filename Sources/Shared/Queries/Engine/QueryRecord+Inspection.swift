@@ -43,7 +43,7 @@ extension QueryRecord {
         var loading = current
         if case .forceLoading = action { loading.resetToInitialState() }
         var replaced: State?
-        let written = QueryStore.writeData(into: root, ifVersion: version) { state in
+        let written = QueryFetchExecutor.writeData(into: root, ifVersion: version) { state in
           replaced = state
           switch action {
           case .forceError(let message):
@@ -71,7 +71,7 @@ extension QueryRecord {
     return {
       // Checked and written in one critical section: a write since the force (a fetch that ended, the program's
       // own) ended the forced state, and stays.
-      QueryStore.writeData(into: root, ifVersion: forced.version) { state in state = previous } != nil
+      QueryFetchExecutor.writeData(into: root, ifVersion: forced.version) { state in state = previous } != nil
     }
   }
 }

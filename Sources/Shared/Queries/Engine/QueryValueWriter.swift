@@ -16,9 +16,9 @@ struct QueryValueWriter<State: OperationTrackable>: Sendable {
   /// The writes, specialized where this is called.
   @inlinable
   init() {
-    markPending = { shared in QueryStore.markPending(shared) }
+    markPending = { shared in QueryFetchExecutor.markPending(shared) }
     showSuccess = { shared, value, keepFetching, gate, work in
-      QueryStore.showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate, of: work)
+      QueryFetchExecutor.showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate, of: work)
     }
   }
 }

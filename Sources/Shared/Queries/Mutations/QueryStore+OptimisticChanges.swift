@@ -55,7 +55,7 @@ extension QueryStore {
   @usableFromInline
   func changedValue<State: OperationTrackable>(_ key: QueryKey, as _: State.Type) -> SharedRoot<State>? {
     state.withLock { state in
-      let record = Self.record(in: state, named: key, epoch: nil, as: State.self)
+      let record = state.record(named: key, as: State.self)
       record?.wakeIfSleeping(in: registry, store: self)
       guard case .root(let root) = record?.shared.reference else { return nil }
       return root
@@ -134,7 +134,7 @@ extension QueryStore {
   ) -> SharedRoot<State>? {
     var dropped: OptimisticLayer<State>.Change?
     let root = state.withLock { state -> SharedRoot<State>? in
-      guard let record = Self.record(in: state, named: key, epoch: nil, as: State.self) else {
+      guard let record = state.record(named: key, as: State.self) else {
         // No query (not made yet, or removed): the change leaves the layer, and so does a layer left with none.
         dropped = layer.drop(id)
         changes.removeIfIdle(key, layer: layer)

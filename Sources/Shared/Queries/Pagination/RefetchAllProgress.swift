@@ -26,23 +26,22 @@ final class RefetchAllProgress<PageID: Hashable & Sendable, Page: Sendable>: Sen
   /// An attempt of page work begins: returns its ticket, and the walk a refetch of all pages resumes (on a retry,
   /// where the previous attempt stopped), or `nil` to start a new walk.
   func begin(attempt: Int) -> (ticket: UInt64, resumed: Saved?) {
-    let (ticket, resumed, forgotten) = state.withLock { state -> (UInt64, Saved?, Saved?) in
+    // The forgotten pages are released after the lock.
+    let (ticket, resumed) = state.withLockReleasingAfter { state -> (result: (UInt64, Saved?), released: Saved?) in
       state.ticket += 1
-      if attempt > 1 { return (state.ticket, state.saved, nil) }
+      if attempt > 1 { return ((state.ticket, state.saved), nil) }
       defer { state.saved = nil }
-      return (state.ticket, nil, state.saved)
+      return ((state.ticket, nil), state.saved)
     }
-    withExtendedLifetime(forgotten) {}  // The forgotten pages are released after the lock.
     return (ticket, resumed)
   }
 
   /// Records where the walk stopped (a page fetch failed), if `ticket` is still the latest attempt's.
   func save(_ saved: Saved, ticket: UInt64) {
-    let replaced = state.withLock { state -> Saved? in
-      guard state.ticket == ticket else { return nil }
+    state.withLockReleasingAfter { state -> (result: Void, released: Saved?) in
+      guard state.ticket == ticket else { return ((), nil) }
       defer { state.saved = saved }
-      return state.saved
+      return ((), state.saved)
     }
-    withExtendedLifetime(replaced) {}
   }
 }

@@ -57,7 +57,7 @@ extension QueryStore {
   /// Whether the query named `key` is stale, if the store keeps it and it measures from `epoch` (when given).
   func isStale(_ key: QueryKey, epoch known: Stopwatch?) -> Bool? {
     let found = state.withLock { state -> (Duration?, Duration, Stopwatch)? in
-      guard let record = state.root.node(at: key.parts)?.record else { return nil }
+      guard let record = state.record(named: key) else { return nil }
       // A record collected and made again has a time of its own: not the one the caller's holder was made with.
       if let known, !record.epoch.isSame(as: known) { return nil }
       return (record.fetchedAt, record.staleTime, record.epoch)
@@ -92,7 +92,7 @@ extension QueryStore {
     // Weak, and detached, as the sweeper is: a store whose registry is gone stops and is freed.
     Task.detached { [weak self] in
       while true {
-        do { try await clock.sleep(for: key.interval) } catch { return }
+        do { try await clock.sleep(for: key.interval, waitingFor: .refetchInterval) } catch { return }
         guard let self, self.tick(key) != nil else { return }
       }
     }

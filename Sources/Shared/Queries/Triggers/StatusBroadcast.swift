@@ -62,8 +62,7 @@ final class StatusBroadcast: Sendable {
     }
     let subscription = SharedSubscription { [weak self] in
       // Released after the lock: the listener may hold the last reference to its owner.
-      let removed = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
-      withExtendedLifetime(removed) {}
+      self?.state.withLockReleasingAfter { (result: (), released: $0.listeners.removeValue(forKey: id)) }
     }
     return (value, sequence, subscription)
   }
@@ -80,8 +79,7 @@ final class StatusBroadcast: Sendable {
     }
     continuation.onTermination = { [weak self] _ in
       // Released after the lock: the continuation is the stream's.
-      let removed = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
-      withExtendedLifetime(removed) {}
+      self?.state.withLockReleasingAfter { (result: (), released: $0.continuations.removeValue(forKey: id)) }
     }
     return stream
   }

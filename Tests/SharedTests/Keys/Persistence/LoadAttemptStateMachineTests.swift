@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import SharedState
@@ -94,22 +95,19 @@ private struct Attempt {
 
 @Suite struct LoadAttemptStateMachineTests {
   private func explore(_ attempt: Attempt) -> (orderings: Int, failure: String?) {
-    if let failure = attempt.failure { return (1, failure) }
-    let events = attempt.enabled
-    guard !events.isEmpty else {
-      var ended = attempt
-      ended.checkEnded()
-      return (1, ended.failure)
-    }
-    var orderings = 0
-    for event in events {
-      var next = attempt
-      next.apply(event)
-      let (count, failure) = explore(next)
-      orderings += count
-      if let failure { return (orderings, failure) }
-    }
-    return (orderings, nil)
+    let search = searchEveryOrdering(
+      from: attempt,
+      events: \.enabled,
+      apply: { next, event in
+        next.apply(event)
+        return next.failure
+      },
+      atEnd: { attempt in
+        var ended = attempt
+        ended.checkEnded()
+        return ended.failure.map { [$0] } ?? []
+      })
+    return (search.orderings, search.failure)
   }
 
   /// Every ordering of up to three resumes, the call's return and the drop of the last copy ends the load exactly

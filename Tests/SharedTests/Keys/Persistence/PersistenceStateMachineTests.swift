@@ -538,25 +538,19 @@ private struct World {
 @Suite struct PersistenceStateMachineTests {
   /// Explores every ordering depth-first; returns the number of orderings and the first failure.
   private func explore(_ world: World) -> (orderings: Int, failure: String?) {
-    if let failure = world.failure { return (1, failure) }
-    let events = world.enabled
-    guard !events.isEmpty else {
-      var settled = world
-      settled.settle()
-      return (1, settled.failure)
-    }
-    var orderings = 0
-    for event in events {
-      var next = world
-      next.apply(event)
-      let (count, failure) = explore(next)
-      orderings += count
-      if let failure { return (orderings, failure) }
-    }
-    // Settling from every prefix too: the value may go quiet at any point.
-    var settled = world
-    settled.settle()
-    return (orderings, settled.failure)
+    let search = searchEveryOrdering(
+      from: world,
+      events: \.enabled,
+      apply: { next, event in
+        next.apply(event)
+        return next.failure
+      },
+      atEnd: { world in
+        var ended = world
+        ended.settle()
+        return ended.failure.map { [$0] } ?? []
+      }, endsEveryPrefix: true)
+    return (search.orderings, search.failure)
   }
 
   /// Explores on a thread of its own: the search is long and never suspends, so it must not hold a thread of the

@@ -3,37 +3,6 @@ import Testing
 
 @testable import SharedState
 
-/// Explores every ordering of a machine's events up to `depth` from `initial`, depth first, and calls `check` after
-/// each event with the events so far. Stops at the first sequence `check` reports (returns a message for), and
-/// records it with the sequence that led there. The policies' machines use it here, the mutation scopes' machine in
-/// `MutationScopeStateMachineTests`.
-func exploreEveryOrdering<Model>(
-  from initial: Model,
-  depth: Int,
-  events: (Model) -> [(name: String, apply: (inout Model) -> String?)],
-  check: (Model) -> String?,
-  sourceLocation: SourceLocation = #_sourceLocation
-) -> Int {
-  var explored = 0
-  var failure: String?
-  func visit(_ model: Model, trace: [String]) {
-    guard failure == nil, trace.count < depth else { return }
-    for event in events(model) {
-      var next = model
-      explored += 1
-      if let problem = event.apply(&next) ?? check(next) {
-        failure = "after [\((trace + [event.name]).joined(separator: ", "))]: \(problem)"
-        return
-      }
-      visit(next, trace: trace + [event.name])
-      if failure != nil { return }
-    }
-  }
-  visit(initial, trace: [])
-  if let failure { Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation) }
-  return explored
-}
-
 // MARK: - Parallel: which run the state shows
 
 /// The failure of run `run`, so a shown error says which run it came from.

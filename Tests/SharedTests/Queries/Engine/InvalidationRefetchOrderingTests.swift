@@ -12,7 +12,7 @@ import Testing
 struct InvalidationRefetchOrderingTests {
   typealias WorkID = QueryRecordMachine.WorkID
 
-  /// The record's machine, with its work run as `QueryStore.execute` runs it.
+  /// The record's machine, with its work run as `QueryFetchExecutor.execute` runs it.
   struct Model {
     /// Where the running work is, as the store sees it.
     enum Step: Equatable {

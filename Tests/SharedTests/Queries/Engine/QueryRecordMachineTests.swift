@@ -130,7 +130,7 @@ private struct Harness {
   enum Progress {
     /// Queued work whose turn came: the store let its task go, and the task has not woken yet, so the value shows
     /// what the work before it left (fetching, when that work handed over, or a reset's first load). `cancelled`:
-    /// its task was cancelled meanwhile, so it wakes to end at once, as `QueryStore.execute` ends it: it never
+    /// its task was cancelled meanwhile, so it wakes to end at once, as `QueryFetchExecutor.execute` ends it: it never
     /// marks the value fetching, fetches nothing and writes nothing, and tells the record it ended cancelled.
     case turnGiven(cancelled: Bool)
     /// Refetching every page: the walk, and the pages fetched so far.
@@ -204,7 +204,8 @@ private struct Harness {
   }
 
   mutating func fail(_ message: String) {
-    failures.append("\(message) after [\(trace)]")
+    // The search of every ordering names the events itself.
+    failures.append(trace.isEmpty ? message : "\(message) after [\(trace)]")
   }
 
   func serverPage(_ id: Int) -> ServerPage {
@@ -609,7 +610,7 @@ private struct Harness {
     end(id, outcome: cancelled ? .cancelled : .failed)
   }
 
-  /// The task of the running work, given its turn, wakes, as `QueryStore.execute` begins a queued work: it marks
+  /// The task of the running work, given its turn, wakes, as `QueryFetchExecutor.execute` begins a queued work: it marks
   /// the value fetching and fetches, or, cancelled meanwhile, ends at once with nothing shown or written of its own;
   /// the value still shows what the work before it left.
   mutating func takeTurn(_ id: QueryRecordMachine.WorkID, cancelled: Bool) {
@@ -948,6 +949,24 @@ extension Harness.Progress {
   }
 }
 
+/// A search of a query record's orderings: every sequence of `depth` of `events`, from a record with automatic
+/// fetching on or off.
+private struct RecordOrderings: Sendable, CustomTestStringConvertible {
+  let name: String
+  let depth: Int
+  let startsEnabled: Bool
+  let events: [Event]
+
+  init(_ name: String, depth: Int, startingEnabled: Bool = true, _ events: [Event]) {
+    self.name = name
+    self.depth = depth
+    self.startsEnabled = startingEnabled
+    self.events = events
+  }
+
+  var testDescription: String { "\(name): \(events.map(\.description).joined(separator: ", ")) to depth \(depth)" }
+}
+
 /// Every ordering of a query record's events up to a small depth, each checked against the record's invariants:
 /// a held query ends fresh after an invalidation; at most one fetch runs per record; no stale page survives a
 /// completed refetch of all pages; an unheld record is collected after gcTime and not before.
@@ -955,164 +974,111 @@ extension Harness.Progress {
 // skipped under ThreadSanitizer, which has nothing to find in them (plain `swift test` runs them in full).
 @Suite(.offTheCooperativePool, .disabled(if: isThreadSanitizerBuild, "single-threaded search"))
 struct QueryRecordMachineTests {
-  /// Runs every sequence of `events` of length `depth`, depth-first: sequences that share a beginning share the
-  /// record it leads to, which is copied, not rebuilt. Each sequence is then settled and checked. Returns the
-  /// failures, each naming the events applied when it was found.
-  private func explore(
-    _ events: [Event],
-    depth: Int,
-    startingEnabled isEnabled: Bool = true
-  ) -> (sequences: Int, failures: [String]) {
-    var failures: [String] = []
-    var sequences = 0
-    func visit(_ harness: Harness, remaining: Int) {
-      guard failures.count <= 20 else { return }
-      guard remaining > 0 else {
-        sequences += 1
+  /// Runs every sequence of the events of `orderings`, depth-first (sequences that share a beginning share the
+  /// record it leads to, which is copied, not rebuilt); settles and checks each. Returns the search: how many
+  /// sequences, and the failures (at most 20), each naming its events.
+  private func explore(_ orderings: RecordOrderings) -> OrderingSearch {
+    searchEveryOrdering(
+      from: Harness(trace: "", isEnabled: orderings.startsEnabled),
+      depth: orderings.depth,
+      events: { _ in orderings.events },
+      apply: { harness, event in
+        harness.apply(event)
+        return nil
+      },
+      atEnd: { harness in
         var leaf = harness
         leaf.settle()
         leaf.checkFresh()
         leaf.checkCollected()
         leaf.checkCollectedRecordIgnoresItsFetches()
-        failures += leaf.failures
-        return
-      }
-      for event in events {
-        var next = harness
-        next.trace += next.trace.isEmpty ? event.description : ", \(event.description)"
-        next.apply(event)
-        visit(next, remaining: remaining - 1)
-      }
-    }
-    visit(Harness(trace: "", isEnabled: isEnabled), remaining: depth)
-    return (sequences, failures)
+        return leaf.failures
+      },
+      failureLimit: 20)
   }
 
-  @Test func everyOrderingOfSixEventsKeepsTheRecordsInvariants() {
-    let events: [Event] = [.invalidate, .requestNextPage, .refetch, .step, .toggleHolder, .gcTick]
-    let (sequences, failures) = explore(events, depth: 6)
-    #expect(sequences == 46_656)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
+  /// The searches: which events, how deep; each must keep the record's invariants in every ordering.
+  fileprivate static let orderings: [RecordOrderings] = [
+    RecordOrderings(
+      "six events keeps the records invariants", depth: 6,
+      [.invalidate, .requestNextPage, .refetch, .step, .toggleHolder, .gcTick]),
+    RecordOrderings(
+      "six events with cancellations keeps the records invariants", depth: 6,
+      [.invalidate, .requestNextPage, .refetch, .step, .cancel, .toggleHolder]),
+    RecordOrderings(
+      "five events with failures keeps the records invariants", depth: 5,
+      [.invalidate, .requestNextPage, .refetch, .step, .fail, .cancel, .toggleHolder, .gcTick]),
+    RecordOrderings(
+      "five events with triggers and holders keeps the records invariants", depth: 5,
+      [.invalidate, .requestPreviousPage, .step, .gcTick, .trigger, .secondHolder, .touch, .toggleHolder]),
+    RecordOrderings(
+      "five events with refetch conditions and intervals keeps the records invariants", depth: 5,
+      [.triggerAlways, .intervalUnheld, .holderAlways, .holderNever, .invalidate, .step, .toggleHolder, .gcTick]),
+    RecordOrderings(
+      "five events with refetch conditions of a disabled query keeps the records invariants", depth: 5,
+      startingEnabled: false, [.enable, .disable, .triggerAlways, .holderAlways, .holderNever, .step]),
+    RecordOrderings(
+      "six events with awaiting callers keeps the records invariants", depth: 6,
+      [.awaitValue, .invalidate, .step, .cancel, .toggleHolder, .gcTick]),
+    RecordOrderings(
+      "five events with stale serving ensuring and prefetching keeps the records invariants", depth: 5,
+      [.awaitStale, .ensure, .prefetch, .awaitValue, .step, .fail, .toggleHolder, .gcTick]),
+    RecordOrderings(
+      "six events with pages asked for twice joins the page being fetched", depth: 6,
+      [.requestNextPage, .requestPreviousPage, .refetch, .invalidate, .step, .cancel]),
+    RecordOrderings(
+      "six events with retry points keeps the records invariants", depth: 6,
+      [.retryPoint, .toggleHolder, .awaitValue, .cancel, .invalidate, .step]),
+    RecordOrderings(
+      "six events with cancelled fetches keeps the records invariants", depth: 6,
+      [.invalidate, .requestNextPage, .awaitValue, .step, .cancelFetches, .toggleHolder]),
+    RecordOrderings(
+      "six events with automatic fetching turned off and on keeps the records invariants", depth: 6,
+      [.disable, .enable, .invalidate, .refetch, .step, .toggleHolder]),
+    RecordOrderings(
+      "five events of a manual query fetches only when asked to", depth: 5, startingEnabled: false,
+      [.enable, .disable, .invalidate, .trigger, .secondHolder, .awaitValue, .prefetch, .requestNextPage, .step]),
+    RecordOrderings(
+      "six events with turning off during fetches and cancellations keeps the records invariants", depth: 6,
+      [.disable, .enable, .invalidate, .awaitValue, .step, .cancel]),
+    RecordOrderings(
+      "six events with resets keeps the records invariants", depth: 6,
+      [.reset, .invalidate, .requestNextPage, .awaitValue, .step, .toggleHolder]),
+    RecordOrderings(
+      "five events with resets among cancellations failures and turning off keeps the records invariants", depth: 5,
+      [.reset, .cancelFetches, .fail, .refetch, .step, .cancel, .disable, .gcTick]),
+    RecordOrderings(
+      "five events with resets among retries and stale serving keeps the records invariants", depth: 5,
+      [.reset, .retryPoint, .awaitStale, .ensure, .requestPreviousPage, .step, .toggleHolder, .evict]),
+    RecordOrderings(
+      "five events with retry points queued work and failures keeps the records invariants", depth: 5,
+      [.retryPoint, .requestNextPage, .refetch, .fail, .prefetch, .toggleHolder, .invalidate, .step]),
+    RecordOrderings(
+      "five events with invalidation choices and removal keeps the records invariants", depth: 5,
+      [.invalidate, .invalidateAll, .invalidateNone, .refetch, .step, .remove, .toggleHolder, .gcTick]),
+    RecordOrderings(
+      "six events with peeking callers serves only fresh values", depth: 6,
+      [.peekValue, .invalidate, .step, .elapse, .toggleHolder, .gcTick]),
+    RecordOrderings(
+      "five events with peeking and failing callers serves only fresh values", depth: 5,
+      [.peekValue, .refetch, .invalidate, .step, .fail, .cancel, .elapse, .touch]),
+    RecordOrderings(
+      "six events with evictions keeps the records invariants", depth: 6,
+      [.awaitValue, .invalidate, .step, .cancel, .toggleHolder, .evict]),
+    RecordOrderings(
+      "five events with pages failures and evictions keeps the records invariants", depth: 5,
+      [.requestNextPage, .refetch, .step, .fail, .prefetch, .toggleHolder, .gcTick, .evict]),
+    RecordOrderings(
+      "five events with values set by the app keeps the records invariants", depth: 5,
+      [.setValue, .invalidate, .invalidateNone, .step, .fail, .cancel, .awaitValue, .elapse]),
+    RecordOrderings("eight refresh events keeps a held query fresh", depth: 8, [.invalidate, .refetch, .step]),
+  ]
 
-  @Test func everyOrderingOfSixEventsWithCancellationsKeepsTheRecordsInvariants() {
-    let events: [Event] = [.invalidate, .requestNextPage, .refetch, .step, .cancel, .toggleHolder]
-    let (sequences, failures) = explore(events, depth: 6)
-    #expect(sequences == 46_656)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfFiveEventsWithFailuresKeepsTheRecordsInvariants() {
-    let events: [Event] = [.invalidate, .requestNextPage, .refetch, .step, .fail, .cancel, .toggleHolder, .gcTick]
-    let (sequences, failures) = explore(events, depth: 5)
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfFiveEventsWithTriggersAndHoldersKeepsTheRecordsInvariants() {
-    let events: [Event] = [
-      .invalidate, .requestPreviousPage, .step, .gcTick, .trigger, .secondHolder, .touch, .toggleHolder,
-    ]
-    let (sequences, failures) = explore(events, depth: 5)
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfFiveEventsWithRefetchConditionsAndIntervalsKeepsTheRecordsInvariants() {
-    let events: [Event] = [
-      .triggerAlways, .intervalUnheld, .holderAlways, .holderNever, .invalidate, .step, .toggleHolder, .gcTick,
-    ]
-    let (sequences, failures) = explore(events, depth: 5)
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfFiveEventsWithRefetchConditionsOfADisabledQueryKeepsTheRecordsInvariants() {
-    let events: [Event] = [.enable, .disable, .triggerAlways, .holderAlways, .holderNever, .step]
-    let (sequences, failures) = explore(events, depth: 5, startingEnabled: false)
-    #expect(sequences == 7_776)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfSixEventsWithAwaitingCallersKeepsTheRecordsInvariants() {
-    let events: [Event] = [.awaitValue, .invalidate, .step, .cancel, .toggleHolder, .gcTick]
-    let (sequences, failures) = explore(events, depth: 6)
-    #expect(sequences == 46_656)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfFiveEventsWithStaleServingEnsuringAndPrefetchingKeepsTheRecordsInvariants() {
-    let events: [Event] = [.awaitStale, .ensure, .prefetch, .awaitValue, .step, .fail, .toggleHolder, .gcTick]
-    let (sequences, failures) = explore(events, depth: 5)
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfSixEventsWithPagesAskedForTwiceJoinsThePageBeingFetched() {
-    let events: [Event] = [.requestNextPage, .requestPreviousPage, .refetch, .invalidate, .step, .cancel]
-    let (sequences, failures) = explore(events, depth: 6)
-    #expect(sequences == 46_656)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfSixEventsWithRetryPointsKeepsTheRecordsInvariants() {
-    let events: [Event] = [.retryPoint, .toggleHolder, .awaitValue, .cancel, .invalidate, .step]
-    let (sequences, failures) = explore(events, depth: 6)
-    #expect(sequences == 46_656)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfSixEventsWithCancelledFetchesKeepsTheRecordsInvariants() {
-    let events: [Event] = [.invalidate, .requestNextPage, .awaitValue, .step, .cancelFetches, .toggleHolder]
-    let (sequences, failures) = explore(events, depth: 6)
-    #expect(sequences == 46_656)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfSixEventsWithAutomaticFetchingTurnedOffAndOnKeepsTheRecordsInvariants() {
-    let events: [Event] = [.disable, .enable, .invalidate, .refetch, .step, .toggleHolder]
-    let (sequences, failures) = explore(events, depth: 6)
-    #expect(sequences == 46_656)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfFiveEventsOfAManualQueryFetchesOnlyWhenAskedTo() {
-    let events: [Event] = [
-      .enable, .disable, .invalidate, .trigger, .secondHolder, .awaitValue, .prefetch, .requestNextPage, .step,
-    ]
-    let (sequences, failures) = explore(events, depth: 5, startingEnabled: false)
-    #expect(sequences == 59_049)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfSixEventsWithTurningOffDuringFetchesAndCancellationsKeepsTheRecordsInvariants() {
-    let events: [Event] = [.disable, .enable, .invalidate, .awaitValue, .step, .cancel]
-    let (sequences, failures) = explore(events, depth: 6)
-    #expect(sequences == 46_656)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfSixEventsWithResetsKeepsTheRecordsInvariants() {
-    let events: [Event] = [.reset, .invalidate, .requestNextPage, .awaitValue, .step, .toggleHolder]
-    let (sequences, failures) = explore(events, depth: 6)
-    #expect(sequences == 46_656)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfFiveEventsWithResetsAmongCancellationsFailuresAndTurningOffKeepsTheRecordsInvariants() {
-    let events: [Event] = [.reset, .cancelFetches, .fail, .refetch, .step, .cancel, .disable, .gcTick]
-    let (sequences, failures) = explore(events, depth: 5)
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfFiveEventsWithResetsAmongRetriesAndStaleServingKeepsTheRecordsInvariants() {
-    let events: [Event] = [
-      .reset, .retryPoint, .awaitStale, .ensure, .requestPreviousPage, .step, .toggleHolder, .evict,
-    ]
-    let (sequences, failures) = explore(events, depth: 5)
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
+  @Test(arguments: orderings)
+  fileprivate func everyOrderingKeepsTheRecordsInvariants(_ orderings: RecordOrderings) {
+    let search = explore(orderings)
+    #expect(search.orderings == repeatElement(orderings.events.count, count: orderings.depth).reduce(1, *))
+    #expect(search.failures.isEmpty, "\(search.failures.prefix(5).joined(separator: "\n"))")
   }
 
   @Test func aResetCancelsTheRunningFetchAndQueuesARefreshForAHeldQuery() {
@@ -1178,24 +1144,6 @@ struct QueryRecordMachineTests {
     #expect(machine.finished(1, outcome: .applied(at: .seconds(1)), isHeld: true) == .none)
     #expect(machine.freshness == .invalidated)
     #expect(machine.enabled(now: .seconds(2), staleTime: .zero, isHeld: true) == .start(2, .refresh))
-  }
-
-  @Test func everyOrderingOfFiveEventsWithRetryPointsQueuedWorkAndFailuresKeepsTheRecordsInvariants() {
-    let events: [Event] = [
-      .retryPoint, .requestNextPage, .refetch, .fail, .prefetch, .toggleHolder, .invalidate, .step,
-    ]
-    let (sequences, failures) = explore(events, depth: 5)
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfFiveEventsWithInvalidationChoicesAndRemovalKeepsTheRecordsInvariants() {
-    let events: [Event] = [
-      .invalidate, .invalidateAll, .invalidateNone, .refetch, .step, .remove, .toggleHolder, .gcTick,
-    ]
-    let (sequences, failures) = explore(events, depth: 5)
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 
   @Test func cancelledFetchesOfAnInvalidatedHeldQueryAreNotFollowedByARefetch() {
@@ -1286,20 +1234,6 @@ struct QueryRecordMachineTests {
     #expect(machine.finished(1, outcome: .applied(at: .zero), isHeld: true) == .none)
   }
 
-  @Test func everyOrderingOfSixEventsWithPeekingCallersServesOnlyFreshValues() {
-    let events: [Event] = [.peekValue, .invalidate, .step, .elapse, .toggleHolder, .gcTick]
-    let (sequences, failures) = explore(events, depth: 6)
-    #expect(sequences == 46_656)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfFiveEventsWithPeekingAndFailingCallersServesOnlyFreshValues() {
-    let events: [Event] = [.peekValue, .refetch, .invalidate, .step, .fail, .cancel, .elapse, .touch]
-    let (sequences, failures) = explore(events, depth: 5)
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
   @Test func aPeekServesAValueYoungerThanStaleTimeAndAsksAtExactlyStaleTime() {
     var machine = QueryRecordMachine()
     #expect(machine.valuePeeked() == .ask)  // Nothing fetched yet.
@@ -1323,20 +1257,6 @@ struct QueryRecordMachineTests {
     _ = machine.gcTick(now: .seconds(90), gcTime: .seconds(60), isHeld: false)
     #expect(machine.activity == .collected)
     #expect(machine.valuePeeked() == .ask)  // Collected: never served by a peek.
-  }
-
-  @Test func everyOrderingOfSixEventsWithEvictionsKeepsTheRecordsInvariants() {
-    let events: [Event] = [.awaitValue, .invalidate, .step, .cancel, .toggleHolder, .evict]
-    let (sequences, failures) = explore(events, depth: 6)
-    #expect(sequences == 46_656)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfFiveEventsWithPagesFailuresAndEvictionsKeepsTheRecordsInvariants() {
-    let events: [Event] = [.requestNextPage, .refetch, .step, .fail, .prefetch, .toggleHolder, .gcTick, .evict]
-    let (sequences, failures) = explore(events, depth: 5)
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 
   @Test func aGCTimeOfZeroCollectsAtTheFirstCheckThatFindsTheRecordUnused() {
@@ -1368,19 +1288,6 @@ struct QueryRecordMachineTests {
     #expect(machine.cancelRequested(3) == .cancelRunning(3))  // Its caller cancels; no holder is counted here.
     // The query is still invalidated and held: like any cancelled refresh, another follows.
     #expect(machine.finished(3, outcome: .cancelled, isHeld: true) == .start(4, .refresh))
-  }
-
-  @Test func everyOrderingOfFiveEventsWithValuesSetByTheAppKeepsTheRecordsInvariants() {
-    let events: [Event] = [.setValue, .invalidate, .invalidateNone, .step, .fail, .cancel, .awaitValue, .elapse]
-    let (sequences, failures) = explore(events, depth: 5)
-    #expect(sequences == 32_768)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
-  }
-
-  @Test func everyOrderingOfEightRefreshEventsKeepsAHeldQueryFresh() {
-    let (sequences, failures) = explore([.invalidate, .refetch, .step], depth: 8)
-    #expect(sequences == 6_561)
-    #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
   }
 
   /// Longer sequences than the exhaustive tests reach, drawn from a generator with a fixed seed, so every run checks

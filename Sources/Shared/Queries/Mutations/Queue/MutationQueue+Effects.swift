@@ -95,7 +95,7 @@ extension MutationQueue {
     case .backoff(let id, let failures):
       let delay = retryDelay(failures)
       let task = Task.detached { [weak self, clock] in
-        do { try await clock.sleep(for: delay) } catch { return }
+        do { try await clock.sleep(for: delay, waitingFor: .queueRetry) } catch { return }
         self?.handle { state in
           if state.backoffs[id]?.failures == failures { state.backoffs[id] = nil }
           return state.machine.backoffEnded(id, failures: failures)

@@ -351,7 +351,7 @@ final class QueryCacheEngine: Sendable {
     let (clock, throttle) = (options.clock, options.throttle)
     // Weak: a store freed with a write waiting lets its engine go (see ``QueryStore/flushPersistedCache()``).
     let task = Task.detached { [weak self] in
-      do { try await clock.sleep(for: throttle) } catch { return }
+      do { try await clock.sleep(for: throttle, waitingFor: .cacheThrottle) } catch { return }
       self?.timerEnded(id)
     }
     let isKept = state.withLock { state -> Bool in

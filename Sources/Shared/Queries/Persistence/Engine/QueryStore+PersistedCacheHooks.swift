@@ -98,7 +98,7 @@ extension QueryStore {
     state.withLock { state in
       var accesses: [QueryKey: QueryCacheAccess] = [:]
       for key in keys {
-        guard let record = state.root.node(at: key.parts)?.record as? any PersistableQueryRecord else { continue }
+        guard let record = state.record(named: key) as? any PersistableQueryRecord else { continue }
         accesses[key] = record.cacheAccess(store: self)
       }
       return accesses
@@ -131,7 +131,7 @@ extension QueryStore {
     if state.withLock({ $0.count == 0 }) { return (engine.insert(entries), []) }
     let found = state.withLock { state in
       entries.map { entry -> (QueryCacheEntry, Found) in
-        guard let record = state.root.node(at: entry.key.parts)?.record else { return (entry, .absent) }
+        guard let record = state.record(named: entry.key) else { return (entry, .absent) }
         guard let persistable = record as? any PersistableQueryRecord else { return (entry, .otherType) }
         return (entry, .present(persistable.cacheAccess(store: self)))
       }
