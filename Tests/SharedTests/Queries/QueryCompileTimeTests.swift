@@ -3,11 +3,6 @@
 import Foundation
 import SharedState
 
-private struct Post: Sendable, Equatable {
-  var id: Int
-  var title: String
-}
-
 // Runtime values name queries as literals do: an Int, a String, a UUID, any Hashable & Sendable value.
 private func runtimeValuesInQueryKeys(
   id: Int,

@@ -5,11 +5,6 @@ import Foundation
 import SharedState
 
 struct CacheWriteSnippets {
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct Profile: Sendable, Equatable {
     var name: String
   }

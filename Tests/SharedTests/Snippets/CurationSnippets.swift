@@ -12,11 +12,6 @@ struct CounterView {
 
 /// Extensions/QueryStore.md.
 enum QueryStoreCurationSnippet {
-  struct Post: Sendable {
-    var id: Int
-    var title: String
-  }
-
   func afterSaving(_ post: Post) {
     let store = SharedRegistry.current.queries
     store.update(["posts", post.id], as: OperationState<Post>.self) { $0.value = post }

@@ -5,11 +5,6 @@ import Foundation
 import SharedState
 
 struct MutationCoordinationSnippets {
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct Todo: Sendable, Equatable {
     var id: Int
     var title: String

@@ -5,11 +5,6 @@ import Foundation
 import SharedState
 
 struct NetworkModeSnippets {
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct API: Sendable {
     var postCall: @Sendable (Int) async throws -> Post
     var renameCall: @Sendable (Int, String) async throws -> Post

@@ -6,11 +6,6 @@ import Testing
 
 /// The operation snippets that state a result, run as tests.
 @Suite struct OperationCommentSnippetTests {
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct LoggingModifier: OperationModifier {
     func run<Success: Sendable>(
       context: OperationContext<Success>,

@@ -9,11 +9,6 @@ import Testing
 struct OperationCommentSnippets {
   // MARK: Stand-ins for an app's types
 
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct Item: Sendable, Equatable {
     var id: Int
   }

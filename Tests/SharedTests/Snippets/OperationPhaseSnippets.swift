@@ -8,11 +8,6 @@ import Testing
 @Suite struct OperationPhaseSnippets {
   // MARK: Stand-ins for an app's types
 
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct User: Sendable, Equatable {
     var name: String
   }

@@ -6,11 +6,6 @@ import SharedState
 struct RunningOperationsArticle {
   // MARK: Stand-ins for an app's types
 
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct User: Sendable, Equatable {
     var name: String
   }

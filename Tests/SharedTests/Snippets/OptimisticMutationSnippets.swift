@@ -4,11 +4,6 @@ import Foundation
 import SharedState
 
 struct OptimisticMutationSnippets {
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct API: Sendable {
     var publishPost: @Sendable (Post) async throws -> Post
     var renamePost: @Sendable (Int, String) async throws -> Post

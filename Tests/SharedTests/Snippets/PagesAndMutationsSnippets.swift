@@ -4,11 +4,6 @@ import Foundation
 import SharedState
 
 struct PagesAndMutationsSnippets {
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct API: Sendable {
     var feedPage: @Sendable (Int) async throws -> [Post]
     var renamePost: @Sendable (Int, String) async throws -> Post

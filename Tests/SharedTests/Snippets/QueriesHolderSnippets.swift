@@ -4,11 +4,6 @@ import Foundation
 import SharedState
 
 struct QueriesHolderSnippets {
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct API: Sendable {
     var onePost: @Sendable (Int) async throws -> Post
     func post(_ id: Int) async throws -> Post { try await onePost(id) }

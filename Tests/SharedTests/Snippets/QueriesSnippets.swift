@@ -5,11 +5,6 @@ import SharedState
 struct UsingQueriesArticle {
   // MARK: Stand-ins for an app's types
 
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct Item: Sendable, Equatable {
     var id: Int
   }

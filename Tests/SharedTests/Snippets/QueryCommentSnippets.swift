@@ -7,11 +7,6 @@ import Testing
 
 /// UsingQueries.md, "Naming queries" and "Invalidating by prefix".
 struct UsingQueriesArticleKeys {
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct API: Sendable {
     var post: @Sendable (Int) async throws -> Post
   }
@@ -40,11 +35,6 @@ struct UsingQueriesArticleKeys {
 
 /// The documentation comments of QueryStore, QueryOptions, pagination and mutations.
 struct QueryCommentSnippets {
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct Todo: Sendable, Equatable {
     var title: String
   }

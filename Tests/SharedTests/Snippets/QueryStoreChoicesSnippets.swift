@@ -5,11 +5,6 @@
 import SharedState
 
 struct QueryStoreChoicesSnippets {
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct Metrics: Sendable {
     func increment(_ name: String) {}
   }

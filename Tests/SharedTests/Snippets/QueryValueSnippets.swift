@@ -4,11 +4,6 @@
 import SharedState
 
 struct QueryValueSnippets {
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct User: Sendable, Equatable {
     var name: String
   }

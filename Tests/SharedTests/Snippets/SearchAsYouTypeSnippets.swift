@@ -3,11 +3,6 @@
 import SharedState
 
 struct SearchAsYouTypeSnippets {
-  struct Post: Sendable, Equatable {
-    var id: Int
-    var title: String
-  }
-
   struct API: Sendable {
     var search: @Sendable (String) async throws -> [Post]
   }

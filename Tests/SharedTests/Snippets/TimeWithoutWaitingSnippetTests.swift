@@ -20,6 +20,16 @@ import Testing
     try await $settings.save()
   }
 
+  // The examples of ``ClockWait`` and ``ManualClock/waitForSleepers(_:waitingFor:)``.
+  func waitsForARetry(clock: ManualClock) async {
+    await clock.waitForSleepers(waitingFor: .retryBackoff)  // the fetch failed and waits for its retry
+    clock.advance(by: .seconds(1))
+  }
+
+  func waitsForARetryAlone(clock: ManualClock) async {
+    await clock.waitForSleepers(waitingFor: .retryBackoff)  // not the garbage check that also sleeps
+  }
+
   @Test func retriesAfterOneSecond() async {
     let clock = ManualClock()
     @Shared(.inMemory("post")) var post = OperationState<Int>()
@@ -27,9 +37,8 @@ import Testing
     await clock.waitForSleepers(waitingFor: .retryBackoff)  // not the other waits on the clock
     #expect(clock.sleepers.map(\.wait) == [.retryBackoff])
     clock.advance(by: .seconds(1))  // the retry runs
-    // Not in the article: the second attempt ran and failed too.
     _ = try? await task.value
-    #expect(post.operation.failureCount == 2)
+    #expect(post.operation.failureCount == 2)  // both attempts ran
   }
 
   @Test func theSavedFileHoldsTheChange() async throws {
