@@ -104,9 +104,9 @@ extension SharedRoot {
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     defer { if announcing { box.withAttachment(QueryLink.self) { $0 }?.announceWrite() } }
-    return try box.withLockThrowing(attached: OptimisticLayer<Value>.self) { value, layer throws(Failure) in
-      guard let layer else { return try body(&value) }
-      return try layer.write(body, to: &value)
+    return try box.withLockThrowing(attached: AttachedLayer<Value>.self) { value, attached throws(Failure) in
+      guard let attached else { return try body(&value) }
+      return try attached.layer.write(body, to: &value)
     }
   }
 }

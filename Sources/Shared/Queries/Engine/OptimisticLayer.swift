@@ -12,9 +12,10 @@ import Reactive
 ///
 /// The store keeps the layer by the query's key while a change is pending (see ``QueryChangeTable``), so it outlives
 /// the value's box: a query that sleeps and wakes, or whose value waits to be decoded from a persisted cache, gets
-/// the same layer again. While the query has a box, the layer is attached to it and the value and the layer change
-/// in one critical section of the box's lock (``ReactiveBox/withLock(attached:_:)``); the layer's own lock orders the
-/// accesses made without a box (a query that has no record yet).
+/// the same layer again. While the query has a box, the layer is attached to it (through the box's
+/// ``AttachedLayer``) and the value and the layer change in one critical section of the box's lock
+/// (``ReactiveBox/withLock(attached:_:)``); the layer's own lock orders the accesses made without a box (a query that
+/// has no record yet).
 // Unchecked: every stored property is read and written only under `lock`.
 @usableFromInline
 final class OptimisticLayer<Value: Sendable>: PendingChanges, @unchecked Sendable {

@@ -267,10 +267,10 @@ enum QueryFetchExecutor {
     ifVersion expected: UInt64,
     _ write: (inout State) -> Void
   ) -> UInt64? {
-    let written = root.box.withLock(attached: OptimisticLayer<State>.self, ifVersion: expected) {
-      state, layer -> State in
+    let written = root.box.withLock(attached: AttachedLayer<State>.self, ifVersion: expected) {
+      state, attached -> State in
       let previous = state
-      if let layer { layer.write(write, to: &state) } else { write(&state) }
+      if let attached { attached.layer.write(write, to: &state) } else { write(&state) }
       return previous
     }
     withExtendedLifetime(written?.result) {}  // The state replaced, released after the lock.

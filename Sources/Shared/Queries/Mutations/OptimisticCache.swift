@@ -64,10 +64,9 @@ public struct OptimisticCache: Sendable {
   ) -> Bool {
     let id = OptimisticChangeSet.nextID.add(1, ordering: .relaxed).newValue
     guard let started = store.startChange(id, on: key, as: type, apply: apply) else { return false }
-    // One object for both ends: the value it keeps weakly is copied no more than once.
-    let ending = OptimisticChangeEnd(store: store, id: id, key: key, started: started)
-    changes.append(
-      OptimisticChangeSet.Change(undo: { ending.end(keeps: false) }, keep: { ending.end(keeps: true) }))
+    // One object for both ends, which the closure uses as its context; the store is kept once, by the set.
+    let ending = OptimisticChangeEnd(id: id, key: key, started: started)
+    changes.append(OptimisticChangeSet.Change { keeps, store in ending.end(keeps: keeps, in: store) }, in: store)
     return true
   }
 
@@ -98,22 +97,20 @@ public struct OptimisticCache: Sendable {
 /// How one change ends: kept or dropped in its query's value (see ``QueryStore/endChange(_:_:on:keeps:)``).
 @usableFromInline
 final class OptimisticChangeEnd<State: OperationTrackable>: Sendable {
-  @usableFromInline let store: QueryStore
   @usableFromInline let id: UInt64
   @usableFromInline let key: QueryKey
   @usableFromInline let started: QueryStore.StartedChange<State>
 
   @inlinable
-  init(store: QueryStore, id: UInt64, key: QueryKey, started: QueryStore.StartedChange<State>) {
-    self.store = store
+  init(id: UInt64, key: QueryKey, started: QueryStore.StartedChange<State>) {
     self.id = id
     self.key = key
     self.started = started
   }
 
-  /// The change's mutation ended: the change is kept (`keeps`) or dropped.
+  /// The change's mutation ended: the change is kept (`keeps`) or dropped, in `store`, where it started.
   @inlinable
-  func end(keeps: Bool) {
+  func end(keeps: Bool, in store: QueryStore) {
     store.endChange(id, started, on: key, keeps: keeps)
   }
 }
@@ -124,50 +121,63 @@ final class OptimisticChangeSet: Sendable {
   @usableFromInline
   init() {}
 
-  /// A change made, with what keeping and undoing it do.
+  /// A change made, with what ending it does: keeping it (`true`) or undoing it, in the store it was made in.
   @usableFromInline
   struct Change: Sendable {
-    let undo: @Sendable () -> Void
-    let keep: @Sendable () -> Void
+    let end: @Sendable (_ keeps: Bool, _ store: QueryStore) -> Void
 
     @usableFromInline
-    init(undo: @escaping @Sendable () -> Void, keep: @escaping @Sendable () -> Void) {
-      self.undo = undo
-      self.keep = keep
+    init(end: @escaping @Sendable (_ keeps: Bool, _ store: QueryStore) -> Void) {
+      self.end = end
     }
   }
 
   /// Identifies each change of every mutation, so that one value's changes never share an identifier.
   @usableFromInline static let nextID = Atomic<UInt64>(0)
 
-  private let state = Lock<(changes: [Change], isEnded: Bool)>(([], false))
+  /// The changes made and the store they were made in (one store for all: a mutation's ``OptimisticCache`` has
+  /// one), kept until the mutation ends, so that no change holds the store itself.
+  private struct Contents {
+    var store: QueryStore?
+    var changes: [Change] = []
+    var isEnded = false
+  }
 
+  private let state = Lock(Contents())
+
+  /// Adds `change`, made in `store`.
   @usableFromInline
-  func append(_ change: Change) {
+  func append(_ change: Change, in store: QueryStore) {
     let ended = state.withLock { state -> Bool in
-      if !state.isEnded { state.changes.append(change) }
-      return state.isEnded
+      guard !state.isEnded else { return true }
+      if state.store == nil { state.store = store }
+      state.changes.append(change)
+      return false
     }
     // A change made after its mutation ended (from a start step that outlived it) is undone at once.
-    if ended { change.undo() }
+    if ended { change.end(false, store) }
   }
 
   /// The mutation succeeded: every change stays. Only the first of `keep` and `undo` does anything.
   func keep() {
-    for change in end() { change.keep() }
+    guard let (store, changes) = end() else { return }
+    for change in changes { change.end(true, store) }
   }
 
   /// The mutation failed or was cancelled: every change is undone, the latest first.
   func undo() {
-    for change in end().reversed() { change.undo() }
+    guard let (store, changes) = end() else { return }
+    for change in changes.reversed() { change.end(false, store) }
   }
 
-  private func end() -> [Change] {
-    state.withLock { state in
-      guard !state.isEnded else { return [] }
+  /// The store and the changes made in it, the first time the mutation ends with a change made.
+  private func end() -> (QueryStore, [Change])? {
+    state.withLock { state -> (QueryStore, [Change])? in
+      guard !state.isEnded else { return nil }
       state.isEnded = true
-      defer { state.changes = [] }
-      return state.changes
+      guard let store = state.store else { return nil }
+      defer { (state.store, state.changes) = (nil, []) }
+      return (store, state.changes)
     }
   }
 }

@@ -1,18 +1,25 @@
 /// Where mutations' optimistic changes meet the store: each change is kept by its query's key (see
 /// ``QueryChangeTable``) and shown in the query's value wherever the value is (see ``OptimisticLayer``).
 extension QueryStore {
-  /// A change started: the layer that keeps it, and the value that showed it (weakly: a change under way does not
-  /// keep a query awake), to end it without asking the store while that value lives.
+  /// A change started: the layer that keeps it, and what the value that showed it keeps of that layer (which refers
+  /// to the value weakly: a change under way does not keep a query awake), to end it without asking the store while
+  /// that value lives; no value for a change waiting for its query to be made.
+  ///
+  /// No weak reference of its own: the value's ``AttachedLayer`` holds the one every change started on it shares.
   @usableFromInline
   struct StartedChange<State: OperationTrackable>: Sendable {
     @usableFromInline let layer: OptimisticLayer<State>
-    @usableFromInline weak var root: SharedRoot<State>?
+    @usableFromInline let attached: AttachedLayer<State>?
 
     @usableFromInline
-    init(layer: OptimisticLayer<State>, root: SharedRoot<State>?) {
+    init(layer: OptimisticLayer<State>, attached: AttachedLayer<State>?) {
       self.layer = layer
-      self.root = root
+      self.attached = attached
     }
+
+    /// The value that showed the change, while it lives.
+    @inlinable
+    var root: SharedRoot<State>? { attached?.root }
   }
 
   /// Starts change `id` (`apply`) on the query named `key`, of state type `State`: shown at once in its value, or,
@@ -31,33 +38,34 @@ extension QueryStore {
     apply: @escaping @Sendable (inout State) -> Void
   ) -> StartedChange<State>? {
     guard let root = changedValue(key, as: type) else {
-      return startWaitingChange(id, on: key, as: type, apply: apply).map { StartedChange(layer: $0, root: nil) }
+      return startWaitingChange(id, on: key, as: type, apply: apply).map { StartedChange(layer: $0, attached: nil) }
     }
     // The value's layer, or one made for its first change, which the store then keeps by the query's key. The root
     // is held here, so the query cannot sleep meanwhile.
     var isMade = false
-    let layer = root.box.attachment(OptimisticLayer<State>.self) {
+    let attached = root.box.attachment(AttachedLayer<State>.self) {
       isMade = true
-      return OptimisticLayer()
+      return AttachedLayer(layer: OptimisticLayer(), root: root)
     }
-    if isMade { keepLayer(layer, for: key) }
+    if isMade { keepLayer(attached.layer, for: key) }
     // The change applies under the value's lock (the program's code, outside the store's lock).
-    let replaced = root.box.withLock(attached: OptimisticLayer<State>.self) { state, attached -> State in
+    let replaced = root.box.withLock(attached: AttachedLayer<State>.self) { state, current -> State in
       let previous = state
-      (attached ?? layer).add(id, apply: apply, to: &state)
+      (current ?? attached).layer.add(id, apply: apply, to: &state)
       return previous
     }
     withExtendedLifetime(replaced) {}
-    return StartedChange(layer: layer, root: root)
+    return StartedChange(layer: attached.layer, attached: attached)
   }
 
   /// The value of the query named `key`, if the store keeps it with state type `State` (woken, if it slept).
   @usableFromInline
   func changedValue<State: OperationTrackable>(_ key: QueryKey, as _: State.Type) -> SharedRoot<State>? {
     state.withLock { state in
-      let record = state.record(named: key, as: State.self)
-      record?.wakeIfSleeping(in: registry, store: self)
-      guard case .root(let root) = record?.shared.reference else { return nil }
+      guard let record = state.record(named: key, as: State.self) else { return nil }
+      // Asked first: the registry a sleeping query wakes in is read through a weak reference.
+      if record.isSleeping { record.wakeIfSleeping(in: registry, store: self) }
+      guard case .root(let root) = record.shared.reference else { return nil }
       return root
     }
   }
@@ -105,15 +113,15 @@ extension QueryStore {
     var dropped: OptimisticLayer<State>.Change?
     if keeps {
       // The value shown stays as it is: nobody is told.
-      root.box.withAttachment(OptimisticLayer<State>.self) { attached in
-        if attached === layer { layer.keep(id) } else { dropped = layer.drop(id) }
+      root.box.withAttachment(AttachedLayer<State>.self) { attached in
+        if attached?.layer === layer { layer.keep(id) } else { dropped = layer.drop(id) }
       }
       withExtendedLifetime(dropped) {}
       return
     }
-    let replaced = root.box.withLock(attached: OptimisticLayer<State>.self) { state, attached -> State? in
+    let replaced = root.box.withLock(attached: AttachedLayer<State>.self) { state, attached -> State? in
       // Another layer on the value (its query was made again since): the change is only forgotten.
-      guard attached === layer else {
+      guard attached?.layer === layer else {
         dropped = layer.drop(id)
         return nil
       }
@@ -156,9 +164,9 @@ extension QueryStore {
   @discardableResult
   func attachLayer<State: OperationTrackable>(of key: QueryKey, to root: SharedRoot<State>) -> OptimisticLayer<State>? {
     guard let layer = changes.layer(for: key, as: State.self),
-      root.box.withAttachment(OptimisticLayer<State>.self, { $0 }) == nil
+      root.box.withAttachment(AttachedLayer<State>.self, { $0 }) == nil
     else { return nil }
-    _ = root.box.attachment(OptimisticLayer<State>.self) { layer }
+    _ = root.box.attachment(AttachedLayer<State>.self) { AttachedLayer(layer: layer, root: root) }
     return layer
   }
 
@@ -166,8 +174,8 @@ extension QueryStore {
   /// every lock (the changes are the program's code).
   static func adopt<State: OperationTrackable>(_ layer: OptimisticLayer<State>, in root: SharedRoot<State>) {
     // What `adopt` replaces stays as the confirmed value: nothing of the program's is released under the lock.
-    root.box.withLock(attached: OptimisticLayer<State>.self) { state, attached in
-      if attached === layer { layer.adopt(&state) }
+    root.box.withLock(attached: AttachedLayer<State>.self) { state, attached in
+      if attached?.layer === layer { layer.adopt(&state) }
     }
   }
 

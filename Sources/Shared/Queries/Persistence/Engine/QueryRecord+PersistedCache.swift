@@ -94,6 +94,6 @@ extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState
   /// The value in `root` as the store last wrote it: without the changes of mutations under way, which are
   /// shown over it (see ``OptimisticLayer``).
   private static func confirmedState(of root: SharedRoot<State>) -> State {
-    root.box.withAttachment(OptimisticLayer<State>.self) { $0?.confirmed } ?? root.box.value
+    root.box.withAttachment(AttachedLayer<State>.self) { $0?.layer.confirmed } ?? root.box.value
   }
 }
