@@ -258,6 +258,17 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     state.withLock { ($0.value, $0.version) }
   }
 
+  /// Runs `body` with the value and the object of type `T` kept with this box (``attachment(_:make:)``), if there
+  /// is one, in one critical section, without changing the value: nothing is told to listeners.
+  ///
+  /// The body runs under the lock, so it must only compute and write.
+  @inlinable
+  package func withValue<T: AnyObject & Sendable, Result>(attached type: T.Type, _ body: (Value, T?) -> Result)
+    -> Result
+  {
+    state.withLock { state in body(state.value, state.listeners?.attachment(ObjectIdentifier(type), as: T.self)) }
+  }
+
   /// Runs `body` with the object of type `T` kept with this box, if there is one, under the lock, without
   /// changing the value: nothing is told to listeners.
   ///

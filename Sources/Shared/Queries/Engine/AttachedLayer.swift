@@ -13,6 +13,10 @@ final class AttachedLayer<Value: Sendable>: Sendable {
   /// The root whose box keeps this object. Weak: the root owns the box, which owns this object, and a change under
   /// way must not keep its query awake.
   @usableFromInline weak let root: SharedRoot<Value>?
+  /// Whether the query fell asleep with this box: the garbage check copied its value into the query's record and
+  /// dropped the box, so a change that ends after the copy ends through the store, on the value that wakes from the
+  /// copy. Read and written only under the box's lock, where the copy is made.
+  @usableFromInline nonisolated(unsafe) var isRetired = false
 
   @inlinable
   init(layer: OptimisticLayer<Value>, root: SharedRoot<Value>) {

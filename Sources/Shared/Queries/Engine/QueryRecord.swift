@@ -301,7 +301,12 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     let replaced = sleepingValue  // A holder's default value, kept since the last wake (see below).
     // The value as shown: optimistic changes pending on it keep their confirmed value in their layer, which the store
     // keeps and attaches to the value's next box (see `wakeIfSleeping`).
-    sleepingValue = root.box.value
+    // Copied in the same critical section that retires the box's changes: a change that ends after the copy ends on
+    // the value that wakes from it (see ``AttachedLayer/isRetired``).
+    sleepingValue = root.box.withValue(attached: AttachedLayer<State>.self) { value, attached in
+      attached?.isRetired = true
+      return value
+    }
     self.root = nil
     return (root, replaced)
   }

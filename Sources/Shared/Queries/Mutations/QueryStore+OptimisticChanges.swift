@@ -109,27 +109,40 @@ extension QueryStore {
     let layer = started.layer
     // While the value that showed the change lives, it shows the layer; once it went (the query slept, or left the
     // store), the store finds the query's value now.
-    guard let root = started.root ?? changeEndTarget(id, of: layer, on: key) else { return }
-    var dropped: OptimisticLayer<State>.Change?
-    if keeps {
-      // The value shown stays as it is: nobody is told.
-      root.box.withAttachment(AttachedLayer<State>.self) { attached in
-        if attached?.layer === layer { layer.keep(id) } else { dropped = layer.drop(id) }
+    var target = started.root
+    // A box the store answers with is the query's value now, whatever it was before.
+    var isStoresAnswer = target == nil
+    while let root = target ?? changeEndTarget(id, of: layer, on: key) {
+      var dropped: OptimisticLayer<State>.Change?
+      if keeps {
+        // The value shown stays as it is: nobody is told (the layer is the query's, whichever box shows it).
+        root.box.withAttachment(AttachedLayer<State>.self) { attached in
+          if attached?.layer === layer { layer.keep(id) } else { dropped = layer.drop(id) }
+        }
+        withExtendedLifetime(dropped) {}
+        return
       }
-      withExtendedLifetime(dropped) {}
-      return
-    }
-    let replaced = root.box.withLock(attached: AttachedLayer<State>.self) { state, attached -> State? in
-      // Another layer on the value (its query was made again since): the change is only forgotten.
-      guard attached?.layer === layer else {
-        dropped = layer.drop(id)
-        return nil
+      var isRetired = false
+      let replaced = root.box.withLock(attached: AttachedLayer<State>.self) { state, attached -> State? in
+        // Another layer on the value (its query was made again since): the change is only forgotten.
+        guard let attached, attached.layer === layer else {
+          dropped = layer.drop(id)
+          return nil
+        }
+        // The query fell asleep with this box, its value copied before this end: the end goes to that copy.
+        if attached.isRetired && !isStoresAnswer {
+          isRetired = true
+          return nil
+        }
+        let previous = state
+        layer.drop(id, in: &state)
+        return previous
       }
-      let previous = state
-      layer.drop(id, in: &state)
-      return previous
+      withExtendedLifetime((replaced, dropped)) {}
+      guard isRetired else { return }
+      target = nil
+      isStoresAnswer = true
     }
-    withExtendedLifetime((replaced, dropped)) {}
   }
 
   /// The store's part of ``endChange(_:_:on:keeps:)`` once the value that showed the change went: the query's value
@@ -164,7 +177,14 @@ extension QueryStore {
   @discardableResult
   func attachLayer<State: OperationTrackable>(of key: QueryKey, to root: SharedRoot<State>) -> OptimisticLayer<State>? {
     guard let layer = changes.layer(for: key, as: State.self),
-      root.box.withAttachment(AttachedLayer<State>.self, { $0 }) == nil
+      root.box.withAttachment(
+        AttachedLayer<State>.self,
+        { attached in
+          // A box the query fell asleep with, woken again (still alive, the registry found it): it shows the layer
+          // again.
+          if let attached, attached.layer === layer { attached.isRetired = false }
+          return attached
+        }) == nil
     else { return nil }
     _ = root.box.attachment(AttachedLayer<State>.self) { AttachedLayer(layer: layer, root: root) }
     return layer

@@ -128,6 +128,38 @@ private struct RenameFailure: Error {}
     #expect(list.wrappedValue.value == [1, 2])
   }
 
+  /// The garbage check copies an unheld query's value and drops its box; a failed change that ends between the two
+  /// (it reached the box before it was dropped) must not stay in the copy: the woken query shows it gone.
+  @Test func aChangeThatEndsAsItsQueryFallsAsleepIsNotShownAfterTheWake() async throws {
+    let clock = ManualClock()
+    let server = Server()
+    let query = server.list(clock, staleTime: .seconds(600))
+    let gate = Gate()
+    let add = Shared(value: MutationState<Int, Int>())
+    let task: OperationTask<Int>
+    do {
+      let list = Shared(wrappedValue: OperationState<[Int]>(), query)
+      _ = try await list.fetchValue()
+      task = add.mutate(99, optimistic: Self.appending) { _ in
+        await gate.wait()
+        throw RenameFailure()
+      }
+      #expect(list.wrappedValue.value == [1, 2, 99])
+    }
+    // The check's two steps, with the change's end between them: the box it drops is still alive as the end
+    // reaches it.
+    let store = SharedRegistry.current.queries
+    let dropped = store.state.withLock { state in
+      state.record(named: ["list"], as: OperationState<[Int]>.self)?.sleepIfUnused()
+    }
+    #expect(dropped != nil)
+    gate.open()
+    _ = await task.result
+    withExtendedLifetime(dropped) {}
+    let list = Shared(wrappedValue: OperationState<[Int]>(), query)  // Wakes it.
+    #expect(list.wrappedValue.value == [1, 2])
+  }
+
   @Test func aRefetchOnWakeKeepsThePendingChange() async throws {
     let clock = ManualClock()
     let server = Server()
