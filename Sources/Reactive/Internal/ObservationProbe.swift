@@ -23,14 +23,11 @@ public import Synchronization
 /// entry of ``threadSlots``), Observation's check of its thread-local state, and a store and a load of the spare's
 /// flag.
 ///
-/// What that costs (`Benchmarks --instruction-probe`, x86-64 Linux, Swift 6.3.1, instructions per read): a bare
-/// `Mutex` read 13, a read of a tracked box 70, of an untracked box 92. Most of what a tracked read adds to the lock
-/// is Observation's `access`: about 40 instructions in libswiftObservation and the dynamic linker's
-/// `__tls_get_addr` (its thread-local state lives in a shared library), plus the look-up of the box's `Observable`
-/// conformance and the call. Only `access` can tell whether a tracking runs on the calling thread, so every read
-/// makes it. The 22 instructions an untracked read adds are the spare's look-up and flag. In a program linked with
-/// `--static-swift-stdlib`, the thread-local state is reached without `__tls_get_addr`: 78 instructions untracked,
-/// 56 tracked.
+/// What that costs is measured by `Benchmarks --instruction-probe` (instructions per read, beside a bare `Mutex`
+/// read; the figures, with their date, are in `Benchmarks/README.md`). Most of what a tracked read adds to the lock is Observation's `access` (in libswiftObservation, whose
+/// thread-local state a shared library reaches through the dynamic linker's `__tls_get_addr`), plus the look-up of
+/// the box's `Observable` conformance and the call. Only `access` can tell whether a tracking runs on the calling
+/// thread, so every read makes it. What an untracked read adds is the spare's look-up and flag.
 ///
 /// Why a spare per thread rather than one shared by every box: the tracking also registers its `onChange` with
 /// the registrar the read went through, and only that registrar's end (or a change it announces) lets the

@@ -3,7 +3,7 @@
 /// may return.
 ///
 /// Every change (made in the program or read from the store) carries a number taken under the value's lock, so
-/// numbers follow the order in which the changes reached memory. The machine keeps three promises:
+/// numbers follow the order in which the changes reached memory. The machine keeps four promises:
 /// - **The newest value is stored last.** A save request for a change older than one already accepted is ignored,
 ///   so a request delayed (by a slow observer, say) never overwrites a newer value.
 /// - **Memory and store converge.** A value read from the store is not applied if a save started since the read
