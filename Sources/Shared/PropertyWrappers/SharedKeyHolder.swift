@@ -23,7 +23,7 @@ import Reactive
 /// lock); a model whose key changes holds a `SharedKeyHolder` instead, as ``QueryHolder`` does for queries. Each
 /// ``load(_:)-(Shared<Value>)`` holds the new value and lets go of the previous one; ``shown`` follows the new value
 /// at once if its key has loaded (or loads synchronously), and otherwise keeps the previous value, with
-/// ``ShownValue/isPrevious`` set, until the new key's load ends (with its value, or with ``ShownValue/loadError``).
+/// ``ShownValue/isPlaceholder`` set, until the new key's load ends (with its value, or with ``ShownValue/loadError``).
 /// The previous value is never written into the new key's value. A query's key loads nothing: its value counts as
 /// loading while it is an operation's state in its first load (``OperationStatus/pending``), so the previous query's
 /// value shows until the new query's first fetch ends (``QueryHolder`` does the same, and adds placeholders).
@@ -144,7 +144,7 @@ public final class SharedKeyHolder<Value: Sendable>: Sendable {
       let value = reader.wrappedValue
       // A query's key loads nothing: its value is loading while its first fetch runs.
       if reader.isLoading || Self.isFirstLoad(value) {
-        return (state.sequence, ShownValue(state.shown, isPrevious: generation > 0, isLoading: true), value)
+        return (state.sequence, ShownValue(state.shown, isPlaceholder: generation > 0, isLoading: true), value)
       }
       let released = state.shown
       state.shown = value

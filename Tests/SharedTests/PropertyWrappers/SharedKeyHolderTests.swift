@@ -42,7 +42,7 @@ private struct PendingKey: SharedKey {
     #expect(holder.shown.wrappedValue.value == "first")
     holder.load(Shared(wrappedValue: "second", .inMemory("b")))
     #expect(holder.shown.wrappedValue.value == "second")
-    #expect(!holder.shown.wrappedValue.isPrevious)
+    #expect(!holder.shown.wrappedValue.isPlaceholder)
     holder.writable?.withLock { $0 = "second, edited" }
     #expect(holder.shown.wrappedValue.value == "second, edited")
     #expect(Shared(wrappedValue: "", .inMemory("a")).wrappedValue == "first")
@@ -56,17 +56,17 @@ private struct PendingKey: SharedKey {
     let second: Query<OperationState<String>> = .query(["posts", 2], options: options) { await fetcher.fetch() }
     let holder = SharedKeyHolder(Shared(wrappedValue: OperationState<String>(), first))
     #expect(holder.shown.wrappedValue.isLoading)  // Its first fetch runs; nothing was shown before.
-    #expect(!holder.shown.wrappedValue.isPrevious)
+    #expect(!holder.shown.wrappedValue.isPlaceholder)
     await waitUntil { holder.shown.wrappedValue.value.value == "fetch 1" }
     let gate = fetcher.hold()
     holder.load(Shared(wrappedValue: OperationState<String>(), second))
     #expect(holder.shown.wrappedValue.value.value == "fetch 1")
-    #expect(holder.shown.wrappedValue.isPrevious)
+    #expect(holder.shown.wrappedValue.isPlaceholder)
     #expect(holder.shown.wrappedValue.isLoading)
     gate.open()
     await waitUntil { !holder.shown.wrappedValue.isLoading }
     #expect(holder.shown.wrappedValue.value.value == "fetch 2")
-    #expect(!holder.shown.wrappedValue.isPrevious)
+    #expect(!holder.shown.wrappedValue.isPlaceholder)
   }
 
   @Test func thePreviousValueShowsWhileTheNewKeyLoadsAndTheLoadedValueReplacesIt() async {
@@ -74,13 +74,13 @@ private struct PendingKey: SharedKey {
     let holder = SharedKeyHolder(Shared(wrappedValue: "user A's", .inMemory("a")))
     holder.load(Shared(wrappedValue: "default", PendingKey(name: "b", loads: loads)))
     #expect(holder.shown.wrappedValue.value == "user A's")
-    #expect(holder.shown.wrappedValue.isPrevious)
+    #expect(holder.shown.wrappedValue.isPlaceholder)
     #expect(holder.shown.wrappedValue.isLoading)
     #expect(holder.current.wrappedValue == "default")  // The previous value is not written into the new key.
     loads.resume(.success("user B's"))
     await waitUntil { !holder.shown.wrappedValue.isLoading }
     #expect(holder.shown.wrappedValue.value == "user B's")
-    #expect(!holder.shown.wrappedValue.isPrevious)
+    #expect(!holder.shown.wrappedValue.isPlaceholder)
   }
 
   @Test func aFailedLoadShowsTheNewKeysValueWithItsError() async {
@@ -91,7 +91,7 @@ private struct PendingKey: SharedKey {
     await waitUntil { !holder.shown.wrappedValue.isLoading }
     #expect(holder.shown.wrappedValue.value == "default")
     #expect(holder.shown.wrappedValue.loadError is StoreUnavailable)
-    #expect(!holder.shown.wrappedValue.isPrevious)
+    #expect(!holder.shown.wrappedValue.isPlaceholder)
   }
 
   @Test func aValueLeftBehindChangesNothingShown() {
@@ -106,7 +106,7 @@ private struct PendingKey: SharedKey {
     let loads = PendingKey.Loads()
     let holder = SharedKeyHolder(Shared(wrappedValue: "default", PendingKey(name: "a", loads: loads)))
     #expect(holder.shown.wrappedValue.isLoading)
-    #expect(!holder.shown.wrappedValue.isPrevious)  // Nothing came before it.
+    #expect(!holder.shown.wrappedValue.isPlaceholder)  // Nothing came before it.
     loads.resume(.success("stored"))
     await waitUntil { holder.shown.wrappedValue.value == "stored" }
   }

@@ -14,7 +14,7 @@ struct SharedKeyHolderSnippets {
   // ShownValue
   func render(_ shown: ShownValue<Settings>) {
     apply(shown.value)
-    if shown.isPrevious { showSpinner() }  // The new key's value is still loading.
+    if shown.isPlaceholder { showSpinner() }  // The new key's value is still loading.
   }
 
   // SharedKeyHolder; StoringValues.md, "Moving to another key"
