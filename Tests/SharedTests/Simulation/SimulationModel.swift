@@ -334,12 +334,8 @@ struct SimulationModel {
     guard query.exists else { return (false, false) }
     let gcTime = setup.gcTimes[key]
     let mustExist = now < query.surelyUsedAt + gcTime
-    // The persisted cache's writer reads a changed query on a task of its own, which may count as a use a tick or
-    // two later than the change.
-    let slack = setup.persistsCache ? SimulationSetup.tick * 2 : .zero
     let mustBeGone =
-      query.holders == 0 && now >= query.maybeUsedAt + gcTime * 5 / 4 + slack
-      && !changes.contains(where: { $0.key == key })
+      query.holders == 0 && now >= query.maybeUsedAt + gcTime * 5 / 4 && !changes.contains(where: { $0.key == key })
     return (mustExist, mustBeGone)
   }
 }

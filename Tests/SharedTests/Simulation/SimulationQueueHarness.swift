@@ -40,6 +40,8 @@ final class SimulationQueueHarness {
   /// The entries that left the queue after a success, and those whose leaving a flush wrote.
   var succeeded: Set<Int> = []
   var successWritten: Set<Int> = []
+  /// The step at which the server last applied each entry's call.
+  var answeredAt: [Int: Int] = [:]
   /// Whether each entry's optimistic change found a value to change (what `OptimisticCache.update` returned), the
   /// last time it was made (at its enqueue, or at a restore).
   let reached = Reached()

@@ -145,7 +145,7 @@ extension SimulationRunner {
     case .discard(let pick):
       discard(pick: pick, on: queue)
     case .answer(let pick, let succeeds):
-      harness.server.answer(pick: pick, succeeds: succeeds, launch: harness.launch)
+      answerQueuedCall(pick: pick, succeeds: succeeds)
     case .flush:
       absorbQueue()
       let (live, left) = (harness.live, harness.succeeded)
@@ -161,13 +161,24 @@ extension SimulationRunner {
       case .enqueue(let key):
         if let failure = enqueue(key: key, on: queue) { return failure }
       case .discard(let pick): discard(pick: pick, on: queue)
-      case .answer(let pick): harness.server.answer(pick: pick, succeeds: true, launch: harness.launch)
+      case .answer(let pick): answerQueuedCall(pick: pick, succeeds: true)
       }
       for _ in 0..<yields { await Task.yield() }
       await endQueueLaunch(killed: true, serverApplies: serverApplies)
       return await relaunch()
     }
     return nil
+  }
+
+  /// The server answers the queued call picked by `pick`; returns its entry. A success's invalidation is owed from
+  /// this step, even if the app hears of the success (the entry leaving the queue) a step later, as a mutation's is.
+  @discardableResult
+  private func answerQueuedCall(pick: Int, succeeds: Bool) -> Int? {
+    guard let harness = queueHarness,
+      let entry = harness.server.answer(pick: pick, succeeds: succeeds, launch: harness.launch)
+    else { return nil }
+    if succeeds { harness.answeredAt[entry] = step }
+    return entry
   }
 
   private func enqueue(key: Int, on queue: MutationQueue) -> SimulationFailure? {
@@ -216,7 +227,8 @@ extension SimulationRunner {
     for entry in harness.live where !present.contains(entry) {
       harness.succeeded.insert(entry)
       if let edit = harness.edits[entry] {
-        model.queueEntrySucceeded(entry, key: edit.key, item: edit.item, step: step)
+        let answered = min(harness.answeredAt[entry] ?? step, step)
+        model.queueEntrySucceeded(entry, key: edit.key, item: edit.item, step: answered)
       }
     }
     harness.live.removeAll { !present.contains($0) }
@@ -286,7 +298,7 @@ extension SimulationRunner {
     for _ in 0..<100 {
       absorbQueue()
       guard let queue = harness.queue, !queue.entries.isEmpty else { break }
-      while harness.server.answer(pick: 0, succeeds: true, launch: harness.launch) != nil {}
+      while answerQueuedCall(pick: 0, succeeds: true) != nil {}
       harness.clock.advance(by: SimulationQueueHarness.retryDelay)
       if let failure = await SharedRegistry.$current.withValue(registry, operation: { await settleAndCheck() }) {
         return failure

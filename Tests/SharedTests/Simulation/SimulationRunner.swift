@@ -143,8 +143,10 @@ final class SimulationRunner {
       else { continue }
       shownDates[key] = state.updatedAt
     }
-    try? await store.flushPersistedCache()
+    // The queue's launch ends first: what the app learns there (an entry that left after a success invalidates its
+    // query) is in the cache's bytes too.
     await endQueueLaunch(killed: false)
+    try? await store.flushPersistedCache()
     let bytes = persister?.data
     storedDates = [:]
     for entry in (try? bytes.map(PersistedQueryCache.init(encoded:)))??.entries ?? [] where !entry.isInvalidated {
@@ -245,9 +247,6 @@ final class SimulationRunner {
       model.setValue(key, value, detached: detached)
     case .advance(let ticks):
       for _ in 0..<ticks {
-        // The sleepers the tick wakes (the garbage sweeper) sleep again once they ran: wait for that too, or a
-        // check that was due now would run at a later tick.
-        let sleepers = clock.sleeperCount
         let cached = cachedQueries()
         let onTimer = Set(
           (0..<SimulationSetup.keyCount).filter { triggers.isOnTimer($0, model: model, cached: cached) })
@@ -257,7 +256,7 @@ final class SimulationRunner {
         clock.advance(by: SimulationSetup.tick)
         queueHarness?.clock.advance(by: SimulationSetup.tick)
         mutationClock.advance(by: SimulationSetup.tick)
-        if let failure = await settleAndCheck(sleepers: sleepers) { return failure }
+        if let failure = await settleAndCheck() { return failure }
         let startedNow = server.fetchesStarted(since: started)
         if isOnline,
           let broken = triggers.checkTick(
@@ -393,11 +392,16 @@ final class SimulationRunner {
   /// Lets every task the last step started run until nothing changes any more and the invariants hold, then checks
   /// them.
   ///
-  /// The simulation decides nothing by time. It yields until the store stopped changing over a few rounds of yields
-  /// and every invariant holds; yielding alone is not enough, as a task the store just started may not have run
-  /// yet. A store that never gets there is broken (stuck fetching, a query never collected, a wrong value): after
-  /// ``settleGuard``, a deadlock guard, the broken invariant is reported.
-  func settleAndCheck(sleepers: Int = 0) async -> SimulationFailure? {
+  /// The simulation decides nothing by time. It yields until the store stopped changing over a few rounds of yields,
+  /// every timer task of the store sleeps on the clock, and every invariant holds; yielding alone is not enough, as a
+  /// task the store just started may not have run yet. A store that never gets there is broken (stuck fetching, a
+  /// query never collected, a wrong value): after ``settleGuard``, a deadlock guard, the broken invariant is reported.
+  ///
+  /// The timer tasks are waited for by name, not by how the store looks: a sweeper that a step armed, or that a tick
+  /// woke, changes nothing that the store shows until its check is due, so a stable store says nothing of it. Were
+  /// the clock moved before it sleeps, it would measure its wait from the later time, and check a tick or more late
+  /// (a query collected late), each time it is late again.
+  func settleAndCheck() async -> SimulationFailure? {
     let giveUp = ContinuousClock.now + settleGuard
     var last = fingerprint()
     var stableRounds = 0
@@ -413,9 +417,14 @@ final class SimulationRunner {
         last = now
       }
       guard stableRounds >= 4 || rounds % 64 == 0 else { continue }
+      // The persisted cache's writer reads the values changed on a task of its own, and a value it reads counts as
+      // held meanwhile: its write ends before the clock moves on, as it does at once on a clock that moves by itself.
+      if persister != nil { try? await store.flushPersistedCache() }
       let isOverdue = ContinuousClock.now > giveUp
-      // Woken sleepers sleep again, unless the store has nothing left to sweep.
-      if clock.sleeperCount < sleepers && store.count > 0 && !isOverdue { continue }
+      if let waiting = timerTasksAwake() {
+        if !isOverdue { continue }
+        return SimulationFailure(step: step, invariant: waiting, detail: snapshot())
+      }
       absorbObservations()
       guard let broken = brokenInvariant() else {
         if stableRounds >= 4 { return nil }
@@ -423,6 +432,17 @@ final class SimulationRunner {
       }
       if isOverdue { return SimulationFailure(step: step, invariant: broken, detail: snapshot()) }
     }
+  }
+
+  /// Which timer task of the store does not sleep on the queries' clock yet, if one does not: the garbage sweeper
+  /// (one while the store keeps a query on the clock) and one timer per refetch interval.
+  private func timerTasksAwake() -> String? {
+    let (sweepers, timers) = store.state.withLock { state in
+      (state.bounds.sweepers[QueryClockKey(clock)] == nil ? 0 : 1, state.intervals.timers.count)
+    }
+    guard clock.sleeperCount < sweepers + timers else { return nil }
+    return "the store's timer tasks do not sleep on the clock: \(clock.sleeperCount) of \(sweepers) sweeper(s) and "
+      + "\(timers) interval timer(s)"
   }
 
   /// Tells the model what the app has learned since: which mutations' tasks ended, and which queries the store

@@ -25,24 +25,17 @@ import Testing
     return (1...UInt64(max(count, 1))).map { $0 }
   }
 
-  /// Whether the seeds were chosen by hand (then a failure is shrunk even in a test of known defects).
+  /// Whether the seeds were chosen by hand (then a failure is shrunk even in the slower tests, which CI runs without
+  /// shrinking).
   static var isExploring: Bool {
     environment["SIMULATION_SEED"] != nil || environment["SIMULATION_SEEDS"] != nil
   }
 
   /// Runs the seeds; returns the first failure as lines a person reads, its program shrunk when `shrinks`.
-  ///
-  /// With a persisted cache, a seed that fails in one of the two rare ways (see ``rareCacheFlakes``) does not stop the
-  /// run: the next seeds are run, and that failure is returned only if none fails otherwise.
   static func firstFailure(_ features: SimulationFeatures, shrinks: Bool = true) async -> String? {
-    var rareFlake: String?
     for seed in seeds {
       let program = SimulationProgram(seed: seed, features: features)
       guard let failure = await SimulationRunner.run(program) else { continue }
-      if features.relaunches, rareCacheFlakes.contains(where: "\(failure)".contains) {
-        rareFlake = rareFlake ?? "seed \(seed) fails \(failure) (rare with a persisted cache):\n\(failure.detail)"
-        continue
-      }
       guard shrinks else {
         return """
           seed \(seed) fails \(failure) (run it alone with SIMULATION_SEED=\(seed) to shrink it):
@@ -59,25 +52,8 @@ import Testing
         \(shrunk.failure.detail)
         """
     }
-    return rareFlake
+    return nil
   }
-
-  /// Expects no failure; with `toleratingRareCacheFlakes`, the two rare failures seen only with a persisted cache
-  /// (about one seed in a few hundred, not the same one twice, so not shrinkable yet) are recorded as known issues:
-  /// a query collected later than its window, and a held query left stale. Every other failure fails the test.
-  static func expectNoFailure(_ failure: String?, toleratingRareCacheFlakes: Bool) {
-    withKnownIssue("A rare, not yet reproducible failure with a persisted cache", isIntermittent: true) {
-      #expect(failure == nil, "\(failure ?? "")")
-    } matching: { issue in
-      toleratingRareCacheFlakes
-        && issue.comments.contains { comment in
-          Self.rareCacheFlakes.contains { comment.rawValue.contains($0) }
-        }
-    }
-  }
-
-  /// How the two rare failures with a persisted cache read (see ``expectNoFailure(_:toleratingRareCacheFlakes:)``).
-  static let rareCacheFlakes = ["was not collected within 1.25x its gcTime", "but no fetch of it is under way"]
 
   /// Plain queries with several holders, their edits (`update`, `withLock`, `setValue`), invalidation, cancel,
   /// remove and reset, collection after one gcTime shared by all, and the network going on and off.
@@ -88,26 +64,22 @@ import Testing
 
   /// As above, with a persisted query cache: flushed, then restored by a new registry at a relaunch. Edits go
   /// through `store.update` (see the next test for a holder's `withLock`).
-  ///
-  /// Known to fail rarely (about one seed in a few hundred, not the same one twice, so not shrinkable yet): a query
-  /// collected later than its window, or a held query left stale, only with a persisted cache. Run with
-  /// `SIMULATION_SEEDS=1000` to see one.
   @Test func persistedCacheAndRelaunches() async {
     let failure = await Self.firstFailure(SimulationFeatures(relaunches: true, holderEdits: false))
-    Self.expectNoFailure(failure, toleratingRareCacheFlakes: true)
+    #expect(failure == nil, "\(failure ?? "")")
   }
 
   /// As above, with edits through a holder's `withLock` too.
   @Test func holderEditsAndRelaunches() async {
     let failure = await Self.firstFailure(SimulationFeatures(relaunches: true), shrinks: Self.isExploring)
-    Self.expectNoFailure(failure, toleratingRareCacheFlakes: true)
+    #expect(failure == nil, "\(failure ?? "")")
   }
 
   /// As above, checking that a restored value shows the `updatedAt` it was stored with.
   @Test func restoredDates() async {
     let features = SimulationFeatures(relaunches: true, holderEdits: false, checksRestoredDates: true)
     let failure = await Self.firstFailure(features, shrinks: Self.isExploring)
-    Self.expectNoFailure(failure, toleratingRareCacheFlakes: true)
+    #expect(failure == nil, "\(failure ?? "")")
   }
 
   /// As above, with a gcTime of its own for each query.

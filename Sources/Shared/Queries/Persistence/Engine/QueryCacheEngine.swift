@@ -375,21 +375,18 @@ final class QueryCacheEngine: Sendable {
     Task.detached { await self.write() }
   }
 
-  /// One write: reads and encodes the values of the changed queries, updates their entries, and stores every entry.
-  private func write() async {
-    let taken = state.withLock { state -> (keys: Set<QueryKey>, options: QueryCachePersistence, sequence: UInt64)? in
-      guard let persisting = state.persisting else { return nil }
-      let keys = persisting.changed
-      state.persisting?.changed = []
-      state.persisting?.inFlight = InFlight(keys: keys)
-      state.persisting?.writeSequence += 1
-      return (keys, persisting.options, persisting.writeSequence + 1)
-    }
-    guard let (keys, options, sequence) = taken else { return }
-    // The values are read and encoded after every lock; each access keeps its value only until then.
+  /// What a write read of one query: its value (or why there is none), and its key's bytes for a value.
+  private typealias Read = (key: QueryKey, read: QueryCacheRead, keyBytes: Data?)
+
+  /// Reads and encodes the values of the queries named `keys`, after every lock, with the problems met.
+  ///
+  /// The values are let go as it returns, before the write goes on: a value the writer still kept would count as
+  /// held, and its query would wait for a collection, until the write ended (after its flushes were answered).
+  private func read(_ keys: Set<QueryKey>) -> (reads: [Read], problems: [QueryCacheProblem]) {
+    // Each access keeps its value only until the reads end.
     let accesses = keys.isEmpty ? [:] : store.store?.cacheAccesses(for: keys) ?? [:]
     let encoder = JSONEncoder()
-    var reads: [(key: QueryKey, read: QueryCacheRead, keyBytes: Data?)] = []
+    var reads: [Read] = []
     var problems: [QueryCacheProblem] = []
     for (key, access) in accesses {
       let read = access.read(encoder)
@@ -404,6 +401,21 @@ final class QueryCacheEngine: Sendable {
       }
       reads.append((key, read, Data(keyBytes)))
     }
+    return (reads, problems)
+  }
+
+  /// One write: reads and encodes the values of the changed queries, updates their entries, and stores every entry.
+  private func write() async {
+    let taken = state.withLock { state -> (keys: Set<QueryKey>, options: QueryCachePersistence, sequence: UInt64)? in
+      guard let persisting = state.persisting else { return nil }
+      let keys = persisting.changed
+      state.persisting?.changed = []
+      state.persisting?.inFlight = InFlight(keys: keys)
+      state.persisting?.writeSequence += 1
+      return (keys, persisting.options, persisting.writeSequence + 1)
+    }
+    guard let (keys, options, sequence) = taken else { return }
+    let (reads, problems) = read(keys)
     let now = Date()
     let (entries, released) = state.withLock { state -> ([QueryKey: QueryCacheEntry], [QueryCacheEntry]) in
       var released: [QueryCacheEntry] = []
@@ -431,7 +443,7 @@ final class QueryCacheEngine: Sendable {
       released += expired
       return (state.entries, released)
     }
-    withExtendedLifetime((accesses, released)) {}
+    withExtendedLifetime(released) {}
     for problem in problems { options.onProblem?(problem) }
     var failure: QueryCacheProblem?
     do {
