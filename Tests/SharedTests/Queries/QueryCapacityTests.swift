@@ -154,7 +154,7 @@ import Testing
     let store = SharedRegistry.current.queries
     for key in ["a", "b", "c"] { _ = try await store.fetch(query([key], clock: clock)) }
     await clock.waitForSleepers(1)
-    #expect(clock.sleeperCount == 1)  // One sweeper, not one task per query.
+    #expect(clock.sleepers.map(\.wait) == [.garbageCheck])  // One sweeper, not one task per query.
     // Unused from the first check, gone a whole gcTime (four checks) later.
     for _ in 0..<5 {
       await clock.waitForSleepers(1)

@@ -365,7 +365,10 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     }
     let held = Shared(wrappedValue: OperationState<String>(), query)
     for attempt in 1...2 {
-      await waitUntil { attempts.count == attempt && clock.sleeperCount == 2 }  // The gc check and the retry wait.
+      await clock.waitForSleepers(waitingFor: .retryBackoff)
+      await clock.waitForSleepers(waitingFor: .garbageCheck)
+      #expect(attempts.count == attempt)
+      #expect(clock.sleepers.map(\.wait) == [.retryBackoff, .garbageCheck])
       #expect(held.wrappedValue.attempt == attempt)
       #expect(held.wrappedValue.status == .pending)
       clock.advance(by: .seconds(4))
@@ -380,7 +383,7 @@ private func waitForSuccess<State: OperationTrackable>(_ shared: Shared<State>) 
     }
     let other = Shared(wrappedValue: OperationState<String>(), cancelling)
     await waitUntil { cancels.count == 1 && other.wrappedValue.status != .pending }
-    #expect(clock.sleeperCount == 1)  // The store's one garbage sweeper for this clock; no retry wait.
+    #expect(clock.sleepers.map(\.wait) == [.garbageCheck])  // The store's one garbage check; no retry wait.
     #expect(cancels.count == 1)
     // Not cancelled by anyone: a failure like any other error, as for operation runs.
     #expect(other.wrappedValue.status == .error)

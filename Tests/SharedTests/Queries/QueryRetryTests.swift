@@ -46,7 +46,8 @@ private final class FlakyFetcher: Sendable {
 
   /// Waits until the fetch sleeps in a retry's backoff (one sleeper besides the garbage check).
   private func waitForBackoff(_ clock: ManualClock) async {
-    await clock.waitForSleepers(2)
+    await clock.waitForSleepers(waitingFor: .retryBackoff)
+    await clock.waitForSleepers(waitingFor: .garbageCheck)
   }
 
   /// Moves `clock` on one second at a time until the store collected `key`, for at most `seconds`; returns whether
@@ -167,13 +168,13 @@ private final class FlakyFetcher: Sendable {
     let holder = Shared(wrappedValue: OperationState<String>(), query)
     await waitForBackoff(clock)
     clock.advance(by: .seconds(9))
-    #expect(clock.sleeperCount == 2)  // 9 s of a 10 s backoff: still waiting (the garbage check sleeps 150 s).
+    #expect(clock.sleepers.map(\.wait) == [.retryBackoff, .garbageCheck])  // 9 s of a 10 s backoff: still waiting.
     #expect(fetcher.attempts.elements == [1])
     clock.advance(by: .seconds(1))
     await waitUntil { fetcher.attempts.elements.count == 2 }
     await waitForBackoff(clock)
     clock.advance(by: .seconds(19))
-    #expect(clock.sleeperCount == 2)  // 19 s of a 20 s backoff.
+    #expect(clock.sleepers.map(\.wait) == [.retryBackoff, .garbageCheck])  // 19 s of a 20 s backoff.
     #expect(fetcher.attempts.elements == [1, 2])
     clock.advance(by: .seconds(1))
     var values = holder.values.makeAsyncIterator()

@@ -101,6 +101,7 @@ import Testing
     await waitForValue(first, "fetch 1")
     await waitUntil { second.wrappedValue.value != nil }
     await clock.waitForSleepers(2)  // The sweeper and one timer, not one per query.
+    #expect(Set(clock.sleepers.map(\.wait)) == [.garbageCheck, .refetchInterval])
     #expect(clock.sleeperCount == 2)
     #expect(store.state.withLock { $0.intervals.timers.count } == 1)
     store.remove(.all)

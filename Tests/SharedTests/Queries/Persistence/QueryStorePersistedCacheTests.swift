@@ -208,7 +208,7 @@ struct QueryStorePersistedCacheTests {
     clock.advance(by: .milliseconds(500))
     store.setValue("edited", for: fetcher.query(["posts", 1], "post", clock: queryClock))
     #expect(persister.writes == 0)
-    #expect(clock.sleeperCount == 1)  // The change waits for the same interval: the throttle does not restart.
+    #expect(clock.sleepers.map(\.wait) == [.cacheThrottle])  // The same wait: the throttle does not restart.
     clock.advance(by: .milliseconds(500))
     await persister.waitForWrites(1)
     #expect(try persister.storedKeys() == (1...5).map { "[\"posts\", \($0)]" })
