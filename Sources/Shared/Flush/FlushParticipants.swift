@@ -24,7 +24,8 @@ final class FlushParticipants: Sendable {
 
   /// Adds `participant` to the registry's flushes, until it is freed.
   func join(_ participant: any FlushParticipant) {
-    let (firstJoin, alive) = members.withLock { members -> (Bool, [any FlushParticipant]) in
+    // The members found alive are released after the lock.
+    let firstJoin = members.withLockReleasingAfter { members -> (result: Bool, released: [any FlushParticipant]) in
       var alive: [any FlushParticipant] = []
       if members.byIdentity.count > members.pruneAbove {
         // Dropping freed members only when the list doubled keeps each join constant on average. What is found
@@ -41,7 +42,6 @@ final class FlushParticipants: Sendable {
       defer { members.isWatchedAtExit = true }
       return (!members.isWatchedAtExit, alive)
     }
-    withExtendedLifetime(alive) {}  // Released after the lock.
     if firstJoin { ExitFlush.watch(self) }
   }
 

@@ -145,8 +145,9 @@ public final class SharedInspector: Sendable {
   /// Forgets the states kept for `keys`, whose values no longer show their force; released after the lock.
   func forget(_ keys: [QueryKey]) {
     guard !keys.isEmpty else { return }
-    let dropped = state.withLock { state in keys.compactMap { state.forced.removeValue(forKey: $0) } }
-    withExtendedLifetime(dropped) {}
+    state.withLockReleasingAfter { state in
+      (result: (), released: keys.compactMap { state.forced.removeValue(forKey: $0) })
+    }
   }
 
   /// Keeps `forced`, the state a force replaced; when it replaced an earlier force's state, keeps that one's state

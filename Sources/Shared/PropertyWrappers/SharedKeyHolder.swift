@@ -105,7 +105,8 @@ public final class SharedKeyHolder<Value: Sendable>: Sendable {
   /// Makes `reader` the held value; returns its generation.
   private func advance(to reader: SharedReader<Value>, writable: Shared<Value>?) -> UInt64 {
     typealias Left = (SharedReader<Value>, Shared<Value>?, ObserverToken?)
-    let (generation, left) = state.withLock { state -> (UInt64, Left) in
+    // The value left and its observer are let go after the lock.
+    return state.withLockReleasingAfter { state -> (result: UInt64, released: Left) in
       state.generation += 1
       defer {
         state.current = reader
@@ -114,9 +115,6 @@ public final class SharedKeyHolder<Value: Sendable>: Sendable {
       }
       return (state.generation, (state.current, state.writable, state.token))
     }
-    // The value left and its observer are let go after the lock.
-    withExtendedLifetime(left) {}
-    return generation
   }
 
   /// Observes `reader`, the held value of `generation` (the first when `nil`), and shows it as it is now.
@@ -124,12 +122,12 @@ public final class SharedKeyHolder<Value: Sendable>: Sendable {
     let generation = generation ?? 0
     // Observed first, then read: no change (the end of a load included) falls between the two.
     let token = reader.observe { [weak self] _ in self?.changed(generation) }
-    let stale = state.withLock { state -> ObserverToken? in
-      guard state.generation == generation else { return token }
+    // A token for a generation that ended is let go after the lock.
+    state.withLockReleasingAfter { state -> (result: Void, released: ObserverToken?) in
+      guard state.generation == generation else { return ((), token) }
       state.token = token
-      return nil
+      return ((), nil)
     }
-    withExtendedLifetime(stale) {}
     changed(generation)
   }
 

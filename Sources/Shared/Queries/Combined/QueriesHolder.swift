@@ -101,7 +101,9 @@ public final class QueriesHolder<Value: Sendable, Combined: Sendable>: Sendable 
       registry.queries.demand(query, holder: member, in: registry)
       return member
     }
-    let (generation, left) = state.withLock { state -> (UInt64, ([Shared<OperationState<Value>>], [ObserverToken])) in
+    // The list left and its observers are let go after the lock.
+    let generation = state.withLockReleasingAfter {
+      state -> (result: UInt64, released: ([Shared<OperationState<Value>>], [ObserverToken])) in
       state.generation += 1
       defer {
         state.members = members
@@ -110,16 +112,14 @@ public final class QueriesHolder<Value: Sendable, Combined: Sendable>: Sendable 
       }
       return (state.generation, (state.members, state.tokens))
     }
-    // The list left and its observers are let go after the lock.
-    withExtendedLifetime(left) {}
     // Observed first, then read: no change falls between the two.
     let tokens = members.map { member in member.observe { [weak self] _ in self?.changed(generation) } }
-    let stale = state.withLock { state -> [ObserverToken] in
-      guard state.generation == generation else { return tokens }
+    // Tokens for a generation that ended are let go after the lock.
+    state.withLockReleasingAfter { state -> (result: Void, released: [ObserverToken]) in
+      guard state.generation == generation else { return ((), tokens) }
       state.tokens = tokens
-      return []
+      return ((), [])
     }
-    withExtendedLifetime(stale) {}
     changed(generation)
   }
 

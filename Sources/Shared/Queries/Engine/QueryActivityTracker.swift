@@ -67,7 +67,7 @@ final class QueryActivityTracker: Sendable {
   /// The counts of the fetches and runs under `prefix`: the reader made earlier for it, if someone still holds it,
   /// or a new one.
   func activity(matching prefix: QueryKey) -> Shared<QueryActivity> {
-    let (box, released) = state.withLock { state -> (ReactiveBox<QueryActivity>, Released) in
+    let box = state.withLockReleasingAfter { state -> (result: ReactiveBox<QueryActivity>, released: Released) in
       // The readers looked at are kept alive until after the lock (the last reference to one may go meanwhile), and
       // so are the prefixes of the ones dropped: a key's parts are the app's values.
       var released = Released()
@@ -89,7 +89,6 @@ final class QueryActivityTracker: Sendable {
       state.readers.append(Reader(prefix: prefix, box: box))
       return (box, released)
     }
-    withExtendedLifetime(released) {}  // Released after the lock.
     return Shared(reference: .box(box))
   }
 

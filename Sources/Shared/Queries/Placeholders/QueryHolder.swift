@@ -104,36 +104,38 @@ public final class QueryHolder<Value: Sendable>: Sendable {
     let holder = Shared<OperationState<Value>>(
       reference: registry.reference(memoryOnly: query, defaultValue: { OperationState() }))
     registry.queries.demand(query, holder: holder, in: registry)
-    let (generation, left, leftToken, released) = state.withLock {
-      state -> (QueryHolderMachine<Value>.Generation, Shared<OperationState<Value>>?, ObserverToken?, Value?) in
+    typealias Left = (Shared<OperationState<Value>>?, ObserverToken?, Value?)
+    // The query left, its observer and the value no longer kept are let go after the lock.
+    let generation = state.withLockReleasingAfter {
+      state -> (result: QueryHolderMachine<Value>.Generation, released: Left) in
       let (generation, released) = state.machine.moved(leaving: state.current?.wrappedValue)
       defer {
         state.current = holder
         state.token = nil
       }
-      return (generation, state.current, state.token, released)
+      return (generation, (state.current, state.token, released))
     }
-    // The query left, its observer and the value no longer kept are let go after the lock.
-    withExtendedLifetime((left, leftToken, released)) {}
     // Observed first, then read: no change falls between the two.
     let token = holder.observe { [weak self] _ in self?.changed(generation) }
-    let stale = state.withLock { state -> ObserverToken? in
-      guard state.machine.generation == generation else { return token }
+    // A token for a generation that ended is let go after the lock.
+    state.withLockReleasingAfter { state -> (result: Void, released: ObserverToken?) in
+      guard state.machine.generation == generation else { return ((), token) }
       state.token = token
-      return nil
+      return ((), nil)
     }
-    withExtendedLifetime(stale) {}
     changed(generation)
   }
 
   /// The query of `generation` changed: shows its state as the machine decides.
   private func changed(_ generation: QueryHolderMachine<Value>.Generation) {
-    let (publication, released) = state.withLock { state -> (QueryHolderMachine<Value>.Publication?, Value?) in
+    // The value the machine no longer keeps is let go after the lock.
+    let publication = state.withLockReleasingAfter {
+      state -> (result: QueryHolderMachine<Value>.Publication?, released: Value?) in
       // Read under this lock, so that decisions follow the query's changes in order.
       guard state.machine.generation == generation, let current = state.current else { return (nil, nil) }
-      return state.machine.changed(generation, state: current.wrappedValue)
+      let (publication, released) = state.machine.changed(generation, state: current.wrappedValue)
+      return (publication, released)
     }
-    withExtendedLifetime(released) {}
     guard let publication else { return }
     // A decision that lost the race to a newer one is dropped (its write still tells listeners, with no change).
     output.withLockReleasingReplaced { shown in
