@@ -86,7 +86,7 @@ public struct Query<State: OperationTrackable>: SharedReaderKey, MemoryOnlyKey {
 
   /// Registers the holder with the query store, which fetches if the value is missing, stale or invalidated.
   func holderDidAppear(_ shared: Shared<State>, in registry: SharedRegistry) {
-    registry.queries.demand(self, holder: shared, in: registry)
+    registry.queries.addHolder(self, holder: shared, in: registry)
   }
 
   /// A query's value: written through its optimistic changes.

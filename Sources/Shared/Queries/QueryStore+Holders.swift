@@ -9,7 +9,7 @@ extension QueryStore {
   /// is called (a holder's initializer, inlined into its caller) costs a fraction of one found here; so do the
   /// writes of the fetch it starts, when the caller gives them (`writer`).
   @usableFromInline
-  func demand<State: OperationTrackable>(
+  func addHolder<State: OperationTrackable>(
     _ query: Query<State>,
     holder: Shared<State>,
     link: QueryLink? = nil,

@@ -28,7 +28,7 @@ extension Shared where Value: OperationTrackable {
     // The value's query link is found here too, specialized for `Value`: a new key makes it.
     var link: QueryLink?
     if case .root(let root) = reference { link = root.box.attachment(QueryLink.self, make: QueryLink.init) }
-    registry.queries.demand(query, holder: self, link: link, in: registry, writer: QueryValueWriter())
+    registry.queries.addHolder(query, holder: self, link: link, in: registry, writer: QueryValueWriter())
   }
 
   /// Fetches this query again now, joining a refetch of it that is under way or asked for.

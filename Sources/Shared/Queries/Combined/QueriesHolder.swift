@@ -98,7 +98,7 @@ public final class QueriesHolder<Value: Sendable, Combined: Sendable>: Sendable 
       if let member = held[query.key] { return member }
       let member = Shared<OperationState<Value>>(
         reference: registry.reference(memoryOnly: query, defaultValue: { OperationState() }))
-      registry.queries.demand(query, holder: member, in: registry)
+      registry.queries.addHolder(query, holder: member, in: registry)
       return member
     }
     // The list left and its observers are let go after the lock.

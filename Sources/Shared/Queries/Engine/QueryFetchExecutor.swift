@@ -32,7 +32,7 @@ enum QueryFetchExecutor {
     if let before {
       started = before
     } else {
-      guard let shared = store.store?.borrow(record) else {
+      guard let shared = store.store?.valueForStep(of: record) else {
         work.finish(.failure(CancellationError()))
         return
       }
@@ -99,14 +99,14 @@ enum QueryFetchExecutor {
     await AttemptLoop.run(
       .contextual { context in
         // Borrowed for this attempt only: released before the retry point asks whether anyone else holds it.
-        guard let shared = store.store?.borrow(record) else { throw CancellationError() }
+        guard let shared = store.store?.valueForStep(of: record) else { throw CancellationError() }
         return try await fetch(shared, context)
       },
       options: options,
       network: network,
       yield: gate.map { gate in
         { value, attempt in
-          guard gate.isOpen, attempt.isOpen, let shared = store.store?.borrow(record) else { return }
+          guard gate.isOpen, attempt.isOpen, let shared = store.store?.valueForStep(of: record) else { return }
           QueryFetchExecutor.writeData(into: shared) { state in
             guard gate.isOpen, attempt.isOpen else { return }
             state.applySuccess(value)
@@ -115,7 +115,7 @@ enum QueryFetchExecutor {
         }
       },
       onFailure: { error, failureCount in
-        store.store?.borrow(record)?.libraryWithLock { value in
+        store.store?.valueForStep(of: record)?.libraryWithLock { value in
           value.operation.noteFailure(error, failureCount: failureCount)
         }
       },
@@ -124,7 +124,7 @@ enum QueryFetchExecutor {
         store.store?.retryPoint(id, of: record) == .retry
       },
       onRetry: { attempt in
-        store.store?.borrow(record)?.libraryWithLock { value in value.operation.retry(attempt) }
+        store.store?.valueForStep(of: record)?.libraryWithLock { value in value.operation.retry(attempt) }
       })
   }
 
@@ -194,7 +194,7 @@ enum QueryFetchExecutor {
     // A fetch with no retries that starts now needs nothing more of the gate.
     if operation.retry.retries == 0 && (mode == .offlineFirst || gate.isOnlineNow) { return nil }
     return NetworkRun(gate: gate, mode: mode) { run in
-      store.store?.borrow(record)?.libraryWithLock { value in value.operation.showPaused(run.isPaused) }
+      store.store?.valueForStep(of: record)?.libraryWithLock { value in value.operation.showPaused(run.isPaused) }
     }
   }
 
@@ -296,7 +296,7 @@ extension QueryStore {
   }
 
   /// The value of `record`, borrowed for one step of its fetch; `nil` once the record left the store.
-  fileprivate func borrow<State: OperationTrackable>(_ record: QueryRecord<State>) -> Shared<State>? {
+  fileprivate func valueForStep<State: OperationTrackable>(of record: QueryRecord<State>) -> Shared<State>? {
     state.withLock { _ in record.borrowed }
   }
 

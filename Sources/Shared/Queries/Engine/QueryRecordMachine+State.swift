@@ -56,9 +56,9 @@ extension QueryRecordMachine {
   enum Phase: Equatable, Sendable {
     /// Fetching.
     case fetching
-    /// Writing its result into the value. `handsOver`: the value was written still fetching, because work follows
+    /// Writing its result into the value. `workFollows`: the value was written still fetching, because work follows
     /// at once.
-    case applying(handsOver: Bool)
+    case applying(workFollows: Bool)
     /// The work that was to follow was withdrawn: the fetching the value was left showing is being ended.
     case settling
   }

@@ -273,10 +273,10 @@ struct QueryRecordMachine: Sendable {
   /// still ends on a value fetched after its last invalidation.
   mutating func fetchReturned(_ id: WorkID) -> ReturnAction {
     guard case .busy(var busy) = activity, busy.id == id, busy.phase == .fetching else { return .discard }
-    let handsOver = !busy.queue.isEmpty || (isEnabled && leavesHoldersUnanswered(busy, cancelled: false))
-    busy.phase = .applying(handsOver: handsOver)
+    let workFollows = !busy.queue.isEmpty || (isEnabled && leavesHoldersUnanswered(busy, cancelled: false))
+    busy.phase = .applying(workFollows: workFollows)
     activity = .busy(busy)
-    return .apply(keepPending: handsOver)
+    return .apply(keepPending: workFollows)
   }
 
   /// The running work's fetch failed or was cancelled: its end is about to be written. Returns whether work follows
@@ -289,10 +289,10 @@ struct QueryRecordMachine: Sendable {
   /// The two agree, so a value written as stopped does not fetch again at once.
   mutating func fetchStopped(_ id: WorkID, cancelled: Bool, isHeld: Bool) -> ReturnAction {
     guard case .busy(var busy) = activity, busy.id == id, busy.phase == .fetching else { return .discard }
-    let handsOver = followsAtOnce(busy, cancelled: cancelled, isHeld: isHeld)
-    busy.phase = .applying(handsOver: handsOver)
+    let workFollows = followsAtOnce(busy, cancelled: cancelled, isHeld: isHeld)
+    busy.phase = .applying(workFollows: workFollows)
     activity = .busy(busy)
-    return .apply(keepPending: handsOver)
+    return .apply(keepPending: workFollows)
   }
 
   /// Whether work follows the running work at once as it ends failed (or `cancelled`): queued work, or a refresh
@@ -335,15 +335,15 @@ struct QueryRecordMachine: Sendable {
     guard case .busy(var busy) = activity, busy.id == id else { return .none }
     use = .inUse
     // Whether work follows at once, as decided when the end was written; whether the value shows fetching now.
-    let handsOver: Bool
+    let workFollows: Bool
     let isFetchingShown: Bool
     switch busy.phase {
     case .fetching:
-      handsOver = followsAtOnce(busy, cancelled: outcome == .cancelled, isHeld: isHeld)
+      workFollows = followsAtOnce(busy, cancelled: outcome == .cancelled, isHeld: isHeld)
       isFetchingShown = busy.isFetchingShown
-    case .applying(let didHandOver):
-      handsOver = didHandOver
-      isFetchingShown = didHandOver
+    case .applying(let wasWrittenFetching):
+      workFollows = wasWrittenFetching
+      isFetchingShown = wasWrittenFetching
     case .settling:
       return .none
     }
@@ -357,10 +357,10 @@ struct QueryRecordMachine: Sendable {
     // A refresh its callers cancelled (nobody else awaited it) still answers a holder, which needs a value as fresh
     // as the callers asked for: while held, another follows, as after an invalidation.
     let unanswered = leavesHoldersUnanswered(busy, cancelled: outcome == .cancelled)
-    if unanswered, handsOver || isHeld, let index = refreshQueued {
+    if unanswered, workFollows || isHeld, let index = refreshQueued {
       // The refresh that waits answers the invalidation: no caller's cancellation may withdraw it now.
       busy.queue[index].demand.isNeeded = true
-    } else if unanswered, isEnabled, handsOver || isHeld {
+    } else if unanswered, isEnabled, workFollows || isHeld {
       let next = makeID()
       busy.id = next
       busy.running = .refresh(superseded: false)

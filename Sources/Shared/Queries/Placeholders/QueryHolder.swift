@@ -103,7 +103,7 @@ public final class QueryHolder<Value: Sendable>: Sendable {
     // Made outside the lock: a new holder may start a fetch.
     let holder = Shared<OperationState<Value>>(
       reference: registry.reference(memoryOnly: query, defaultValue: { OperationState() }))
-    registry.queries.demand(query, holder: holder, in: registry)
+    registry.queries.addHolder(query, holder: holder, in: registry)
     typealias Left = (Shared<OperationState<Value>>?, ObserverToken?, Value?)
     // The query left, its observer and the value no longer kept are let go after the lock.
     let generation = state.withLockReleasingAfter {
