@@ -27,7 +27,7 @@ extension QueryStore {
         state.bounds.capacity = newValue
         return state.evictOverCapacity()
       }
-      if settings.inspector.isAttached { inspected(evicted.map(\.key), .collected) }
+      if services.inspector.isAttached { inspected(evicted.map(\.key), .collected) }
       withExtendedLifetime(evicted) {}  // Their values are released after the lock.
     }
   }
@@ -107,7 +107,7 @@ extension QueryStore {
         batch.next = pace
         return batch
       }
-      if settings.inspector.isAttached { inspected(batch.removed.map(\.key), .collected) }
+      if services.inspector.isAttached { inspected(batch.removed.map(\.key), .collected) }
       withExtendedLifetime((batch.removed, batch.released)) {}  // Their values are released after the lock.
       if batch.isLast { return nil }
       guard let following = batch.cursor else { return batch.next }

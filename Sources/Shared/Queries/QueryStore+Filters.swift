@@ -124,7 +124,7 @@ extension QueryStore {
     guard !keys.isEmpty else { return }
     let event = kind()
     // In the order of their identities: the store's tree keeps no order of its own.
-    for id in keys.map(InspectedKey.id(query:)).sorted() { settings.inspector.publish(id, event) }
+    for id in keys.map(InspectedKey.id(query:)).sorted() { services.inspector.publish(id, event) }
   }
 
   // MARK: Visiting
@@ -146,7 +146,7 @@ extension QueryStore {
     _ act: @Sendable (inout Records, any QueryRecordProtocol) -> QueryRecordEffect
   ) -> (count: Int, acted: Int) {
     // The keys are gathered for an attached inspector only.
-    let inspects = heard != nil && settings.inspector.isAttached
+    let inspects = heard != nil && services.inspector.isAttached
     var keys: [QueryKey] = []
     let effects: [QueryRecordEffect]
     if let predicate = filter.predicate {

@@ -31,7 +31,7 @@ extension QueryStore {
     writer: QueryValueWriter<State>? = nil
   ) {
     guard case .root(let root) = holder.reference else { return }  // A type mismatch got a value of its own.
-    if let defaults = settings.defaultOptions(for: query) {
+    if let defaults = services.defaultOptions(for: query) {
       // Attached as made with the store's options (which it then keeps as its own).
       let query = query.withDefaultOptions(defaults)
       attach(query, holder: holder, link: link, in: registry, asHolder: asHolder, writer: writer)
@@ -60,7 +60,7 @@ extension QueryStore {
       return
     }
     // The records of other keys were evicted over the store's capacity.
-    if settings.inspector.isAttached { inspected(replaced.map(\.key).filter { $0 != query.key }, .collected) }
+    if services.inspector.isAttached { inspected(replaced.map(\.key).filter { $0 != query.key }, .collected) }
     withExtendedLifetime(replaced) {}
     if let conflict {
       registry.report(

@@ -11,8 +11,8 @@ extension QueryStore {
   /// store already keeps keeps the options it entered with. The default is
   /// ``QueryOptions/init(staleTime:gcTime:enabled:refetchOnHolder:refetchOnReconnect:refetchOnFocus:refetchInterval:refetchesWhileUnheld:networkMode:operation:)`` with no arguments.
   public var defaultOptions: QueryOptions {
-    get { settings.defaultOptions.withLock { $0 } ?? QueryOptions() }
-    set { settings.defaultOptions.withLock { $0 = newValue } }
+    get { services.defaultOptions.withLock { $0 } ?? QueryOptions() }
+    set { services.defaultOptions.withLock { $0 = newValue } }
   }
 
   /// Hooks called for every fetch of this store's queries and every mutation run of its registry: for logging and
@@ -24,8 +24,8 @@ extension QueryStore {
   ///
   /// See ``QueryHooks`` for when and where they run. A change applies to fetches and runs that end after it.
   public var hooks: QueryHooks {
-    get { settings.hooks.withLock { $0 } }
-    set { settings.hooks.withLock { $0 = newValue } }
+    get { services.hooks.withLock { $0 } }
+    set { services.hooks.withLock { $0 = newValue } }
   }
 
   /// How many of this store's queries are fetching, and how many mutation runs of its registry are under way: read
@@ -41,7 +41,7 @@ extension QueryStore {
   /// included); a mutation run from `mutate` until its `onSettled`. For the counts of one part of the app, see
   /// ``activity(matching:)``.
   public var activity: SharedReader<QueryActivity> {
-    SharedReader(settings.activity.all)
+    SharedReader(services.activity.all)
   }
 
   /// How many queries under `prefix` are fetching, and how many runs of mutations named under it are under way:
@@ -68,6 +68,6 @@ extension QueryStore {
   /// - Returns: A reader of the counts under `prefix`.
   public func activity(matching prefix: QueryKey) -> SharedReader<QueryActivity> {
     guard !prefix.parts.isEmpty else { return activity }
-    return SharedReader(settings.activity.activity(matching: prefix))
+    return SharedReader(services.activity.activity(matching: prefix))
   }
 }

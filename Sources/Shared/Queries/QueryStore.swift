@@ -67,8 +67,9 @@ public final class QueryStore: Sendable {
     weak var registry: SharedRegistry?
   }
 
-  /// The store-wide hooks, the options for queries made without their own, and the activity counts.
-  let settings: QueryStoreSettings
+  /// What the store's queries and its registry's mutations share: the options for queries made without their own,
+  /// the hooks, the activity counts, the mutation scopes, the network gate and the inspector.
+  let services: QueryStoreServices
 
   /// The persisted cache, once the store persists or hydrates one (see `QueryStore+PersistedCache.swift`).
   let persistedCache = QueryCacheSlot()
@@ -78,7 +79,7 @@ public final class QueryStore: Sendable {
 
   init(registry: SharedRegistry? = nil) {
     owner = WeakRegistry(registry: registry)
-    settings = QueryStoreSettings(inspector: registry?.inspector ?? SharedInspector())
+    services = QueryStoreServices(inspector: registry?.inspector ?? SharedInspector())
   }
 
   /// The registry whose queries these are, while it exists: a sleeping query wakes in it.
@@ -107,7 +108,7 @@ public final class QueryStore: Sendable {
   @discardableResult
   public func invalidate(matching prefix: QueryKey) -> Int {
     // The keys are gathered for an attached inspector only.
-    let inspects = settings.inspector.isAttached
+    let inspects = services.inspector.isAttached
     var keys: [QueryKey] = []
     let (marked, effects) = state.withLock { state -> (Int, [QueryRecordEffect]) in
       var marked = 0

@@ -48,7 +48,7 @@ private final class Backend: Sendable {
 
   /// Waits until `count` paused runs' tasks are suspended at the store's gate.
   private func waitForSuspendedRuns(_ count: Int) async {
-    let gate = store.settings.network
+    let gate = store.services.network
     await waitUntil { gate.suspendedRuns.load(ordering: .relaxed) == count }
   }
 
@@ -87,7 +87,7 @@ private final class Backend: Sendable {
     #expect(store.refetch(["post"]))  // Joins the paused fetch: nothing new starts.
     let awaited = Task { try await store.fetch(query) }
     await waitForSuspendedRuns(1)
-    #expect(store.settings.network.pausedCount == 1)
+    #expect(store.services.network.pausedCount == 1)
     network.setOnline(true)
     #expect(try await awaited.value == "call 1")
     await waitForValue(post, "call 1")
@@ -104,8 +104,8 @@ private final class Backend: Sendable {
     awaited.cancel()  // Its only caller leaves: the fetch is cancelled, and stops waiting for the network.
     await #expect(throws: CancellationError.self) { try await awaited.value }
     await waitUntil { store.activity.wrappedValue.fetchingQueries == 0 }
-    #expect(store.settings.network.pausedCount == 0)
-    #expect(store.settings.network.suspendedRuns.load(ordering: .relaxed) == 0)
+    #expect(store.services.network.pausedCount == 0)
+    #expect(store.services.network.suspendedRuns.load(ordering: .relaxed) == 0)
     network.setOnline(true)
     #expect(backend.calls.count == 0)
   }
@@ -121,7 +121,7 @@ private final class Backend: Sendable {
     await waitUntil { !post.wrappedValue.isPaused }
     #expect(post.wrappedValue.status == .idle && !post.wrappedValue.isFetching)
     await waitForSuspendedRuns(0)
-    #expect(store.settings.network.pausedCount == 0)
+    #expect(store.services.network.pausedCount == 0)
     network.setOnline(true)
     #expect(backend.calls.count == 0)
   }
@@ -314,7 +314,7 @@ private final class Backend: Sendable {
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
     #expect(settled.elements == [true])
-    #expect(store.settings.network.pausedCount == 0)
+    #expect(store.services.network.pausedCount == 0)
     #expect(!rename.wrappedValue.isPaused)
     #expect(rename.wrappedValue.status == .idle)
     #expect(backend.calls.count == 0)

@@ -102,7 +102,7 @@ import Testing
     }
     #expect(first.wrappedValue.runningMutations == 1)
     #expect(second.wrappedValue.runningMutations == 1)
-    #expect(store.settings.activity.readerCount == 1)
+    #expect(store.services.activity.readerCount == 1)
     gate.open()
     _ = await run.result
   }
@@ -111,6 +111,6 @@ import Testing
     let store = SharedRegistry.current.queries
     for id in 0..<100 { #expect(store.activity(matching: ["posts", id]).wrappedValue.isIdle) }
     _ = store.activity(matching: ["users"])  // Looks at the readers, and drops those nobody holds.
-    #expect(store.settings.activity.readerCount == 1)
+    #expect(store.services.activity.readerCount == 1)
   }
 }

@@ -22,7 +22,7 @@ struct RunNetwork: Sendable {
 
   @usableFromInline
   init?(current mode: NetworkMode) {
-    self.init(gate: SharedRegistry.current.queries.settings.network, mode: mode)
+    self.init(gate: SharedRegistry.current.queries.services.network, mode: mode)
   }
 
   /// Whether a run with no retries starts its one attempt at once, asking nothing more of the gate: an

@@ -27,7 +27,7 @@ enum QueryFetchExecutor {
     let result: QueryWork.Outcome
     let outcome: QueryRecordMachine.Outcome
     let effect: QueryRecordEffect
-    var settings: QueryStoreSettings?  // Set when a fetch ran: its hooks are called.
+    var services: QueryStoreServices?  // Set when a fetch ran: its hooks are called.
     let started: OperationStatus?
     if let before {
       started = before
@@ -49,9 +49,9 @@ enum QueryFetchExecutor {
     // Set when an inspector is attached as the fetch starts: it hears how the fetch ends.
     var inspected: (inspector: SharedInspector, startedAt: ContinuousClock.Instant)?
     if let started {
-      settings = store.store?.settings
-      settings?.fetchStarted(record.key)
-      if let inspector = settings?.inspector, inspector.isAttached {
+      services = store.store?.services
+      services?.fetchStarted(record.key)
+      if let inspector = services?.inspector, inspector.isAttached {
         inspected = (inspector, .now)
         inspector.publish(InspectedKey.id(query: record.key), .fetchStarted)
       }
@@ -67,7 +67,7 @@ enum QueryFetchExecutor {
       let strong = store.store
       (result, outcome) = apply(
         attempts, id, of: record, work: work, before: started, gate: gate, store: strong, writer: writer)
-      settings?.fetchEnded(record.key)
+      services?.fetchEnded(record.key)
       if case .applied = outcome { strong?.persistedValueChanged(record.key) }
       effect = strong?.finished(id, of: record, outcome: outcome) ?? .none
     } else {
@@ -83,7 +83,7 @@ enum QueryFetchExecutor {
     work.finish(result)
     effect()
     // The hooks run last, outside every lock: the callers and the work that follows do not wait for them.
-    settings?.report(.query(record.key), result)
+    services?.report(.query(record.key), result)
   }
 
   /// Runs the attempts of the fetch of `id` of `record`, with its retries.

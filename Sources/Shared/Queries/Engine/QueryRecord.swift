@@ -581,7 +581,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     let record = self
     let effect: QueryRecordEffect
     // Asked after the lock whether the fetch follows the network (one atomic read when no online status is followed).
-    let gate = store.settings.network
+    let gate = store.services.network
     // The task holds the store weakly: a fetch that hangs keeps neither the store nor its other queries alive (its
     // own record, and the value the record keeps, stay until it ends).
     if waitsForTurn {

@@ -149,14 +149,14 @@ extension Shared {
     let queries = SharedRegistry.current.queries
     let shared = self
     // The store's count and hooks hear about every run; the hooks run where the run's callbacks do.
-    let settings = queries.settings
+    let services = queries.services
     // The store's network mode unless the options name one; none while the store follows no online status.
-    let network = RunNetwork(gate: settings.network, mode: options.networkMode)
+    let network = RunNetwork(gate: services.network, mode: options.networkMode)
     let subject = QueryHookSubject.mutation(arguments: arguments)
     let key = mutationKey
-    settings.mutationStarted(key)
+    services.mutationStarted(key)
     // Set when an inspector is attached as the run starts: it hears the callbacks and how the run ends.
-    let inspector = settings.inspector
+    let inspector = services.inspector
     let inspected: (id: String, startedAt: ContinuousClock.Instant)? =
       inspector.isAttached
       ? (InspectedKey.id(kind: .mutation, name: key.map { MutationKeyID(key: $0).name } ?? "(unnamed)"), .now)
@@ -181,13 +181,13 @@ extension Shared {
         beforeInvalidating?()
         for prefix in invalidates { queries.invalidate(matching: prefix) }
       }
-      settings.reportSuccess(subject, result)
+      services.reportSuccess(subject, result)
       if let inspected, onSuccess != nil { inspector.publish(inspected.id, .mutationCallback(.onSuccess)) }
       onSuccess?(result)
     }
     let recordError: (any Error) -> Void = { error in
       shared.withLockReleasingReplaced { $0.finish(id, status: .error, result: nil, error: error) }
-      settings.reportError(subject, error)
+      services.reportError(subject, error)
       if let inspected, onError != nil { inspector.publish(inspected.id, .mutationCallback(.onError)) }
       onError?(error)
     }
@@ -197,8 +197,8 @@ extension Shared {
           $0.finish(id, status: .idle, result: nil, error: nil, onlyIfPending: true)
         }
       }
-      settings.mutationEnded(key)
-      settings.reportSettled(subject, result.map { $0 as any Sendable })
+      services.mutationEnded(key)
+      services.reportSettled(subject, result.map { $0 as any Sendable })
       if let inspected {
         let duration = ContinuousClock.now - inspected.startedAt
         inspector.publish(inspected.id, .mutationEnded(duration: duration, outcome: .init(result)))
@@ -213,7 +213,7 @@ extension Shared {
         onSettled: recordSettled, onJoined: onJoined)
     }
     return start(
-      body, in: scope, of: settings.mutationScopes, options: options, policy: policy, afterSuccess: afterSuccess,
+      body, in: scope, of: services.mutationScopes, options: options, policy: policy, afterSuccess: afterSuccess,
       network: network, isolation: isolation, onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError,
       onSettled: recordSettled, onJoined: onJoined)
   }

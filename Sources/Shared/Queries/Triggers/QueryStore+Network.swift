@@ -23,8 +23,8 @@ extension QueryStore {
   ///
   /// Fetches and runs that started before the store had a source ignore the network until they end.
   public var onlineStatus: (any OnlineStatusSource)? {
-    get { settings.network.source }
-    set { settings.network.follow(newValue) }
+    get { services.network.source }
+    set { services.network.follow(newValue) }
   }
 
   /// The network mode of every query fetch and mutation run whose options name none; ``NetworkMode/online`` by
@@ -37,8 +37,8 @@ extension QueryStore {
   /// A query names its own with ``QueryOptions/networkMode``, a mutation with ``OperationOptions/networkMode``. It
   /// matters only while the store has an ``onlineStatus``. A change applies to fetches and runs that start after it.
   public var networkMode: NetworkMode {
-    get { settings.network.defaultMode }
-    set { settings.network.defaultMode = newValue }
+    get { services.network.defaultMode }
+    set { services.network.defaultMode = newValue }
   }
 
   /// Whether the store counts the device as online, as its ``onlineStatus`` last said; `true` with no source.
@@ -47,6 +47,6 @@ extension QueryStore {
   /// if !SharedRegistry.current.queries.isOnline { showOfflineBanner() }
   /// ```
   public var isOnline: Bool {
-    settings.network.isOnline
+    services.network.isOnline
   }
 }

@@ -71,7 +71,7 @@ import Testing
         "start draft", "settled draft", "start publish", "settled publish", "start notify", "settled notify",
       ])
     #expect(publish.wrappedValue.status == .success)
-    #expect(SharedRegistry.current.queries.settings.mutationScopes.count == 0)  // The scope leaves nothing behind.
+    #expect(SharedRegistry.current.queries.services.mutationScopes.count == 0)  // The scope leaves nothing behind.
   }
 
   @Test func otherScopesAndUnscopedMutationsDoNotWait() async throws {

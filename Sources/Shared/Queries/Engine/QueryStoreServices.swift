@@ -1,7 +1,7 @@
 /// What a ``QueryStore`` keeps for all its queries and mutations: the options for queries made without their own,
 /// the app's hooks, how many fetches and mutation runs are under way, the mutations waiting in their scopes, and the
 /// network.
-final class QueryStoreSettings: Sendable {
+final class QueryStoreServices: Sendable {
   /// The options for queries made without their own; `nil`: the library's defaults.
   let defaultOptions = Lock<QueryOptions?>(nil)
   let hooks = Lock(QueryHooks())
