@@ -110,3 +110,37 @@ package func exploreEveryOrdering<Model>(
   if let failure = search.failure { Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation) }
   return search.steps
 }
+
+/// A model whose events a search runs to their end: the events enabled now (none: the model ended), what one does,
+/// and the first problem the model found (it keeps it).
+package protocol OrderedWorld {
+  associatedtype Event
+  var enabled: [Event] { get }
+  mutating func apply(_ event: Event)
+  var failure: String? { get }
+}
+
+/// Every ordering of the events of `world` to its end, as
+/// ``searchEveryOrdering(from:depth:events:apply:name:check:atEnd:endsEveryPrefix:failureLimit:)`` runs them: `end`
+/// (settling the model, a last check) runs at the end of each ordering, and with `endsEveryPrefix` after every
+/// shorter one too. Returns how many orderings ran and the first failure.
+package func searchEveryOrdering<World: OrderedWorld>(
+  of world: World,
+  endsEveryPrefix: Bool = false,
+  end: @escaping (inout World) -> Void
+) -> (orderings: Int, failure: String?) {
+  let search = searchEveryOrdering(
+    from: world,
+    events: \.enabled,
+    apply: { next, event in
+      next.apply(event)
+      return next.failure
+    },
+    atEnd: { world in
+      var ended = world
+      end(&ended)
+      return ended.failure.map { [$0] } ?? []
+    },
+    endsEveryPrefix: endsEveryPrefix)
+  return (search.orderings, search.failure)
+}

@@ -15,7 +15,7 @@ private final class Owner: Sendable {}
 /// under the file's write lock, then reports it), and the flushes at exit (a termination signal's and `atexit`'s,
 /// perhaps on two threads at once), each of which takes the newest unsaved change and writes it under the same
 /// lock. The machine and the write order are the real ones; the file is a value and the change numbers it held.
-private struct World {
+private struct World: OrderedWorld {
   typealias Machine = PersistenceStateMachine<Int, Int>
 
   enum Event: Hashable, CustomStringConvertible {
@@ -171,19 +171,7 @@ private struct World {
 /// the save task still ends with the file holding the newest change.
 @Suite struct ExitWriteOrderingTests {
   private func explore(_ world: World) -> (orderings: Int, failure: String?) {
-    let search = searchEveryOrdering(
-      from: world,
-      events: \.enabled,
-      apply: { next, event in
-        next.apply(event)
-        return next.failure
-      },
-      atEnd: { world in
-        var ended = world
-        ended.settle()
-        return ended.failure.map { [$0] } ?? []
-      }, endsEveryPrefix: true)
-    return (search.orderings, search.failure)
+    searchEveryOrdering(of: world, endsEveryPrefix: true) { $0.settle() }
   }
 
   /// Explores on a thread of its own: the search never suspends, so it must not hold a thread of the shared pool.

@@ -5,7 +5,7 @@ import Testing
 
 /// One call of a key's load, modelled: the key may resume its continuation any number of times, before or after the
 /// call returns, and drop its last copy at any point after the call returned (the framework keeps a copy until then).
-private struct Attempt {
+private struct Attempt: OrderedWorld {
   typealias Machine = LoadAttemptStateMachine<Int>
 
   enum Event: Hashable, CustomStringConvertible {
@@ -95,19 +95,7 @@ private struct Attempt {
 
 @Suite struct LoadAttemptStateMachineTests {
   private func explore(_ attempt: Attempt) -> (orderings: Int, failure: String?) {
-    let search = searchEveryOrdering(
-      from: attempt,
-      events: \.enabled,
-      apply: { next, event in
-        next.apply(event)
-        return next.failure
-      },
-      atEnd: { attempt in
-        var ended = attempt
-        ended.checkEnded()
-        return ended.failure.map { [$0] } ?? []
-      })
-    return (search.orderings, search.failure)
+    searchEveryOrdering(of: attempt) { $0.checkEnded() }
   }
 
   /// Every ordering of up to three resumes, the call's return and the drop of the last copy ends the load exactly

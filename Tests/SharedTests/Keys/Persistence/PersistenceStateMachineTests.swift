@@ -45,7 +45,7 @@ private enum Start {
 /// The store is modelled like a file: a version that grows with every write, and the version this value last
 /// read or wrote (`known`; `nil` makes the next poll read the store). Reads and writes are atomic, as they are in
 /// the file store's actor; a save writes when it finishes.
-private struct World {
+private struct World: OrderedWorld {
   typealias Machine = PersistenceStateMachine<Int, Int>
 
   enum Event: Hashable, CustomStringConvertible {
@@ -538,19 +538,7 @@ private struct World {
 @Suite struct PersistenceStateMachineTests {
   /// Explores every ordering depth-first; returns the number of orderings and the first failure.
   private func explore(_ world: World) -> (orderings: Int, failure: String?) {
-    let search = searchEveryOrdering(
-      from: world,
-      events: \.enabled,
-      apply: { next, event in
-        next.apply(event)
-        return next.failure
-      },
-      atEnd: { world in
-        var ended = world
-        ended.settle()
-        return ended.failure.map { [$0] } ?? []
-      }, endsEveryPrefix: true)
-    return (search.orderings, search.failure)
+    searchEveryOrdering(of: world, endsEveryPrefix: true) { $0.settle() }
   }
 
   /// Explores on a thread of its own: the search is long and never suspends, so it must not hold a thread of the

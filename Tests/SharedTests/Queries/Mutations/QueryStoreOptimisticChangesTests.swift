@@ -104,22 +104,29 @@ private struct RenameFailure: Error {}
 
   // MARK: Sleep and wake
 
+  /// Fetches the list of `query` through a holder, appends 99 to it optimistically with a mutation of `add` that
+  /// fails once `gate` opens, and lets the holder go: the list is unheld, showing the change.
+  private func appendThatFailsOnceOpened(
+    to query: Query<OperationState<[Int]>>,
+    by add: Shared<MutationState<Int, Int>>,
+    gate: Gate
+  ) async throws -> OperationTask<Int> {
+    let list = Shared(wrappedValue: OperationState<[Int]>(), query)
+    _ = try await list.fetchValue()
+    let task = add.mutate(99, optimistic: Self.appending) { _ in
+      await gate.wait()
+      throw RenameFailure()
+    }
+    #expect(list.wrappedValue.value == [1, 2, 99])
+    return task
+  }
+
   @Test func aFailedChangeIsDroppedFromAQueryThatSleptAndWoke() async throws {
     let clock = ManualClock()
-    let server = Server()
-    let query = server.list(clock, staleTime: .seconds(600))
+    let query = Server().list(clock, staleTime: .seconds(600))
     let gate = Gate()
     let add = Shared(value: MutationState<Int, Int>())
-    let task: OperationTask<Int>
-    do {
-      let list = Shared(wrappedValue: OperationState<[Int]>(), query)
-      _ = try await list.fetchValue()
-      task = add.mutate(99, optimistic: Self.appending) { _ in
-        await gate.wait()
-        throw RenameFailure()
-      }
-      #expect(list.wrappedValue.value == [1, 2, 99])
-    }
+    let task = try await appendThatFailsOnceOpened(to: query, by: add, gate: gate)
     await letTheListSleep(clock)
     let list = Shared(wrappedValue: OperationState<[Int]>(), query)  // Wakes it.
     #expect(list.wrappedValue.value == [1, 2, 99])
@@ -132,20 +139,10 @@ private struct RenameFailure: Error {}
   /// (it reached the box before it was dropped) must not stay in the copy: the woken query shows it gone.
   @Test func aChangeThatEndsAsItsQueryFallsAsleepIsNotShownAfterTheWake() async throws {
     let clock = ManualClock()
-    let server = Server()
-    let query = server.list(clock, staleTime: .seconds(600))
+    let query = Server().list(clock, staleTime: .seconds(600))
     let gate = Gate()
     let add = Shared(value: MutationState<Int, Int>())
-    let task: OperationTask<Int>
-    do {
-      let list = Shared(wrappedValue: OperationState<[Int]>(), query)
-      _ = try await list.fetchValue()
-      task = add.mutate(99, optimistic: Self.appending) { _ in
-        await gate.wait()
-        throw RenameFailure()
-      }
-      #expect(list.wrappedValue.value == [1, 2, 99])
-    }
+    let task = try await appendThatFailsOnceOpened(to: query, by: add, gate: gate)
     // The check's two steps, with the change's end between them: the box it drops is still alive as the end
     // reaches it.
     let store = SharedRegistry.current.queries
