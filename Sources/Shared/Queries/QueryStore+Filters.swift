@@ -110,10 +110,7 @@ extension QueryStore {
       let stop = record.stopFetches(removing: true)
       state.remove(record)  // From the tree and the recency list.
       // The record, and the value it keeps, are released with this effect: after the lock.
-      return QueryRecordEffect {
-        stop()
-        withExtendedLifetime(record) {}
-      }
+      return stop.then(QueryRecordEffect(.release(record)))
     }
     persistedValuesRemoved(filter)
     return visited.count
@@ -173,10 +170,10 @@ extension QueryStore {
       }
     }
     if let heard, !keys.isEmpty {
-      inspected(onlyActed ? zip(keys, effects).filter { $0.1.perform != nil }.map(\.0) : keys, heard)
+      inspected(onlyActed ? zip(keys, effects).filter { !$0.1.isNone }.map(\.0) : keys, heard)
     }
     var acted = 0
-    for effect in effects where effect.perform != nil {
+    for effect in effects where !effect.isNone {
       acted += 1
       effect()
     }

@@ -134,39 +134,22 @@ extension QueryStore {
       state.count += 1
       // Optimistic changes made before the query was (to a restored value, by a queued mutation) show over its
       // value: attached now, applied after the lock (they are the program's code), once the value is seeded.
-      let adopted = attachLayer(of: query.key, to: root).map { layer in
-        QueryRecordEffect { Self.adopt(layer, in: root) }
-      }
+      let adopted = attachLayer(of: query.key, to: root)
       // Removing the other record may have pruned its node.
       (replaced.isEmpty ? node : state.root.makeNode(at: query.key.parts)).record = record
       let sweeper = state.bounds.add(record)
       let ticks = state.intervals.add(record)
       // An initial state counts as fetched when it was obtained, before a holder decides whether to fetch; it is
       // written after the lock, before anything that decision starts.
-      var seeded = QueryRecordEffect.none
+      var effect = stopped
       if let initial = query.initial {
         record.valueSet(obtainedAt: now - initial.age())
         if initial.isInvalidated { _ = record.invalidate(refetchesNow: false, store: self) }
-        seeded = QueryRecordEffect {
-          Shared<State>(reference: .root(root)).withLockReleasingReplaced { $0 = initial.state }
-        }
+        effect.append(.write(.seed(initial.state), to: root))
       }
-      let started = asHolder ? record.holderAppeared(now: now, store: self, writer: writer) : .none
-      let timer =
-        ticks.map { key in QueryRecordEffect { self.startTimer(on: query.options.operation.clock, key: key) } }
-        ?? .none
-      let effect =
-        if stopped.perform == nil && seeded.perform == nil && timer.perform == nil && adopted == nil {
-          started
-        } else {
-          QueryRecordEffect {
-            stopped()
-            seeded()
-            adopted?()
-            timer()
-            started()
-          }
-        }
+      if let adopted { effect.append(.write(.adopt(adopted), to: root)) }
+      if let ticks { effect.append(.startTimer(ticks, clock: query.options.operation.clock, store: self)) }
+      if asHolder { effect.append(record.holderAppeared(now: now, store: self, writer: writer)) }
       // The new record is the most recently used, and held while `holder` lives: it is not the one evicted.
       replaced += state.evictOverCapacity()
       return .attached(effect: effect, conflict: nil, created: true, replaced: replaced, sweeper: sweeper)

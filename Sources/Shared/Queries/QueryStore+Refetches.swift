@@ -59,18 +59,17 @@ extension QueryStore {
       case .all: true
       case .none: false
       }
-    // Filled by the effects, after the store's lock.
+    // Filled under the store's lock (a lock of its own: the visit is `@Sendable`).
     let joined = Lock<[JoinedRefetch]>([])
     var count = 0
     for filter in filters {
       let visited = forEachRecord(matching: filter, heard: .invalidated) { _, record in
         let (refetch, effect) = record.invalidateJoiningRefetch(refetchesNow: refetchesNow, store: self)
-        guard let refetch else { return effect }
-        let joinedRefetch = JoinedRefetch(key: record.key, id: refetch.id, work: refetch.work)
-        return QueryRecordEffect {
-          joined.withLock { $0.append(joinedRefetch) }
-          effect()
+        if let refetch {
+          let refetch = JoinedRefetch(key: record.key, id: refetch.id, work: refetch.work)
+          joined.withLock { $0.append(refetch) }
         }
+        return effect
       }
       count += visited.count
     }

@@ -122,7 +122,7 @@ public final class QueryStore: Sendable {
         if case .none = action { return }
         decided.append((record, action))
       }
-      let effects = decided.map { $0.record.effect(of: $0.action, store: self) }.filter { $0.perform != nil }
+      let effects = decided.map { $0.record.effect(of: $0.action, store: self) }.filter { !$0.isNone }
       return (marked, effects)
     }
     inspected(keys, .invalidated)  // Before the refetches it starts.
@@ -210,7 +210,7 @@ public final class QueryStore: Sendable {
           return nil
         }
         let effect = record.triggered(trigger, now: time.1, store: self)
-        return effect.perform == nil ? nil : effect
+        return effect.isNone ? nil : effect
       }
     }
     for effect in effects { effect() }

@@ -197,13 +197,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     }
     let (work, effect) = plan(request, store: store, body: nil)
     guard let work else { return (nil, invalidation) }
-    return (
-      (id, work),
-      QueryRecordEffect {
-        invalidation()
-        effect()
-      }
-    )
+    return ((id, work), invalidation.then(effect))
   }
 
   func stopFetches(removing: Bool) -> QueryRecordEffect {
@@ -215,20 +209,14 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     // A removed record's fetch can no longer reach its value (it borrows the value from the record), so the value
     // its holders keep is told here that no fetch runs any more; a write of its fetch not yet landed is dropped
     // first, so that it cannot land after this one still fetching.
-    let detached = removing && wasBusy ? shared : nil
+    let detached = removing && wasBusy ? root : nil
     guard running != nil || !withdrawn.isEmpty || detached != nil else { return .none }
-    return QueryRecordEffect {
-      writing?.detach()
-      running?.cancel()
-      for work in withdrawn {
-        work.withdraw()
-        work.finish(.failure(CancellationError()))
-      }
-      detached?.libraryWithLock { state in
-        if state.operation.status == .pending { state.operation.status = .idle }
-        state.operation.endFetch()
-      }
-    }
+    var effect = QueryRecordEffect.none
+    if let writing { effect.append(.detach(writing)) }
+    if let running { effect.append(.cancel(running)) }
+    for work in withdrawn { effect.append(.withdraw(work)) }
+    if let detached { effect.append(.write(.endFetches, to: detached)) }
+    return effect
   }
 
   func reset(store: QueryStore) -> QueryRecordEffect {
@@ -247,32 +235,20 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
       sleepingValue = value
     }
     // Work writing its value when the reset came resets the value as it ends (``finished(_:outcome:store:)``).
-    let shared = action.resetsValueNow ? root.map { Shared(reference: .root($0)) } : nil
+    let resetRoot = action.resetsValueNow ? root : nil
     // The refresh queued behind the cancelled work takes over its fetching: the value shows a first load.
     let waitsForTurn: Bool
     if case .wait = action.refresh { waitsForTurn = true } else { waitsForTurn = false }
     // Asked after the value's box is read: starting a refresh wakes a sleeping query.
     let refresh = plan(action.refresh, store: store, body: nil).effect
-    return QueryRecordEffect {
-      withExtendedLifetime(replaced) {}
-      // Written before a refresh starting now shows its first load.
-      shared.map { Self.resetValue(of: $0, showingLoad: waitsForTurn) }
-      running?.cancel()
-      for work in withdrawn {
-        work.withdraw()
-        work.finish(.failure(CancellationError()))
-      }
-      refresh()
-    }
-  }
-
-  /// Puts `shared`'s value back in its initial state, showing a first load if `showingLoad` (a refresh takes over
-  /// the fetching); call after the store's lock. What the reset replaces is released after the value's lock.
-  private static func resetValue(of shared: Shared<State>, showingLoad: Bool) {
-    shared.withLockReleasingReplaced { state in
-      state.resetToInitialState()
-      if showingLoad { state.operation.beginFetch() }
-    }
+    var effect = QueryRecordEffect.none
+    if let replaced { effect.append(.release(replaced)) }
+    // Written before a refresh starting now shows its first load.
+    if let resetRoot { effect.append(.write(.reset(showingLoad: waitsForTurn), to: resetRoot)) }
+    if let running { effect.append(.cancel(running)) }
+    for work in withdrawn { effect.append(.withdraw(work)) }
+    effect.append(refresh)
+    return effect
   }
 
   func evicted() -> QueryRecordMachine.CollectAction {
@@ -457,16 +433,9 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     case .leave:
       return (nil, .none)
     case .cancelRunning:
-      return (nil, QueryRecordEffect { work.cancel() })
+      return (nil, QueryRecordEffect(.cancel(work)))
     case .withdraw:
-      let withdrawn = removeWork(id)
-      return (
-        withdrawn,
-        QueryRecordEffect {
-          work.withdraw()
-          work.finish(.failure(CancellationError()))
-        }
-      )
+      return (removeWork(id), QueryRecordEffect(.withdraw(work)))
     }
   }
 
@@ -498,16 +467,9 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     let effect = plan(next, store: store, body: nil).effect
     guard resetsValue, let root else { return (finished, effect) }
     // Reset while the work wrote its value: reset now, after that write, before the work that follows starts.
-    let shared = Shared(reference: .root(root))
     let startsNext: Bool
     if case .start = next { startsNext = true } else { startsNext = false }
-    return (
-      finished,
-      QueryRecordEffect {
-        Self.resetValue(of: shared, showingLoad: startsNext)
-        effect()
-      }
-    )
+    return (finished, QueryRecordEffect.write(.reset(showingLoad: startsNext), to: root).then(effect))
   }
 
   /// The fetching that the work `id` left showing was ended: returns what to start next.
@@ -541,25 +503,14 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     case .join(let id):
       return (work(id), .none)
     case .start(let id, let kind):
-      if let queued = work(id) { return (queued, QueryRecordEffect { queued.giveTurn() }) }
+      if let queued = work(id) { return (queued, QueryRecordEffect(.giveTurn(queued))) }
       return launch(id, kind, body: body, waitsForTurn: false, store: store, writer: writer)
     case .wait(let id, let kind):
       return launch(id, kind, body: body, waitsForTurn: true, store: store)
     case .settleStatus(let id):
       wakeIfSleeping(in: store.registry, store: store)
-      let shared = self.shared
-      let key = self.key
-      return (
-        nil,
-        QueryRecordEffect { [weak store] in
-          shared.libraryWithLock { state in
-            // Only a cancelled first load leaves the status pending for the work that follows.
-            if state.operation.status == .pending { state.operation.restore(.idle) }
-            state.operation.endFetch()
-          }
-          store?.settled(id, key: key, as: State.self)
-        }
-      )
+      guard let root else { preconditionFailure("a sleeping query's value is used before the query is woken") }
+      return (nil, .write(.settle(id, key: key, store: WeakQueryStore(store: store)), to: root))
     }
   }
 
@@ -577,47 +528,11 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     let work = QueryWork(fetching: kind.pages)
     works.insert(work, for: id)
     let fetch = body.map(QueryFetcher.full) ?? fetcher
-    // The fetch reaches its record directly (see `QueryFetchExecutor.execute`).
-    let record = self
-    let effect: QueryRecordEffect
-    // Asked after the lock whether the fetch follows the network (one atomic read when no online status is followed).
-    let gate = store.services.network
-    // The task holds the store weakly: a fetch that hangs keeps neither the store nor its other queries alive (its
-    // own record, and the value the record keeps, stay until it ends).
-    if waitsForTurn {
-      let store = WeakQueryStore(store: store)
-      effect = QueryRecordEffect {
-        work.attach(
-          Task {
-            guard await work.waitForTurn() else { return }  // Withdrawn: settled by its withdrawal.
-            // Asked as its turn comes: the device may have gone offline while it queued.
-            let network = QueryFetchExecutor.network(of: record, at: gate, store: store)
-            await QueryFetchExecutor.execute(
-              id, of: record, fetch: fetch, work: work, before: nil, store: store, network: network)
-          })
-      }
-    } else {
-      // Fetching before the caller goes on: a holder that triggered the fetch sees it at once (pending, if a first
-      // load; paused, if it waits for the network).
-      let shared = self.shared
-      let store = WeakQueryStore(store: store)
-      effect = QueryRecordEffect {
-        let network = QueryFetchExecutor.network(of: record, at: gate, store: store)
-        let before: OperationStatus
-        if let network, network.startsPaused() {
-          before = QueryFetchExecutor.markPending(shared, fetching: work.pages, network: network)
-        } else {
-          // A holder's fetch writes through code specialized for the value (see `QueryValueWriter`).
-          before = writer?.markPending(shared) ?? QueryFetchExecutor.markPending(shared, fetching: work.pages)
-        }
-        work.attach(
-          Task {
-            await QueryFetchExecutor.execute(
-              id, of: record, fetch: fetch, work: work, before: before, store: store, network: network,
-              writer: writer)
-          })
-      }
-    }
-    return (work, effect)
+    // The fetch reaches its record directly (see `QueryFetchExecutor.execute`). Work that starts now shows its
+    // fetching before the caller goes on; queued work, as its turn comes.
+    let launch = QueryLaunch(
+      id: id, record: self, fetch: fetch, work: work, shown: waitsForTurn ? nil : shared,
+      gate: store.services.network, store: WeakQueryStore(store: store), writer: writer)
+    return (work, QueryRecordEffect(.launch(launch)))
   }
 }

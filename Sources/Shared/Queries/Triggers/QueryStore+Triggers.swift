@@ -110,7 +110,7 @@ extension QueryStore {
         if record.refetchesWhileUnheld { record.wakeIfSleeping(in: registry, store: self) }
         // An interval refetches whatever the value's age: the time is not read.
         let effect = record.triggered(.interval, now: .zero, store: self)
-        if effect.perform != nil { effects.append(effect) }
+        if !effect.isNone { effects.append(effect) }
       }
       return effects
     }
