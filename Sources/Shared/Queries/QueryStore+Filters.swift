@@ -24,12 +24,12 @@ extension QueryStore {
   @discardableResult
   public func invalidate(_ filter: QueryFilter, refetching: QueryRefetch = .held) -> Int {
     if !filter.isExact, filter.predicate == nil, refetching == .held { return invalidate(matching: filter.key) }
+    let refetchesNow = refetching.refetchesNow
     let visited = forEachRecord(matching: filter, heard: .invalidated) { _, record in
-      switch refetching {
-      case .held: record.invalidate(store: self)
-      case .all: record.invalidate(refetchesNow: true, store: self)
-      case .none: record.invalidate(refetchesNow: false, store: self)
-      }
+      let action = record.invalidated(refetchesNow: refetchesNow)
+      // A query that does not refetch only notes it: no generic planning.
+      if case .none = action { return .none }
+      return record.effect(of: action, store: self)
     }
     persistedValuesInvalidated(filter)
     return visited.count
@@ -190,5 +190,17 @@ extension QueryStore {
     var records: [any QueryRecordProtocol] = []
     node.visitRecords { records.append($0) }
     return records
+  }
+}
+
+extension QueryRefetch {
+  /// Whether an invalidated query refetches now, as ``QueryRecordProtocol/invalidated(refetchesNow:)`` takes it:
+  /// `nil` for "if it is held".
+  var refetchesNow: Bool? {
+    switch self {
+    case .held: nil
+    case .all: true
+    case .none: false
+    }
   }
 }

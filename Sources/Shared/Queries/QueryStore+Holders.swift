@@ -144,7 +144,7 @@ extension QueryStore {
       var effect = stopped
       if let initial = query.initial {
         record.valueSet(obtainedAt: now - initial.age())
-        if initial.isInvalidated { _ = record.invalidate(refetchesNow: false, store: self) }
+        if initial.isInvalidated { _ = record.invalidated(refetchesNow: false) }
         effect.append(.write(.seed(initial.state), to: root))
       }
       if let adopted { effect.append(.write(.adopt(adopted), to: root)) }

@@ -53,23 +53,19 @@ extension QueryStore {
     _ filters: [QueryFilter],
     refetching: QueryRefetch
   ) -> (count: Int, joined: [JoinedRefetch]) {
-    let refetchesNow: Bool? =
-      switch refetching {
-      case .held: nil
-      case .all: true
-      case .none: false
-      }
+    let refetchesNow = refetching.refetchesNow
     // Filled under the store's lock (a lock of its own: the visit is `@Sendable`).
     let joined = Lock<[JoinedRefetch]>([])
     var count = 0
     for filter in filters {
       let visited = forEachRecord(matching: filter, heard: .invalidated) { _, record in
-        let (refetch, effect) = record.invalidateJoiningRefetch(refetchesNow: refetchesNow, store: self)
+        let invalidation = record.effect(of: record.invalidated(refetchesNow: refetchesNow), store: self)
+        let (refetch, effect) = record.refetchAnsweringInvalidation(refetchesNow: refetchesNow, store: self)
         if let refetch {
           let refetch = JoinedRefetch(key: record.key, id: refetch.id, work: refetch.work)
           joined.withLock { $0.append(refetch) }
         }
-        return effect
+        return invalidation.then(effect)
       }
       count += visited.count
     }

@@ -108,15 +108,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     return plan(action, store: store, body: nil, writer: writer).effect
   }
 
-  func invalidate(store: QueryStore) -> QueryRecordEffect {
-    let action = invalidated()
-    // A query nobody holds only notes it: no generic planning (its metadata lookups cost more than the rest).
-    if case .none = action { return .none }
-    return effect(of: action, store: store)
-  }
-
-  func invalidated() -> QueryRecordMachine.RequestAction {
-    machine.invalidated(isHeld: isHeld)
+  func invalidated(refetchesNow: Bool?) -> QueryRecordMachine.RequestAction {
+    machine.invalidated(isHeld: refetchesNow ?? isHeld)
   }
 
   func effect(of action: QueryRecordMachine.RequestAction, store: QueryStore) -> QueryRecordEffect {
@@ -173,31 +166,23 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     machine.valueSet(obtainedAt: at)
   }
 
-  func invalidate(refetchesNow: Bool, store: QueryStore) -> QueryRecordEffect {
-    let action = machine.invalidated(isHeld: refetchesNow)
-    if case .none = action { return .none }
-    return plan(action, store: store, body: nil).effect
-  }
-
-  func invalidateJoiningRefetch(
+  func refetchAnsweringInvalidation(
     refetchesNow: Bool?,
     store: QueryStore
   ) -> (refetch: (id: QueryRecordMachine.WorkID, work: QueryWork)?, effect: QueryRecordEffect) {
-    let refetches = refetchesNow ?? isHeld
-    let invalidation = plan(machine.invalidated(isHeld: refetches), store: store, body: nil).effect
     // A query that does not refetch now (unheld, disabled, removed) has nothing to await.
-    guard refetches, machine.isEnabled else { return (nil, invalidation) }
-    // The refetch that answers the invalidation: it joins the refetch just started or queued, and queues one
-    // behind a fetch under way (which the invalidation superseded), which then follows it.
+    guard refetchesNow ?? isHeld, machine.isEnabled else { return (nil, .none) }
+    // It joins the refetch the invalidation just started or queued, and queues one behind a fetch under way (which
+    // the invalidation superseded), which then follows it.
     let request = machine.request(.refresh, by: .caller)
     let id: QueryRecordMachine.WorkID
     switch request {
     case .start(let started, _), .wait(let started, _), .join(let started): id = started
-    case .settleStatus, .none: return (nil, invalidation)
+    case .settleStatus, .none: return (nil, .none)
     }
     let (work, effect) = plan(request, store: store, body: nil)
-    guard let work else { return (nil, invalidation) }
-    return ((id, work), invalidation.then(effect))
+    guard let work else { return (nil, .none) }
+    return ((id, work), effect)
   }
 
   func stopFetches(removing: Bool) -> QueryRecordEffect {

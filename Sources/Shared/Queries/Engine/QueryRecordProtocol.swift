@@ -8,12 +8,11 @@ protocol QueryRecordProtocol: AnyObject {
   var epoch: Stopwatch { get }
   /// Turns automatic fetching on or off at `now`; returns what to start after the lock.
   func setEnabled(_ isEnabled: Bool, now: Duration, store: QueryStore) -> QueryRecordEffect
-  /// Marks the query stale; returns what to start after the lock.
-  func invalidate(store: QueryStore) -> QueryRecordEffect
-  /// Marks the query stale and returns the machine's decision, `.none` for a query nobody holds; a decision other
-  /// than `.none` goes to ``effect(of:store:)``. Needs no store: an invalidation asks this of every matched query.
-  func invalidated() -> QueryRecordMachine.RequestAction
-  /// What to start after the lock for a decision of ``invalidated()``.
+  /// Marks the query stale, the one way every invalidation takes: refetching now if `refetchesNow` (`nil`: if it is
+  /// held). Returns the machine's decision; one other than `.none` goes to ``effect(of:store:)``. Needs no store, and
+  /// a query that does not refetch needs no generic planning: an invalidation asks this of every matched query.
+  func invalidated(refetchesNow: Bool?) -> QueryRecordMachine.RequestAction
+  /// What to start after the lock for a decision of ``invalidated(refetchesNow:)``.
   func effect(of action: QueryRecordMachine.RequestAction, store: QueryStore) -> QueryRecordEffect
   /// Asks for a refresh; returns what to start after the lock.
   func refetch(store: QueryStore) -> QueryRecordEffect
@@ -32,14 +31,11 @@ protocol QueryRecordProtocol: AnyObject {
   func gcTick(now: Duration) -> QueryRecordMachine.CollectAction
   /// Notes a use, so garbage collection counts a whole gcTime from now.
   func touch()
-  /// Marks the query stale, refetching now if `refetchesNow` whether or not it is held; returns what to start after
+  /// Right after ``invalidated(refetchesNow:)`` with the same `refetchesNow`, joins as an awaiting caller the refetch
+  /// that answers the invalidation: the one it started, the refetch queued already, or one queued behind the fetch
+  /// under way. Returns that refetch (`nil` when none follows: an unheld or disabled query), and what to start after
   /// the lock.
-  func invalidate(refetchesNow: Bool, store: QueryStore) -> QueryRecordEffect
-  /// Marks the query stale as ``invalidate(refetchesNow:store:)`` does (`refetchesNow` `nil`: if it is held), and
-  /// joins, as an awaiting caller, the refetch that answers the invalidation: the one it starts, the refetch queued
-  /// already, or one queued behind the fetch under way. Returns that refetch (`nil` when none follows: an unheld or
-  /// disabled query), and what to start after the lock.
-  func invalidateJoiningRefetch(
+  func refetchAnsweringInvalidation(
     refetchesNow: Bool?,
     store: QueryStore
   ) -> (refetch: (id: QueryRecordMachine.WorkID, work: QueryWork)?, effect: QueryRecordEffect)
