@@ -171,7 +171,7 @@ extension SharedInspector {
     var key = inspectedKey(valueParts, description: parts.key.description, kind: .query, holders: holders)
     key.queryKey = parts.key
     // The query's clock is the program's: read here, after every lock.
-    let now = parts.epoch.elapsed()
+    let now = parts.stopwatch.elapsed()
     let freshFor = parts.fetchedAt.map { $0 + parts.staleTime - now }
     let isStale = freshFor.map { $0 <= .zero } ?? true
     var collectedIn: Duration?

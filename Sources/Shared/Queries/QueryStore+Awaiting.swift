@@ -5,41 +5,41 @@ extension QueryStore {
 
   /// The time of the record of `query`, made with no holder (and nothing fetched) if the store keeps none; `nil`
   /// when the store keeps a query of another state type under its key.
-  func recordEpoch<Value: Sendable>(of query: Query<OperationState<Value>>) -> Stopwatch? {
+  func recordStopwatch<Value: Sendable>(of query: Query<OperationState<Value>>) -> Stopwatch? {
     var made: Shared<OperationState<Value>>?
-    return recordEpoch(of: query, keeping: &made)
+    return recordStopwatch(of: query, keeping: &made)
   }
 
   /// The time of the record of `query`, made with no holder (and nothing fetched) if the store keeps none; `nil`
   /// when the store keeps a query of another state type under its key. The value of a record made here is put in
-  /// `made`, which keeps the record until the caller's request is in (see ``value(named:epoch:query:keeping:accepting:)``).
+  /// `made`, which keeps the record until the caller's request is in (see ``value(named:stopwatch:query:keeping:accepting:)``).
   ///
   /// A record nobody holds and nothing fetches is the first to go when a new query takes the store over its
   /// capacity: one made for a caller and let go before its request is in could be evicted by another caller's new
   /// record, made again and evicted again, for as long as callers of other new keys keep stepping in.
-  func recordEpoch<Value: Sendable>(
+  func recordStopwatch<Value: Sendable>(
     of query: Query<OperationState<Value>>,
     keeping made: inout Shared<OperationState<Value>>?
   ) -> Stopwatch? {
-    recordEpoch(of: query, initialState: { OperationState<Value>() }, keeping: &made)
+    recordStopwatch(of: query, initialState: { OperationState<Value>() }, keeping: &made)
   }
 
   /// The time of the record of `query`, made with no holder (and nothing fetched) from `initialState` if the store
   /// keeps none; `nil` when the store keeps a query of another state type under its key.
-  func recordEpoch<State: OperationTrackable>(of query: Query<State>, initialState: () -> State) -> Stopwatch? {
+  func recordStopwatch<State: OperationTrackable>(of query: Query<State>, initialState: () -> State) -> Stopwatch? {
     var made: Shared<State>?
-    return recordEpoch(of: query, initialState: initialState, keeping: &made)
+    return recordStopwatch(of: query, initialState: initialState, keeping: &made)
   }
 
-  /// The time of the record of `query`, made from `initialState` as ``recordEpoch(of:keeping:)`` makes it.
-  func recordEpoch<State: OperationTrackable>(
+  /// The time of the record of `query`, made from `initialState` as ``recordStopwatch(of:keeping:)`` makes it.
+  func recordStopwatch<State: OperationTrackable>(
     of query: Query<State>,
     initialState: () -> State,
     keeping made: inout Shared<State>?
   ) -> Stopwatch? {
     let found = state.withLock { state -> Stopwatch?? in
       guard let record = state.record(named: query.key) else { return .none }
-      return .some((record as? QueryRecord<State>)?.epoch)
+      return .some((record as? QueryRecord<State>)?.stopwatch)
     }
     if let found { return found }
     // Made through the registry, so that a holder that appears later shares this value.
@@ -47,21 +47,21 @@ extension QueryStore {
     let value = Shared<State>(reference: registry.reference(memoryOnly: query, defaultValue: initialState))
     attach(query, holder: value, in: registry, asHolder: false)
     made = value  // Held: no new query evicts the record before its time is read, nor before it is asked.
-    return state.withLock { ($0.record(named: query.key, as: State.self))?.epoch }
+    return state.withLock { ($0.record(named: query.key, as: State.self))?.stopwatch }
   }
 
   /// The box of the value of the query named `key` when that value is fresh: fetched less than its `staleTime` ago
   /// with no invalidation since; `nil` when it is not, or when the store keeps no such query, or one of another
-  /// state type than `stateType`, or one that does not measure from `epoch` (a record removed and made again).
+  /// state type than `stateType`, or one that does not measure from `stopwatch` (a record removed and made again).
   ///
   /// The cheap path of an awaiting caller: one lock, one lookup and no generic code; everything else asks
-  /// ``value(named:epoch:query:keeping:accepting:)``. The clock is read after the lock, so no earlier than the moment the
+  /// ``value(named:stopwatch:query:keeping:accepting:)``. The clock is read after the lock, so no earlier than the moment the
   /// record was asked: a value it finds young enough was fresh then.
   @usableFromInline
-  func freshValueBox(named key: QueryKey, epoch: Stopwatch?, stateType: ObjectIdentifier) -> AnyObject? {
+  func freshValueBox(named key: QueryKey, stopwatch: Stopwatch?, stateType: ObjectIdentifier) -> AnyObject? {
     let peeked = state.withLock { state -> QueryValuePeek? in
       guard let record = state.record(named: key),
-        let peeked = record.valuePeeked(epoch: epoch, stateType: stateType)
+        let peeked = record.valuePeeked(stopwatch: stopwatch, stateType: stateType)
       else { return nil }
       state.bounds.use(record)  // The most recently used, for the capacity.
       return peeked
@@ -70,17 +70,17 @@ extension QueryStore {
     return peeked.box
   }
 
-  /// Asks the record named `key` (measuring from `epoch`) for a refresh if its value is missing, stale or
+  /// Asks the record named `key` (measuring from `stopwatch`) for a refresh if its value is missing, stale or
   /// invalidated at `now`; `made` (the value of a record just made for this request) is let go once it is asked.
   func prefetch<State: OperationTrackable>(
     _ key: QueryKey,
-    epoch: Stopwatch,
+    stopwatch: Stopwatch,
     now: Duration,
     as type: State.Type,
     keeping made: inout Shared<State>?
   ) {
     let effect = state.withLock { state -> QueryRecordEffect in
-      guard let record = state.record(named: key, as: type, epoch: epoch) else { return .none }
+      guard let record = state.record(named: key, as: type, stopwatch: stopwatch) else { return .none }
       use(record, in: &state)
       return record.prefetch(now: now, store: self)
     }
@@ -92,7 +92,7 @@ extension QueryStore {
   @usableFromInline
   func cachedShared<State: OperationTrackable>(_ key: QueryKey, as type: State.Type) -> Shared<State>? {
     state.withLock { state in
-      let record = state.record(named: key, as: type, epoch: nil)
+      let record = state.record(named: key, as: type, stopwatch: nil)
       record?.wakeIfSleeping(in: registry, store: self)
       return record?.shared
     }
@@ -114,36 +114,36 @@ extension QueryStore {
     }
   }
 
-  /// The value of the query named `key` (whose record measures from `epoch`), cached as `acceptance` allows, or
+  /// The value of the query named `key` (whose record measures from `stopwatch`), cached as `acceptance` allows, or
   /// fetched; `nil` if the store keeps another query under its key. A cancelled caller stops waiting with a
   /// `CancellationError`; the fetch goes on if anyone else needs it.
   ///
   /// A record collected meanwhile is made again from `query`; with no `query` (a holder's call, whose record is
   /// never collected), the answer is `nil`. `made`: the value of a record just made for this caller (see
-  /// ``recordEpoch(of:keeping:)``), let go once the record is asked, before the fetch it starts runs.
+  /// ``recordStopwatch(of:keeping:)``), let go once the record is asked, before the fetch it starts runs.
   func value<Value: Sendable>(
     named key: QueryKey,
-    epoch: Stopwatch,
+    stopwatch: Stopwatch,
     query: Query<OperationState<Value>>?,
     keeping made: inout Shared<OperationState<Value>>?,
     accepting acceptance: QueryRecordMachine.Acceptance
   ) async throws -> Value? {
     try await awaitState(
-      named: key, epoch: epoch, query: query, initialState: { OperationState<Value>() }, keeping: &made,
+      named: key, stopwatch: stopwatch, query: query, initialState: { OperationState<Value>() }, keeping: &made,
       accepting: acceptance, answer: \.value, answerFetched: { $0 })
   }
 
-  /// The state of the query named `key` (whose record measures from `epoch`) as `answer` reads it: from the cached
+  /// The state of the query named `key` (whose record measures from `stopwatch`) as `answer` reads it: from the cached
   /// state when `acceptance` allows and `answer` finds what it needs there, otherwise from the state a fetch leaves;
   /// `nil` if the store keeps another query under its key. For any state type (a paginated query's, a domain
-  /// type's); ``value(named:epoch:query:keeping:accepting:)`` is its form for an `OperationState`.
+  /// type's); ``value(named:stopwatch:query:keeping:accepting:)`` is its form for an `OperationState`.
   ///
   /// A record collected meanwhile is made again from `query` (starting from `initialState`); with no `query` (a
   /// holder's call, whose record is never collected), the answer is `nil`. With `answerFetched`, a fetch's own
   /// result answers (a value the app wrote since does not); otherwise the state the fetch left.
   func awaitState<State: OperationTrackable, Answer>(
     named key: QueryKey,
-    epoch: Stopwatch,
+    stopwatch: Stopwatch,
     query: Query<State>?,
     initialState: () -> State,
     keeping made: inout Shared<State>?,
@@ -151,13 +151,13 @@ extension QueryStore {
     answer: (State) -> Answer?,
     answerFetched: ((State.Success) -> Answer)? = nil
   ) async throws -> Answer? {
-    var epoch = epoch
+    var stopwatch = stopwatch
     var refetches = false
     while true {
       // The clock is the caller's code: read outside the lock.
-      let now = refetches ? .zero : epoch.elapsed()
+      let now = refetches ? .zero : stopwatch.elapsed()
       let reply = state.withLock { state -> QueryRecord<State>.ValueAnswer in
-        guard let record = state.record(named: key, as: State.self, epoch: epoch) else { return .gone }
+        guard let record = state.record(named: key, as: State.self, stopwatch: stopwatch) else { return .gone }
         use(record, in: &state)
         return refetches
           ? record.refreshRequested(store: self)
@@ -184,10 +184,10 @@ extension QueryStore {
         refetches = true  // Reset or removed by the app meanwhile: fetch it again.
       case .gone:
         // Collected between two locks: the query is made again.
-        guard let query, let remade = recordEpoch(of: query, initialState: initialState, keeping: &made) else {
+        guard let query, let remade = recordStopwatch(of: query, initialState: initialState, keeping: &made) else {
           return nil
         }
-        epoch = remade
+        stopwatch = remade
         refetches = false
       }
     }

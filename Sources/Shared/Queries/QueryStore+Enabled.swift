@@ -22,10 +22,10 @@ extension QueryStore {
   /// - Returns: Whether the store keeps such a query; otherwise nothing changed.
   @discardableResult
   public func setEnabled(_ isEnabled: Bool, for key: QueryKey) -> Bool {
-    guard let epoch = recordEpoch(named: key) else { return false }
+    guard let stopwatch = recordStopwatch(named: key) else { return false }
     // The clock is the caller's code: read outside the lock.
-    let now = epoch.elapsed()
-    return setEnabled(isEnabled, key: key, epoch: epoch, now: now)
+    let now = stopwatch.elapsed()
+    return setEnabled(isEnabled, key: key, stopwatch: stopwatch, now: now)
   }
 }
 

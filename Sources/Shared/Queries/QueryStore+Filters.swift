@@ -148,14 +148,14 @@ extension QueryStore {
     let effects: [QueryRecordEffect]
     if let predicate = filter.predicate {
       let candidates = state.withLock { state in
-        Self.records(matching: filter, in: state).map { (key: $0.key, epoch: $0.epoch) }
+        Self.records(matching: filter, in: state).map { (key: $0.key, stopwatch: $0.stopwatch) }
       }
       let accepted = candidates.filter { predicate($0.key) }
       guard !accepted.isEmpty else { return (0, 0) }
       effects = state.withLock { state in
         accepted.compactMap { candidate -> QueryRecordEffect? in
           guard let record = state.record(named: candidate.key),
-            record.epoch.isSame(as: candidate.epoch)
+            record.stopwatch.isSame(as: candidate.stopwatch)
           else { return nil }
           if inspects { keys.append(record.key) }
           return act(&state, record)

@@ -42,18 +42,19 @@ extension QueryStore {
     let link = link ?? root.attachment(QueryLink.self, make: QueryLink.init)
     // A sleeping record's new box has no link yet: its time is the record's, which the lock below answers with
     // (a new key takes the lock once); it is read outside the lock and the lock asked again.
-    let known = link.epoch(in: self)
+    let known = link.stopwatch(in: self)
     // A value no link knew is new: its query may start from the persisted cache.
     let query = known == nil ? restoringPersistedValue(query) : query
-    var epoch = known ?? Stopwatch(query.options.operation.clock)
+    var stopwatch = known ?? Stopwatch(query.options.operation.clock)
     // A time started just now has measured nothing: the clock is not read again for a new record.
     var attached = attach(
-      query, root: root, epoch: epoch, isKnown: known != nil, now: known == nil ? .zero : epoch.elapsed(),
+      query, root: root, stopwatch: stopwatch, isKnown: known != nil, now: known == nil ? .zero : stopwatch.elapsed(),
       asHolder: asHolder, writer: writer)
     if case .measure(let existing) = attached {
-      epoch = existing
+      stopwatch = existing
       attached = attach(
-        query, root: root, epoch: epoch, isKnown: true, now: epoch.elapsed(), asHolder: asHolder, writer: writer)
+        query, root: root, stopwatch: stopwatch, isKnown: true, now: stopwatch.elapsed(), asHolder: asHolder,
+        writer: writer)
     }
     // A known time is never answered with another.
     guard case .attached(let effect, let conflict, let created, let replaced, let sweeper) = attached else {
@@ -68,7 +69,7 @@ extension QueryStore {
           kind: .conflictingFetchers(first: conflict.description, second: query.fetcherLocation.description),
           key: String(describing: query)))
     }
-    if created { link.link(to: self, key: query.key, kind: query.kind, epoch: epoch) }
+    if created { link.link(to: self, key: query.key, kind: query.kind, stopwatch: stopwatch) }
     if let sweeper {
       startSweeper(sweeper, on: query.options.operation.clock, key: QueryClockKey(query.options.operation.clock))
     }
@@ -90,13 +91,13 @@ extension QueryStore {
   }
 
   /// The locked part of ``attach(_:holder:in:asHolder:)``: finds or makes the record of `query` with the value in
-  /// `root`, a new one measuring from `epoch`, read at `now`. An existing record whose time the caller did not know
+  /// `root`, a new one measuring from `stopwatch`, read at `now`. An existing record whose time the caller did not know
   /// (`isKnown` false: its value slept, so no link knew it) answers with its time, read outside the lock: a new key
   /// takes the store's lock once.
   private func attach<State: OperationTrackable>(
     _ query: Query<State>,
     root: SharedRoot<State>,
-    epoch: Stopwatch,
+    stopwatch: Stopwatch,
     isKnown: Bool,
     now: Duration,
     asHolder: Bool,
@@ -107,11 +108,11 @@ extension QueryStore {
       // A new key's node has no record: no cast (a generic type lookup) to find that out.
       if node.record != nil, let record = node.record as? QueryRecord<State> {
         // The clock is the caller's code: read outside the lock.
-        guard isKnown || record.epoch.isSame(as: epoch) else { return .measure(record.epoch) }
+        guard isKnown || record.stopwatch.isSame(as: stopwatch) else { return .measure(record.stopwatch) }
         let first = record.definition.fetcherLocation
         let conflict = first == query.fetcherLocation ? nil : first
         // A record made since its time was read started its own time: this holder's reading is of another clock.
-        let now = record.epoch.isSame(as: epoch) ? now : .zero
+        let now = record.stopwatch.isSame(as: stopwatch) ? now : .zero
         state.bounds.use(record)
         record.wakeIfSleeping(in: nil, store: self, root: root)
         let effect = asHolder ? record.holderAppeared(now: now, store: self, writer: writer) : .none
@@ -129,7 +130,7 @@ extension QueryStore {
       }
       state.serial += 1
       let record = QueryRecord(
-        query: query, definition: state.definitions.definition(of: query), root: root, epoch: epoch,
+        query: query, definition: state.definitions.definition(of: query), root: root, stopwatch: stopwatch,
         serial: state.serial)
       state.count += 1
       // Optimistic changes made before the query was (to a restored value, by a queued mutation) show over its

@@ -89,12 +89,12 @@ extension QueryStore {
       // A record made here is kept until its value is set: no other new query evicts it meanwhile.
       var made: Shared<State>?
       let madeFrom = { query.initial?.state ?? initialState }
-      guard let epoch = recordEpoch(of: query, initialState: madeFrom, keeping: &made) else { return false }
+      guard let stopwatch = recordStopwatch(of: query, initialState: madeFrom, keeping: &made) else { return false }
       // The clock is the caller's code: read outside the lock.
-      let now = epoch.elapsed()
+      let now = stopwatch.elapsed()
       let shared = state.withLock { state -> Shared<State>? in
         guard let record = state.record(named: query.key, as: State.self),
-          record.epoch.isSame(as: epoch)
+          record.stopwatch.isSame(as: stopwatch)
         else { return nil }
         record.valueSet(obtainedAt: now - age)
         use(record, in: &state)

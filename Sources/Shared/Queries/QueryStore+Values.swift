@@ -32,7 +32,7 @@ extension QueryStore {
     servingStale: Bool = false
   ) async throws -> Value {
     // A fresh value returns here, in code specialized for `Value` where it is called: no suspension, no generic code.
-    if let value = freshValue(named: query.key, epoch: nil, as: Value.self) { return value }
+    if let value = freshValue(named: query.key, stopwatch: nil, as: Value.self) { return value }
     return try await awaitValue(of: query, servingStale: servingStale)
   }
 
@@ -54,7 +54,7 @@ extension QueryStore {
     _ query: Query<OperationState<Value>>
   ) async throws -> Value {
     // A fresh value serves any age: it returns here, as in `fetch`.
-    if let value = freshValue(named: query.key, epoch: nil, as: Value.self) { return value }
+    if let value = freshValue(named: query.key, stopwatch: nil, as: Value.self) { return value }
     return try await ensuredValue(of: query)
   }
 
@@ -71,9 +71,9 @@ extension QueryStore {
   /// - Parameter query: The query.
   public func prefetch<Value: Sendable>(_ query: Query<OperationState<Value>>) {
     var made: Shared<OperationState<Value>>?  // A record made here, kept until it is asked.
-    guard let epoch = recordEpoch(of: query, keeping: &made) else { return }
+    guard let stopwatch = recordStopwatch(of: query, keeping: &made) else { return }
     // The clock is the caller's code: read outside the lock.
-    prefetch(query.key, epoch: epoch, now: epoch.elapsed(), as: OperationState<Value>.self, keeping: &made)
+    prefetch(query.key, stopwatch: stopwatch, now: stopwatch.elapsed(), as: OperationState<Value>.self, keeping: &made)
   }
 
   /// The cached value of the query named `key`, whatever its age, without fetching.
@@ -119,12 +119,12 @@ extension QueryStore {
       + persistedValues(matching: prefix, as: type)
   }
 
-  /// The value of the query named `key` when it is fresh (see ``freshValueBox(named:epoch:stateType:)``); `nil`
+  /// The value of the query named `key` when it is fresh (see ``freshValueBox(named:stopwatch:stateType:)``); `nil`
   /// otherwise, or when its value was reset by the app.
   @inlinable
-  func freshValue<Value: Sendable>(named key: QueryKey, epoch: Stopwatch?, as _: Value.Type) -> Value? {
+  func freshValue<Value: Sendable>(named key: QueryKey, stopwatch: Stopwatch?, as _: Value.Type) -> Value? {
     let stateType = ObjectIdentifier(OperationState<Value>.self)
-    guard let box = freshValueBox(named: key, epoch: epoch, stateType: stateType) else { return nil }
+    guard let box = freshValueBox(named: key, stopwatch: stopwatch, stateType: stateType) else { return nil }
     // The box of a record whose state type is `OperationState<Value>`, checked under the store's lock.
     return unsafeDowncast(box, to: ReactiveBox<OperationState<Value>>.self).value.value
   }
@@ -135,14 +135,16 @@ extension QueryStore {
     try await value(of: query, accepting: servingStale ? .staleWhileRefetching : .fresh)
   }
 
-  /// The value of the query named `key`, whose record measures from `epoch`, when it is not fresh (a holder's
+  /// The value of the query named `key`, whose record measures from `stopwatch`, when it is not fresh (a holder's
   /// call): a stale one with `servingStale`, otherwise a fetched one; `nil` when the record is gone.
   @usableFromInline
-  func awaitValue<Value: Sendable>(named key: QueryKey, epoch: Stopwatch, servingStale: Bool) async throws -> Value? {
+  func awaitValue<Value: Sendable>(named key: QueryKey, stopwatch: Stopwatch, servingStale: Bool) async throws -> Value?
+  {
     let query: Query<OperationState<Value>>? = nil  // A holder's record is not collected: nothing to make again.
     var made: Shared<OperationState<Value>>?
     return try await value(
-      named: key, epoch: epoch, query: query, keeping: &made, accepting: servingStale ? .staleWhileRefetching : .fresh)
+      named: key, stopwatch: stopwatch, query: query, keeping: &made,
+      accepting: servingStale ? .staleWhileRefetching : .fresh)
   }
 
   /// The cached value of `query` whatever its age, or a fetched one when it has none.
@@ -157,8 +159,9 @@ extension QueryStore {
     accepting acceptance: QueryRecordMachine.Acceptance
   ) async throws -> Value {
     var made: Shared<OperationState<Value>>?  // A record made here, kept until it is asked.
-    guard let epoch = recordEpoch(of: query, keeping: &made),
-      let value = try await value(named: query.key, epoch: epoch, query: query, keeping: &made, accepting: acceptance)
+    guard let stopwatch = recordStopwatch(of: query, keeping: &made),
+      let value = try await value(
+        named: query.key, stopwatch: stopwatch, query: query, keeping: &made, accepting: acceptance)
     else { throw CancellationError() }
     return value
   }

@@ -39,15 +39,15 @@ public final class QueryStore: Sendable {
       root.node(at: key.parts)?.record
     }
 
-    /// The record named `key`, if the store keeps one of state type `Tracked`, measuring from `epoch` when one is
+    /// The record named `key`, if the store keeps one of state type `Tracked`, measuring from `stopwatch` when one is
     /// given (a record removed and made again measures from another).
     func record<Tracked: OperationTrackable>(
       named key: QueryKey,
       as _: Tracked.Type,
-      epoch: Stopwatch? = nil
+      stopwatch: Stopwatch? = nil
     ) -> QueryRecord<Tracked>? {
       guard let record = root.node(at: key.parts)?.record as? QueryRecord<Tracked> else { return nil }
-      if let epoch, !record.epoch.isSame(as: epoch) { return nil }
+      if let stopwatch, !record.stopwatch.isSame(as: stopwatch) { return nil }
       return record
     }
   }
@@ -197,7 +197,7 @@ public final class QueryStore: Sendable {
     let records = state.withLock { state -> [(QueryKey, Stopwatch)] in
       var records: [(QueryKey, Stopwatch)] = []
       state.root.node(at: prefix.parts)?.visitRecords { record in
-        records.append((record.key, record.epoch))
+        records.append((record.key, record.stopwatch))
       }
       return records
     }
@@ -206,7 +206,7 @@ public final class QueryStore: Sendable {
     let effects = state.withLock { state -> [QueryRecordEffect] in
       zip(records, times).compactMap { entry, time in
         // A record collected and made again meanwhile has a clock of its own: this reading is not its time.
-        guard let record = state.record(named: time.0), record.epoch.isSame(as: entry.1) else {
+        guard let record = state.record(named: time.0), record.stopwatch.isSame(as: entry.1) else {
           return nil
         }
         let effect = record.triggered(trigger, now: time.1, store: self)
@@ -218,16 +218,16 @@ public final class QueryStore: Sendable {
   }
 
   /// The time of the record named `key`, if the store keeps one.
-  func recordEpoch(named key: QueryKey) -> Stopwatch? {
-    state.withLock { $0.record(named: key)?.epoch }
+  func recordStopwatch(named key: QueryKey) -> Stopwatch? {
+    state.withLock { $0.record(named: key)?.stopwatch }
   }
 
-  /// Turns automatic fetching of the record named `key` (measuring from `epoch`) on or off at `now`; returns whether
+  /// Turns automatic fetching of the record named `key` (measuring from `stopwatch`) on or off at `now`; returns whether
   /// the store keeps it.
-  func setEnabled(_ isEnabled: Bool, key: QueryKey, epoch: Stopwatch, now: Duration) -> Bool {
+  func setEnabled(_ isEnabled: Bool, key: QueryKey, stopwatch: Stopwatch, now: Duration) -> Bool {
     let effect = state.withLock { state -> QueryRecordEffect? in
       // A record collected and made again meanwhile has a clock of its own: this reading is not its time.
-      guard let record = state.record(named: key), record.epoch.isSame(as: epoch) else { return nil }
+      guard let record = state.record(named: key), record.stopwatch.isSame(as: stopwatch) else { return nil }
       return record.setEnabled(isEnabled, now: now, store: self)
     }
     effect?()

@@ -81,9 +81,9 @@ extension Shared {
       } else {
         root.attachment(QueryLink.self, make: QueryLink.init)
       }
-    guard let (store, key, epoch) = link.record else { return nil }
+    guard let (store, key, stopwatch) = link.record else { return nil }
     // A fresh value returns here, in code specialized for `Success` where it is called, as in `QueryStore.fetch`.
-    if let value = store.freshValue(named: key, epoch: epoch, as: Success.self) { return value }
-    return try await store.awaitValue(named: key, epoch: epoch, servingStale: servingStale)
+    if let value = store.freshValue(named: key, stopwatch: stopwatch, as: Success.self) { return value }
+    return try await store.awaitValue(named: key, stopwatch: stopwatch, servingStale: servingStale)
   }
 }

@@ -368,7 +368,7 @@ import Testing
       isStepping.withLock { $0 = true }
       defer { isStepping.withLock { $0 = false } }
       let hadRecord = store.contains(["a"])
-      _ = store.recordEpoch(of: query("b"))
+      _ = store.recordStopwatch(of: query("b"))
       if hadRecord && !store.contains(["a"]) { evictions.increment() }
     }
     #expect(try await store.fetch(query("a")) == "a")

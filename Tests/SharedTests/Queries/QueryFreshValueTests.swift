@@ -87,15 +87,15 @@ import Testing
     let fetcher = GatedFetcher()
     let store = SharedRegistry.current.queries
     _ = try await store.fetch(query(fetcher, clock: clock))
-    let removed = try #require(store.recordEpoch(of: query(fetcher, clock: clock)))
-    #expect(store.freshValue(named: ["post"], epoch: removed, as: String.self) == "fetch 1")
+    let removed = try #require(store.recordStopwatch(of: query(fetcher, clock: clock)))
+    #expect(store.freshValue(named: ["post"], stopwatch: removed, as: String.self) == "fetch 1")
     await collectUnheldRecord(store, clock: clock)
-    #expect(store.freshValue(named: ["post"], epoch: removed, as: String.self) == nil)  // Removed.
+    #expect(store.freshValue(named: ["post"], stopwatch: removed, as: String.self) == nil)  // Removed.
     _ = try await store.fetch(query(fetcher, clock: clock))
-    let remade = try #require(store.recordEpoch(of: query(fetcher, clock: clock)))
+    let remade = try #require(store.recordStopwatch(of: query(fetcher, clock: clock)))
     // Fresh, but not the record the caller's time is from (a holder linked to the removed one).
-    #expect(store.freshValue(named: ["post"], epoch: removed, as: String.self) == nil)
-    #expect(store.freshValue(named: ["post"], epoch: remade, as: String.self) == "fetch 2")
+    #expect(store.freshValue(named: ["post"], stopwatch: removed, as: String.self) == nil)
+    #expect(store.freshValue(named: ["post"], stopwatch: remade, as: String.self) == "fetch 2")
   }
 
   @Test func aFreshValueOfAnotherTypeUnderTheSameKeyIsNotServed() async throws {
@@ -105,7 +105,7 @@ import Testing
     _ = try await store.fetch(query(fetcher, clock: clock))
     let numbers: Query<OperationState<Int>> = .query(["post"], options: queryStoreOptions(clock)) { 42 }
     await #expect(throws: CancellationError.self) { try await store.fetch(numbers) }
-    #expect(store.freshValue(named: ["post"], epoch: nil, as: Int.self) == nil)
+    #expect(store.freshValue(named: ["post"], stopwatch: nil, as: Int.self) == nil)
     #expect(try await store.fetch(query(fetcher, clock: clock)) == "fetch 1")
   }
 

@@ -34,7 +34,7 @@ struct QueryBounds: ~Copyable {
     nextGeneration += 1
     let interval = record.gcCheckInterval
     guard sweepers[record.clockKey] != nil else {
-      let sweeper = QuerySweeper(generation: nextGeneration, stopwatch: record.epoch, interval: interval)
+      let sweeper = QuerySweeper(generation: nextGeneration, stopwatch: record.stopwatch, interval: interval)
       sweepers[record.clockKey] = sweeper
       return sweeper.start
     }

@@ -115,7 +115,7 @@ enum QueryFetchExecutor {
         }
       },
       onFailure: { error, failureCount in
-        store.store?.valueForStep(of: record)?.libraryWithLock { value in
+        store.store?.valueForStep(of: record)?.withLockUnannounced { value in
           value.operation.noteFailure(error, failureCount: failureCount)
         }
       },
@@ -124,7 +124,7 @@ enum QueryFetchExecutor {
         store.store?.retryPoint(id, of: record) == .retry
       },
       onRetry: { attempt in
-        store.store?.valueForStep(of: record)?.libraryWithLock { value in value.operation.retry(attempt) }
+        store.store?.valueForStep(of: record)?.withLockUnannounced { value in value.operation.retry(attempt) }
       })
   }
 
@@ -144,7 +144,7 @@ enum QueryFetchExecutor {
     switch attempts {
     case .success(let value):
       // Fresh from this moment: read before the value shows, so no reader sees it stale.
-      let now = record.epoch.elapsed()
+      let now = record.stopwatch.elapsed()
       let returned = store?.fetchReturned(id, of: record)
       guard case .apply(let keepFetching) = returned?.action, let shared = returned?.value else {
         gate?.close()
@@ -194,7 +194,7 @@ enum QueryFetchExecutor {
     // A fetch with no retries that starts now needs nothing more of the gate.
     if operation.retry.retries == 0 && (mode == .offlineFirst || gate.isOnlineNow) { return nil }
     return NetworkRun(gate: gate, mode: mode) { run in
-      store.store?.valueForStep(of: record)?.libraryWithLock { value in value.operation.showPaused(run.isPaused) }
+      store.store?.valueForStep(of: record)?.withLockUnannounced { value in value.operation.showPaused(run.isPaused) }
     }
   }
 
@@ -206,7 +206,7 @@ enum QueryFetchExecutor {
     network: NetworkRun
   ) -> OperationStatus {
     let pauses = network.startsPaused()
-    return shared.libraryWithLock { value in
+    return shared.withLockUnannounced { value in
       let before = value.operation.status == .pending ? .idle : value.operation.status
       value.operation.beginFetch(pages)
       // Read under the value's lock: the network may have come back since (see `NetworkRun`).
@@ -223,7 +223,7 @@ enum QueryFetchExecutor {
     _ shared: Shared<State>,
     fetching pages: OperationTracking.PageFetch = .all
   ) -> OperationStatus {
-    shared.libraryWithLock { value in
+    shared.withLockUnannounced { value in
       let before = value.operation.status == .pending ? .idle : value.operation.status
       value.operation.beginFetch(pages)
       return before

@@ -19,7 +19,7 @@ final class QueryLink: Sendable {
   ) -> (store: QueryStore, key: QueryKey, kind: QueryKind<State>)? {
     state.withLock { target in
       guard let target, let store = target.store else { return nil }
-      // A value's link is linked with the kind of its own state type (see `link(to:key:kind:epoch:)`).
+      // A value's link is linked with the kind of its own state type (see `link(to:key:kind:stopwatch:)`).
       return (store, target.key, target.kind as! QueryKind<State>)
     }
   }
@@ -33,28 +33,28 @@ final class QueryLink: Sendable {
 
   /// The store, the query's name and the time of its record, in one lock, while the store exists.
   @usableFromInline
-  var record: (store: QueryStore, key: QueryKey, epoch: Stopwatch)? {
+  var record: (store: QueryStore, key: QueryKey, stopwatch: Stopwatch)? {
     state.withLock { target in
       // Read in place: copying the target would copy its weak reference.
-      guard let store = target?.store, let key = target?.key, let epoch = target?.epoch else { return nil }
-      return (store, key, epoch)
+      guard let store = target?.store, let key = target?.key, let stopwatch = target?.stopwatch else { return nil }
+      return (store, key, stopwatch)
     }
   }
 
   /// The time of the record this value belongs to in `store`, if it is linked to one.
-  func epoch(in store: QueryStore) -> Stopwatch? {
-    state.withLock { target in target?.store === store ? target?.epoch : nil }
+  func stopwatch(in store: QueryStore) -> Stopwatch? {
+    state.withLock { target in target?.store === store ? target?.stopwatch : nil }
   }
 
   func link<State: OperationTrackable>(
     to store: QueryStore,
     key: QueryKey,
     kind: QueryKind<State>,
-    epoch: Stopwatch
+    stopwatch: Stopwatch
   ) {
     // The target replaced (its fetcher's captures) is released after the lock.
     state.withLockReleasingAfter { target in
-      defer { target = QueryLinkTarget(store: store, key: key, kind: kind, epoch: epoch) }
+      defer { target = QueryLinkTarget(store: store, key: key, kind: kind, stopwatch: stopwatch) }
       return (result: (), released: target)
     }
   }
@@ -68,5 +68,5 @@ private struct QueryLinkTarget {
   /// The query's `QueryKind<State>`, of the value's state type.
   let kind: any Sendable
   /// The time of the query's record, so that a new holder reads its clock without asking the store.
-  let epoch: Stopwatch
+  let stopwatch: Stopwatch
 }

@@ -2,7 +2,7 @@
 /// after it.
 struct QueryRecordParts {
   let key: QueryKey
-  let epoch: Stopwatch
+  let stopwatch: Stopwatch
   /// The value's root while the query is awake (held here: released after the lock).
   var root: AnyObject?
   /// A copy of the value while the query sleeps (released after the lock).
@@ -24,7 +24,7 @@ extension QueryRecord {
     let unusedSince: Duration? =
       if case .unusedSince(let since) = machine.use { since } else { nil }
     return QueryRecordParts(
-      key: key, epoch: epoch, root: storedRootForInspection, sleepingValue: sleepingValueForInspection,
+      key: key, stopwatch: stopwatch, root: storedRootForInspection, sleepingValue: sleepingValueForInspection,
       isHeld: isHeld, isEnabled: machine.isEnabled, fetchedAt: fetchedAt, staleTime: staleTime,
       unusedSince: unusedSince, gcTime: definition.options.gcTime)
   }

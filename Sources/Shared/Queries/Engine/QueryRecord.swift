@@ -13,7 +13,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
   /// The query's own fetcher.
   private let fetcher: QueryFetcher<State>
   private let kind: QueryKind<State>
-  let epoch: Stopwatch
+  let stopwatch: Stopwatch
   /// The value's box while the query is used; `nil` while it sleeps (see ``sleepIfUnused()``).
   private var root: SharedRoot<State>? {
     // A bit cast: `storedRoot` only ever holds a `SharedRoot<State>` (set here).
@@ -43,13 +43,14 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
   var older: (any QueryRecordProtocol)?
   var newer: (any QueryRecordProtocol)?
 
-  init(query: Query<State>, definition: QueryDefinition, root: SharedRoot<State>, epoch: Stopwatch, serial: UInt64) {
+  init(query: Query<State>, definition: QueryDefinition, root: SharedRoot<State>, stopwatch: Stopwatch, serial: UInt64)
+  {
     self.key = query.key
     self.definition = definition
     self.fetcher = query.fetcher
     self.kind = query.kind
     self.storedRoot = root
-    self.epoch = epoch
+    self.stopwatch = stopwatch
     // Each record's work identifiers are its own (the serial in the high bits): a fetch of a removed record that
     // reports late cannot be taken for work of the record made again under its key.
     machine = QueryRecordMachine(isEnabled: definition.options.isEnabled, identifiersAfter: serial << 32)
@@ -310,7 +311,7 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     sleepingValue = isMade ? nil : value
     root = made
     made.attachment(QueryLink.self, make: QueryLink.init)
-      .link(to: store, key: key, kind: kind, epoch: epoch)
+      .link(to: store, key: key, kind: kind, stopwatch: stopwatch)
     // The optimistic changes pending on the query go on with the value, which shows them already.
     store.attachLayer(of: key, to: made)
   }
@@ -361,16 +362,16 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     }
   }
 
-  func valuePeeked(epoch: Stopwatch?, stateType: ObjectIdentifier) -> QueryValuePeek? {
+  func valuePeeked(stopwatch: Stopwatch?, stateType: ObjectIdentifier) -> QueryValuePeek? {
     guard stateType == ObjectIdentifier(State.self) else { return nil }
-    if let epoch, !self.epoch.isSame(as: epoch) { return nil }
+    if let stopwatch, !self.stopwatch.isSame(as: stopwatch) { return nil }
     // A sleeping query answers the usual way, which wakes it.
     guard let stored = storedRoot, case .serveIfYounger(let at) = machine.valuePeeked() else { return nil }
     // Read in place, not through `root`: a copy of the root retains it, and the registry's weak reference gives it a
     // side table, so every retain and release takes the slow path (200 ns per awaited fresh value, 230-255 ns via
     // `root`).
     let box = unsafeDowncast(stored, to: SharedRoot<State>.self).box
-    return QueryValuePeek(fetchedAt: at, staleTime: definition.options.staleTime, box: box, epoch: self.epoch)
+    return QueryValuePeek(fetchedAt: at, staleTime: definition.options.staleTime, box: box, stopwatch: self.stopwatch)
   }
 
   /// A caller awaits a value fetched now: the cached one is gone (the app reset it).

@@ -118,12 +118,12 @@ struct QueryValueStep<State: OperationTrackable>: QueryEffectStep {
         if showingLoad { state.operation.beginFetch() }
       }
     case .endFetches:
-      shared.libraryWithLock { state in
+      shared.withLockUnannounced { state in
         if state.operation.status == .pending { state.operation.status = .idle }
         state.operation.endFetch()
       }
     case .settle(let id, let key, let store):
-      shared.libraryWithLock { state in
+      shared.withLockUnannounced { state in
         // Only a cancelled first load leaves the status pending for the work that follows.
         if state.operation.status == .pending { state.operation.restore(.idle) }
         state.operation.endFetch()

@@ -4,8 +4,10 @@
 protocol QueryRecordProtocol: AnyObject {
   /// The query's name.
   var key: QueryKey { get }
-  /// The time on the query's clock since the record was made; read outside the lock.
-  var epoch: Stopwatch { get }
+  /// The record's stopwatch, started on the query's clock when the record was made: its time (read outside the
+  /// lock), and its identity: a record made again under the same key has another, so a caller that read one
+  /// record's time can tell it from its successor (``Stopwatch/isSame(as:)``).
+  var stopwatch: Stopwatch { get }
   /// Turns automatic fetching on or off at `now`; returns what to start after the lock.
   func setEnabled(_ isEnabled: Bool, now: Duration, store: QueryStore) -> QueryRecordEffect
   /// Marks the query stale, the one way every invalidation takes: refetching now if `refetchesNow` (`nil`: if it is
@@ -53,8 +55,8 @@ protocol QueryRecordProtocol: AnyObject {
   func reset(store: QueryStore) -> QueryRecordEffect
   /// An awaiting caller asks before reading the clock: the time of a value fetched with no invalidation since, the
   /// query's `staleTime`, the value's box (to read after the lock) and the record's time, if the value may serve,
-  /// the state type is `stateType` and the record measures from `epoch` (when given); a use.
-  func valuePeeked(epoch: Stopwatch?, stateType: ObjectIdentifier) -> QueryValuePeek?
+  /// the state type is `stateType` and the record measures from `stopwatch` (when given); a use.
+  func valuePeeked(stopwatch: Stopwatch?, stateType: ObjectIdentifier) -> QueryValuePeek?
   /// The store is over its capacity: whether the record may go now (nobody holds it, no work runs on it).
   func evicted() -> QueryRecordMachine.CollectAction
   /// The clock the query measures its time on.
@@ -82,7 +84,7 @@ protocol QueryRecordProtocol: AnyObject {
   func restoring(_ forced: ForcedQueryState) -> (@Sendable () -> Bool)?
 }
 
-/// What an awaiting caller learns of a record before it reads the clock (see ``QueryRecordProtocol/valuePeeked(epoch:stateType:)``).
+/// What an awaiting caller learns of a record before it reads the clock (see ``QueryRecordProtocol/valuePeeked(stopwatch:stateType:)``).
 struct QueryValuePeek {
   /// When the value was fetched, with no invalidation since.
   let fetchedAt: Duration
@@ -91,8 +93,8 @@ struct QueryValuePeek {
   /// The value's box, read after the lock.
   let box: AnyObject
   /// The record's time.
-  let epoch: Stopwatch
+  let stopwatch: Stopwatch
 
   /// Whether the value is fresh: reads the clock (the caller's code: after the lock).
-  var isFresh: Bool { epoch.elapsed() - fetchedAt < staleTime }
+  var isFresh: Bool { stopwatch.elapsed() - fetchedAt < staleTime }
 }

@@ -58,9 +58,9 @@ extension QueryStore {
     typealias State = PaginatedState<PageID, Page>
     var made: Shared<State>?  // A record made here, kept until it is asked.
     let initialState = { query.initial?.state ?? State() }
-    guard let epoch = recordEpoch(of: query, initialState: initialState, keeping: &made) else { return }
+    guard let stopwatch = recordStopwatch(of: query, initialState: initialState, keeping: &made) else { return }
     // The clock is the caller's code: read outside the lock.
-    prefetch(query.key, epoch: epoch, now: epoch.elapsed(), as: State.self, keeping: &made)
+    prefetch(query.key, stopwatch: stopwatch, now: stopwatch.elapsed(), as: State.self, keeping: &made)
   }
 
   /// The cached state of the query named `key`, whatever its age, without fetching: a paginated query's pages, or a
@@ -88,9 +88,9 @@ extension QueryStore {
     typealias State = PaginatedState<PageID, Page>
     let initialState = { query.initial?.state ?? State() }
     var made: Shared<State>?  // A record made here, kept until it is asked.
-    guard let epoch = recordEpoch(of: query, initialState: initialState, keeping: &made),
+    guard let stopwatch = recordStopwatch(of: query, initialState: initialState, keeping: &made),
       let state = try await awaitState(
-        named: query.key, epoch: epoch, query: query, initialState: initialState, keeping: &made,
+        named: query.key, stopwatch: stopwatch, query: query, initialState: initialState, keeping: &made,
         accepting: acceptance, answer: { $0.pageIDs.isEmpty ? nil : $0 })
     else { throw CancellationError() }
     return state
@@ -119,11 +119,11 @@ extension Shared {
     servingStale: Bool = false
   ) async throws -> PaginatedState<PageID, Page>? where Value == PaginatedState<PageID, Page> {
     let link = root.attachment(QueryLink.self, make: QueryLink.init)
-    guard let (store, key, epoch) = link.record else { return nil }
+    guard let (store, key, stopwatch) = link.record else { return nil }
     let query: Query<Value>? = nil  // A holder's record is not collected: nothing to make again.
     var made: Shared<Value>?
     return try await store.awaitState(
-      named: key, epoch: epoch, query: query, initialState: { Value() }, keeping: &made,
+      named: key, stopwatch: stopwatch, query: query, initialState: { Value() }, keeping: &made,
       accepting: servingStale ? .staleWhileRefetching : .fresh, answer: { $0.pageIDs.isEmpty ? nil : $0 })
   }
 }

@@ -51,21 +51,21 @@ extension QueryStore {
   /// - Parameter key: The query's name.
   /// - Returns: Whether the value is stale, or `nil` if the query is not cached.
   public func isStale(_ key: QueryKey) -> Bool? {
-    isStale(key, epoch: nil)
+    isStale(key, stopwatch: nil)
   }
 
-  /// Whether the query named `key` is stale, if the store keeps it and it measures from `epoch` (when given).
-  func isStale(_ key: QueryKey, epoch known: Stopwatch?) -> Bool? {
+  /// Whether the query named `key` is stale, if the store keeps it and it measures from `stopwatch` (when given).
+  func isStale(_ key: QueryKey, stopwatch known: Stopwatch?) -> Bool? {
     let found = state.withLock { state -> (Duration?, Duration, Stopwatch)? in
       guard let record = state.record(named: key) else { return nil }
       // A record collected and made again has a time of its own: not the one the caller's holder was made with.
-      if let known, !record.epoch.isSame(as: known) { return nil }
-      return (record.fetchedAt, record.staleTime, record.epoch)
+      if let known, !record.stopwatch.isSame(as: known) { return nil }
+      return (record.fetchedAt, record.staleTime, record.stopwatch)
     }
-    guard let (fetchedAt, staleTime, epoch) = found else { return nil }
+    guard let (fetchedAt, staleTime, stopwatch) = found else { return nil }
     guard let fetchedAt else { return true }
     // The clock is the caller's code: read after the lock.
-    return epoch.elapsed() - fetchedAt >= staleTime
+    return stopwatch.elapsed() - fetchedAt >= staleTime
   }
 
   /// Iterates `statuses` in a task of its own, triggering `trigger` on each change from `false` to `true`.
@@ -134,7 +134,7 @@ extension Shared where Value: OperationTrackable {
   /// The same as ``QueryStore/isStale(_:)`` with this holder's key. Reads the query's clock.
   public var isStale: Bool? {
     let link = root.attachment(QueryLink.self, make: QueryLink.init)
-    guard let (store, key, epoch) = link.record else { return nil }
-    return store.isStale(key, epoch: epoch)
+    guard let (store, key, stopwatch) = link.record else { return nil }
+    return store.isStale(key, stopwatch: stopwatch)
   }
 }

@@ -43,7 +43,7 @@ extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState
     // A sleeping value shows the optimistic changes pending on it; their layer keeps the value without them.
     let confirmedWhileSleeping = kept.sleeping == nil ? nil : store.changes.layer(for: key, as: State.self)?.confirmed
     let fetchedAt = self.fetchedAt
-    let epoch = self.epoch
+    let stopwatch = self.stopwatch
     // A query whose values decide their own staleTime stores the time their freshness counts from (see
     // `PersistedQueryCache.Entry.updatedAt`), which only the record's time knows.
     let storesOwnDate = definition.staleness == nil
@@ -58,7 +58,7 @@ extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState
       // value fetched. Otherwise the value is dated by its age on the record's time (read after the lock).
       let obtainedAt = fetchedAt.map { fetchedAt in
         (storesOwnDate ? state.operation.updatedAt : nil)
-          ?? Date(timeIntervalSinceNow: -(epoch.elapsed() - fetchedAt).timeInterval)
+          ?? Date(timeIntervalSinceNow: -(stopwatch.elapsed() - fetchedAt).timeInterval)
       }
       return (state, obtainedAt)
     }

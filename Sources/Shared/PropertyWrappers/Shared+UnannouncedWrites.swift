@@ -9,7 +9,7 @@ extension Shared {
   /// are pending), but not announced to its store: the store's own writes tell it what it needs.
   @inlinable
   func withLockReleasingReplaced<Result>(_ body: (inout Value) -> Result) -> Result {
-    let (result, previous) = libraryWithLock { value -> (Result, Value) in
+    let (result, previous) = withLockUnannounced { value -> (Result, Value) in
       let previous = value
       return (body(&value), previous)
     }
@@ -20,7 +20,7 @@ extension Shared {
   /// `withLock` for a change the library makes, which the value releases itself: a query's value is written to its
   /// confirmed value while optimistic changes are pending, and its store is not told.
   @inlinable
-  func libraryWithLock<Result>(_ body: (inout Value) -> Result) -> Result {
+  func withLockUnannounced<Result>(_ body: (inout Value) -> Result) -> Result {
     if case .root(let root) = reference, root.isQueryValue {
       return root.withLockConfirming(announcing: false, body)
     }
