@@ -27,7 +27,7 @@ enum QueryFetchExecutor {
     let result: QueryWork.Outcome
     let outcome: QueryRecordMachine.Outcome
     let effect: QueryRecordEffect
-    var services: QueryStoreServices?  // Set when a fetch ran: its hooks are called.
+    var instruments: FetchInstruments?  // Set when a fetch ran: its watchers hear how it ended.
     let started: OperationStatus?
     if let before {
       started = before
@@ -46,15 +46,8 @@ enum QueryFetchExecutor {
         started = markPending(shared, fetching: work.pages)
       }
     }
-    // Set when an inspector is attached as the fetch starts: it hears how the fetch ends.
-    var inspected: (inspector: SharedInspector, startedAt: ContinuousClock.Instant)?
     if let started {
-      services = store.store?.services
-      services?.fetchStarted(record.key)
-      if let inspector = services?.inspector, inspector.isAttached {
-        inspected = (inspector, .now)
-        inspector.publish(InspectedKey.id(query: record.key), .fetchStarted)
-      }
+      instruments = store.store.map { FetchInstruments(started: record.key, services: $0.services) }
       // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the
       // fetch's own result is written, so no yielded value lands after it. A fetcher with no context and no
       // modifier around it cannot yield: it needs no gate.
@@ -67,23 +60,18 @@ enum QueryFetchExecutor {
       let strong = store.store
       (result, outcome) = apply(
         attempts, id, of: record, work: work, before: started, gate: gate, store: strong, writer: writer)
-      services?.fetchEnded(record.key)
+      instruments?.written()
       if case .applied = outcome { strong?.persistedValueChanged(record.key) }
       effect = strong?.finished(id, of: record, outcome: outcome) ?? .none
     } else {
       (result, outcome) = (.failure(CancellationError()), .cancelled)
       effect = store.store?.finished(id, of: record, outcome: outcome) ?? .none
     }
-    // Heard once the record has settled, before its callers resume and before the work it starts next.
-    if let inspected {
-      let duration = ContinuousClock.now - inspected.startedAt
-      inspected.inspector.publish(
-        InspectedKey.id(query: record.key), .fetchEnded(duration: duration, outcome: .init(result)))
-    }
+    instruments?.settled(result)
     work.finish(result)
     effect()
-    // The hooks run last, outside every lock: the callers and the work that follows do not wait for them.
-    services?.report(.query(record.key), result)
+    // Last, outside every lock: the callers and the work that follows do not wait for the hooks.
+    instruments?.ended(result)
   }
 
   /// Runs the attempts of the fetch of `id` of `record`, with its retries.

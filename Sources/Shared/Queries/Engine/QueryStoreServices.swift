@@ -25,26 +25,6 @@ final class QueryStoreServices: Sendable {
     return defaultOptions.withLock { $0 }
   }
 
-  /// A fetch of the query named `key` started.
-  func fetchStarted(_ key: QueryKey) {
-    activity.fetchStarted(key)
-  }
-
-  /// A fetch of the query named `key` ended (after ``fetchStarted(_:)``).
-  func fetchEnded(_ key: QueryKey) {
-    activity.fetchEnded(key)
-  }
-
-  /// A run of the mutation named `key` started (`nil`: a mutation state held under another kind of key).
-  func mutationStarted(_ key: QueryKey?) {
-    activity.mutationStarted(key)
-  }
-
-  /// A run of the mutation named `key` ended (after ``mutationStarted(_:)``).
-  func mutationEnded(_ key: QueryKey?) {
-    activity.mutationEnded(key)
-  }
-
   /// Calls the hooks for a fetch or run of `subject` that ended with `result`: `onSuccess` or `onError`, then
   /// `onSettled`. Call outside every lock.
   func report<Success: Sendable>(_ subject: QueryHookSubject, _ result: Result<Success, any Error>) {

@@ -148,20 +148,11 @@ extension Shared {
     }
     let queries = SharedRegistry.current.queries
     let shared = self
-    // The store's count and hooks hear about every run; the hooks run where the run's callbacks do.
+    // The store's watchers hear about every run; the hooks run where the run's callbacks do.
     let services = queries.services
     // The store's network mode unless the options name one; none while the store follows no online status.
     let network = RunNetwork(gate: services.network, mode: options.networkMode)
-    let subject = QueryHookSubject.mutation(arguments: arguments)
-    let key = mutationKey
-    services.mutationStarted(key)
-    // Set when an inspector is attached as the run starts: it hears the callbacks and how the run ends.
-    let inspector = services.inspector
-    let inspected: (id: String, startedAt: ContinuousClock.Instant)? =
-      inspector.isAttached
-      ? (InspectedKey.id(kind: .mutation, name: key.map { MutationKeyID(key: $0).name } ?? "(unnamed)"), .now)
-      : nil
-    if let inspected { inspector.publish(inspected.id, .mutationStarted) }
+    let instruments = MutationInstruments<Result>(started: mutationKey, arguments: arguments, services: services)
     // Invalidated as the mutation succeeds, before its state shows it, when the run waits for the refetches;
     // otherwise once it shows it.
     let refreshes = awaitsRefetches && !invalidates.isEmpty
@@ -181,14 +172,12 @@ extension Shared {
         beforeInvalidating?()
         for prefix in invalidates { queries.invalidate(matching: prefix) }
       }
-      services.reportSuccess(subject, result)
-      if let inspected, onSuccess != nil { inspector.publish(inspected.id, .mutationCallback(.onSuccess)) }
+      instruments.succeeded(result, callsBack: onSuccess != nil)
       onSuccess?(result)
     }
     let recordError: (any Error) -> Void = { error in
       shared.withLockReleasingReplaced { $0.finish(id, status: .error, result: nil, error: error) }
-      services.reportError(subject, error)
-      if let inspected, onError != nil { inspector.publish(inspected.id, .mutationCallback(.onError)) }
+      instruments.failed(error, callsBack: onError != nil)
       onError?(error)
     }
     let recordSettled: (Swift.Result<Result, any Error>) -> Void = { result in
@@ -197,13 +186,7 @@ extension Shared {
           $0.finish(id, status: .idle, result: nil, error: nil, onlyIfPending: true)
         }
       }
-      services.mutationEnded(key)
-      services.reportSettled(subject, result.map { $0 as any Sendable })
-      if let inspected {
-        let duration = ContinuousClock.now - inspected.startedAt
-        inspector.publish(inspected.id, .mutationEnded(duration: duration, outcome: .init(result)))
-        if onSettled != nil { inspector.publish(inspected.id, .mutationCallback(.onSettled)) }
-      }
+      instruments.settled(result, callsBack: onSettled != nil)
       onSettled?(result)
     }
     guard let scope else {
