@@ -203,6 +203,18 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
     return result.unsafelyUnwrapped
   }
 
+  /// ``withLock(attached:_:)`` for a body that lets something go (a value it replaced, a change it dropped): what it
+  /// returns as `released` is released after the lock, so nothing of a program's is released under it.
+  @inlinable
+  package func withLockReleasingAfter<T: AnyObject & Sendable, Result, Released>(
+    attached type: T.Type,
+    _ body: (inout Value, T?) -> (result: Result, released: Released)
+  ) -> Result {
+    let (result, released) = withLock(attached: type, body)
+    withExtendedLifetime(released) {}  // After the lock.
+    return result
+  }
+
   /// ``withLock(attached:_:)`` for a body that throws: the call still counts as a change (as for ``withLock(_:)``),
   /// and the error is rethrown.
   @inlinable
@@ -276,6 +288,18 @@ public final class ReactiveBox<Value: Sendable>: Sendable {
   @inlinable
   package func withAttachment<T: AnyObject & Sendable, Result>(_ type: T.Type, _ body: (T?) -> Result) -> Result {
     state.withLock { state in body(state.listeners?.attachment(ObjectIdentifier(type), as: T.self)) }
+  }
+
+  /// ``withAttachment(_:_:)`` for a body that lets something go: what it returns as `released` is released after the
+  /// lock.
+  @inlinable
+  package func withAttachmentReleasingAfter<T: AnyObject & Sendable, Result, Released>(
+    _ type: T.Type,
+    _ body: (T?) -> (result: Result, released: Released)
+  ) -> Result {
+    let (result, released) = withAttachment(type, body)
+    withExtendedLifetime(released) {}  // After the lock.
+    return result
   }
 
   /// The number of iterations of ``values`` currently registered.

@@ -36,12 +36,12 @@ final class QueryChangeTable: Sendable {
   }
 
   /// Keeps `layer`, just made for the value of `key`, as that key's layer (in place of one kept before, whose value
-  /// went); returns the one it replaces, to be released after every lock.
-  func keep<State: OperationTrackable>(_ layer: OptimisticLayer<State>, for key: QueryKey) -> (any PendingChanges)? {
-    layers.withLock { layers -> (any PendingChanges)? in
+  /// went); the one it replaces is released after the lock. Call outside the store's lock.
+  func keep<State: OperationTrackable>(_ layer: OptimisticLayer<State>, for key: QueryKey) {
+    layers.withLockReleasingAfter { layers -> (result: Void, released: (any PendingChanges)?) in
       let replaced = layers.updateValue(layer, forKey: key)
       if replaced == nil { count.add(1, ordering: .releasing) }
-      return replaced
+      return ((), replaced)
     }
   }
 

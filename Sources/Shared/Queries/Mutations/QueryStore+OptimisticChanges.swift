@@ -49,12 +49,11 @@ extension QueryStore {
     }
     if isMade { keepLayer(attached.layer, for: key) }
     // The change applies under the value's lock (the program's code, outside the store's lock).
-    let replaced = root.box.withLock(attached: AttachedLayer<State>.self) { state, current -> State in
+    root.box.withLockReleasingAfter(attached: AttachedLayer<State>.self) { state, current in
       let previous = state
       (current ?? attached).layer.add(id, apply: apply, to: &state)
-      return previous
+      return ((), previous)
     }
-    withExtendedLifetime(replaced) {}
     return StartedChange(layer: attached.layer, attached: attached)
   }
 
@@ -73,8 +72,7 @@ extension QueryStore {
   /// Keeps `layer`, just made for the value of `key`, as that key's pending changes.
   @usableFromInline
   func keepLayer<State: OperationTrackable>(_ layer: OptimisticLayer<State>, for key: QueryKey) {
-    let replaced = changes.keep(layer, for: key)
-    withExtendedLifetime(replaced) {}  // After the lock.
+    changes.keep(layer, for: key)
   }
 
   /// Starts change `id` on a value persisted for `key` that waits for its query: the change is kept (in the layer
@@ -113,32 +111,28 @@ extension QueryStore {
     // A box the store answers with is the query's value now, whatever it was before.
     var isStoresAnswer = target == nil
     while let root = target ?? changeEndTarget(id, of: layer, on: key) {
-      var dropped: OptimisticLayer<State>.Change?
       if keeps {
         // The value shown stays as it is: nobody is told (the layer is the query's, whichever box shows it).
-        root.box.withAttachment(AttachedLayer<State>.self) { attached in
-          if attached?.layer === layer { layer.keep(id) } else { dropped = layer.drop(id) }
+        root.box.withAttachmentReleasingAfter(AttachedLayer<State>.self) {
+          attached -> (result: Void, released: OptimisticLayer<State>.Change?) in
+          if attached?.layer === layer {
+            layer.keep(id)
+            return ((), nil)
+          }
+          return ((), layer.drop(id))
         }
-        withExtendedLifetime(dropped) {}
         return
       }
-      var isRetired = false
-      let replaced = root.box.withLock(attached: AttachedLayer<State>.self) { state, attached -> State? in
+      let isRetired = root.box.withLockReleasingAfter(attached: AttachedLayer<State>.self) {
+        state, attached -> (result: Bool, released: Any?) in
         // Another layer on the value (its query was made again since): the change is only forgotten.
-        guard let attached, attached.layer === layer else {
-          dropped = layer.drop(id)
-          return nil
-        }
+        guard let attached, attached.layer === layer else { return (false, layer.drop(id)) }
         // The query fell asleep with this box, its value copied before this end: the end goes to that copy.
-        if attached.isRetired && !isStoresAnswer {
-          isRetired = true
-          return nil
-        }
+        if attached.isRetired && !isStoresAnswer { return (true, nil) }
         let previous = state
         layer.drop(id, in: &state)
-        return previous
+        return (false, previous)
       }
-      withExtendedLifetime((replaced, dropped)) {}
       guard isRetired else { return }
       target = nil
       isStoresAnswer = true
@@ -153,20 +147,18 @@ extension QueryStore {
     of layer: OptimisticLayer<State>,
     on key: QueryKey
   ) -> SharedRoot<State>? {
-    var dropped: OptimisticLayer<State>.Change?
-    let root = state.withLock { state -> SharedRoot<State>? in
+    return state.withLockReleasingAfter { state -> (result: SharedRoot<State>?, released: Any?) in
       guard let record = state.record(named: key, as: State.self) else {
-        // No query (not made yet, or removed): the change leaves the layer, and so does a layer left with none.
-        dropped = layer.drop(id)
+        // No query (not made yet, or removed): the change leaves the layer, and so does a layer left with none;
+        // the change's captures go after the lock.
+        let dropped = layer.drop(id)
         changes.removeIfIdle(key, layer: layer)
-        return nil
+        return (nil, dropped)
       }
       record.wakeIfSleeping(in: registry, store: self)
-      guard case .root(let root) = record.shared.reference else { return nil }
-      return root
+      guard case .root(let root) = record.shared.reference else { return (nil, nil) }
+      return (root, nil)
     }
-    withExtendedLifetime(dropped) {}  // Its captures go after the lock.
-    return root
   }
 
   /// Attaches the pending changes of `key` to `root`, a new box of the query's value (a woken query's, a new
