@@ -80,3 +80,28 @@ func waitForValue(_ shared: Shared<OperationState<String>>, _ value: String) asy
   var values = shared.values.makeAsyncIterator()
   while let state = await values.next(), state.status != .success || state.value != value {}
 }
+
+/// Waits until the query shows a success with no fetch in flight (a refetch keeps the status success).
+func waitForSettledSuccess<State: OperationTrackable>(_ shared: Shared<State>) async {
+  var values = shared.values.makeAsyncIterator()
+  while let state = await values.next(), !state.operation.status.isSuccess || state.operation.isFetching {}
+}
+
+/// A backend of pages whose fetches can be held at a gate.
+final class PagesAPI: Sendable {
+  let fetches = Counter()
+  private let gate = Lock<Gate?>(nil)
+
+  /// Holds the fetches that start from now on until the returned gate opens.
+  func hold() -> Gate {
+    let held = Gate()
+    gate.withLock { $0 = held }
+    return held
+  }
+
+  func page(_ number: Int) async throws -> String {
+    fetches.increment()
+    if let gate = gate.withLock({ $0 }) { await gate.wait() }
+    return "page \(number)"
+  }
+}

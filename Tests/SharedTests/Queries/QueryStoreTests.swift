@@ -161,4 +161,72 @@ import Testing
     #expect(fetcher.fetches.count == 5)
     #expect(other.wrappedValue.value == "fetch 3")
   }
+
+  @Test func aRegistryAndItsQueriesAreFreedTogether() async {
+    let clock = ManualClock()
+    weak var weakStore: QueryStore?
+    weak var weakRegistry: SharedRegistry?
+    do {
+      let registry = SharedRegistry()
+      weakRegistry = registry
+      await SharedRegistry.$current.withValue(registry) {
+        weakStore = registry.queries
+        let options = QueryOptions(gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
+        let holder = Shared(wrappedValue: OperationState<String>(), .query(["scoped"], options: options) { "x" })
+        await waitForSettledSuccess(holder)
+      }
+    }
+    await waitUntil { weakRegistry == nil && weakStore == nil }
+    #expect(weakRegistry == nil)
+    #expect(weakStore == nil)
+  }
+
+  @Test func aTriggerRefetchesOnlyHeldStaleQueries() async {
+    let clock = ManualClock()
+    let fetches = Counter()
+    let (triggers, trigger) = AsyncStream<Void>.makeStream()
+    let registry = SharedRegistry.current
+    let options = QueryOptions(
+      staleTime: .seconds(10), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
+    let held = Shared(
+      wrappedValue: OperationState<Int>(),
+      .query(["reconnect"], options: options) {
+        fetches.increment()
+      })
+    var values = held.values.makeAsyncIterator()
+    while let state = await values.next(), !state.status.isSuccess {}
+    let subscription = registry.queries.refetchStale(on: triggers)
+    #expect(registry.queries.refetchStale(matching: []) == 0)  // Fresh: nothing to do.
+    clock.advance(by: .seconds(10))
+    trigger.yield()
+    await waitUntil { fetches.count == 2 }
+    subscription.cancel()
+    trigger.finish()
+    #expect(fetches.count == 2)
+  }
+
+  @Test func updateReleasesTheValueItReplacesAfterTheLock() async {
+    let target = ReadTarget<OperationState<ReadsOnRelease>>()
+    let registry = SharedRegistry.current
+    let query: Query<OperationState<ReadsOnRelease>> = .query(["edited"], options: options()) {
+      target.value("fetched")
+    }
+    let held = Shared(wrappedValue: OperationState<ReadsOnRelease>(), query)
+    target.set(held)
+    await waitForSettledSuccess(held)
+    #expect(registry.queries.update(["edited"], as: OperationState<ReadsOnRelease>.self) { $0.value = nil })
+    #expect(target.reads.count == 1)
+    let replaced = registry.queries.update(["edited"], as: OperationState<ReadsOnRelease>.self) {
+      $0.value = target.value("edited")
+    }
+    #expect(replaced)
+    let cleared = registry.queries.update(["edited"], as: OperationState<ReadsOnRelease>.self) { $0.value = nil }
+    #expect(cleared)
+    #expect(target.reads.count == 2)
+  }
+}
+
+private func options() -> QueryOptions {
+  QueryOptions(
+    staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
 }

@@ -29,7 +29,7 @@ private final class FlakyFetcher: Sendable {
 
 /// Retries of queries: they stop when nobody holds the query or awaits it, the state shows each failure as it
 /// happens, and a retry policy's decision and backoff see the failure count. Time moves only on a `ManualClock`.
-@Suite(.freshRegistry) struct QueryRetryTests {
+extension QueryFetchExecutorTests {
   /// A query named `key` of `fetcher`, retried by `retry` on `clock`, collected after `gcTime` unused (the garbage
   /// check sleeps on `clock` too, a quarter of `gcTime` at a time: by default 150 s, never due in these tests).
   private func query(
@@ -185,5 +185,42 @@ private final class FlakyFetcher: Sendable {
     #expect(holder.wrappedValue.failureCount == 3)
     #expect(holder.wrappedValue.error as? FlakyFetcher.Failure == FlakyFetcher.Failure(attempt: 3))
     #expect(holder.wrappedValue.failureReason as? FlakyFetcher.Failure == FlakyFetcher.Failure(attempt: 3))
+  }
+
+  @Test func aFailedFetchIsRetriedShowingEachAttemptAndAThrownCancellationIsAFailureNotRetried() async {
+    let clock = ManualClock()
+    let attempts = Counter()
+    let retry = RetryPolicy.exponential(retries: 2, initial: .seconds(1), multiplier: 2, maxDelay: .seconds(4))
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: retry, clock: clock))
+    let query: Query<OperationState<String>> = .query(["retried"], options: options) {
+      if attempts.increment() < 3 { throw TestFailure() }
+      return "ok"
+    }
+    let held = Shared(wrappedValue: OperationState<String>(), query)
+    for attempt in 1...2 {
+      await clock.waitForSleepers(waitingFor: .retryBackoff)
+      await clock.waitForSleepers(waitingFor: .garbageCheck)
+      #expect(attempts.count == attempt)
+      #expect(clock.sleepers.map(\.wait) == [.retryBackoff, .garbageCheck])
+      #expect(held.wrappedValue.attempt == attempt)
+      #expect(held.wrappedValue.status == .pending)
+      clock.advance(by: .seconds(4))
+    }
+    await waitForSettledSuccess(held)
+    #expect(held.wrappedValue.value == "ok")
+    #expect(held.wrappedValue.attempt == 3)
+    let cancels = Counter()
+    let cancelling: Query<OperationState<String>> = .query(["cancelling"], options: options) {
+      cancels.increment()
+      throw CancellationError()
+    }
+    let other = Shared(wrappedValue: OperationState<String>(), cancelling)
+    await waitUntil { cancels.count == 1 && other.wrappedValue.status != .pending }
+    #expect(clock.sleepers.map(\.wait) == [.garbageCheck])  // The store's one garbage check; no retry wait.
+    #expect(cancels.count == 1)
+    // Not cancelled by anyone: a failure like any other error, as for operation runs.
+    #expect(other.wrappedValue.status == .error)
+    #expect(other.wrappedValue.error is CancellationError)
   }
 }

@@ -7,7 +7,7 @@ import Testing
 
 /// A store's bounds: its capacity (least recently used, unused queries first), a `gcTime` of zero, and one garbage
 /// sweeper per clock instead of a task per query.
-@Suite(.freshRegistry) struct QueryCapacityTests {
+@Suite(.freshRegistry) struct QueryStoreBoundsTests {
   private func query(
     _ key: QueryKey,
     clock: ManualClock,

@@ -53,7 +53,7 @@ private final class ValueFetcher: Sendable {
 
 /// Awaiting a query's value without a holder or a loop over its values: at once when fresh, after a fetch when
 /// stale or missing; prefetching, ensuring, and reading cached values.
-@Suite(.freshRegistry) struct QueryValueTests {
+@Suite(.freshRegistry) struct QueryStoreValuesTests {
   private func query(
     _ fetcher: ValueFetcher,
     key: QueryKey = ["post"],

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SharedState
 
-@Suite(.freshRegistry) struct PaginationTests {
+@Suite(.freshRegistry) struct SharedPaginationTests {
   /// Pages of three numbers; page 3 is the last, page 0 the first.
   private static func page(_ id: Int) -> [Int] { (0..<3).map { id * 3 + $0 } }
 
@@ -143,5 +143,49 @@ import Testing
   @Test func pageFunctionsAreOnlyForPaginatedQueries() {
     let plain = Shared(value: PaginatedState<Int, [Int]>())
     #expect(plain.fetchNextPage().map { _ in true } == nil)
+  }
+
+  @Test func aCancelledQueuedPageFetchSettlesWithoutWaitingForTheFetchAhead() async throws {
+    let gate = Lock<Gate?>(nil)
+    let fetches = Counter()
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
+    let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 5 ? id + 1 : nil }
+    let query: Query<PaginatedState<Int, [Int]>> = .paginatedQuery(
+      ["queued"], initialPage: 0, nextPage: nextPage, options: options
+    ) { (id: Int) -> [Int] in
+      fetches.increment()
+      if let gate = gate.withLock({ $0 }) { await gate.wait() }
+      return [id]
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [Int]>(), query)
+    await waitForSettledSuccess(feed)
+    let held = Gate()
+    gate.withLock { $0 = held }
+    let running = feed.fetchNextPage()
+    await waitUntil { fetches.count == 2 }
+    let queued = feed.fetchPreviousPage()  // A next page would join the running one.
+    let refetch = feed.refetchAll()
+    let joined = feed.refetchAll()  // Joins `refetch`.
+    let settled = Counter()
+    let results = Task {
+      queued?.cancel()
+      let queuedResult = await queued?.result
+      settled.increment()
+      joined?.cancel()
+      let joinedResult = await joined?.result
+      settled.increment()
+      return (queuedResult, joinedResult)
+    }
+    await waitUntil { settled.count == 2 }  // Before the page ahead returns.
+    #expect(fetches.count == 2)
+    gate.withLock { $0 = nil }
+    held.open()
+    let (queuedResult, joinedResult) = await results.value
+    #expect(throws: CancellationError.self) { try queuedResult?.get() }
+    #expect(throws: CancellationError.self) { try joinedResult?.get() }
+    _ = try await running?.value
+    _ = try await refetch?.value  // The caller who stayed gets the refetch.
+    #expect(feed.wrappedValue.pageIDs == [0, 1])
   }
 }

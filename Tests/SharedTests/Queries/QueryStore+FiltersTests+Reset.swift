@@ -7,7 +7,7 @@ import Testing
 
 /// Resetting queries by key or prefix: the value goes back to its initial state, fetches under way are cancelled,
 /// nothing fetched counts as fresh, and held queries fetch again at once.
-@Suite(.freshRegistry) struct QueryResetTests {
+extension QueryStoreFiltersTests {
   @Test func aHeldQueryGoesBackToAFirstLoadAndFetchesAgainAtOnce() async {
     let clock = ManualClock()
     let fetcher = KeyedFetcher()

@@ -5,7 +5,7 @@ import Testing
 
 /// The cheap path for a fresh cached value (`store.fetch`, `ensureValue`, `$value.fetchValue()`): it serves only a
 /// value fetched less than staleTime ago with no invalidation since, from the record it was fetched into.
-@Suite(.freshRegistry) struct QueryFreshValueTests {
+@Suite(.freshRegistry) struct QueryStoreAwaitingTests {
   private static let staleTime = Duration.seconds(10)
 
   private func query(_ fetcher: GatedFetcher, clock: ManualClock) -> Query<OperationState<String>> {

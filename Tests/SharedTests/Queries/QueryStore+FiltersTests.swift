@@ -7,7 +7,7 @@ import Testing
 
 /// Invalidating an exact key or a prefix, refetching the held queries, all of them or none, narrowing by a
 /// predicate; cancelling and removing queries by the same filters.
-@Suite(.freshRegistry) struct QueryFilterTests {
+@Suite(.freshRegistry) struct QueryStoreFiltersTests {
   @Test func anExactKeyReachesThatQueryAndNotTheKeysUnderIt() async {
     let clock = ManualClock()
     let fetcher = KeyedFetcher()

@@ -1,55 +1,14 @@
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
 @testable import SharedState
 
-/// A backend of pages whose fetches can be held at a gate.
-private final class PagesAPI: Sendable {
-  let fetches = Counter()
-  private let gate = Lock<Gate?>(nil)
-
-  /// Holds the fetches that start from now on until the returned gate opens.
-  func hold() -> Gate {
-    let held = Gate()
-    gate.withLock { $0 = held }
-    return held
-  }
-
-  func page(_ number: Int) async throws -> String {
-    fetches.increment()
-    if let gate = gate.withLock({ $0 }) { await gate.wait() }
-    return "page \(number)"
-  }
-}
-
-/// Placeholders and previous values: what one holder shows while its query has no value, flagged, and never
-/// written into the query's state.
-@Suite(.freshRegistry) struct QueryPlaceholderTests {
+/// A holder that moves between keys: the previous key's value or a placeholder shows, flagged, while the new key
+/// loads, never written into the query's state; the query it left is let go.
+@Suite(.freshRegistry) struct QueryHolderTests {
   private func page(_ number: Int, api: PagesAPI, clock: ManualClock) -> Query<OperationState<String>> {
     .query(["pages", number], options: queryStoreOptions(clock)) { try await api.page(number) }
-  }
-
-  @Test func aHoldersPlaceholderShowsFlaggedUntilTheQueryHasAValueAndIsNeverCached() async {
-    let clock = ManualClock()
-    let api = PagesAPI()
-    let store = SharedRegistry.current.queries
-    let gate = api.hold()
-    @Shared(page(1, api: api, clock: clock)) var post = OperationState<String>()
-    let shown = $post.placeholder("loading…")
-    #expect(shown.wrappedValue.value == "loading…")
-    #expect(shown.wrappedValue.isPlaceholder)
-    #expect(shown.wrappedValue.status == .pending)  // The query's own status.
-    #expect(post.value == nil)  // Not in the query's state, so not in the cache.
-    #expect(store.cachedValue(for: ["pages", 1], as: String.self) == nil)
-    let other = Shared(wrappedValue: OperationState<String>(), page(1, api: api, clock: clock))
-    #expect(other.wrappedValue.value == nil)
-    gate.open()
-    await waitUntil { shown.wrappedValue.value == "page 1" }
-    #expect(!shown.wrappedValue.isPlaceholder)
-    #expect(store.cachedValue(for: ["pages", 1], as: String.self) == "page 1")
-    #expect(api.fetches.count == 1)  // The placeholder changed nothing about fetching.
   }
 
   @Test func aMovingHolderShowsThePreviousKeysValueFlaggedUntilTheNewKeyHasOne() async {

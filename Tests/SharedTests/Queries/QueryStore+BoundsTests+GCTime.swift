@@ -6,7 +6,7 @@ import Testing
 
 /// Every query is collected between one and one and a quarter of its own `gcTime` after its last use, whatever other
 /// `gcTime`s the queries on the same clock have, with one sweeper per clock.
-@Suite(.freshRegistry) struct QueryGCTimeTests {
+extension QueryStoreBoundsTests {
   /// A query on `clock` with `gcTime` (the default, five minutes, when `nil`).
   private func query(_ key: QueryKey, gcTime: Duration?, clock: ManualClock) -> Query<OperationState<String>> {
     var options = QueryOptions(staleTime: .seconds(600), operation: .retry(.none).clock(clock))
@@ -97,5 +97,29 @@ import Testing
     #expect(try await store.fetch(short) == "set")
     await expectCollectedInTime(
       ["short"], lastUse: clock.now, gcTime: .milliseconds(100), clock: clock, step: .milliseconds(5))
+  }
+
+  @Test func aUseBetweenGarbageChecksStartsAWholeGCTimeAgain() async {
+    let clock = ManualClock()
+    let options = QueryOptions(
+      staleTime: .seconds(10_000), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
+    let registry = SharedRegistry.current
+    let query: Query<OperationState<String>> = .query(["brief"], options: options) { "x" }
+    do {
+      let holder = Shared(wrappedValue: OperationState<String>(), query)
+      await waitForSettledSuccess(holder)
+    }
+    for _ in 0..<4 {
+      await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(15))
+    }
+    await clock.waitForSleepers(1)
+    do {
+      let holder = Shared(wrappedValue: OperationState<String>(), query)  // A brief, fresh use.
+      _ = holder.wrappedValue
+    }
+    clock.advance(by: .seconds(15))
+    await waitUntil { clock.sleeperCount == 1 || !registry.queries.contains(["brief"]) }
+    #expect(registry.queries.contains(["brief"]))
   }
 }

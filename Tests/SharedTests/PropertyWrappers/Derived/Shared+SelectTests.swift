@@ -27,7 +27,7 @@ private func waitForSuccess(_ shared: Shared<OperationState<Article>>) async {
 }
 
 /// `select`: a per-holder transform of a value whose listeners hear only when the selected part changes.
-@Suite(.freshRegistry) struct QuerySelectTests {
+@Suite(.freshRegistry) struct SharedSelectTests {
   private func query(_ api: ArticleAPI, clock: ManualClock) -> Query<OperationState<Article>> {
     .query(["article"], options: queryStoreOptions(clock, staleTime: .zero)) { try await api.article() }
   }

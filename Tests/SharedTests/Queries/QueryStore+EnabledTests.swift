@@ -19,7 +19,7 @@ private func waitForFetchToEnd(_ shared: Shared<OperationState<String>>) async t
 
 /// Automatic fetching turned off (a manual query) and on again: holders, invalidations and triggers leave a disabled
 /// query alone, explicit requests still fetch, and turning it on fetches a held query that is missing or stale.
-@Suite(.freshRegistry) struct QueryEnabledTests {
+@Suite(.freshRegistry) struct QueryStoreEnabledTests {
   private func query(
     _ api: GatedFetcher,
     clock: ManualClock,

@@ -8,7 +8,7 @@ import Testing
 /// that moment, before it wakes, it fetches nothing and writes nothing: the fetching it was handed must still end,
 /// so that no holder is left showing a fetch (or a first load) that `store.activity` no longer counts. And a
 /// stopped fetch that is followed by another at once hands over to it, never showing "not fetching" in between.
-@Suite(.freshRegistry) struct QueryCancelledTurnTests {
+extension QueryStoreAwaitingTests {
   /// Whether the record of `key` has no work running, queued or settling.
   private func isQuiet<State: OperationTrackable>(_ store: QueryStore, _ key: QueryKey, as _: State.Type) -> Bool {
     store.state.withLock { state in

@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// A paginated query with `maxPages` keeps that many pages: a page fetched past it drops pages from the other end.
-@Suite(.freshRegistry) struct MaxPagesTests {
+@Suite(.freshRegistry) struct PaginatorTests {
   /// A query over pages 0 through 5, keeping `maxPages`; records every page it fetches.
   private func feed(
     maxPages: Int,
@@ -91,5 +91,26 @@ import Testing
     _ = try await feed.refetchAll()?.value
     #expect(Array(fetched.elements.dropFirst(before)) == [0, 1])
     #expect(feed.wrappedValue.pageIDs == [0, 1])
+  }
+
+  @Test func aCursorThatComesBackToALoadedPageEndsThePages() async throws {
+    let options = QueryOptions(
+      staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
+    let nextPage: @Sendable (String, String) -> String? = { _, id in id == "a" ? "b" : "a" }  // b leads back to a.
+    let query: Query<PaginatedState<String, String>> = .paginatedQuery(
+      ["cycle"], initialPage: "a", nextPage: nextPage, options: options
+    ) { (id: String) -> String in
+      "page \(id)"
+    }
+    let feed = Shared(wrappedValue: PaginatedState<String, String>(), query)
+    await waitForSettledSuccess(feed)
+    _ = try await feed.fetchNextPage()?.value
+    #expect(feed.wrappedValue.pageIDs == ["a", "b"])
+    #expect(!feed.wrappedValue.hasNextPage)
+    _ = try await feed.fetchNextPage()?.value
+    _ = try await feed.refetchAll()?.value
+    #expect(!feed.wrappedValue.hasNextPage)
+    _ = try await feed.fetchNextPage()?.value
+    #expect(feed.wrappedValue.pageIDs == ["a", "b"])
   }
 }

@@ -16,7 +16,7 @@ private func waitForValue(_ shared: Shared<OperationState<String>>) async {
 }
 
 /// Queries named with runtime values, through the store: held, found, invalidated by prefix.
-@Suite(.freshRegistry) struct QueryKeyStoreTests {
+extension QueryKeyTests {
   @Test func aQueryNamedWithRuntimeValuesIsFoundByLiterals() async {
     let clock = ManualClock()
     let store = SharedRegistry.current.queries

@@ -7,7 +7,7 @@ import Testing
 
 /// "Saved and refreshed": ``QueryStore/invalidateAndAwaitRefetches(_:refetching:)``, and a mutation that awaits the
 /// refetches its invalidation set off.
-@Suite(.freshRegistry) struct AwaitingRefetchesTests {
+@Suite(.freshRegistry) struct QueryStoreRefetchesTests {
   /// A held query of `fetcher` under `key`, loaded once.
   private func heldQuery(
     _ key: QueryKey,

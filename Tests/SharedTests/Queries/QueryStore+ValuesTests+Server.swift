@@ -6,7 +6,7 @@ import Testing
 
 /// What the article "Queries on a server" says of awaiting queries with a `staleTime` of zero, as a server without a
 /// cache does.
-@Suite(.freshRegistry) struct QueryServerTests {
+extension QueryStoreValuesTests {
   /// How many callers with a task of their own wait for the fetch under way of the query named `key`.
   private func awaitingCallers(of key: QueryKey, in store: QueryStore) -> Int {
     store.state.withLock { state in
