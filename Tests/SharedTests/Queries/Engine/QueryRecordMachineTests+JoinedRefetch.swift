@@ -6,14 +6,11 @@ import Testing
 /// The refetch that `QueryStore.invalidateAndAwaitRefetches` (and a mutation with `awaitsRefetches`) joins, driven
 /// through ``QueryRecordMachine`` as `QueryRecord.invalidateJoiningRefetch` drives it, in every ordering of the events
 /// around it up to a small depth: an invalidation followed by a caller's refresh request, in one step.
-// Searches of one value type on one thread: off the cooperative pool so that they hold none of its threads, and
-// skipped under ThreadSanitizer, which has nothing to find in them (plain `swift test` runs them in full).
-@Suite(.offTheCooperativePool, .disabled(if: isThreadSanitizerBuild, "single-threaded search"))
-struct InvalidationRefetchOrderingTests {
+extension QueryRecordMachineTests {
   typealias WorkID = QueryRecordMachine.WorkID
 
   /// The record's machine, with its work run as `QueryFetchExecutor.execute` runs it.
-  struct Model {
+  struct JoinedRefetchModel {
     /// Where the running work is, as the store sees it.
     enum Step: Equatable {
       case fetching
@@ -169,9 +166,9 @@ struct InvalidationRefetchOrderingTests {
 
   private func search(isHeld: Bool) -> Int {
     exploreEveryOrdering(
-      from: Model(isHeld: isHeld), depth: 6,
+      from: JoinedRefetchModel(isHeld: isHeld), depth: 6,
       events: { model in
-        var events: [(name: String, apply: (inout Model) -> String?)] = [
+        var events: [(name: String, apply: (inout JoinedRefetchModel) -> String?)] = [
           ("invalidate and join", { $0.invalidateAndJoin() }),
           ("next page", { $0.requestPage() }),
           ("refetch", { $0.refetch() }),

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SharedState
 
-@Suite(.freshRegistry) struct MutationTests {
+@Suite(.freshRegistry) struct SharedMutationsTests {
   @Test func aMutationKeepsABoundedHistoryAndInvalidatesQueries() async throws {
     let clock = ManualClock()
     let fetches = Counter()

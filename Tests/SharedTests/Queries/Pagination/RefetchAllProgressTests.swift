@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// A refetch of every page retries a page that fails on its own, with the query's retry policy.
-@Suite(.freshRegistry) struct PageRetryTests {
+@Suite(.freshRegistry) struct RefetchAllProgressTests {
   /// Pages 0, 1 and 2; the fetcher records every page it fetches and fails while `failing` says so.
   private final class Server: Sendable {
     let fetched = Collector<Int>()

@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// `retryLatest()` runs the latest mutation again with the arguments, work, options and invalidations it had.
-@Suite(.freshRegistry) struct MutationRetryTests {
+@Suite(.freshRegistry) struct SharedMutationRetryTests {
   @Test func retryingAFailedMutationRunsItAgainWithItsArguments() async throws {
     let calls = Collector<String>()
     let failsFirst = Lock(true)

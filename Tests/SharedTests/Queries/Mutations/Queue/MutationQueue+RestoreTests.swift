@@ -9,7 +9,7 @@ import Testing
 @Suite(
   .enabled(if: queueProbeExecutable() != nil, "needs the MutationQueueProbe helper, built with the tests"),
   .timeLimit(.minutes(20)))
-struct MutationQueueProcessTests {
+struct MutationQueueRestoreTests {
   /// The backend's file: its todos and every call it received, in order.
   struct Backend: Decodable {
     struct Call: Decodable, Equatable {

@@ -7,7 +7,7 @@ import Testing
 
 /// A paginated query is awaited, prefetched, read from the cache, written and seeded as a plain query is, and
 /// tells which end of its pages is being fetched.
-@Suite(.freshRegistry) struct PaginatedQueryValueTests {
+@Suite(.freshRegistry) struct QueryStorePagesTests {
   private static let staleTime = Duration.seconds(60)
 
   /// A feed of pages of three numbers, pages 0 to 3, whose fetches can be held.
@@ -23,7 +23,7 @@ import Testing
 
     func query(_ clock: ManualClock) -> Query<PaginatedState<Int, [Int]>> {
       let options = QueryOptions(
-        staleTime: PaginatedQueryValueTests.staleTime, gcTime: .seconds(60),
+        staleTime: QueryStorePagesTests.staleTime, gcTime: .seconds(60),
         operation: OperationOptions(retry: .none, clock: clock))
       let nextPage: @Sendable ([Int], Int) -> Int? = { _, id in id < 3 ? id + 1 : nil }
       let previousPage: @Sendable ([Int], Int) -> Int? = { _, id in id > 0 ? id - 1 : nil }
