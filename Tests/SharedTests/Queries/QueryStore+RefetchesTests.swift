@@ -8,32 +8,16 @@ import Testing
 /// "Saved and refreshed": ``QueryStore/invalidateAndAwaitRefetches(_:refetching:)``, and a mutation that awaits the
 /// refetches its invalidation set off.
 @Suite(.freshRegistry) struct QueryStoreRefetchesTests {
-  /// A held query of `fetcher` under `key`, loaded once.
-  private func heldQuery(
-    _ key: QueryKey,
-    fetcher: GatedFetcher,
-    clock: ManualClock
-  ) async -> Shared<OperationState<String>> {
-    let query = Shared(
-      wrappedValue: OperationState<String>(),
-      .query(key, options: queryStoreOptions(clock)) { await fetcher.fetch() })
-    await waitForValue(query, "fetch 1")
-    return query
-  }
-
   // MARK: The store
 
   @Test func awaitingAnInvalidationReturnsOnceTheHeldQueriesWereRefetched() async throws {
-    let clock = ManualClock()
-    let store = SharedRegistry.current.queries
-    let fetcher = GatedFetcher()
-    let todos = await heldQuery(["todos"], fetcher: fetcher, clock: clock)
-    let refetch = fetcher.hold()
+    let todos = await HeldQuery(["todos"])
+    let refetch = todos.fetcher.hold()
     let awaiting = Task {
-      let refetches = try await store.invalidateAndAwaitRefetches(.prefix(["todos"]))
-      return (refetches, todos.wrappedValue)
+      let refetches = try await todos.store.invalidateAndAwaitRefetches(.prefix(["todos"]))
+      return (refetches, todos.holder.wrappedValue)
     }
-    await waitUntil { fetcher.fetches.count == 2 }
+    await waitUntil { todos.fetcher.fetches.count == 2 }
     refetch.open()
     let (refetches, shown) = try await awaiting.value
     #expect(shown.value == "fetch 2")  // Refreshed by the time the wait returned.
@@ -44,22 +28,19 @@ import Testing
   }
 
   @Test func aFetchUnderWayIsFollowedByTheRefetchThatIsAwaited() async throws {
-    let clock = ManualClock()
-    let store = SharedRegistry.current.queries
-    let fetcher = GatedFetcher()
-    let todos = await heldQuery(["todos"], fetcher: fetcher, clock: clock)
-    let underWay = fetcher.hold()
-    todos.refetch()
-    await waitUntil { fetcher.fetches.count == 2 }
+    let todos = await HeldQuery(["todos"])
+    let underWay = todos.fetcher.hold()
+    todos.holder.refetch()
+    await waitUntil { todos.fetcher.fetches.count == 2 }
     let awaiting = Task {
-      _ = try await store.invalidateAndAwaitRefetches(.prefix(["todos"]))
-      return todos.wrappedValue
+      _ = try await todos.store.invalidateAndAwaitRefetches(.prefix(["todos"]))
+      return todos.holder.wrappedValue
     }
     // The fetch under way started before the invalidation: its value is not the answer.
     underWay.open()
     let shown = try await awaiting.value
     #expect(shown.value == "fetch 3")
-    #expect(fetcher.fetches.count == 3)
+    #expect(todos.fetcher.fetches.count == 3)
   }
 
   @Test func failedAndCancelledRefetchesAreReportedNotThrown() async throws {
@@ -107,59 +88,52 @@ import Testing
   }
 
   @Test func aCancelledCallerStopsWaitingAndTheRefetchGoesOnForTheHolder() async throws {
-    let clock = ManualClock()
-    let store = SharedRegistry.current.queries
-    let fetcher = GatedFetcher()
-    let todos = await heldQuery(["todos"], fetcher: fetcher, clock: clock)
-    let refetch = fetcher.hold()
-    let awaiting = Task { try await store.invalidateAndAwaitRefetches(.prefix(["todos"])) }
-    await waitUntil { fetcher.fetches.count == 2 }
+    let todos = await HeldQuery(["todos"])
+    let refetch = todos.fetcher.hold()
+    let awaiting = Task { try await todos.store.invalidateAndAwaitRefetches(.prefix(["todos"])) }
+    await waitUntil { todos.fetcher.fetches.count == 2 }
     awaiting.cancel()
     await #expect(throws: CancellationError.self) { try await awaiting.value }
     refetch.open()
-    await waitForValue(todos, "fetch 2")
-    #expect(fetcher.fetches.count == 2)
+    await waitForValue(todos.holder, "fetch 2")
+    #expect(todos.fetcher.fetches.count == 2)
   }
 
   // MARK: A mutation
 
   @Test func aMutationThatAwaitsRefetchesSettlesOnceTheyEnded() async throws {
-    let clock = ManualClock()
-    let fetcher = GatedFetcher()
-    let todos = await heldQuery(["todos"], fetcher: fetcher, clock: clock)
+    let todos = await HeldQuery(["todos"])
     let add = Shared(wrappedValue: MutationState<String, Int>(), .mutation("add-todo"))
     let shownOnSuccess = Collector<String?>()
-    let refetch = fetcher.hold()
+    let refetch = todos.fetcher.hold()
     let task = add.mutate("Water the plants", invalidates: [["todos"]], awaitsRefetches: true) { title in
       title.count
     } onSuccess: { _ in
-      shownOnSuccess.append(todos.wrappedValue.value)
+      shownOnSuccess.append(todos.holder.wrappedValue.value)
     }
-    await waitUntil { fetcher.fetches.count == 2 }
+    await waitUntil { todos.fetcher.fetches.count == 2 }
     // Saved, not refreshed yet: the run is still under way.
     #expect(add.wrappedValue.status == .pending)
     #expect(add.wrappedValue.history.last?.status == .pending)
     #expect(shownOnSuccess.elements.isEmpty)
     refetch.open()
     #expect(try await task.value == 16)
-    #expect(todos.wrappedValue.value == "fetch 2")
+    #expect(todos.holder.wrappedValue.value == "fetch 2")
     #expect(shownOnSuccess.elements == ["fetch 2"])
     #expect(add.wrappedValue.status == .success)
-    #expect(fetcher.fetches.count == 2)  // Invalidated once.
+    #expect(todos.fetcher.fetches.count == 2)  // Invalidated once.
   }
 
   @Test func aMutationThatDoesNotAwaitRefetchesSettlesAtOnce() async throws {
-    let clock = ManualClock()
-    let fetcher = GatedFetcher()
-    let todos = await heldQuery(["todos"], fetcher: fetcher, clock: clock)
+    let todos = await HeldQuery(["todos"])
     let add = Shared(wrappedValue: MutationState<String, Int>(), .mutation("add-todo"))
-    let refetch = fetcher.hold()
+    let refetch = todos.fetcher.hold()
     let value = try await add.mutate("Water the plants", invalidates: [["todos"]]) { title in title.count }.value
     #expect(value == 16)
-    await waitUntil { fetcher.fetches.count == 2 }
-    #expect(todos.wrappedValue.value == "fetch 1")
+    await waitUntil { todos.fetcher.fetches.count == 2 }
+    #expect(todos.holder.wrappedValue.value == "fetch 1")
     refetch.open()
-    await waitForValue(todos, "fetch 2")
+    await waitForValue(todos.holder, "fetch 2")
   }
 
   @Test func aRefetchThatFailsDoesNotFailTheMutation() async throws {
@@ -179,31 +153,27 @@ import Testing
   }
 
   @Test func cancellingAMutationWhileItAwaitsRefetchesStopsTheWaitAndItStillSucceeds() async throws {
-    let clock = ManualClock()
-    let fetcher = GatedFetcher()
-    let todos = await heldQuery(["todos"], fetcher: fetcher, clock: clock)
+    let todos = await HeldQuery(["todos"])
     let add = Shared(wrappedValue: MutationState<String, Int>(), .mutation("add-todo"))
-    let refetch = fetcher.hold()
+    let refetch = todos.fetcher.hold()
     let task = add.mutate("Water", invalidates: [["todos"]], awaitsRefetches: true) { title in title.count }
-    await waitUntil { fetcher.fetches.count == 2 }
+    await waitUntil { todos.fetcher.fetches.count == 2 }
     task.cancel()
     #expect(try await task.value == 5)  // Saved: cancelling the wait does not undo that.
     #expect(add.wrappedValue.status == .success)
     #expect(add.wrappedValue.history.last?.status == .success)
-    #expect(todos.wrappedValue.isFetching)  // The refetch goes on for the holder.
+    #expect(todos.holder.wrappedValue.isFetching)  // The refetch goes on for the holder.
     refetch.open()
-    await waitForValue(todos, "fetch 2")
+    await waitForValue(todos.holder, "fetch 2")
   }
 
   @Test func retryingTheLatestRunAwaitsItsRefetchesAgain() async throws {
-    let clock = ManualClock()
-    let fetcher = GatedFetcher()
-    let todos = await heldQuery(["todos"], fetcher: fetcher, clock: clock)
+    let todos = await HeldQuery(["todos"])
     let add = Shared(wrappedValue: MutationState<String, Int>(), .mutation("add-todo"))
     _ = try await add.mutate("Water", invalidates: [["todos"]], awaitsRefetches: true) { title in title.count }.value
-    #expect(todos.wrappedValue.value == "fetch 2")
+    #expect(todos.holder.wrappedValue.value == "fetch 2")
     let retry = try #require(add.retryLatest())
     _ = try await retry.value
-    #expect(todos.wrappedValue.value == "fetch 3")
+    #expect(todos.holder.wrappedValue.value == "fetch 3")
   }
 }

@@ -30,30 +30,18 @@ import Testing
   }
 
   @Test func updateOfAMissingQueryOrAnotherStateTypeChangesNothing() async {
-    let clock = ManualClock()
-    let fetcher = GatedFetcher()
-    let store = SharedRegistry.current.queries
-    let held = Shared(
-      wrappedValue: OperationState<String>(),
-      .query(["post"], options: queryStoreOptions(clock)) { await fetcher.fetch() })
-    await waitForValue(held, "fetch 1")
-    #expect(!store.update(["missing"], as: OperationState<String>.self) { $0.value = "x" })
-    #expect(!store.update(["post"], as: OperationState<Int>.self) { $0.value = 1 })
-    #expect(!store.update(["post", 1], as: OperationState<String>.self) { $0.value = "x" })
-    #expect(held.wrappedValue.value == "fetch 1")
-    #expect(!store.contains(["missing"]))
+    let held = await HeldQuery(["post"])
+    #expect(!held.store.update(["missing"], as: OperationState<String>.self) { $0.value = "x" })
+    #expect(!held.store.update(["post"], as: OperationState<Int>.self) { $0.value = 1 })
+    #expect(!held.store.update(["post", 1], as: OperationState<String>.self) { $0.value = "x" })
+    #expect(held.holder.wrappedValue.value == "fetch 1")
+    #expect(!held.store.contains(["missing"]))
   }
 
   @Test func updateCountsAsAUseSoTheQueryIsKeptAnotherGCTime() async {
     let clock = ManualClock()
-    let fetcher = GatedFetcher()
     let store = SharedRegistry.current.queries
-    do {
-      let held = Shared(
-        wrappedValue: OperationState<String>(),
-        .query(["kept"], options: queryStoreOptions(clock)) { await fetcher.fetch() })
-      await waitForValue(held, "fetch 1")
-    }
+    _ = await HeldQuery(["kept"], clock: clock)  // Held until loaded, then let go.
     // Checks run every gcTime / 4 = 15 s; unused since the check at 15 s, it would go at 75 s.
     for _ in 0..<3 {
       await clock.waitForSleepers(1)
@@ -78,27 +66,21 @@ import Testing
   }
 
   @Test func everyRefetchJoinsTheRefetchUnderWay() async {
-    let clock = ManualClock()
-    let fetcher = GatedFetcher()
-    let store = SharedRegistry.current.queries
-    let post = Shared(
-      wrappedValue: OperationState<String>(),
-      .query(["post"], options: queryStoreOptions(clock)) { await fetcher.fetch() })
-    await waitForValue(post, "fetch 1")
-    let gate = fetcher.hold()
-    #expect(post.refetch())
-    await waitUntil { fetcher.fetches.count == 2 }
-    #expect(post.wrappedValue.status == .success)
-    #expect(post.wrappedValue.isFetching)
-    #expect(store.refetch(["post"]))  // Joins.
-    #expect(post.refetch())  // Joins.
+    let post = await HeldQuery(["post"])
+    let gate = post.fetcher.hold()
+    #expect(post.holder.refetch())
+    await waitUntil { post.fetcher.fetches.count == 2 }
+    #expect(post.holder.wrappedValue.status == .success)
+    #expect(post.holder.wrappedValue.isFetching)
+    #expect(post.store.refetch(["post"]))  // Joins.
+    #expect(post.holder.refetch())  // Joins.
     gate.open()
-    await waitForValue(post, "fetch 2")
-    #expect(fetcher.fetches.count == 2)
-    #expect(store.refetch(["post"]))  // Nothing under way: fetches again.
-    await waitForValue(post, "fetch 3")
-    #expect(fetcher.fetches.count == 3)
-    #expect(!store.refetch(["missing"]))
+    await waitForValue(post.holder, "fetch 2")
+    #expect(post.fetcher.fetches.count == 2)
+    #expect(post.store.refetch(["post"]))  // Nothing under way: fetches again.
+    await waitForValue(post.holder, "fetch 3")
+    #expect(post.fetcher.fetches.count == 3)
+    #expect(!post.store.refetch(["missing"]))
     #expect(!Shared(value: OperationState<String>()).refetch())  // Not a query.
   }
 
