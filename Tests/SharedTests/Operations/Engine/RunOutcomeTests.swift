@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// A `CancellationError` thrown by the operation is never retried; it is cancellation only when the run was cancelled.
-@Suite(.freshRegistry) struct OperationCancellationErrorTests {
+@Suite(.freshRegistry) struct RunOutcomeTests {
   @Test func aCancellationErrorThrownByARunNobodyCancelledIsAFailureNeverRetried() async {
     let post = Shared(value: OperationState<Int>())
     let runs = Counter()

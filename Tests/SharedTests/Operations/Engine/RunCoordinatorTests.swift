@@ -11,7 +11,7 @@ private struct TwoOperations: Sendable {
   var drafts = OperationState<Int>()
 }
 
-@Suite(.freshRegistry) struct OperationCoordinationTests {
+@Suite(.freshRegistry) struct RunCoordinatorTests {
   @Test func siblingStatesOfOneTypeAreCoordinatedSeparately() async throws {
     let screen = Shared(value: TwoOperations())
     let gate = Gate()

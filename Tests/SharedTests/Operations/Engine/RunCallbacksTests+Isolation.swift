@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 @MainActor
-@Suite(.freshRegistry) struct OperationIsolationTests {
+extension RunCallbacksTests {
   @Test func callbacksOfAMainActorCallerRunOnTheMainActor() async throws {
     let post = Shared(value: OperationState<Int>())
     var calls: [String] = []  // Main-actor state: only reachable from main-actor callbacks.

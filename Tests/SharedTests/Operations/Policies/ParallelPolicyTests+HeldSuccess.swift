@@ -14,7 +14,7 @@ private struct Log: OperationTrackable {
 }
 
 /// Successes held back while a newer run was pending are applied, in start order, before the newer run's result.
-@Suite(.freshRegistry) struct OperationHeldSuccessTests {
+extension ParallelPolicyTests {
   @Test func anOlderSuccessHeldBackWhileANewerRunWasPendingIsAppliedBeforeIt() async throws {
     let log = Shared(value: Log())
     let olderGate = Gate()

@@ -4,7 +4,7 @@ import Testing
 @testable import SharedState
 
 /// `perform` waits for its run in the caller's task: the caller's cancellation is the run's.
-@Suite(.freshRegistry) struct PerformTests {
+@Suite(.freshRegistry) struct SharedOperationsTests {
   @Test func cancellingTheCallerCancelsTheOperationAndPutsBackTheStatus() async throws {
     let post = Shared(value: OperationState<Int>())
     _ = await post.run { throw TestFailure(code: 3) }.result

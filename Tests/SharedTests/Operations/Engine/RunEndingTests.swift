@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// A run that has nothing to write does not write: no version, no notification, no save.
-@Suite(.freshRegistry) struct OperationNoOpWriteTests {
+@Suite(.freshRegistry) struct RunEndingTests {
   @Test func anOlderRunEndingAfterANewerOneWasShownNotifiesNobody() async throws {
     let post = Shared(value: OperationState<Int>())
     let gate = Gate()

@@ -7,7 +7,7 @@ import Testing
 
 /// Search as you type: ``OperationPolicy/debounceCancellingPrevious(_:)`` runs the last trigger of a burst, cancels
 /// the run in flight as the next one starts, and shows its runs as a refresh of the results on screen.
-@Suite(.freshRegistry) struct DebounceCancellingPreviousTests {
+@Suite(.freshRegistry) struct DebounceCancellingPreviousPolicyTests {
   private static let quiet = Duration.milliseconds(300)
 
   /// A search whose request waits until `finish` opens or its task is cancelled; it notes when it starts and when it

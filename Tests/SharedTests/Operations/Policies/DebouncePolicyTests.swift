@@ -5,7 +5,7 @@ import Testing
 
 @testable import SharedState
 
-@Suite(.freshRegistry) struct DebounceTests {
+@Suite(.freshRegistry) struct DebouncePolicyTests {
   @Test func rapidTriggersRunOnceAfterTheQuietInterval() async throws {
     let clock = ManualClock()
     let search = Shared(value: OperationState<String>())
@@ -30,5 +30,28 @@ import Testing
     #expect(runs.elements == ["swi"])
     #expect(settled.elements.filter { $0 == "coalesced" }.count == 2)
     #expect(search.wrappedValue.value == "results for swi")
+  }
+
+  @Test func anOlderDebouncedRunFinishingLastDoesNotOverwriteANewerOne() async throws {
+    let clock = ManualClock()
+    let search = Shared(value: OperationState<String>())
+    let slow = Gate()
+    let started = Counter()
+    let ab = search.run(.clock(clock), policy: .debounce(.milliseconds(300))) {
+      started.increment()
+      await slow.wait()
+      return "results for ab"
+    }
+    await clock.waitForSleepers()
+    clock.advance(by: .milliseconds(300))
+    await waitUntil { started.count == 1 }
+    let abc = search.run(.clock(clock), policy: .debounce(.milliseconds(300))) { "results for abc" }
+    await clock.waitForSleepers()
+    clock.advance(by: .milliseconds(300))
+    #expect(try await abc.value == "results for abc")
+    slow.open()
+    #expect(try await ab.value == "results for ab")
+    #expect(search.wrappedValue.value == "results for abc")
+    #expect(search.wrappedValue.status == .success)
   }
 }

@@ -28,7 +28,7 @@ private final class ErrorReadingWhenReleased: Error, Sendable {
 }
 
 /// The library releases the values it replaces after the lock, so their `deinit` may read the same shared value.
-@Suite(.freshRegistry) struct OperationReleasesReplacedValuesTests {
+@Suite(.freshRegistry) struct SharedRunStepsTests {
   @Test func aValueReplacedByASuccessIsReleasedAfterTheLock() async throws {
     let post = Shared(value: OperationState<ReadsWhenReleased>())
     let reads = Counter()

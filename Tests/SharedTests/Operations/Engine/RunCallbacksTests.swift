@@ -5,7 +5,7 @@ import Testing
 
 @testable import SharedState
 
-@Suite(.freshRegistry) struct OperationCallbackTests {
+@Suite(.freshRegistry) struct RunCallbacksTests {
   @Test func aSuccessRunsAttemptThenSuccessThenSettled() async throws {
     let post = Shared(value: OperationState<String>())
     var statuses = post.values(buffering: .all).makeAsyncIterator()

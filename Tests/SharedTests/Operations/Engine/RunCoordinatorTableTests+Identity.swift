@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// Runs on different elements of a collection are coordinated separately.
-@Suite(.freshRegistry) struct RunCoordinatorIdentityTests {
+extension RunCoordinatorTableTests {
   @Test func cancelPreviousRunsOnTwoElementsOfAnArrayDoNotCancelEachOther() async throws {
     let list = Shared(value: [OperationState<Int>(), OperationState<Int>()])
     let first = list[dynamicMember: \.[0]]

@@ -510,7 +510,7 @@ private struct CoordinationModel {
 // Searches of one value type on one thread: off the cooperative pool so that they hold none of its threads, and
 // skipped under ThreadSanitizer, which has nothing to find in them (plain `swift test` runs them in full).
 @Suite(.offTheCooperativePool, .disabled(if: isThreadSanitizerBuild, "single-threaded search"))
-struct RunCoordinationInterleavingTests {
+struct RunCoordinationTests {
   @Test func mixedPoliciesSettleEveryRunOnceAndTheStateFollowsTheNewestRun() {
     var walks = 0
     var steps = 0

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SharedState
 
-@Suite(.freshRegistry) struct OperationValueTests {
+@Suite(.freshRegistry) struct OperationStateTests {
   @Test func hashableErrorIsEqualOnlyToItself() {
     let first = HashableError(TestFailure())
     let copy = first

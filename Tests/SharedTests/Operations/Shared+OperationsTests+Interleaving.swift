@@ -4,7 +4,7 @@ import Testing
 @testable import SharedState
 
 /// Real runs on one shared value, started, ended and cancelled in seeded-random orders, checked end to end.
-@Suite(.freshRegistry) struct OperationRunInterleavingTests {
+extension SharedOperationsTests {
   private static let seeds: Range<UInt64> = 0..<60
 
   @Test(arguments: [

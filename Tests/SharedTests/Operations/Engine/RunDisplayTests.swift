@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// Overlapping, cancelled and reset runs leave the status every holder sees right.
-@Suite(.freshRegistry) struct OperationStatusAcrossRunsTests {
+@Suite(.freshRegistry) struct RunDisplayTests {
   @Test func cancellingTheLastParallelRunRestoresTheSettledStatus() async throws {
     let post = Shared(value: OperationState<Int>())
     let firstGate = Gate()

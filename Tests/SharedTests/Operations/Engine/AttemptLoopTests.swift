@@ -5,7 +5,7 @@ import Testing
 
 @testable import SharedState
 
-@Suite(.freshRegistry) struct RetryTests {
+@Suite(.freshRegistry) struct AttemptLoopTests {
   @Test func retriesUntilSuccessWithTheAttemptInTheState() async throws {
     let clock = ManualClock()
     let post = Shared(value: OperationState<Int>())
