@@ -5,7 +5,7 @@ import Testing
 
 @testable import SharedState
 
-@Suite(.freshRegistry) struct CustomKeyTests {
+@Suite(.freshRegistry) struct SharedKeyTests {
   /// A key backed by a dictionary, counting its saves.
   struct DictionaryKey: SharedKey {
     typealias Value = Int

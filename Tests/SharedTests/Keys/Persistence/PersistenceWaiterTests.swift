@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `load()` and `save()` wait for a store, which may never answer: a caller that is cancelled stops waiting.
-@Suite(.freshRegistry) struct WaitCancellationTests {
+@Suite(.freshRegistry) struct PersistenceWaiterTests {
   @Test func aCancelledLoadCallThrowsCancellationWhileTheStoreNeverAnswers() async throws {
     let store = RemoteStore<Int>()
     @Shared(RemoteKey(name: "slow", store: store)) var value = 0
@@ -67,7 +67,7 @@ private struct HangingSaveKey: SharedKey {
   }
 }
 
-extension WaitCancellationTests {
+extension PersistenceWaiterTests {
   /// The save goes on for everyone else.
   @Test func aCancelledSaveCallThrowsCancellationWhileTheStoreHangs() async throws {
     let gate = Gate()

@@ -30,7 +30,7 @@ private struct FirstSucceedsKey: SharedKey {
   }
 }
 
-@Suite(.freshRegistry) struct SaveResultTests {
+extension PersistenceTests {
   /// `save()` for change 1 returns when change 1 is saved; change 2's save fails right after. The first `save()`
   /// reports its own result, not the later save's error.
   @Test func aSaveReportsItsOwnResultNotALaterSavesError() async throws {

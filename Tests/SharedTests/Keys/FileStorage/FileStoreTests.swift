@@ -39,7 +39,7 @@ struct Gauge: Codable, Sendable, Equatable {
   var level: Int
 }
 
-@Suite(.freshRegistry) struct FileIntegrityTests {
+@Suite(.freshRegistry) struct FileStoreTests {
   // MARK: Mode and owner
 
   @Test(arguments: [0o600, 0o640])

@@ -10,7 +10,7 @@ private func reader<Key: SharedReaderKey>(of key: Key, default value: Key.Value)
 }
 
 /// Which keys save, which only read, and what each holder of them gets.
-@Suite(.freshRegistry) struct KeyContractTests {
+@Suite(.freshRegistry) struct SharedReaderKeyTests {
   @Test func onlyKeysThatStoreChangesAreSharedKeys() throws {
     #expect(!(InMemoryKey<Int>("contract") as Any is any SharedKey))
     #expect(!(Query<OperationState<Int>>.query(["contract"]) { 1 } as Any is any SharedKey))
@@ -37,8 +37,8 @@ private func reader<Key: SharedReaderKey>(of key: Key, default value: Key.Value)
   }
 
   @Test func aReaderMadeFirstOfAKeyThatSavesLetsALaterWriterSave() async throws {
-    let store = CustomKeyTests.DictionaryKey.Store(initial: nil)
-    let key = CustomKeyTests.DictionaryKey(name: "reader-first", store: store)
+    let store = SharedKeyTests.DictionaryKey.Store(initial: nil)
+    let key = SharedKeyTests.DictionaryKey(name: "reader-first", store: store)
     let first = reader(of: key, default: 1)
     @Shared(key) var writer = 0
     #expect(writer == 1)

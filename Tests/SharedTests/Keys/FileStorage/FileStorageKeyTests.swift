@@ -5,7 +5,7 @@ import Testing
 
 @testable import SharedState
 
-@Suite(.freshRegistry) struct FileStorageTests {
+@Suite(.freshRegistry) struct FileStorageKeyTests {
   @Test func aMissingFileUsesTheDefaultAndCreatesNothing() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }

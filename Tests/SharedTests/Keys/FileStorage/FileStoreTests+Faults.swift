@@ -61,8 +61,8 @@ private func readWhole(_ url: URL) -> ProbeDocument? {
 }
 
 // A writer process that never ends would leave its test waiting: the time limit turns that into a failure.
-@Suite(.freshRegistry, .timeLimit(.minutes(20))) struct FileFaultTests {
-  @Test func aWriterKilledMidWriteNeverLeavesATornFile() async throws {
+extension FileStoreTests {
+  @Test(.timeLimit(.minutes(20))) func aWriterKilledMidWriteNeverLeavesATornFile() async throws {
     let executable = try #require(probeExecutable(), "the FileFaultProbe helper is built with the tests")
     let folder = try TemporaryFolder()
     defer { folder.delete() }
@@ -81,7 +81,7 @@ private func readWhole(_ url: URL) -> ProbeDocument? {
     }
   }
 
-  @Test func twoWritersOfOneFileConvergeAndReadersSeeWholeDocuments() async throws {
+  @Test(.timeLimit(.minutes(20))) func twoWritersOfOneFileConvergeAndReadersSeeWholeDocuments() async throws {
     let executable = try #require(probeExecutable(), "the FileFaultProbe helper is built with the tests")
     let folder = try TemporaryFolder()
     defer { folder.delete() }

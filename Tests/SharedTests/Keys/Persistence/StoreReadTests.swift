@@ -8,7 +8,7 @@ import Testing
 /// A read of the store that began before a change of the program never replaces that change, whenever the change's
 /// save request arrives.
 // A writer blocked by a bug would never return: the time limit turns that deadlock into a failure.
-@Suite(.freshRegistry, .timeLimit(.minutes(20))) struct PollAgainstLocalChangeTests {
+@Suite(.freshRegistry, .timeLimit(.minutes(20))) struct StoreReadTests {
   /// A read begins; a change is made whose save request waits in a slow observer; the read's older value comes in.
   @Test func aReadThatBeganBeforeAChangeWhoseRequestIsDelayedIsNotApplied() async throws {
     let store = ContextKey.Store()

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// A reader key and a writer key that name the same value: the value belongs to whichever kind made it.
-@Suite(.freshRegistry) struct ReaderAndWriterKeyTests {
+extension SharedReaderKeyTests {
   /// A value a read-only key made has no way to save: a writer of it gets a value of its own and a diagnostic,
   /// instead of changes that are never saved and that the next load undoes.
   @Test func aWriterOfAValueAReadOnlyKeyMadeGetsAValueOfItsOwnAndADiagnostic() async throws {

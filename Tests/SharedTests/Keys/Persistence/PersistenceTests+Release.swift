@@ -7,7 +7,7 @@ import Testing
 
 /// The library replaces a user's value or error and releases the old one after its locks: a `deinit` that reads the
 /// same shared value would otherwise stop the program with "Recursive call to lock Mutex".
-@Suite(.freshRegistry) struct PersistenceReleaseTests {
+extension PersistenceTests {
   @Test func aValueReplacedThroughTheContextIsReleasedAfterTheLock() throws {
     let store = ContextKey.Store()
     @Shared(ContextKey(name: "update", store: store)) var value = Releasing(number: 0)

@@ -41,7 +41,7 @@ private struct EchoKey<Value: Sendable>: SharedKey {
   }
 }
 
-@Suite(.freshRegistry) struct EchoingStoreTests {
+extension PersistenceTests {
   /// The echo comes from another task while the save runs; it equals the value being saved.
   @Test func aStoreThatEchoesEachSaveFromAnotherTaskDuringItIsSavedOnce() async throws {
     let saves = Collector<Int>()

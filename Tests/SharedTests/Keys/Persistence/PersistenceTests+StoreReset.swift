@@ -5,7 +5,7 @@ import Testing
 
 @testable import SharedState
 
-@Suite(.freshRegistry) struct StoreResetTests {
+extension PersistenceTests {
   @Test func aStoreThatLosesItsValueBringsHoldersBackToTheDefault() throws {
     let store = ContextKey.Store()
     store.stored.withLock { $0 = Releasing(number: 8) }

@@ -19,9 +19,9 @@ private struct RecordingKey: SharedKey {
 }
 
 // A writer blocked by a bug would never return: the time limit turns that deadlock into a failure.
-@Suite(.freshRegistry, .timeLimit(.minutes(20))) struct SaveOrderTests {
+extension PersistenceTests {
   /// Writer A's change waits in a slow observer until B's newer change is saved; A's save request comes last.
-  @Test func anOlderChangeDelayedByASlowObserverIsNeverSavedAfterANewerOne() async throws {
+  @Test(.timeLimit(.minutes(20))) func anOlderChangeDelayedByASlowObserverIsNeverSavedAfterANewerOne() async throws {
     let saves = Collector<Int>()
     @Shared(RecordingKey(name: "ordered", saves: saves)) var value = 0
     try await delayFirstWriterBehindASecond($value)
@@ -33,7 +33,7 @@ private struct RecordingKey: SharedKey {
     #expect($value.saveError == nil)
   }
 
-  @Test func aFileEndsWithTheNewestValueWhenAnOlderSaveRequestComesLast() async throws {
+  @Test(.timeLimit(.minutes(20))) func aFileEndsWithTheNewestValueWhenAnOlderSaveRequestComesLast() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }
     let url = folder.file("number.json")

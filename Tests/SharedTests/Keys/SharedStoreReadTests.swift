@@ -3,7 +3,7 @@ import Testing
 
 /// A key outside the framework that combines its store's value with memory applies the result only if the program
 /// did not change the value in between (public API only).
-@Suite(.freshRegistry) struct StoreReadTests {
+@Suite(.freshRegistry) struct SharedStoreReadTests {
   /// A merge computed from memory, then a change of the program, then the merge applied: the change survives, and
   /// the merge computed again from it applies.
   @Test func aMergeComputedBeforeAChangeOfTheProgramDoesNotReplaceIt() async throws {
