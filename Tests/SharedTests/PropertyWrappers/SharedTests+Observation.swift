@@ -16,7 +16,7 @@ final class SessionModel {
   }
 }
 
-@Suite(.freshRegistry) struct ObservableModelTests {
+extension SharedTests {
   @Test func aViewModelsObserversSeeAChangeMadeThroughAnotherHolder() {
     let model = SessionModel()
     let changed = Atomic<Int>(0)

@@ -49,7 +49,7 @@ private func changeAndLetGo(_ key: FileStorageKey<Settings>, volume: Int) {
   settings.withLock { $0.volume = volume }
 }
 
-@Suite(.freshRegistry) struct FlushTests {
+@Suite(.freshRegistry) struct SharedRegistryFlushTests {
   @Test func aFlushWritesEveryPendingSaveOfTheRegistry() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }

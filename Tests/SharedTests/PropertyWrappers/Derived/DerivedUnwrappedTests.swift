@@ -5,7 +5,7 @@ import Testing
 
 @testable import SharedState
 
-@Suite(.freshRegistry) struct UnwrappedFollowsTests {
+@Suite(.freshRegistry) struct DerivedUnwrappedTests {
   @Test func anUnwrappedValueKeepsTheLastNonNilValueWrittenByAnyone() {
     let profile = Shared<Int?>(value: 1)
     let unwrapped = Shared(profile)!

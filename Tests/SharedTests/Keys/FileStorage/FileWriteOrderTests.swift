@@ -169,7 +169,7 @@ private struct World: OrderedWorld {
 /// Every ordering of a value's changes and saves against one or two flushes at exit: the flush never returns
 /// before the file holds every change made before it began, no write puts an older change over a newer one, and
 /// the save task still ends with the file holding the newest change.
-@Suite struct ExitWriteOrderingTests {
+@Suite struct FileWriteOrderTests {
   private func explore(_ world: World) -> (orderings: Int, failure: String?) {
     searchEveryOrdering(of: world, endsEveryPrefix: true) { $0.settle() }
   }

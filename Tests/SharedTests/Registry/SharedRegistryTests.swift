@@ -5,7 +5,7 @@ import Testing
 
 @testable import SharedState
 
-@Suite(.freshRegistry) struct RegistryRaceTests {
+@Suite(.freshRegistry) struct SharedRegistryTests {
   /// Counting and mismatched lookups hold strong references briefly; the last one must never be released under
   /// the registry's lock (the value's deinit unregisters, which takes that lock).
   @Test func countingAndMismatchesWhileValuesGoAway() async {
