@@ -3,7 +3,8 @@ import Testing
 
 @testable import SharedState
 
-/// `perform` waits for its run in the caller's task: the caller's cancellation is the run's.
+/// `perform` waits for its run in the caller's task: the caller's cancellation is the run's. Real runs in seeded
+/// orders are in `+Interleaving`.
 @Suite(.freshRegistry) struct SharedOperationsTests {
   @Test func cancellingTheCallerCancelsTheOperationAndPutsBackTheStatus() async throws {
     let post = Shared(value: OperationState<Int>())

@@ -4,7 +4,8 @@ import Testing
 @testable import SharedState
 
 /// The cheap path for a fresh cached value (`store.fetch`, `ensureValue`, `$value.fetchValue()`): it serves only a
-/// value fetched less than staleTime ago with no invalidation since, from the record it was fetched into.
+/// value fetched less than staleTime ago with no invalidation since, from the record it was fetched into. Work
+/// queued behind a fetch and cancelled as its turn comes is in `+CancelledTurn`.
 @Suite(.freshRegistry) struct QueryStoreAwaitingTests {
   private static let staleTime = Duration.seconds(10)
 

@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// A store's bounds: its capacity (least recently used, unused queries first), a `gcTime` of zero, and one garbage
-/// sweeper per clock instead of a task per query.
+/// sweeper per clock instead of a task per query; each query's own `gcTime` in `+GCTime`.
 @Suite(.freshRegistry) struct QueryStoreBoundsTests {
   private func query(
     _ key: QueryKey,

@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// The store's public API: one way to write a query's state, "refetch" meaning one thing, and the trigger that
-/// refetches only held, stale queries.
+/// refetches only held, stale queries; invalidations that land during a fetch are in `+Invalidation`.
 @Suite(.freshRegistry) struct QueryStoreTests {
   @Test func updateChangesTheStateEveryHolderSeesOnce() async {
     let clock = ManualClock()

@@ -3,9 +3,10 @@ import Testing
 
 @testable import SharedState
 
-/// A fetch invalidated while it runs writes its value and hands over to the refetch that follows: the value shows
-/// fetching throughout, never idle between the two, whether a holder or an awaiting caller started the fetch (the
-/// two write through different code: see `QueryValueWriter`).
+/// A query's fetch as `QueryFetchExecutor` runs it: its retries (`+Retries`), the values it replaces, released after
+/// the lock (`+Release`), and here its hand-over. A fetch invalidated while it runs writes its value and hands over to
+/// the refetch that follows: the value shows fetching throughout, never idle between the two, whether a holder or an
+/// awaiting caller started the fetch (the two write through different code: see `QueryValueWriter`).
 @Suite(.freshRegistry) struct QueryFetchExecutorTests {
   private func query(_ fetcher: GatedFetcher, clock: ManualClock) -> Query<OperationState<String>> {
     .query(["post"], options: queryStoreOptions(clock)) { await fetcher.fetch() }
