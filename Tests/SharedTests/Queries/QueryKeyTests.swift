@@ -24,7 +24,7 @@ private class Animal: Hashable, @unchecked Sendable {
 
 private final class Cat: Animal, @unchecked Sendable {}
 
-@Suite struct QueryKeyTests {
+@Suite(.freshRegistry) struct QueryKeyTests {
   @Test func runtimeValuesMakeTheSameKeysAsLiterals() {
     let id = 42
     let name = "posts"

@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// The store's public API: one way to write a query's state, "refetch" meaning one thing, and the trigger that
-/// refetches only held, stale queries.
+/// refetches only held, stale queries; invalidations that land during a fetch are in `+Invalidation`.
 @Suite(.freshRegistry) struct QueryStoreTests {
   @Test func updateChangesTheStateEveryHolderSeesOnce() async {
     let clock = ManualClock()
@@ -30,30 +30,18 @@ import Testing
   }
 
   @Test func updateOfAMissingQueryOrAnotherStateTypeChangesNothing() async {
-    let clock = ManualClock()
-    let fetcher = GatedFetcher()
-    let store = SharedRegistry.current.queries
-    let held = Shared(
-      wrappedValue: OperationState<String>(),
-      .query(["post"], options: queryStoreOptions(clock)) { await fetcher.fetch() })
-    await waitForValue(held, "fetch 1")
-    #expect(!store.update(["missing"], as: OperationState<String>.self) { $0.value = "x" })
-    #expect(!store.update(["post"], as: OperationState<Int>.self) { $0.value = 1 })
-    #expect(!store.update(["post", 1], as: OperationState<String>.self) { $0.value = "x" })
-    #expect(held.wrappedValue.value == "fetch 1")
-    #expect(!store.contains(["missing"]))
+    let held = await HeldQuery(["post"])
+    #expect(!held.store.update(["missing"], as: OperationState<String>.self) { $0.value = "x" })
+    #expect(!held.store.update(["post"], as: OperationState<Int>.self) { $0.value = 1 })
+    #expect(!held.store.update(["post", 1], as: OperationState<String>.self) { $0.value = "x" })
+    #expect(held.holder.wrappedValue.value == "fetch 1")
+    #expect(!held.store.contains(["missing"]))
   }
 
   @Test func updateCountsAsAUseSoTheQueryIsKeptAnotherGCTime() async {
     let clock = ManualClock()
-    let fetcher = GatedFetcher()
     let store = SharedRegistry.current.queries
-    do {
-      let held = Shared(
-        wrappedValue: OperationState<String>(),
-        .query(["kept"], options: queryStoreOptions(clock)) { await fetcher.fetch() })
-      await waitForValue(held, "fetch 1")
-    }
+    _ = await HeldQuery(["kept"], clock: clock)  // Held until loaded, then let go.
     // Checks run every gcTime / 4 = 15 s; unused since the check at 15 s, it would go at 75 s.
     for _ in 0..<3 {
       await clock.waitForSleepers(1)
@@ -78,27 +66,21 @@ import Testing
   }
 
   @Test func everyRefetchJoinsTheRefetchUnderWay() async {
-    let clock = ManualClock()
-    let fetcher = GatedFetcher()
-    let store = SharedRegistry.current.queries
-    let post = Shared(
-      wrappedValue: OperationState<String>(),
-      .query(["post"], options: queryStoreOptions(clock)) { await fetcher.fetch() })
-    await waitForValue(post, "fetch 1")
-    let gate = fetcher.hold()
-    #expect(post.refetch())
-    await waitUntil { fetcher.fetches.count == 2 }
-    #expect(post.wrappedValue.status == .success)
-    #expect(post.wrappedValue.isFetching)
-    #expect(store.refetch(["post"]))  // Joins.
-    #expect(post.refetch())  // Joins.
+    let post = await HeldQuery(["post"])
+    let gate = post.fetcher.hold()
+    #expect(post.holder.refetch())
+    await waitUntil { post.fetcher.fetches.count == 2 }
+    #expect(post.holder.wrappedValue.status == .success)
+    #expect(post.holder.wrappedValue.isFetching)
+    #expect(post.store.refetch(["post"]))  // Joins.
+    #expect(post.holder.refetch())  // Joins.
     gate.open()
-    await waitForValue(post, "fetch 2")
-    #expect(fetcher.fetches.count == 2)
-    #expect(store.refetch(["post"]))  // Nothing under way: fetches again.
-    await waitForValue(post, "fetch 3")
-    #expect(fetcher.fetches.count == 3)
-    #expect(!store.refetch(["missing"]))
+    await waitForValue(post.holder, "fetch 2")
+    #expect(post.fetcher.fetches.count == 2)
+    #expect(post.store.refetch(["post"]))  // Nothing under way: fetches again.
+    await waitForValue(post.holder, "fetch 3")
+    #expect(post.fetcher.fetches.count == 3)
+    #expect(!post.store.refetch(["missing"]))
     #expect(!Shared(value: OperationState<String>()).refetch())  // Not a query.
   }
 
@@ -161,4 +143,72 @@ import Testing
     #expect(fetcher.fetches.count == 5)
     #expect(other.wrappedValue.value == "fetch 3")
   }
+
+  @Test func aRegistryAndItsQueriesAreFreedTogether() async {
+    let clock = ManualClock()
+    weak var weakStore: QueryStore?
+    weak var weakRegistry: SharedRegistry?
+    do {
+      let registry = SharedRegistry()
+      weakRegistry = registry
+      await SharedRegistry.$current.withValue(registry) {
+        weakStore = registry.queries
+        let options = QueryOptions(gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
+        let holder = Shared(wrappedValue: OperationState<String>(), .query(["scoped"], options: options) { "x" })
+        await waitForSettledSuccess(holder)
+      }
+    }
+    await waitUntil { weakRegistry == nil && weakStore == nil }
+    #expect(weakRegistry == nil)
+    #expect(weakStore == nil)
+  }
+
+  @Test func aTriggerRefetchesOnlyHeldStaleQueries() async {
+    let clock = ManualClock()
+    let fetches = Counter()
+    let (triggers, trigger) = AsyncStream<Void>.makeStream()
+    let registry = SharedRegistry.current
+    let options = QueryOptions(
+      staleTime: .seconds(10), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: clock))
+    let held = Shared(
+      wrappedValue: OperationState<Int>(),
+      .query(["reconnect"], options: options) {
+        fetches.increment()
+      })
+    var values = held.values.makeAsyncIterator()
+    while let state = await values.next(), !state.status.isSuccess {}
+    let subscription = registry.queries.refetchStale(on: triggers)
+    #expect(registry.queries.refetchStale(matching: []) == 0)  // Fresh: nothing to do.
+    clock.advance(by: .seconds(10))
+    trigger.yield()
+    await waitUntil { fetches.count == 2 }
+    subscription.cancel()
+    trigger.finish()
+    #expect(fetches.count == 2)
+  }
+
+  @Test func updateReleasesTheValueItReplacesAfterTheLock() async {
+    let target = ReadTarget<OperationState<ReadsOnRelease>>()
+    let registry = SharedRegistry.current
+    let query: Query<OperationState<ReadsOnRelease>> = .query(["edited"], options: options()) {
+      target.value("fetched")
+    }
+    let held = Shared(wrappedValue: OperationState<ReadsOnRelease>(), query)
+    target.set(held)
+    await waitForSettledSuccess(held)
+    #expect(registry.queries.update(["edited"], as: OperationState<ReadsOnRelease>.self) { $0.value = nil })
+    #expect(target.reads.count == 1)
+    let replaced = registry.queries.update(["edited"], as: OperationState<ReadsOnRelease>.self) {
+      $0.value = target.value("edited")
+    }
+    #expect(replaced)
+    let cleared = registry.queries.update(["edited"], as: OperationState<ReadsOnRelease>.self) { $0.value = nil }
+    #expect(cleared)
+    #expect(target.reads.count == 2)
+  }
+}
+
+private func options() -> QueryOptions {
+  QueryOptions(
+    staleTime: .seconds(600), gcTime: .seconds(60), operation: OperationOptions(retry: .none, clock: ManualClock()))
 }

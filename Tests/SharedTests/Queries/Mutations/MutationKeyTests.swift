@@ -60,7 +60,7 @@ import Testing
 }
 
 /// A mutation key of parts, as a query's, and a name as the key of that one part.
-@Suite(.freshRegistry) struct MutationKeyPartsTests {
+extension MutationKeyTests {
   @Test func aNameIsTheKeyOfThatOnePart() {
     #expect(MutationKey<String, Int>("rename-1").key == ["rename-1"])
     #expect(MutationKey<String, Int>("rename-1").id == MutationKey<Int, Int>(["rename-1"]).id)

@@ -96,7 +96,7 @@ struct FileQueryCachePersisterTests {
     #expect(try cache.entries.map { try $0.decodedValue(as: String.self) } == ["fresh"])
   }
 
-  /// Checked as the file storage's saves are (`FileIntegrityTests`): `strace` of a helper process that persists a
+  /// Checked as the file storage's saves are (`FileStoreTests`): `strace` of a helper process that persists a
   /// cache and flushes it.
   @Test(
     .enabled(
