@@ -243,7 +243,7 @@ final class SimulationRunner {
     case .setValue(let key):
       let value = [nextEdit()]
       let detached = reattach(key)
-      store.setValue(value, for: query(key))
+      store.setFetchedValue(value, for: query(key))
       model.setValue(key, value, detached: detached)
     case .advance(let ticks):
       for _ in 0..<ticks {
