@@ -10,7 +10,7 @@ func optimisticMutation(_ count: Int, queries: Int) async -> Double {
     var held: [Shared<OperationState<Int>>] = []
     for index in 0..<queries {
       let query: Query<OperationState<Int>> = .query(["posts", index], options: options) { index }
-      store.setValue(0, for: query)
+      store.setFetchedValue(0, for: query)
       held.append(Shared(wrappedValue: OperationState<Int>(), query))  // Held, as by a screen.
     }
     let increment = OptimisticUpdate<OperationState<Int>>(

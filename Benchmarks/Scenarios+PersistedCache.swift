@@ -98,14 +98,14 @@ func persistOneChangedQuery(cached: Int, count: Int) async -> Double {
     func query(_ id: Int) -> Query<OperationState<CachedPostValue>> {
       .query(["posts", id], options: options) { cachedPostValue(id) }
     }
-    for id in 0..<cached { store.setValue(cachedPostValue(id), for: query(id)) }
+    for id in 0..<cached { store.setFetchedValue(cachedPostValue(id), for: query(id)) }
     try! await store.flushPersistedCache()
     var value = cachedPostValue(0)
     let changed = query(0)
     let start = now()
     for step in 0..<count {
       value.likes = step
-      store.setValue(value, for: changed)
+      store.setFetchedValue(value, for: changed)
       try! await store.flushPersistedCache()
     }
     let elapsed = now() - start

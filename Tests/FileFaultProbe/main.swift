@@ -34,7 +34,7 @@ if arguments.count == 4, arguments[1] == "persist-cache" {
   let store = SharedRegistry.current.queries
   await store.persistCache(QueryCachePersistence(persister: .file(URL(fileURLWithPath: arguments[2]))))
   let text = arguments[3]
-  store.setValue(text, for: .query(["probe"]) { text })
+  store.setFetchedValue(text, for: .query(["probe"]) { text })
   do {
     try await store.flushPersistedCache()
     exit(0)

@@ -142,7 +142,7 @@ let todosQuery = Query<OperationState<[String]>>.query(["todos"]) {
 }
 let store = SharedRegistry.current.queries
 if let cached = try? JSONDecoder().decode(CachedTodos.self, from: Foundation.Data(contentsOf: cacheURL)) {
-  store.setValue(cached.todos, for: todosQuery, updatedAt: cached.fetchedAt)
+  store.setFetchedValue(cached.todos, for: todosQuery, updatedAt: cached.fetchedAt)
 }
 let todos = Shared(wrappedValue: OperationState<[String]>(), todosQuery)
 

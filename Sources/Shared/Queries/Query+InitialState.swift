@@ -15,10 +15,10 @@ extension Query {
   /// ```
   ///
   /// The state is used only when the store makes the query's record: by the first holder, or by the first
-  /// ``QueryStore/fetch(_:servingStale:)->Value``, ``QueryStore/prefetch(_:)-(Query<OperationState<Value>>)`` or ``QueryStore/setState(for:updatedAt:_:)``
-  /// of its key. A query the store keeps already, or a holder's default value, is not replaced. A first holder
-  /// fetches only if the state is stale: obtained `staleTime` or more before. The time is read on the wall clock
-  /// (`Date`), and the state's ``OperationTracking/updatedAt`` is set to it.
+  /// ``QueryStore/fetch(_:servingStale:)->Value``, ``QueryStore/prefetch(_:)-(Query<OperationState<Value>>)`` or
+  /// ``QueryStore/setFetchedState(for:updatedAt:_:)`` of its key. A query the store keeps already, or a holder's
+  /// default value, is not replaced. A first holder fetches only if the state is stale: obtained `staleTime` or more
+  /// before. The time is read on the wall clock (`Date`), and the state's ``OperationTracking/updatedAt`` is set to it.
   ///
   /// - Parameters:
   ///   - state: The state to start with; its status is set to success.

@@ -13,7 +13,7 @@ extension Query {
   /// The rule runs once per fetched value, as the fetch ends, never under the store's lock; what it returns then
   /// holds until the next value (return `.zero` for a value that is stale at once, a long duration for one that
   /// never goes stale by age). An invalidated value is stale whatever the rule says. A value the program sets
-  /// itself (``QueryStore/setValue(_:for:updatedAt:)``, ``initialValue(_:updatedAt:)``) goes stale after
+  /// itself (``QueryStore/setFetchedValue(_:for:updatedAt:)``, ``initialValue(_:updatedAt:)``) goes stale after
   /// ``QueryOptions/staleTime``. As with the fetcher, the rule of the query that made a key's record applies to
   /// the key until it is collected.
   ///

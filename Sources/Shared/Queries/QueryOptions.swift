@@ -50,8 +50,8 @@ public struct QueryOptions: Sendable {
   /// A holder that appears while the query already has one is a new holder too: each screen that shows the query
   /// counts.
   public var refetchOnHolder: RefetchCondition
-  /// Whether the held query refetches when the network comes back, as told by the source given to
-  /// ``QueryStore/refetch(onReconnect:matching:)``: if stale, by default.
+  /// Whether the held query refetches when the network comes back, as told by the store's
+  /// ``QueryStore/onlineStatus``: if stale, by default.
   public var refetchOnReconnect: RefetchCondition
   /// Whether the held query refetches when the app becomes active, as told by the source given to
   /// ``QueryStore/refetch(onFocus:matching:)``: if stale, by default.

@@ -10,7 +10,7 @@ extension QueryStore {
   /// store.invalidate(.prefix(["posts"]).satisfying { key in key.parts.count == 2 }, refetching: .none)
   /// ```
   ///
-  /// With ``QueryRefetch/held`` (the default), queries with holders refetch now and the others when next needed,
+  /// With ``QueryRefetchScope/held`` (the default), queries with holders refetch now and the others when next needed,
   /// as ``invalidate(matching:)`` does. A fetch under way is followed by another, so a held query ends on a value
   /// fetched after the invalidation.
   ///
@@ -22,7 +22,7 @@ extension QueryStore {
   ///   - refetching: Which of them fetch again now: the held ones, all of them, or none.
   /// - Returns: How many queries were marked.
   @discardableResult
-  public func invalidate(_ filter: QueryFilter, refetching: QueryRefetch = .held) -> Int {
+  public func invalidate(_ filter: QueryFilter, refetching: QueryRefetchScope = .held) -> Int {
     if !filter.isExact, filter.predicate == nil, refetching == .held { return invalidate(matching: filter.key) }
     let refetchesNow = refetching.refetchesNow
     let visited = forEachRecord(matching: filter, heard: .invalidated) { _, record in
@@ -193,7 +193,7 @@ extension QueryStore {
   }
 }
 
-extension QueryRefetch {
+extension QueryRefetchScope {
   /// Whether an invalidated query refetches now, as ``QueryRecordProtocol/invalidated(refetchesNow:)`` takes it:
   /// `nil` for "if it is held".
   var refetchesNow: Bool? {

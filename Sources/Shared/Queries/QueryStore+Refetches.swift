@@ -14,8 +14,8 @@ extension QueryStore {
   /// ```swift
   /// func refreshPosts() async throws {
   ///   let store = SharedRegistry.current.queries
-  ///   let refetches = try await store.invalidateAndAwaitRefetches(.prefix(["posts"]))
-  ///   print("refreshed \(refetches.succeeded.count) of \(refetches.invalidatedCount)")
+  ///   let report = try await store.invalidateAndAwaitRefetches(.prefix(["posts"]))
+  ///   print("refreshed \(report.succeeded.count) of \(report.invalidatedCount)")
   /// }
   /// ```
   ///
@@ -25,8 +25,8 @@ extension QueryStore {
   /// A query that does not refetch now is not waited for.
   ///
   /// Nothing a refetch does makes this throw: a refetch that fails (after its retries) is in
-  /// ``QueryRefetches/failures``, and its query shows the error as usual; one the app cancels, resets or removes
-  /// meanwhile is in ``QueryRefetches/cancelled``. Cancelling the calling task stops the wait at once with a
+  /// ``QueryRefetchReport/failures``, and its query shows the error as usual; one the app cancels, resets or removes
+  /// meanwhile is in ``QueryRefetchReport/cancelled``. Cancelling the calling task stops the wait at once with a
   /// `CancellationError`; the refetches go on for the queries' holders, and a refetch only this caller awaited is
   /// cancelled, as for any awaiting caller.
   ///
@@ -38,8 +38,8 @@ extension QueryStore {
   @discardableResult
   public func invalidateAndAwaitRefetches(
     _ filter: QueryFilter,
-    refetching: QueryRefetch = .held
-  ) async throws -> QueryRefetches {
+    refetching: QueryRefetchScope = .held
+  ) async throws -> QueryRefetchReport {
     let (count, joined) = invalidateJoiningRefetches([filter], refetching: refetching)
     var refetches = try await awaitRefetches(joined)
     refetches.invalidatedCount = count
@@ -51,7 +51,7 @@ extension QueryStore {
   /// refetches joined (a query reached by two filters is joined twice).
   func invalidateJoiningRefetches(
     _ filters: [QueryFilter],
-    refetching: QueryRefetch
+    refetching: QueryRefetchScope
   ) -> (count: Int, joined: [JoinedRefetch]) {
     let refetchesNow = refetching.refetchesNow
     // Filled under the store's lock (a lock of its own: the visit is `@Sendable`).
@@ -75,8 +75,8 @@ extension QueryStore {
 
   /// Waits until every refetch in `joined` ended, and says how each did; a cancelled caller stops waiting at once,
   /// with a `CancellationError`, and leaves every refetch it joined (one nobody else needs is cancelled).
-  func awaitRefetches(_ joined: [JoinedRefetch]) async throws -> QueryRefetches {
-    guard !joined.isEmpty else { return QueryRefetches() }
+  func awaitRefetches(_ joined: [JoinedRefetch]) async throws -> QueryRefetchReport {
+    guard !joined.isEmpty else { return QueryRefetchReport() }
     let store = WeakQueryStore(store: self)
     let ended = await withTaskCancellationHandler {
       var ended: [(key: QueryKey, outcome: QueryWork.Outcome)] = []
@@ -86,7 +86,7 @@ extension QueryStore {
       for refetch in joined { store.store?.leaveRefetch(refetch) }
     }
     try Task.checkCancellation()
-    var refetches = QueryRefetches()
+    var refetches = QueryRefetchReport()
     for (key, outcome) in ended {
       switch outcome {
       case .success:

@@ -250,6 +250,10 @@ public final class QueryStore: Sendable {
   /// counts as a use, so the query is not collected for another ``QueryOptions/gcTime``. It does not stop or
   /// start a fetch: a fetch under way still writes its value when it ends.
   ///
+  /// It edits in place and does not count as fetched: the query keeps its age, its status and its staleness. To
+  /// write data the program obtained itself, which counts as fetched when it was obtained, use
+  /// ``setFetchedValue(_:for:updatedAt:)`` or ``setFetchedState(for:startingWith:updatedAt:_:)``.
+  ///
   /// - Parameters:
   ///   - key: The query's name.
   ///   - type: The query's state type.

@@ -383,6 +383,40 @@ private final class Backend: Sendable {
 
   // MARK: The store's source
 
+  @Test func oneSourceBothPausesFetchesOfflineAndRefetchesStaleHeldQueriesOnReconnect() async throws {
+    let clock = ManualClock()
+    let backend = Backend()
+    let network = ManualOnlineStatus()
+    store.onlineStatus = network  // The one call: nothing else is wired.
+    var staleOptions = QueryOptions(
+      staleTime: .seconds(30), gcTime: .seconds(3_600), operation: OperationOptions(retry: .none, clock: clock))
+    let stale = Shared(
+      wrappedValue: OperationState<String>(), .query(["stale"], options: staleOptions) { try backend.call() })
+    await waitForValue(stale, "call 1")
+    staleOptions.refetchOnReconnect = .never
+    let never = Shared(
+      wrappedValue: OperationState<String>(), .query(["never"], options: staleOptions) { try backend.call() })
+    await waitForValue(never, "call 2")
+    clock.advance(by: .seconds(30))
+    network.setOnline(false)
+    // Offline: a new query's fetch waits.
+    let paused = Shared(
+      wrappedValue: OperationState<String>(), .query(["paused"], options: options(clock)) { try backend.call() })
+    #expect(paused.wrappedValue.isPaused)
+    await waitForSuspendedRuns(1)
+    #expect(backend.calls.count == 2)
+    network.setOnline(true)
+    // Back online: the paused fetch goes on, and the held stale query refetches at once, as its
+    // refetchOnReconnect says (`.ifStale`, the default); one that says `.never` does not.
+    try #require(stale.wrappedValue.isFetching)
+    #expect(!never.wrappedValue.isFetching)
+    await waitUntil { paused.wrappedValue.value != nil && stale.wrappedValue.value != "call 1" }
+    await waitUntil { !stale.wrappedValue.isFetching }
+    #expect(Set([paused.wrappedValue.value, stale.wrappedValue.value]) == ["call 3", "call 4"])
+    #expect(never.wrappedValue.value == "call 2")
+    #expect(backend.calls.count == 4)
+  }
+
   @Test func aSourceOfTheProgramsOwnIsFollowedThroughItsStatuses() async {
     let clock = ManualClock()
     let backend = Backend()

@@ -16,7 +16,7 @@ extension QueryStoreBoundsTests {
 
   /// Makes the query `key` with a value and nobody using it: its last use is now.
   private func cacheUnused(_ key: QueryKey, gcTime: Duration?, clock: ManualClock) {
-    SharedRegistry.current.queries.setValue("set", for: query(key, gcTime: gcTime, clock: clock))
+    SharedRegistry.current.queries.setFetchedValue("set", for: query(key, gcTime: gcTime, clock: clock))
   }
 
   /// Moves `clock` to `instant` in steps of at most `step`, letting the sweeper run its check after each step (it

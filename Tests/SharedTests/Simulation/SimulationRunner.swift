@@ -243,7 +243,7 @@ final class SimulationRunner {
     case .setValue(let key):
       let value = [nextEdit()]
       let detached = reattach(key)
-      store.setValue(value, for: query(key))
+      store.setFetchedValue(value, for: query(key))
       model.setValue(key, value, detached: detached)
     case .advance(let ticks):
       for _ in 0..<ticks {
@@ -267,11 +267,7 @@ final class SimulationRunner {
       }
       return nil
     case .setOnline(let isOnline):
-      server.setOnline(isOnline)
-      network.setOnline(isOnline)
-      queueHarness?.server.setOnline(isOnline)
-      if queueHarness?.isKilled == false { queueHarness?.network.setOnline(isOnline) }
-      model.isOnline = isOnline
+      return await setOnline(isOnline)
     case .mutate(let key, let state, let policy, let scoped):
       mutate(key: key, state: state, policy: policy, scoped: scoped)
     case .answerMutation(let pick, let succeeds):
@@ -317,6 +313,32 @@ final class SimulationRunner {
     if program.setup.followsFocus,
       let broken = triggers.checkFocus(mayRefetch: Set(owing + unknown), started: startedNow)
     {
+      return SimulationFailure(step: step, invariant: broken, detail: snapshot())
+    }
+    return nil
+  }
+
+  /// The device goes online or offline. Coming back online, the store (whose `onlineStatus` is `network`, its one
+  /// wiring) resumes the paused fetches and refetches each held stale query: each owes a fetch from now on, and no
+  /// query is fetched twice for it.
+  private func setOnline(_ isOnline: Bool) async -> SimulationFailure? {
+    let reconnects = isOnline && !model.isOnline
+    if reconnects {
+      for key in triggers.reconnect(model: model, underWay: fetchesUnderWay())
+      where model.queries[key].owesFetchSince == nil {
+        model.queries[key].owesFetchSince = step
+      }
+    }
+    let started = server.startedFetches
+    server.setOnline(isOnline)
+    network.setOnline(isOnline)
+    queueHarness?.server.setOnline(isOnline)
+    if queueHarness?.isKilled == false { queueHarness?.network.setOnline(isOnline) }
+    model.isOnline = isOnline
+    for key in storedDates.keys where model.queries[key].exists { storedDates[key] = nil }
+    if let failure = await settleAndCheck() { return failure }
+    guard reconnects else { return nil }
+    if let broken = triggers.checkReconnect(started: server.fetchesStarted(since: started)) {
       return SimulationFailure(step: step, invariant: broken, detail: snapshot())
     }
     return nil

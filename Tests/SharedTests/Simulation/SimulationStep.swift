@@ -27,7 +27,7 @@ enum SimulationStep: Hashable, Sendable, CustomStringConvertible {
   case update(key: Int)
   /// The newest holder of `key`: `withLock { $0.value?.append(edit) }`.
   case editThroughHolder(key: Int)
-  /// `store.setValue([edit], for: query(key))`.
+  /// `store.setFetchedValue([edit], for: query(key))`.
   case setValue(key: Int)
   /// The clock moves on by `ticks` ticks, the program settling after each.
   case advance(ticks: Int)
@@ -61,7 +61,7 @@ enum SimulationStep: Hashable, Sendable, CustomStringConvertible {
     case .reset(let key): "reset q\(key)"
     case .update(let key): "store.update q\(key) (append an edit)"
     case .editThroughHolder(let key): "holder.withLock on q\(key) (append an edit)"
-    case .setValue(let key): "store.setValue on q\(key)"
+    case .setValue(let key): "store.setFetchedValue on q\(key)"
     case .advance(let ticks): "advance the clock \(ticks) tick\(ticks == 1 ? "" : "s")"
     case .setOnline(let online): online ? "go online" : "go offline"
     case .mutate(let key, let state, let policy, let scoped):

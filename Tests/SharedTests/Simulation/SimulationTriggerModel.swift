@@ -1,11 +1,13 @@
-/// The rules of the refetches that no step of the app asks for: a `refetchInterval`, and the app becoming active
-/// (`refetchOnFocus`), as `QueryOptions` documents them.
+/// The rules of the refetches that no step of the app asks for: a `refetchInterval`, the app becoming active
+/// (`refetchOnFocus`) and the device coming back online (`refetchOnReconnect`), as `QueryOptions` documents them.
 ///
 /// - An interval refetches each query on its timer at each tick, whatever the value's age: the held ones, and the
 ///   unheld ones only with `refetchesWhileUnheld`. A refetch joins a fetch under way rather than starting another.
 ///   The queries of one store that share a clock and an interval share one timer, so one tick refetches all of
 ///   them; the first tick comes at most one interval after a query is made.
 /// - Becoming active refetches each held query that is stale (`.ifStale`, the default), and nothing else.
+/// - Coming back online (the store's `onlineStatus`, wired once) resumes the paused fetches, then refetches each held
+///   query that is stale: a query whose fetch was paused is fetched once, not twice.
 ///
 /// The tick's phase is not promised (the timer starts with the first query on it), so the model does not guess it:
 /// it checks that a tick refetches every query it should, only those, once each, and that no query waits longer
@@ -81,6 +83,23 @@ struct SimulationTriggerModel {
       return query.exists && query.holders > 0 && !query.isFreshnessUnknown && model.isStale(key)
         && !underWay.contains(key)
     }
+  }
+
+  /// The device came back online; returns the queries that now owe a fetch: the held stale ones.
+  func reconnect(model: SimulationModel, underWay: Set<Int>) -> [Int] {
+    (0..<SimulationSetup.keyCount).filter { key in
+      let query = model.queries[key]
+      return query.exists && query.holders > 0 && !query.isFreshnessUnknown && model.isStale(key)
+        && !underWay.contains(key)
+    }
+  }
+
+  /// What a reconnect may have started: one fetch at most of each query, its paused fetch and its refetch being one.
+  func checkReconnect(started: [Int: Int]) -> String? {
+    for (key, count) in started where count > 1 {
+      return "coming back online started \(count) fetches of q\(key): the refetch did not join its paused fetch"
+    }
+    return nil
   }
 
   /// What a focus step may have started: a fetch only of a held query that was stale as the app became active.

@@ -68,7 +68,7 @@ import Testing
   /// failing; a run of chosen seeds (`SIMULATION_SEEDS`, `SIMULATION_SEED`) fails on them, to look into.
   static let rareFailures = ["is held and stale since step", "which shares its timer"]
 
-  /// Plain queries with several holders, their edits (`update`, `withLock`, `setValue`), invalidation, cancel,
+  /// Plain queries with several holders, their edits (`update`, `withLock`, `setFetchedValue`), invalidation, cancel,
   /// remove and reset, collection after one gcTime shared by all, and the network going on and off.
   @Test func queriesHoldersEditsAndCollection() async {
     let failure = await Self.firstFailure(SimulationFeatures())

@@ -29,7 +29,7 @@ struct CacheWriteSnippets {
 
   // PaginatedState.pages
   func insertDraft(_ draft: Post, store: QueryStore, feedQuery: Query<PaginatedState<Int, [Post]>>) {
-    store.setState(for: feedQuery) { feed in
+    store.setFetchedState(for: feedQuery) { feed in
       if !feed.pages.isEmpty { feed.pages[0].insert(draft, at: 0) }
     }
   }
@@ -42,7 +42,7 @@ struct CacheWriteSnippets {
 
   // PaginatedState.replacePages(ids:pages:hasNextPage:hasPreviousPage:)
   func replace(firstPage: [Post], store: QueryStore, feedQuery: Query<PaginatedState<Int, [Post]>>) {
-    store.setState(for: feedQuery) { feed in
+    store.setFetchedState(for: feedQuery) { feed in
       feed.replacePages(ids: [0], pages: [firstPage], hasNextPage: true, hasPreviousPage: false)
     }
   }
@@ -84,21 +84,21 @@ struct CacheWriteSnippets {
     @Shared(query.initialValue(post, updatedAt: listedAt)) var detail = OperationState<Post>()
   }
 
-  // QueryStore.setValue(_:for:updatedAt:)
+  // QueryStore.setFetchedValue(_:for:updatedAt:)
   func postCreated(_ post: Post, api: API) {
     let store = SharedRegistry.current.queries
-    store.setValue(post, for: .query(["posts", post.id]) { try await api.post(post.id) })
+    store.setFetchedValue(post, for: .query(["posts", post.id]) { try await api.post(post.id) })
   }
 
-  // QueryStore.setState(for:updatedAt:_:)
+  // QueryStore.setFetchedState(for:updatedAt:_:)
   func draftPublished(_ post: Post, feed: Query<PaginatedState<Int, [Post]>>) {
-    SharedRegistry.current.queries.setState(for: feed) { feed in
+    SharedRegistry.current.queries.setFetchedState(for: feed) { feed in
       if !feed.pages.isEmpty { feed.pages[0].insert(post, at: 0) }
     }
   }
 
-  // QueryStore.setState(for:startingWith:updatedAt:_:)
+  // QueryStore.setFetchedState(for:startingWith:updatedAt:_:)
   func profileLearned(_ profile: Profile, query: Query<ProfileState>) {
-    SharedRegistry.current.queries.setState(for: query, startingWith: ProfileState()) { $0.profile = profile }
+    SharedRegistry.current.queries.setFetchedState(for: query, startingWith: ProfileState()) { $0.profile = profile }
   }
 }

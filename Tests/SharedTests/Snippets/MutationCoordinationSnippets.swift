@@ -106,33 +106,33 @@ struct MutationCoordinationSnippets {
 
   // MARK: Awaiting the refetches a change set off
 
-  // QueryRefetches
-  enum QueryRefetchesDocumentation {
+  // QueryRefetchReport
+  enum QueryRefetchReportDocumentation {
     static func refreshPosts() async throws {
-      let refetches = try await SharedRegistry.current.queries.invalidateAndAwaitRefetches(.prefix(["posts"]))
-      if !refetches.allSucceeded { print("not refreshed:", refetches.failures.keys, refetches.cancelled) }
+      let report = try await SharedRegistry.current.queries.invalidateAndAwaitRefetches(.prefix(["posts"]))
+      if !report.allSucceeded { print("not refreshed:", report.failures.keys, report.cancelled) }
     }
   }
 
-  // QueryRefetches.allSucceeded
-  func dismissIfRefreshed(_ refetches: QueryRefetches) {
-    if refetches.allSucceeded { dismiss() }
+  // QueryRefetchReport.allSucceeded
+  func dismissIfRefreshed(_ report: QueryRefetchReport) {
+    if report.allSucceeded { dismiss() }
   }
 
   // QueryStore.invalidateAndAwaitRefetches(_:refetching:)
   enum InvalidateAndAwaitDocumentation {
     static func refreshPosts() async throws {
       let store = SharedRegistry.current.queries
-      let refetches = try await store.invalidateAndAwaitRefetches(.prefix(["posts"]))
-      print("refreshed \(refetches.succeeded.count) of \(refetches.invalidatedCount)")
+      let report = try await store.invalidateAndAwaitRefetches(.prefix(["posts"]))
+      print("refreshed \(report.succeeded.count) of \(report.invalidatedCount)")
     }
   }
 
   // UsingQueries.md, "Waiting for the refetches"
   func refreshPosts() async throws {
     let store = SharedRegistry.current.queries
-    let refetches = try await store.invalidateAndAwaitRefetches(.prefix(["posts"]))
-    if !refetches.allSucceeded { print("not refreshed:", refetches.failures.keys, refetches.cancelled) }
+    let report = try await store.invalidateAndAwaitRefetches(.prefix(["posts"]))
+    if !report.allSucceeded { print("not refreshed:", report.failures.keys, report.cancelled) }
   }
 
   // Shared.mutate(_:_:policy:scope:invalidates:awaitsRefetches:...), "Saved and refreshed"

@@ -57,7 +57,7 @@ struct NetworkModeSnippets {
   func storeMembers() {
     let network = ManualOnlineStatus(isOnline: false)
     SharedRegistry.current.queries.onlineStatus = network
-    // Fetches and mutations wait now, paused; they go on when the device is online:
+    // Fetches and mutations wait now, paused; they go on when the device is online, and stale held queries refetch:
     network.setOnline(true)
     SharedRegistry.current.queries.networkMode = .offlineFirst
     if !SharedRegistry.current.queries.isOnline { showOfflineBanner() }

@@ -1,6 +1,6 @@
 // The snippets about invalidation choices, cancelling, resetting and removing queries, a store's default options,
 // hooks and activity, as the DocC article "Queries" (UsingQueries.md) and the documentation comments of
-// QueryFilter, QueryRefetch, QueryStore+Filters, QueryStore+Settings, QueryHooks, QueryHookSubject and QueryActivity
+// QueryFilter, QueryRefetchScope, QueryStore+Filters, QueryStore+Settings, QueryHooks, QueryHookSubject and QueryActivity
 // show them, so that they compile.
 import SharedState
 
@@ -32,7 +32,7 @@ struct QueryStoreChoicesSnippets {
     store.invalidate(.prefix(["posts"]).satisfying { key in key.parts.last as? Int == 42 })
   }
 
-  // QueryRefetch
+  // QueryRefetchScope
   func refetchChoices(store: QueryStore) {
     store.invalidate(.prefix(["posts"]), refetching: .all)  // warm the cache for screens not shown yet
     store.invalidate(.prefix(["posts"]), refetching: .none)  // stale now, fetched by their next holder or caller

@@ -88,6 +88,8 @@ enum ReadmeQueryTour {
   func launchOffline(
     folder: URL, network: ManualOnlineStatus, send: @escaping @Sendable (String, String) async throws -> Void
   ) async throws -> MutationQueue {
+    // One source for both: fetches and mutations wait while offline, held stale queries refetch on a reconnect.
+    SharedRegistry.current.queries.onlineStatus = network
     // Queries fetched on an earlier launch show at once; their staleTime decides whether they refetch.
     await SharedRegistry.current.queries.persistCache(
       QueryCachePersistence(persister: .file(folder.appendingPathComponent("queries.cache")), version: "1"))

@@ -1,5 +1,5 @@
 // The snippets of refetch triggers and staleness (`QueryOptions`' refetch options, `RefetchCondition`, the status
-// sources, `QueryStore.refetch(onReconnect:)`, `isStale`, `Query.staleTime(_:)` and the Queries article's sections),
+// sources, `QueryStore.onlineStatus`, `isStale`, `Query.staleTime(_:)` and the Queries article's sections),
 // as they show them, so that they compile. Stand-ins for an app's types come first.
 import SharedState
 
@@ -33,18 +33,18 @@ struct RefetchTriggerSnippets {
     return options
   }
 
-  func followTheDevice(network: ManualOnlineStatus, focus: ManualFocus) -> [SharedSubscription] {
+  func followTheDevice(network: ManualOnlineStatus, focus: ManualFocus) -> SharedSubscription {
     let store = SharedRegistry.current.queries
-    return [store.refetch(onReconnect: network), store.refetch(onFocus: focus)]
+    store.onlineStatus = network  // pauses work offline, refetches on a reconnect
+    return store.refetch(onFocus: focus)
   }
 
   // OnlineStatusSource, ManualOnlineStatus
-  func reconnects() -> SharedSubscription {
+  func reconnects() {
     let network = ManualOnlineStatus()
-    let subscription = SharedRegistry.current.queries.refetch(onReconnect: network)
-    network.setOnline(false)
-    network.setOnline(true)  // the held queries refetch, as their refetchOnReconnect says
-    return subscription
+    SharedRegistry.current.queries.onlineStatus = network
+    network.setOnline(false)  // fetches and mutations wait
+    network.setOnline(true)  // they go on, and the held queries refetch, as their refetchOnReconnect says
   }
 
   // FocusSource, ManualFocus
@@ -56,13 +56,6 @@ struct RefetchTriggerSnippets {
     return subscription
   }
 
-  // QueryStore.refetch(onReconnect:matching:)
-  func storeReconnects() -> SharedSubscription {
-    let network = ManualOnlineStatus()
-    let subscription = SharedRegistry.current.queries.refetch(onReconnect: network)
-    return subscription
-  }
-
   // ApplicationFocus, QueryStore.refetch(onFocus:matching:)
   func applicationFocus() -> SharedSubscription {
     let subscription = SharedRegistry.current.queries.refetch(onFocus: ApplicationFocus.platform)
@@ -71,9 +64,8 @@ struct RefetchTriggerSnippets {
 
   #if canImport(Network)
     // NetworkPathOnlineStatus
-    func pathMonitor() -> SharedSubscription {
-      let subscription = SharedRegistry.current.queries.refetch(onReconnect: NetworkPathOnlineStatus())
-      return subscription
+    func pathMonitor() {
+      SharedRegistry.current.queries.onlineStatus = NetworkPathOnlineStatus()
     }
   #endif
 

@@ -3,8 +3,9 @@ import Synchronization
 /// A store's view of the network: the online status it follows, its default ``NetworkMode``, and the runs that wait
 /// for the network.
 ///
-/// Decides under its lock (``NetworkPauseStateMachine``) and acts after it: a change of status resumes the paused
-/// runs in the order they paused, each shown fetching again before its task goes on. The library's own sources
+/// Decides under its lock (``NetworkPauseStateMachine``) and acts after it: a change of status from offline to online
+/// resumes the paused runs in the order they paused, each shown fetching again before its task goes on, then tells
+/// the store, whose queries refetch as their `refetchOnReconnect` says. The library's own sources
 /// (``ManualOnlineStatus``, `NetworkPathOnlineStatus`) tell it of a change synchronously, in the thread that made it,
 /// so a run started after `setOnline(false)` returns is held; a source of the program's own is followed through its
 /// `onlineStatuses()` sequence.
@@ -23,6 +24,8 @@ final class NetworkGate: Sendable {
     var generation: UInt64 = 0
     /// Stops following the source.
     var subscription: SharedSubscription?
+    /// What a change from offline to online sets off besides resuming the paused runs: the store's refetches.
+    var reconnected: (@Sendable () -> Void)?
     var defaultMode = NetworkMode.online
   }
 
@@ -62,11 +65,13 @@ final class NetworkGate: Sendable {
     state.withLock { $0.machine.paused.count }
   }
 
-  /// Follows `source` from now on (none: the device counts as online); paused runs go on if it says online.
-  func follow(_ source: (any OnlineStatusSource)?) {
+  /// Follows `source` from now on (none: the device counts as online); paused runs go on if it says online. Each
+  /// change from offline to online then calls `reconnected`, after the paused runs are resumed and outside the lock.
+  func follow(_ source: (any OnlineStatusSource)?, reconnected: (@Sendable () -> Void)? = nil) {
     let (generation, previous) = state.withLock { state in
       state.generation += 1
       state.source = source
+      state.reconnected = reconnected
       defer { state.subscription = nil }
       return (state.generation, state.subscription)
     }
@@ -128,20 +133,24 @@ final class NetworkGate: Sendable {
 
   // MARK: Events
 
-  /// The source reported `isOnline`: resumes the paused runs if the device is online, in the order they paused.
+  /// The source reported `isOnline`: if the device came back online, resumes the paused runs in the order they
+  /// paused, then tells the store (``follow(_:reconnected:)``).
   func report(_ isOnline: Bool, version: Machine.StatusVersion) {
-    let resumed = state.withLock { state -> [NetworkRun] in
+    let reconnect = state.withLock { state -> (resumed: [NetworkRun], reconnected: (@Sendable () -> Void)?)? in
       let action = state.machine.statusChanged(isOnline: isOnline, version: version)
       onlineNow.store(state.machine.isOnline, ordering: .releasing)
-      guard case .resume(let runs) = action else { return [] }
+      guard case .reconnected(let runs) = action else { return nil }
       for run in runs { run.markPaused(false) }
-      return runs
+      return (runs, state.reconnected)
     }
+    guard let reconnect else { return }
     // In order: each shows fetching again, then goes on.
-    for run in resumed {
+    for run in reconnect.resumed {
       run.showPause()
       run.signal(proceed: true)
     }
+    // After the resumed runs, so that a refetch of a query whose fetch was paused joins that fetch.
+    reconnect.reconnected?()
   }
 
   /// Asks whether `run` may start its first attempt now; a run that must wait is marked paused.

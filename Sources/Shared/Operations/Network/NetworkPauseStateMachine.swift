@@ -10,8 +10,9 @@
 ///   ``NetworkMode/offlineFirst`` always starts it. (``NetworkMode/always`` never asks.)
 /// - An attempt that fails offline with a retry due pauses at once, in place of its backoff; online, the run backs
 ///   off. A backoff that ends offline pauses.
-/// - Going online resumes every paused run, in the order they paused, in one step; going offline stops nothing that
-///   runs (its next retry pauses).
+/// - Going online resumes every paused run, in the order they paused, in one step, and is a reconnect (the store's
+///   queries refetch as their `refetchOnReconnect` says); going offline stops nothing that runs (its next retry
+///   pauses). The status a source starts with is no reconnect unless the one before it said offline.
 /// - A status report older than the one applied (by its ``StatusVersion``) is ignored, so reports that arrive out of
 ///   order end on the newest.
 /// - A paused run that is cancelled leaves at once, resumed as cancelled; a run that is not paused is not waited
@@ -104,9 +105,10 @@ struct NetworkPauseStateMachine<Waiter> {
 
   /// What the gate does when the status changes.
   enum StatusAction {
-    /// Resume these waiters, in this order (the order they paused): the device is online.
-    case resume([Waiter])
-    /// Nothing waits on this change.
+    /// The device came back online: resume these waiters (none, if nothing paused), in this order (the order they
+    /// paused), then refetch what a reconnect refetches.
+    case reconnected(resume: [Waiter])
+    /// Nothing changes for the work: the device stays online, stays offline or goes offline.
     case none
   }
 
@@ -114,10 +116,11 @@ struct NetworkPauseStateMachine<Waiter> {
   mutating func statusChanged(isOnline: Bool, version: StatusVersion) -> StatusAction {
     guard version > self.version else { return .none }
     self.version = version
+    let wasOnline = self.isOnline
     self.isOnline = isOnline
-    guard isOnline, !paused.isEmpty else { return .none }
+    guard isOnline, !wasOnline else { return .none }
     defer { paused = [] }
-    return .resume(paused.map(\.waiter))
+    return .reconnected(resume: paused.map(\.waiter))
   }
 }
 

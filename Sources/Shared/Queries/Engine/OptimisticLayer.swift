@@ -3,8 +3,8 @@ import Reactive
 /// One query's confirmed value and the optimistic changes of the mutations under way on it, in the order they
 /// started: the value shown is always the confirmed value with every pending change applied again.
 ///
-/// The rule, in one place: every write that is not an optimistic change (a fetch's value, a page, `setValue`,
-/// `setState`, `update`, a holder's `withLock`, a hydration, a restore) goes to the confirmed value, and the value
+/// The rule, in one place: every write that is not an optimistic change (a fetch's value, a page, `setFetchedValue`,
+/// `setFetchedState`, `update`, a holder's `withLock`, a hydration, a restore) goes to the confirmed value, and the value
 /// shown is recomputed from it. A change whose mutation fails or is cancelled is dropped and the value recomputed, so
 /// no undo step can touch another mutation's change; a change whose mutation succeeds becomes part of the confirmed
 /// value, until the server's own data replaces it. The shown value's operation tracking is always the confirmed

@@ -12,11 +12,11 @@ public import Synchronization
 /// }
 /// ```
 ///
-/// The rule: a query keeps its confirmed value and the changes of the mutations under way, in the order the
-/// mutations started, and shows the confirmed value with every pending change applied. Every write that is not an
-/// optimistic change (a fetch's value, a page, ``QueryStore/update(_:as:_:)``, ``QueryStore/setValue(_:for:updatedAt:)``,
-/// ``QueryStore/setState(for:startingWith:updatedAt:_:)``, a holder's `withLock`, a hydration, a restore) goes to
-/// the confirmed value, and the value shown is recomputed. So a fetch cannot wipe a change out, an edit made
+/// The rule: a query keeps its confirmed value and the changes of the mutations under way, in the order the mutations
+/// started, and shows the confirmed value with every pending change applied. Every write that is not an optimistic
+/// change (a fetch's value, a page, ``QueryStore/update(_:as:_:)``, ``QueryStore/setFetchedValue(_:for:updatedAt:)``,
+/// ``QueryStore/setFetchedState(for:startingWith:updatedAt:_:)``, a holder's `withLock`, a hydration, a restore) goes
+/// to the confirmed value, and the value shown is recomputed. So a fetch cannot wipe a change out, an edit made
 /// meanwhile is kept, and a page fetched meanwhile does not repeat a change.
 ///
 /// - A change whose mutation fails or is cancelled is dropped, and the value recomputed: exactly that change goes,

@@ -18,7 +18,7 @@ public struct PaginatedState<PageID: Hashable & Sendable, Page: Sendable>: Opera
   /// for each of ``pageIDs``:
   ///
   /// ```swift
-  /// store.setState(for: feedQuery) { feed in
+  /// store.setFetchedState(for: feedQuery) { feed in
   ///   if !feed.pages.isEmpty { feed.pages[0].insert(draft, at: 0) }
   /// }
   /// ```
@@ -126,7 +126,7 @@ public struct PaginatedState<PageID: Hashable & Sendable, Page: Sendable>: Opera
   /// to write pages the program obtained itself (a cache from an earlier launch, a server push).
   ///
   /// ```swift
-  /// store.setState(for: feedQuery) { feed in
+  /// store.setFetchedState(for: feedQuery) { feed in
   ///   feed.replacePages(ids: [0], pages: [firstPage], hasNextPage: true, hasPreviousPage: false)
   /// }
   /// ```

@@ -24,7 +24,7 @@ extension QueryStore {
   /// ``QueryCachePersistence/onProblem``); the store then starts without it, and the next write replaces it.
   ///
   /// From then on, each value the store writes into a persisted query (a fetch's, one set with
-  /// ``setValue(_:for:updatedAt:)`` or ``setState(for:startingWith:updatedAt:_:)``, an edit with
+  /// ``setFetchedValue(_:for:updatedAt:)`` or ``setFetchedState(for:startingWith:updatedAt:_:)``, an edit with
   /// ``update(_:as:_:)``) is written within ``QueryCachePersistence/throttle``, together with every other change made
   /// meanwhile. The value written is the one the store wrote, without the optimistic changes of mutations under way.
   /// A query removed or reset (``remove(_:)``, ``reset(_:)``) leaves the cache, and an invalidated one is restored

@@ -3,13 +3,14 @@
 ///
 /// ```swift
 /// let network = ManualOnlineStatus()
-/// let subscription = SharedRegistry.current.queries.refetch(onReconnect: network)
-/// network.setOnline(false)
-/// network.setOnline(true)  // the held queries refetch, as their refetchOnReconnect says
+/// SharedRegistry.current.queries.onlineStatus = network
+/// network.setOnline(false)  // fetches and mutations wait
+/// network.setOnline(true)  // they go on, and the held queries refetch, as their refetchOnReconnect says
 /// ```
 ///
-/// Set it as a store's ``QueryStore/onlineStatus`` too, and fetches and mutations wait while it says offline (see
-/// ``NetworkMode``); the store hears each change before ``setOnline(_:)`` returns.
+/// As a store's ``QueryStore/onlineStatus``, fetches and mutations wait while it says offline (see ``NetworkMode``),
+/// and the held queries refetch when it says online again; the store hears each change before ``setOnline(_:)``
+/// returns.
 public final class ManualOnlineStatus: OnlineStatusSource, BroadcastOnlineStatus {
   private let status: StatusBroadcast
 

@@ -6,11 +6,12 @@
   /// platforms that have the Network framework.
   ///
   /// ```swift
-  /// let subscription = SharedRegistry.current.queries.refetch(onReconnect: NetworkPathOnlineStatus())
+  /// SharedRegistry.current.queries.onlineStatus = NetworkPathOnlineStatus()
   /// ```
   ///
-  /// The device counts as online while the path is satisfied, and until the monitor's first report. Set it as a
-  /// store's `onlineStatus` too, so that fetches and mutations wait while the device is offline (see `NetworkMode`).
+  /// The device counts as online while the path is satisfied, and until the monitor's first report. As a store's
+  /// `onlineStatus`, fetches and mutations wait while the device is offline (see `NetworkMode`), and the held queries
+  /// refetch when it is back.
   public final class NetworkPathOnlineStatus: OnlineStatusSource, BroadcastOnlineStatus {
     private let status = StatusBroadcast(true)
     private let monitor = NWPathMonitor()

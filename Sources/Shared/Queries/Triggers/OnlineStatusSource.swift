@@ -2,18 +2,17 @@
 ///
 /// ```swift
 /// let network = ManualOnlineStatus()
-/// let subscription = SharedRegistry.current.queries.refetch(onReconnect: network)
-/// network.setOnline(false)
-/// network.setOnline(true)  // the held queries refetch, as their refetchOnReconnect says
+/// SharedRegistry.current.queries.onlineStatus = network
+/// network.setOnline(false)  // fetches and mutations wait
+/// network.setOnline(true)  // they go on, and the held queries refetch, as their refetchOnReconnect says
 /// ```
 ///
 /// The library gives two: ``ManualOnlineStatus``, which your program drives (from its own reachability checks, or
 /// a test's steps), and, where the Network framework exists, `NetworkPathOnlineStatus`, which follows the system's
 /// path monitor. Conform your own type to follow anything else.
 ///
-/// A store follows one for its network modes (``QueryStore/onlineStatus``: fetches and mutations wait while it says
-/// offline), and can refetch its held queries each time one says the device is back
-/// (``QueryStore/refetch(onReconnect:matching:)``).
+/// A store follows one as its ``QueryStore/onlineStatus``, for both jobs: fetches and mutations wait while it says
+/// offline (see ``NetworkMode``), and the held queries refetch each time it says the device is back.
 public protocol OnlineStatusSource: Sendable {
   /// Whether the device is online now.
   var isOnline: Bool { get }

@@ -2,10 +2,10 @@ extension QueryStore {
   /// Refetches the held queries under `prefix` each time `source` says the device came back online, as each
   /// query's ``QueryOptions/refetchOnReconnect`` says (if stale, by default).
   ///
-  /// ```swift
-  /// let network = ManualOnlineStatus()
-  /// let subscription = SharedRegistry.current.queries.refetch(onReconnect: network)
-  /// ```
+  /// Set ``onlineStatus`` instead: the one source then both pauses work offline and refetches on a reconnect. A
+  /// query that must not refetch says ``RefetchCondition/never`` in its options; work that must not pause says
+  /// ``NetworkMode/always``. A store that has an ``onlineStatus`` and this subscription to the same source hears
+  /// each reconnect twice: a query of ``RefetchCondition/always`` may then refetch twice.
   ///
   /// Only a change from offline to online refetches: the status the source starts with does not. A refetch joins a
   /// fetch under way; disabled queries and queries nobody holds are left alone (the latter refetch on their next
@@ -15,6 +15,7 @@ extension QueryStore {
   ///   - source: Tells whether the device is online.
   ///   - prefix: Which queries; all of them by default.
   /// - Returns: A subscription that stops listening to `source` when cancelled or freed.
+  @available(*, deprecated, message: "Set onlineStatus: it also refetches the held queries on a reconnect")
   public func refetch(onReconnect source: some OnlineStatusSource, matching prefix: QueryKey = []) -> SharedSubscription
   {
     follow(source.onlineStatuses(), trigger: .reconnect, matching: prefix)

@@ -84,10 +84,16 @@ struct NetworkPauseStateMachineTests {
     }
 
     mutating func report(_ number: Int) -> String? {
+      let wasOnline = reportedOnline
       delivered.insert(number)
       let action = machine.statusChanged(
         isOnline: changes[number - 1], version: .init(generation: 1, sequence: UInt64(number)))
-      guard case .resume(let waiters) = action else { return nil }
+      // A reconnect is exactly a change of the newest report from offline to online, paused runs or not.
+      let reconnects = !wasOnline && reportedOnline
+      guard case .reconnected(let waiters) = action else {
+        return reconnects ? "report \(number) brought the device back online, yet the machine saw no reconnect" : nil
+      }
+      if !reconnects { return "report \(number) was taken for a reconnect, yet the device was not offline before it" }
       for waiter in waiters {
         guard runs[waiter].phase == .paused else { return "run \(waiter) was resumed, yet it was not paused" }
         // Paused runs go on in the order they paused.
@@ -217,11 +223,34 @@ struct NetworkPauseStateMachineTests {
     }
     #expect(!machine.isOnline)
     // A new source's first report is newer than any of the old one's.
-    guard case .resume(let waiters) = machine.statusChanged(isOnline: true, version: .init(generation: 2, sequence: 0))
+    guard
+      case .reconnected(let waiters) = machine.statusChanged(isOnline: true, version: .init(generation: 2, sequence: 0))
     else {
       Issue.record("the new source's report resumed nothing")
       return
     }
     #expect(waiters == [1])
+  }
+
+  @Test func aReconnectIsAChangeFromOfflineToOnlineWhateverWaits() {
+    var machine = NetworkPauseStateMachine<Int>()
+    // A source that starts online: no change, no reconnect.
+    guard case .none = machine.statusChanged(isOnline: true, version: .init(generation: 1, sequence: 0)) else {
+      Issue.record("the status a source starts with was taken for a reconnect")
+      return
+    }
+    _ = machine.statusChanged(isOnline: false, version: .init(generation: 1, sequence: 1))
+    // Back online with nothing paused: still a reconnect, for the queries to refetch.
+    guard
+      case .reconnected(let waiters) = machine.statusChanged(isOnline: true, version: .init(generation: 1, sequence: 2))
+    else {
+      Issue.record("coming back online with nothing paused was no reconnect")
+      return
+    }
+    #expect(waiters.isEmpty)
+    guard case .none = machine.statusChanged(isOnline: true, version: .init(generation: 1, sequence: 3)) else {
+      Issue.record("a second report of online was taken for a reconnect")
+      return
+    }
   }
 }

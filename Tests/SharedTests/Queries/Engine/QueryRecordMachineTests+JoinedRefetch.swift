@@ -21,7 +21,7 @@ extension QueryRecordMachineTests {
     }
 
     var machine = QueryRecordMachine()
-    /// Whether the query has holders (`QueryRefetch.held`), or is refetched although nobody holds it (`.all`).
+    /// Whether the query has holders (`QueryRefetchScope.held`), or is refetched although nobody holds it (`.all`).
     let isHeld: Bool
     var running: (id: WorkID, step: Step)?
     /// Running work whose task was cancelled: its fetch ends as cancelled.

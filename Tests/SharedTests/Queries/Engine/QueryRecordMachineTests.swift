@@ -68,7 +68,7 @@ private enum Event: CaseIterable, CustomStringConvertible {
   case elapse
   /// The store is over its capacity and this is its least recently used query: it goes if nothing uses it.
   case evict
-  /// The app sets the value (`QueryStore.setValue`, `setState`) to the server's pages as they are now, learned
+  /// The app sets the value (`QueryStore.setFetchedValue`, `setFetchedState`) to the server's pages as they are now, learned
   /// another way: it counts as fetched now.
   case setValue
   /// A trigger that refetches whatever the value's age (an interval's tick, or a reconnect with `.always`).

@@ -117,7 +117,7 @@ import Testing
     let store = SharedRegistry.current.queries
     let holder = Shared(wrappedValue: PaginatedState<Int, [Int]>(), feed.query(clock))
     _ = try await holder.fetchValue()
-    #expect(store.setState(for: feed.query(clock)) { $0.pages[0].insert(-1, at: 0) })
+    #expect(store.setFetchedState(for: feed.query(clock)) { $0.pages[0].insert(-1, at: 0) })
     #expect(holder.wrappedValue.pages == [[-1, 3, 4, 5]])
     #expect(holder.wrappedValue.pageIDs == [1])
     holder.withLock { $0.replacePages(ids: [7, 8], pages: [[70], [80]], hasNextPage: false, hasPreviousPage: true) }
@@ -130,7 +130,7 @@ import Testing
     let clock = ManualClock()
     let feed = Feed()
     let store = SharedRegistry.current.queries
-    store.setState(for: feed.query(clock)) { state in
+    store.setFetchedState(for: feed.query(clock)) { state in
       state.replacePages(ids: [1], pages: [[100]], hasNextPage: true, hasPreviousPage: false)
     }
     #expect(try await store.fetch(feed.query(clock)).pages == [[100]])

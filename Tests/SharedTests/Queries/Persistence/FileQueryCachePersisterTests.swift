@@ -69,7 +69,7 @@ struct FileQueryCachePersisterTests {
     let engine = try #require(store.persistedCache.engine)
     try engine.flushBeforeExit()
     #expect(!FileManager.default.fileExists(atPath: url.path))
-    store.setValue("waiting", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
+    store.setFetchedValue("waiting", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
     try engine.flushBeforeExit()
     let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
     #expect(try cache.entries.map { try $0.decodedValue(as: String.self) } == ["waiting"])
@@ -90,7 +90,7 @@ struct FileQueryCachePersisterTests {
       Issue.record("restored with \(restore.problem as Any)")
       return
     }
-    store.setValue("fresh", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
+    store.setFetchedValue("fresh", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
     try await store.flushPersistedCache()
     let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
     #expect(try cache.entries.map { try $0.decodedValue(as: String.self) } == ["fresh"])

@@ -202,11 +202,11 @@ struct QueryStorePersistedCacheTests {
     let fetcher = KeyedFetcher()
     let queryClock = ManualClock()
     for index in 1...5 {
-      store.setValue("value \(index)", for: fetcher.query(["posts", index], "post", clock: queryClock))
+      store.setFetchedValue("value \(index)", for: fetcher.query(["posts", index], "post", clock: queryClock))
     }
     await clock.waitForSleepers(1)
     clock.advance(by: .milliseconds(500))
-    store.setValue("edited", for: fetcher.query(["posts", 1], "post", clock: queryClock))
+    store.setFetchedValue("edited", for: fetcher.query(["posts", 1], "post", clock: queryClock))
     #expect(persister.writes == 0)
     #expect(clock.sleepers.map(\.wait) == [.cacheThrottle])  // The same wait: the throttle does not restart.
     clock.advance(by: .milliseconds(500))
@@ -247,8 +247,9 @@ struct QueryStorePersistedCacheTests {
     await waitForValue(young, "young 1")
     // Obtained fifteen minutes ago: stale, as the queries stay fresh for ten.
     let fifteenMinutesAgo = Date(timeIntervalSinceNow: -900)
-    store.setValue("old 1", for: fetcher.query(["posts", 1], "old", clock: queryClock), updatedAt: fifteenMinutesAgo)
-    store.setValue("young 2", for: fetcher.query(["posts", 2], "young", clock: queryClock))
+    store.setFetchedValue(
+      "old 1", for: fetcher.query(["posts", 1], "old", clock: queryClock), updatedAt: fifteenMinutesAgo)
+    store.setFetchedValue("young 2", for: fetcher.query(["posts", 2], "young", clock: queryClock))
     store.update(["posts", 1], as: OperationState<String>.self) { $0.value = "old 1, edited" }  // Its age stays.
     try await store.flushPersistedCache()
     withExtendedLifetime((old, young)) {}
@@ -283,7 +284,7 @@ struct QueryStorePersistedCacheTests {
     // A minute ago, with a fraction of a second that no reading of a clock rebuilds.
     let setAt = Date(
       timeIntervalSinceReferenceDate: (Date().timeIntervalSinceReferenceDate - 60).rounded() + 0.123_456_7)
-    store.setValue("set", for: fetcher.query(["posts", 2], "set", clock: queryClock), updatedAt: setAt)
+    store.setFetchedValue("set", for: fetcher.query(["posts", 2], "set", clock: queryClock), updatedAt: setAt)
     queryClock.advance(by: .milliseconds(250))  // Time passes before the write.
     try await store.flushPersistedCache()
     withExtendedLifetime(fetched) {}
@@ -321,13 +322,13 @@ struct QueryStorePersistedCacheTests {
     #expect(restore == QueryCacheRestore(restored: 1, excluded: 1))
     let fetcher = KeyedFetcher()
     let clock = ManualClock()
-    store.setValue("post", for: fetcher.query(["posts", 1], "post", clock: clock))
-    store.setValue("comments", for: fetcher.query(["posts", 1, "comments"], "comments", clock: clock))
-    store.setValue("user", for: fetcher.query(["users", 1], "user", clock: clock))
+    store.setFetchedValue("post", for: fetcher.query(["posts", 1], "post", clock: clock))
+    store.setFetchedValue("comments", for: fetcher.query(["posts", 1, "comments"], "comments", clock: clock))
+    store.setFetchedValue("user", for: fetcher.query(["users", 1], "user", clock: clock))
     let uncodable: Query<OperationState<UncodablePost>> = .query(["posts", 2], options: queryStoreOptions(clock)) {
       UncodablePost(title: "fetched")
     }
-    store.setValue(UncodablePost(title: "set"), for: uncodable)
+    store.setFetchedValue(UncodablePost(title: "set"), for: uncodable)
     try await store.flushPersistedCache()
     #expect(try persister.storedKeys() == ["[\"posts\", 1]", "[\"posts\", 9]"])
   }
@@ -338,7 +339,7 @@ struct QueryStorePersistedCacheTests {
     await store.persistCache(persistence(persister, clock: ManualClock()))
     let fetcher = KeyedFetcher()
     let query = fetcher.query(["posts", 1], "post", clock: ManualClock())
-    store.setValue("saved", for: query)
+    store.setFetchedValue("saved", for: query)
     let held = Shared(wrappedValue: OperationState<String>(), query)
     let gate = Gate()
     let rename = OptimisticMutation { (title: String, cache: OptimisticCache) -> String in
@@ -353,7 +354,7 @@ struct QueryStorePersistedCacheTests {
       return title
     }
     #expect(held.wrappedValue.value == "optimistic")
-    store.setValue("fetched meanwhile", for: query)
+    store.setFetchedValue("fetched meanwhile", for: query)
     #expect(held.wrappedValue.value == "optimistic")
     try await store.flushPersistedCache()
     #expect(try persister.storedValue(["posts", 1], as: String.self) == "fetched meanwhile")
@@ -367,7 +368,7 @@ struct QueryStorePersistedCacheTests {
     let store = SharedRegistry.current.queries
     await store.persistCache(persistence(persister, clock: ManualClock(), problems: problems))
     persister.setFailing(true)
-    store.setValue("value", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
+    store.setFetchedValue("value", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
     await #expect(throws: QueryCacheProblem.unwritable(reason: "the disk is full")) {
       try await store.flushPersistedCache()
     }
@@ -384,10 +385,10 @@ struct QueryStorePersistedCacheTests {
     let fetcher = KeyedFetcher()
     let query = fetcher.query(["posts", 1], "post", clock: ManualClock())
     let gate = persister.holdWrites()
-    store.setValue("first", for: query)
+    store.setFetchedValue("first", for: query)
     let first = Task { try await store.flushPersistedCache() }
     await waitUntil { persister.begunWrites == 1 }
-    store.setValue("second", for: query)  // During the write: the next write takes it.
+    store.setFetchedValue("second", for: query)  // During the write: the next write takes it.
     let second = Task { try await store.flushPersistedCache() }
     gate.open()
     try await first.value
@@ -401,7 +402,7 @@ struct QueryStorePersistedCacheTests {
     let store = SharedRegistry.current.queries
     await store.persistCache(persistence(persister, clock: ManualClock()))
     let gate = persister.holdWrites()
-    store.setValue("value", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
+    store.setFetchedValue("value", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
     let flush = Task { try await store.flushPersistedCache() }
     await waitUntil { persister.begunWrites == 1 }
     flush.cancel()
@@ -457,8 +458,8 @@ struct QueryStorePersistedCacheTests {
     await store.persistCache(persistence(persister, clock: ManualClock()))
     let fetcher = KeyedFetcher()
     let clock = ManualClock()
-    store.setValue("one", for: fetcher.query(["posts", 1], "post", clock: clock))
-    store.setValue("two", for: fetcher.query(["posts", 2], "post", clock: clock))
+    store.setFetchedValue("one", for: fetcher.query(["posts", 1], "post", clock: clock))
+    store.setFetchedValue("two", for: fetcher.query(["posts", 2], "post", clock: clock))
     try await store.flushPersistedCache()
     #expect(try persister.storedKeys() == ["[\"posts\", 1]", "[\"posts\", 2]", "[\"posts\", 9]"])
     store.reset(.exactly(["posts", 2]))
@@ -488,7 +489,7 @@ struct QueryStorePersistedCacheTests {
     let query: Query<OperationState<String>> = .query(["posts", 1], options: options) {
       try await fetcher.fetch("post")
     }
-    store.setValue("kept", for: query)
+    store.setFetchedValue("kept", for: query)
     try await store.flushPersistedCache()
     // The store's garbage sweeper checks every second: time moves on until it collected the query.
     await waitUntil {
@@ -503,7 +504,7 @@ struct QueryStorePersistedCacheTests {
 
   @Test func queriesMadeBeforeTheCacheIsRestoredArePersistedToo() async throws {
     let store = SharedRegistry.current.queries
-    store.setValue("early", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
+    store.setFetchedValue("early", for: KeyedFetcher().query(["posts", 1], "post", clock: ManualClock()))
     let persister = MemoryCachePersister()
     await store.persistCache(persistence(persister, clock: ManualClock()))
     try await store.flushPersistedCache()
@@ -519,16 +520,17 @@ struct QueryStorePersistedCacheTests {
     let post: Query<OperationState<CachedPost>> = .query(["posts", 1], options: queryStoreOptions(clock)) {
       CachedPost(id: 1, title: "fetched")
     }
-    store.setValue(CachedPost(id: 1, title: "Hello"), for: post)
-    store.setValue("draft", for: fetcher.query(["drafts", UUID(), nil as Int?, true, 2.5], "draft", clock: clock))
+    store.setFetchedValue(CachedPost(id: 1, title: "Hello"), for: post)
+    store.setFetchedValue(
+      "draft", for: fetcher.query(["drafts", UUID(), nil as Int?, true, 2.5], "draft", clock: clock))
     let uncodable: Query<OperationState<UncodablePost>> = .query(["other"], options: queryStoreOptions(clock)) {
       UncodablePost(title: "fetched")
     }
-    store.setValue(UncodablePost(title: "left out"), for: uncodable)
+    store.setFetchedValue(UncodablePost(title: "left out"), for: uncodable)
     let unsupported: Query<OperationState<String>> = .query(["dates", Date()], options: queryStoreOptions(clock)) {
       "fetched"
     }
-    store.setValue("left out", for: unsupported)
+    store.setFetchedValue("left out", for: unsupported)
 
     let cache = store.dehydrate(version: "7")
     #expect(cache.version == "7")
@@ -555,7 +557,7 @@ struct QueryStorePersistedCacheTests {
     let query: Query<OperationState<String>> = .query(
       ["posts", 1], options: queryStoreOptions(clock, staleTime: .seconds(86_400))
     ) { try await fetcher.fetch("post") }
-    store.setValue("an hour old", for: query, updatedAt: Date(timeIntervalSinceNow: -3_600))
+    store.setFetchedValue("an hour old", for: query, updatedAt: Date(timeIntervalSinceNow: -3_600))
     let held = Shared(wrappedValue: OperationState<String>(), query)
     let older = try PersistedQueryCache.Entry(
       key: ["posts", 1], value: "two hours old", updatedAt: Date(timeIntervalSinceNow: -7_200))

@@ -170,22 +170,22 @@ import Testing
     withExtendedLifetime((always, never)) {}
   }
 
-  @Test func aReconnectRefetchesTheHeldStaleQueriesUnderItsPrefix() async {
+  @Test func aReconnectOfTheStoresOnlineStatusRefetchesTheHeldStaleQueries() async {
     let clock = ManualClock()
     let fetcher = GatedFetcher()
     let network = ManualOnlineStatus()
-    let subscription = SharedRegistry.current.queries.refetch(onReconnect: network, matching: ["post"])
+    SharedRegistry.current.queries.onlineStatus = network
     let post = Shared(wrappedValue: OperationState<String>(), query(fetcher, options(clock)))
-    let other = Shared(wrappedValue: OperationState<String>(), query(["other"], fetcher, options(clock)))
+    let other = Shared(
+      wrappedValue: OperationState<String>(), query(["other"], fetcher, options(clock, onReconnect: .never)))
     await waitUntil { post.wrappedValue.value != nil && other.wrappedValue.value != nil }
     clock.advance(by: Self.staleTime)
     network.setOnline(false)
     network.setOnline(true)
     await waitUntil { fetcher.fetches.count == 3 }
     await waitUntil { post.wrappedValue.value == "fetch 3" || other.wrappedValue.value == "fetch 3" }
-    #expect(post.wrappedValue.value == "fetch 3")  // Under the prefix; `other` is not.
+    #expect(post.wrappedValue.value == "fetch 3")  // `.ifStale`; `other` says `.never`.
     #expect(network.isOnline)
-    subscription.cancel()
   }
 
   @Test func theAppBecomingActiveRefetchesThroughItsNotifications() async {

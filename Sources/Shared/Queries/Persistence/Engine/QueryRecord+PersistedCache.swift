@@ -85,7 +85,9 @@ extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState
         } catch {
           return .failed(.undecodableValue(key: entry.key, reason: String(describing: error)))
         }
-        store.setState(for: query, startingWith: restored, updatedAt: entry.updatedAt) { $0.takeValue(from: restored) }
+        store.setFetchedState(for: query, startingWith: restored, updatedAt: entry.updatedAt) {
+          $0.takeValue(from: restored)
+        }
         if entry.isInvalidated { store.invalidate(.exactly(entry.key)) }
         return .restored
       })

@@ -20,7 +20,7 @@ struct QueryCacheEngineTests {
       persister: persister, version: "1", throttle: .seconds(1), clock: ManualClock(),
       onProblem: { [weak store] _ in heldAtProblem.note(store?.isHeld(key)) })
     await store.persistCache(options)
-    store.setValue("post 1", for: KeyedFetcher().query(key, "post", clock: ManualClock()))
+    store.setFetchedValue("post 1", for: KeyedFetcher().query(key, "post", clock: ManualClock()))
     #expect(store.isHeld(key) == false)
     await #expect(throws: QueryCacheProblem.self) { try await store.flushPersistedCache() }
     #expect(await heldAtProblem.value == false)

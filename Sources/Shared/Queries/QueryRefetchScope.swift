@@ -7,7 +7,7 @@
 ///
 /// Whatever the choice, an invalidated query's value counts as stale: the next holder, awaiting caller or
 /// ``QueryStore/refetchStale(on:matching:)`` trigger fetches it.
-public enum QueryRefetch: Sendable, Equatable {
+public enum QueryRefetchScope: Sendable, Equatable {
   /// Queries with a holder, an iteration or an observer fetch now; the others when they are next needed. The
   /// default.
   case held
@@ -18,3 +18,7 @@ public enum QueryRefetch: Sendable, Equatable {
   /// invalidation, if the query is held then: the value it brings predates the invalidation.
   case none
 }
+
+/// The earlier name of ``QueryRefetchScope``, which says which invalidated queries refetch.
+@available(*, deprecated, renamed: "QueryRefetchScope")
+public typealias QueryRefetch = QueryRefetchScope

@@ -3,14 +3,14 @@
 ///
 /// ```swift
 /// func refreshPosts() async throws {
-///   let refetches = try await SharedRegistry.current.queries.invalidateAndAwaitRefetches(.prefix(["posts"]))
-///   if !refetches.allSucceeded { print("not refreshed:", refetches.failures.keys, refetches.cancelled) }
+///   let report = try await SharedRegistry.current.queries.invalidateAndAwaitRefetches(.prefix(["posts"]))
+///   if !report.allSucceeded { print("not refreshed:", report.failures.keys, report.cancelled) }
 /// }
 /// ```
 ///
-/// A query that did not refetch (nobody holds it and `refetching` was ``QueryRefetch/held``, or it was
-/// ``QueryRefetch/none``, or its automatic fetching is off) is in none of the sets: it fetches when next needed.
-public struct QueryRefetches: Sendable {
+/// A query that did not refetch (nobody holds it and `refetching` was ``QueryRefetchScope/held``, or it was
+/// ``QueryRefetchScope/none``, or its automatic fetching is off) is in none of the sets: it fetches when next needed.
+public struct QueryRefetchReport: Sendable {
   /// How many queries the invalidation marked stale, refetched or not.
   public internal(set) var invalidatedCount = 0
   /// The queries whose refetch wrote a value.
@@ -31,7 +31,11 @@ public struct QueryRefetches: Sendable {
   /// Whether every refetch wrote a value: none failed, none was cancelled.
   ///
   /// ```swift
-  /// if refetches.allSucceeded { dismiss() }
+  /// if report.allSucceeded { dismiss() }
   /// ```
   public var allSucceeded: Bool { failures.isEmpty && cancelled.isEmpty }
 }
+
+/// The earlier name of ``QueryRefetchReport``, which says how the refetches an invalidation set off ended.
+@available(*, deprecated, renamed: "QueryRefetchReport")
+public typealias QueryRefetches = QueryRefetchReport

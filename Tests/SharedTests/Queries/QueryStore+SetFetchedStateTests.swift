@@ -5,9 +5,9 @@ import Testing
 @testable import SharedState
 
 /// Writing the cache as a program learns data another way: a value set for a query the store may not keep yet
-/// (`setValue`, `setState`) counts as fetched when it was obtained, so staleTime decides from then whether holders
-/// fetch.
-@Suite(.freshRegistry) struct QueryStoreSetStateTests {
+/// (`setFetchedValue`, `setFetchedState`) counts as fetched when it was obtained, so staleTime decides from then
+/// whether holders fetch.
+@Suite(.freshRegistry) struct QueryStoreSetFetchedStateTests {
   private static let staleTime = Duration.seconds(60)
 
   private func query(_ fetcher: GatedFetcher, clock: ManualClock) -> Query<OperationState<String>> {
@@ -19,7 +19,7 @@ import Testing
     let fetcher = GatedFetcher()
     let store = SharedRegistry.current.queries
     #expect(!store.contains(["post"]))
-    #expect(store.setValue("from the list", for: query(fetcher, clock: clock)))
+    #expect(store.setFetchedValue("from the list", for: query(fetcher, clock: clock)))
     #expect(store.contains(["post"]))
     #expect(store.cachedValue(for: ["post"], as: String.self) == "from the list")
     // Fresh: neither a caller nor a new holder fetches.
@@ -42,7 +42,7 @@ import Testing
     await waitUntil { holder.wrappedValue.value == "fetch 1" && !holder.wrappedValue.isFetching }
     holder.withLock { $0.operation.error = URLError(.badServerResponse) }
     store.invalidate(.exactly(["post"]), refetching: .none)  // Stale, with nothing refetching it.
-    store.setValue("edited", for: query(fetcher, clock: clock))
+    store.setFetchedValue("edited", for: query(fetcher, clock: clock))
     #expect(holder.wrappedValue.value == "edited")
     #expect(holder.wrappedValue.status == .success)
     #expect(holder.wrappedValue.error == nil)
@@ -61,7 +61,7 @@ import Testing
     let holder = Shared(wrappedValue: OperationState<String>(), query(fetcher, clock: clock))
     await waitUntil { fetcher.fetches.count == 1 }
     #expect(holder.wrappedValue.status == .pending)
-    store.setValue("set meanwhile", for: query(fetcher, clock: clock))
+    store.setFetchedValue("set meanwhile", for: query(fetcher, clock: clock))
     #expect(holder.wrappedValue.value == "set meanwhile")
     #expect(holder.wrappedValue.status == .success)
     #expect(holder.wrappedValue.isFetching)  // The fetch under way still shows.
@@ -85,7 +85,7 @@ import Testing
     // Overtakes fetch 2; with automatic fetching off, no refresh follows it by itself.
     store.setEnabled(false, for: ["post"])
     store.invalidate(matching: ["post"])
-    store.setValue("set", for: query(fetcher, clock: clock))
+    store.setFetchedValue("set", for: query(fetcher, clock: clock))
     #expect(store.cachedValue(for: ["post"], as: String.self) == "set")
     gate.open()
     await waitUntil { store.cachedState(for: ["post"], as: OperationState<String>.self)?.isFetching == false }
@@ -98,7 +98,7 @@ import Testing
     let fetcher = GatedFetcher()
     let store = SharedRegistry.current.queries
     let obtained = Date(timeIntervalSinceNow: -3_600)  // An hour ago: older than staleTime.
-    store.setValue("from yesterday's cache", for: query(fetcher, clock: clock), updatedAt: obtained)
+    store.setFetchedValue("from yesterday's cache", for: query(fetcher, clock: clock), updatedAt: obtained)
     #expect(store.cachedState(for: ["post"], as: OperationState<String>.self)?.updatedAt == obtained)
     #expect(try await store.fetch(query(fetcher, clock: clock)) == "fetch 1")
   }
@@ -108,8 +108,8 @@ import Testing
     let store = SharedRegistry.current.queries
     let text: Query<OperationState<String>> = .query(["post"], options: queryStoreOptions(clock)) { "text" }
     let number: Query<OperationState<Int>> = .query(["post"], options: queryStoreOptions(clock)) { 1 }
-    #expect(store.setValue("text", for: text))
-    #expect(!store.setValue(2, for: number))
+    #expect(store.setFetchedValue("text", for: text))
+    #expect(!store.setFetchedValue(2, for: number))
     #expect(store.cachedValue(for: ["post"], as: String.self) == "text")
   }
 }
