@@ -59,8 +59,10 @@ extension QueryStore {
     var count = 0
     for filter in filters {
       let visited = forEachRecord(matching: filter, heard: .invalidated) { _, record in
-        let invalidation = record.effect(of: record.invalidated(refetchesNow: refetchesNow), store: self)
-        let (refetch, effect) = record.refetchAnsweringInvalidation(refetchesNow: refetchesNow, store: self)
+        // Whether the query refetches is decided once, for both: it is held or not as the invalidation saw it.
+        let (action, refetches) = record.invalidated(refetchesNow: refetchesNow)
+        let invalidation = record.effect(of: action, store: self)
+        let (refetch, effect) = record.refetchAnsweringInvalidation(refetches: refetches, store: self)
         if let refetch {
           let refetch = JoinedRefetch(key: record.key, id: refetch.id, work: refetch.work)
           joined.withLock { $0.append(refetch) }

@@ -1,6 +1,6 @@
 /// A new unit of work of a record, decided under the store's lock and started after it: its task, and first, unless
 /// it waits for its turn, the value showing it fetching.
-struct QueryLaunch<State: OperationTrackable>: QueryEffectStep {
+struct QueryLaunch<State: OperationTrackable>: QueryLaunching {
   let id: QueryRecordMachine.WorkID
   let record: QueryRecord<State>
   let fetch: QueryFetcher<State>
@@ -17,6 +17,8 @@ struct QueryLaunch<State: OperationTrackable>: QueryEffectStep {
   let writer: QueryValueWriter<State>?
 
   func perform() {
+    // The task captures these copies, not `self`: capturing `shown` would keep a reference to the value for the whole
+    // fetch, and the record asks at each retry point whether anyone but the fetch holds it.
     let (id, record, fetch, work, gate, store, writer) = (id, record, fetch, work, gate, store, writer)
     guard let shown else {
       work.attach(

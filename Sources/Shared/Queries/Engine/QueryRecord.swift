@@ -109,8 +109,9 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     return plan(action, store: store, body: nil, writer: writer).effect
   }
 
-  func invalidated(refetchesNow: Bool?) -> QueryRecordMachine.RequestAction {
-    machine.invalidated(isHeld: refetchesNow ?? isHeld)
+  func invalidated(refetchesNow: Bool?) -> (action: QueryRecordMachine.RequestAction, refetches: Bool) {
+    let refetches = refetchesNow ?? isHeld
+    return (machine.invalidated(isHeld: refetches), refetches)
   }
 
   func effect(of action: QueryRecordMachine.RequestAction, store: QueryStore) -> QueryRecordEffect {
@@ -168,11 +169,11 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
   }
 
   func refetchAnsweringInvalidation(
-    refetchesNow: Bool?,
+    refetches: Bool,
     store: QueryStore
   ) -> (refetch: (id: QueryRecordMachine.WorkID, work: QueryWork)?, effect: QueryRecordEffect) {
     // A query that does not refetch now (unheld, disabled, removed) has nothing to await.
-    guard refetchesNow ?? isHeld, machine.isEnabled else { return (nil, .none) }
+    guard refetches, machine.isEnabled else { return (nil, .none) }
     // It joins the refetch the invalidation just started or queued, and queues one behind a fetch under way (which
     // the invalidation superseded), which then follows it.
     let request = machine.request(.refresh, by: .caller)

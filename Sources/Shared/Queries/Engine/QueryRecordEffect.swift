@@ -10,18 +10,19 @@ struct QueryRecordEffect {
     /// Queued work whose turn came runs.
     case giveTurn(QueryWork)
     /// A new unit of work starts (see ``QueryLaunch``).
-    case launch(any QueryEffectStep)
+    case launch(any QueryLaunching)
     /// The running work's task is cancelled; the work ends, and reports, as usual.
     case cancel(QueryWork)
     /// Queued work nobody needs any more ends as cancelled, without running.
     case withdraw(QueryWork)
     /// The value write of a removed record's running work is dropped if it has not landed.
     case detach(QueryWork)
-    /// A write to the query's value (see ``QueryValueStep``).
-    case write(any QueryEffectStep)
+    /// A write to the query's value (see ``QueryValueWrite``).
+    case write(any QueryValueWriting)
     /// The store's timer for queries refetched on an interval starts.
     case startTimer(QueryIntervalKey, clock: any Clock<Duration>, store: QueryStore)
-    /// Something the decision let go, released here rather than under the lock (a record, a value).
+    /// Something the decision let go (a record, a value): kept by the effect, so released when the effect is dropped
+    /// after the lock, wherever it stands in the list.
     case release(Any)
   }
 
@@ -72,22 +73,28 @@ struct QueryRecordEffect {
       case .startTimer(let key, let clock, let store):
         store.startTimer(on: clock, key: key)
       case .release:
-        break  // Released with the effect, after the lock.
+        break  // Released with the effect.
       }
     }
   }
 }
 
-/// A step of a ``QueryRecordEffect`` that needs the query's state type (``QueryLaunch``, ``QueryValueStep``).
-protocol QueryEffectStep {
-  /// Performs the step; call after the lock.
+/// The launch step of a ``QueryRecordEffect``, of the query's state type (``QueryLaunch``).
+protocol QueryLaunching {
+  /// Starts the work; call after the lock.
+  func perform()
+}
+
+/// The write step of a ``QueryRecordEffect``, of the query's state type (``QueryValueWrite``).
+protocol QueryValueWriting {
+  /// Writes the value; call after the lock.
   func perform()
 }
 
 /// A write to a query's value, decided under the store's lock and performed after it.
-struct QueryValueStep<State: OperationTrackable>: QueryEffectStep {
+struct QueryValueWrite<State: OperationTrackable>: QueryValueWriting {
   /// What is written.
-  enum Write {
+  enum Change {
     /// The query's initial state is written as the value, before anything a holder's decision starts.
     case seed(State)
     /// The optimistic changes made before the query was (see ``QueryStore/adopt(_:in:)``) show over the value.
@@ -96,17 +103,17 @@ struct QueryValueStep<State: OperationTrackable>: QueryEffectStep {
     case reset(showingLoad: Bool)
     /// A removed record's value is told that no fetch runs any more.
     case endFetches
-    /// The fetching left showing by the work `id` ends (a first load left pending goes back to idle); the store is
-    /// then told, so that the work that follows can start (``QueryStore/settled(_:key:as:)``).
+    /// The fetching left showing by the work `id` ends (a first load left pending goes back to idle); then the store
+    /// is told (``QueryStore/settled(_:key:as:)``), which takes its lock again and may start the work that follows.
     case settle(QueryRecordMachine.WorkID, key: QueryKey, store: WeakQueryStore)
   }
 
   let root: SharedRoot<State>
-  let write: Write
+  let change: Change
 
   func perform() {
     let shared = Shared<State>(reference: .root(root))
-    switch write {
+    switch change {
     case .seed(let initial):
       shared.withLockReleasingReplaced { $0 = initial }
     case .adopt(let layer):
@@ -134,8 +141,8 @@ struct QueryValueStep<State: OperationTrackable>: QueryEffectStep {
 }
 
 extension QueryRecordEffect {
-  /// A write of `write` to the value in `root`.
-  static func write<State>(_ write: QueryValueStep<State>.Write, to root: SharedRoot<State>) -> Self {
-    Self(.write(QueryValueStep(root: root, write: write)))
+  /// A write of `change` to the value in `root`.
+  static func write<State>(_ change: QueryValueWrite<State>.Change, to root: SharedRoot<State>) -> Self {
+    Self(.write(QueryValueWrite(root: root, change: change)))
   }
 }
