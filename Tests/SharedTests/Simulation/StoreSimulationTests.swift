@@ -33,10 +33,14 @@ import Testing
 
   /// Runs the seeds; returns the first failure as lines a person reads, its program shrunk when `shrinks`.
   static func firstFailure(_ features: SimulationFeatures, shrinks: Bool = true) async -> String? {
+    // A rare failure is tolerated once per test: seen in a second seed of the same run, it is no longer rare (a
+    // change that breaks what it checks fails many seeds) and fails the test.
+    var toleratedRareFailure = false
     for seed in seeds {
       let program = SimulationProgram(seed: seed, features: features)
       guard let failure = await SimulationRunner.run(program) else { continue }
-      if !isExploring, let rare = rareFailures.first(where: failure.invariant.contains) {
+      if !isExploring, !toleratedRareFailure, let rare = rareFailures.first(where: failure.invariant.contains) {
+        toleratedRareFailure = true
         // Recorded where it is seen, and the search goes on, so that it hides no other failure.
         withKnownIssue("A rare failure not explained yet: \(rare)", isIntermittent: true) {
           Issue.record("seed \(seed) fails \(failure) (run it again with SIMULATION_SEED=\(seed))")
@@ -64,8 +68,9 @@ import Testing
 
   /// The two failures seen after every known cause was fixed, each once in long runs (a held query left stale, once
   /// in 6,000 runs of the relaunch tests; an interval that refetched one of the queries on its timer, once in 500
-  /// runs), neither again when its seed ran alone, so neither shrunk yet. CI records them as known issues rather than
-  /// failing; a run of chosen seeds (`SIMULATION_SEEDS`, `SIMULATION_SEED`) fails on them, to look into.
+  /// runs), neither again when its seed ran alone, so neither shrunk yet. CI records one of them in a test as a known
+  /// issue rather than failing, and fails on a second; a run of chosen seeds (`SIMULATION_SEEDS`, `SIMULATION_SEED`)
+  /// fails on them, to look into.
   static let rareFailures = ["is held and stale since step", "which shares its timer"]
 
   /// Plain queries with several holders, their edits (`update`, `withLock`, `setFetchedValue`), invalidation, cancel,
