@@ -26,7 +26,7 @@ extension QueryStore {
     if !filter.isExact, filter.predicate == nil, refetching == .held { return invalidate(matching: filter.key) }
     let refetchesNow = refetching.refetchesNow
     let visited = forEachRecord(matching: filter, heard: .invalidated) { _, record in
-      let action = record.invalidated(refetchesNow: refetchesNow).action
+      let action = record.invalidated(refetchesNow: refetchesNow)
       // A query that does not refetch only notes it: no generic planning.
       if case .none = action { return .none }
       return record.effect(of: action, store: self)

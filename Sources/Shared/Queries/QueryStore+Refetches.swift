@@ -60,8 +60,8 @@ extension QueryStore {
     for filter in filters {
       let visited = forEachRecord(matching: filter, heard: .invalidated) { _, record in
         // Whether the query refetches is decided once, for both: it is held or not as the invalidation saw it.
-        let (action, refetches) = record.invalidated(refetchesNow: refetchesNow)
-        let invalidation = record.effect(of: action, store: self)
+        let refetches = refetchesNow ?? record.isHeld
+        let invalidation = record.effect(of: record.invalidated(refetchesNow: refetches), store: self)
         let (refetch, effect) = record.refetchAnsweringInvalidation(refetches: refetches, store: self)
         if let refetch {
           let refetch = JoinedRefetch(key: record.key, id: refetch.id, work: refetch.work)

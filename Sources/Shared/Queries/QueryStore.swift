@@ -118,7 +118,7 @@ public final class QueryStore: Sendable {
       state.root.node(at: prefix.parts)?.visitRecords { record in
         marked += 1
         if inspects { keys.append(record.key) }
-        let action = record.invalidated(refetchesNow: nil).action
+        let action = record.invalidated(refetchesNow: nil)
         if case .none = action { return }
         decided.append((record, action))
       }

@@ -109,9 +109,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     return plan(action, store: store, body: nil, writer: writer).effect
   }
 
-  func invalidated(refetchesNow: Bool?) -> (action: QueryRecordMachine.RequestAction, refetches: Bool) {
-    let refetches = refetchesNow ?? isHeld
-    return (machine.invalidated(isHeld: refetches), refetches)
+  func invalidated(refetchesNow: Bool?) -> QueryRecordMachine.RequestAction {
+    machine.invalidated(isHeld: refetchesNow ?? isHeld)
   }
 
   func effect(of action: QueryRecordMachine.RequestAction, store: QueryStore) -> QueryRecordEffect {

@@ -11,11 +11,12 @@ protocol QueryRecordProtocol: AnyObject {
   /// Turns automatic fetching on or off at `now`; returns what to start after the lock.
   func setEnabled(_ isEnabled: Bool, now: Duration, store: QueryStore) -> QueryRecordEffect
   /// Marks the query stale, the one way every invalidation takes: refetching now if `refetchesNow` (`nil`: if it is
-  /// held). Returns the machine's decision, one other than `.none` going to ``effect(of:store:)``, and whether the
-  /// query refetches (decided here once: whether it is held can change at any moment outside the lock). Needs no
-  /// store, and a query that does not refetch needs no generic planning: an invalidation asks this of every matched
-  /// query.
-  func invalidated(refetchesNow: Bool?) -> (action: QueryRecordMachine.RequestAction, refetches: Bool)
+  /// held). Returns the machine's decision; one other than `.none` goes to ``effect(of:store:)``. Needs no store, and
+  /// a query that does not refetch needs no generic planning: an invalidation asks this of every matched query.
+  func invalidated(refetchesNow: Bool?) -> QueryRecordMachine.RequestAction
+  /// Whether something besides the record refers to the value (a holder, an iteration, an observer, a fetch). It can
+  /// change at any moment outside the store's lock: a caller that needs it for two decisions reads it once.
+  var isHeld: Bool { get }
   /// What to start after the lock for a decision of ``invalidated(refetchesNow:)``.
   func effect(of action: QueryRecordMachine.RequestAction, store: QueryStore) -> QueryRecordEffect
   /// Asks for a refresh; returns what to start after the lock.
@@ -35,7 +36,7 @@ protocol QueryRecordProtocol: AnyObject {
   func gcTick(now: Duration) -> QueryRecordMachine.CollectAction
   /// Notes a use, so garbage collection counts a whole gcTime from now.
   func touch()
-  /// Right after ``invalidated(refetchesNow:)``, given the `refetches` it answered, joins as an awaiting caller the
+  /// Right after ``invalidated(refetchesNow:)`` was told `refetches`, joins as an awaiting caller the
   /// refetch that answers the invalidation: the one it started, the refetch queued already, or one queued behind the
   /// fetch under way. Returns that refetch (`nil` when none follows: a query that does not refetch, or a disabled
   /// one), and what to start after the lock.
