@@ -68,15 +68,13 @@ final class QueryCacheEngine: Sendable {
   /// dropped.
   func entry(for key: QueryKey) -> QueryCacheEntry? {
     let now = Date()
-    let (entry, expired) = state.withLock { state -> (QueryCacheEntry?, QueryCacheEntry?) in
+    return state.withLockReleasingAfter { state -> (result: QueryCacheEntry?, released: QueryCacheEntry?) in
       guard let entry = state.entries[key] else { return (nil, nil) }
       if let maxAge = state.persisting?.options.maxAge, entry.isExpired(maxAge: maxAge, now: now) {
         return (nil, state.entries.removeValue(forKey: key))
       }
       return (entry, nil)
     }
-    withExtendedLifetime(expired) {}
-    return entry
   }
 
   /// The entries under `prefix`.
@@ -86,14 +84,15 @@ final class QueryCacheEngine: Sendable {
 
   /// Drops `entry` (if it is still the one of its key) for `problem`, which is reported.
   func drop(_ entry: QueryCacheEntry, because problem: QueryCacheProblem) {
-    let (dropped, action, onProblem) = state.withLock {
-      state -> (QueryCacheEntry?, Writer.ChangeAction, (@Sendable (QueryCacheProblem) -> Void)?) in
+    let (action, onProblem) = state.withLockReleasingAfter {
+      state -> (
+        result: (Writer.ChangeAction, (@Sendable (QueryCacheProblem) -> Void)?), released: QueryCacheEntry?
+      ) in
       let onProblem = state.persisting?.options.onProblem
-      guard state.entries[entry.key]?.serial == entry.serial else { return (nil, .none, onProblem) }
+      guard state.entries[entry.key]?.serial == entry.serial else { return ((.none, onProblem), nil) }
       let dropped = state.entries.removeValue(forKey: entry.key)
-      return (dropped, state.persisting?.writer.changed() ?? .none, onProblem)
+      return ((state.persisting?.writer.changed() ?? .none, onProblem), dropped)
     }
-    withExtendedLifetime(dropped) {}
     act(action)
     onProblem?(problem)
   }
@@ -101,7 +100,7 @@ final class QueryCacheEngine: Sendable {
   /// Puts `entries` in, each unless an entry of its key is as recent; returns how many were put in.
   func insert(_ entries: [QueryCacheEntry]) -> Int {
     guard !entries.isEmpty else { return 0 }
-    let (inserted, replaced, action) = state.withLock { state in
+    let (inserted, action) = state.withLockReleasingAfter { state in
       var inserted = 0
       var replaced: [QueryCacheEntry] = []
       state.entries.reserveCapacity(state.entries.count + entries.count)
@@ -112,9 +111,9 @@ final class QueryCacheEngine: Sendable {
         if let previous = state.entries.updateValue(entry, forKey: entry.key) { replaced.append(previous) }
         inserted += 1
       }
-      return (inserted, replaced, inserted > 0 ? state.persisting?.writer.changed() ?? .none : .none)
+      let action = inserted > 0 ? state.persisting?.writer.changed() ?? .none : Writer.ChangeAction.none
+      return (result: (inserted, action), released: replaced)
     }
-    withExtendedLifetime(replaced) {}
     act(action)
     return inserted
   }
@@ -136,7 +135,7 @@ final class QueryCacheEngine: Sendable {
   func removed(_ filter: QueryFilter) {
     let keys = keys(reachedBy: filter)
     guard !keys.isEmpty else { return }
-    let (released, releasedKeys, action) = state.withLock { state in
+    let action = state.withLockReleasingAfter { state in
       var released: [QueryCacheEntry] = []
       var releasedKeys: [QueryKey] = []  // A key's parts are the app's values: released after the lock.
       var changed = false
@@ -154,9 +153,9 @@ final class QueryCacheEngine: Sendable {
           changed = true
         }
       }
-      return (released, releasedKeys, changed ? state.persisting?.writer.changed() ?? .none : .none)
+      let action = changed ? state.persisting?.writer.changed() ?? .none : Writer.ChangeAction.none
+      return (result: action, released: (released, releasedKeys))
     }
-    withExtendedLifetime((released, releasedKeys)) {}
     act(action)
   }
 
@@ -417,7 +416,8 @@ final class QueryCacheEngine: Sendable {
     guard let (keys, options, sequence) = taken else { return }
     let (reads, problems) = read(keys)
     let now = Date()
-    let (entries, released) = state.withLock { state -> ([QueryKey: QueryCacheEntry], [QueryCacheEntry]) in
+    let entries = state.withLockReleasingAfter {
+      state -> (result: [QueryKey: QueryCacheEntry], released: [QueryCacheEntry]) in
       var released: [QueryCacheEntry] = []
       let inFlight = state.persisting?.inFlight
       state.persisting?.inFlight = nil
@@ -443,7 +443,6 @@ final class QueryCacheEngine: Sendable {
       released += expired
       return (state.entries, released)
     }
-    withExtendedLifetime(released) {}
     for problem in problems { options.onProblem?(problem) }
     var failure: QueryCacheProblem?
     do {
