@@ -10,7 +10,8 @@
 ///
 /// As a store's ``QueryStore/onlineStatus``, fetches and mutations wait while it says offline (see ``NetworkMode``),
 /// and the held queries refetch when it says online again; the store hears each change before ``setOnline(_:)``
-/// returns.
+/// returns. So does a ``MutationQueue`` that follows it: its ``MutationQueue/isPaused`` already says so on the next
+/// line.
 public final class ManualOnlineStatus: OnlineStatusSource, BroadcastOnlineStatus {
   private let status: StatusBroadcast
 

@@ -32,7 +32,9 @@ public import Foundation
 ///
 /// Entries run one at a time, in the order they were queued, and only while the queue's ``OnlineStatusSource``
 /// says the device is online; while it is offline the queue is paused (``MutationQueueState/isPaused``) and its
-/// entries wait. A run that fails is retried after a backoff (or as soon as the network comes back), and the
+/// entries wait. The library's own sources (``ManualOnlineStatus``, `NetworkPathOnlineStatus`) tell the queue of a
+/// change at once, in the thread that made it, as they tell the store (after `setOnline(false)` returns, ``isPaused``
+/// is true); a source of the program's own is followed through its `onlineStatuses()`. A run that fails is retried after a backoff (or as soon as the network comes back), and the
 /// entries behind it wait: none is ever skipped. An entry leaves the queue when its run succeeds, or when the
 /// program discards it (``discard(_:)``), which undoes its optimistic changes.
 ///
@@ -67,8 +69,8 @@ public final class MutationQueue: Sendable {
   /// What ``state`` shows.
   let shown: Shared<MutationQueueState>
   let locked: Lock<State>
-  /// The task that follows the online status.
-  private let following = Lock<Task<Void, Never>?>(nil)
+  /// Stops following the online status.
+  private let following = Lock<SharedSubscription?>(nil)
 
   typealias Machine = MutationQueueStateMachine<CheckedContinuation<Void, any Error>>
 
@@ -122,23 +124,43 @@ public final class MutationQueue: Sendable {
     let isOnline = network.isOnline
     shown = Shared(value: MutationQueueState(isOnline: isOnline))
     locked = Lock(State(machine: Machine(isOnline: isOnline)))
-    let statuses = network.onlineStatuses()
-    // Weak, and detached so that it keeps neither the queue nor the task-local registry alive.
-    let task = Task.detached { [weak self] in
-      for await isOnline in statuses {
-        guard let self else { return }
-        self.handle { $0.machine.setOnline(isOnline) }
-      }
-    }
-    following.withLock { $0 = task }
+    following.withLock { $0 = follow(network) }
     // A change not yet written is written by the registry's flush and at a normal exit (MutationQueue+Exit).
     registry.flushParticipants.join(self)
     registry.inspector.track(self)
   }
 
   deinit {
-    following.withLock { $0 }?.cancel()
+    following.withLock { $0 }?.cancel()  // Outside the lock: it takes the source's lock.
     for backoff in locked.withLock({ $0.backoffs.values.map(\.task) }) { backoff.cancel() }
+  }
+
+  /// Follows `network`: the library's own sources tell the queue of a change in the thread that made it, before
+  /// their `setOnline(_:)` returns, as they tell a store's network gate; a source of the program's own is followed
+  /// through its `onlineStatuses()`. Each report carries its sequence number, so the machine keeps the newest.
+  private func follow(_ network: some OnlineStatusSource) -> SharedSubscription {
+    if let network = network as? any BroadcastOnlineStatus {
+      // Weak: the source keeps its listeners, and the queue must not live as long as it.
+      let (isOnline, sequence, subscription) = network.broadcast.listen { [weak self] isOnline, sequence in
+        self?.handle { $0.machine.setOnline(isOnline, sequence: sequence) }
+      }
+      // The status now, taken with the registration: a change since `network.isOnline` was read counts.
+      handle { $0.machine.setOnline(isOnline, sequence: sequence) }
+      return subscription
+    }
+    let statuses = network.onlineStatuses()
+    // Weak, and detached so that it keeps neither the queue nor the task-local registry alive. Its sequence starts
+    // with the status now, as new as `network.isOnline` read at the queue's start or newer.
+    let task = Task.detached { [weak self] in
+      var sequence: UInt64 = 0
+      for await isOnline in statuses {
+        sequence += 1
+        guard let self else { return }
+        let reported = sequence
+        self.handle { $0.machine.setOnline(isOnline, sequence: reported) }
+      }
+    }
+    return SharedSubscription { task.cancel() }
   }
 
   /// The queue's entries and whether it runs them, for a screen: every change of the queue updates it.

@@ -196,6 +196,24 @@ private func runOffline(queueing titles: [String], file: URL, server: TodoServer
     #expect(clock.now == ManualClock().now)  // no time passed: the backoff was not waited out
   }
 
+  @Test func theQueueIsPausedAndResumedBeforeSetOnlineReturns() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let network = ManualOnlineStatus(isOnline: true)
+    let app = TodoApp(file: folder.file("queue.json"), server: TodoServer(), network: network)
+    try app.queue.restore()
+    #expect(!app.queue.isPaused)
+    network.setOnline(false)
+    #expect(app.queue.isPaused)  // on the very next line, as the store's paused work
+    #expect(!app.queue.state.wrappedValue.isOnline)
+    network.setOnline(true)
+    #expect(!app.queue.isPaused)
+    network.setOnline(false)
+    network.setOnline(true)
+    network.setOnline(false)
+    #expect(app.queue.isPaused)
+  }
+
   @Test func aRestartShowsTheOptimisticChangesAgainAndRunsEachEntryOnceWithItsIdentifier() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }

@@ -15,6 +15,8 @@ import Foundation
 ///   only once a write without it has ended: after a kill, at most the entry that was running runs again.
 /// - One write at a time; a change made while one is under way is written by the next, which starts as it ends.
 /// - Nothing is written before the queue is restored, so the entries of an earlier run are never overwritten unread.
+/// - A status report older than the one applied (by its sequence number) is ignored, so reports that arrive out of
+///   order end on the newest.
 struct MutationQueueStateMachine<Waiter> {
   typealias Entry = MutationQueueEntry
 
@@ -68,6 +70,8 @@ struct MutationQueueStateMachine<Waiter> {
   private(set) var entries: [Entry] = []
   private(set) var head = Head.idle
   private(set) var isOnline: Bool
+  /// The sequence number of the status report applied last.
+  private(set) var statusSequence: UInt64 = 0
   /// The revision of the queue's contents: raised by every change the file must hold.
   private(set) var revision: UInt64 = 0
   private(set) var writer = Writer.idle
@@ -117,8 +121,11 @@ struct MutationQueueStateMachine<Waiter> {
     return requestWrite() + startNext()
   }
 
-  /// The network status changed (or was confirmed).
-  mutating func setOnline(_ isOnline: Bool) -> [Effect] {
+  /// The network status changed (or was confirmed), as the source's report number `sequence`: a report older than
+  /// the one applied last changes nothing.
+  mutating func setOnline(_ isOnline: Bool, sequence: UInt64) -> [Effect] {
+    guard sequence > statusSequence else { return [] }
+    statusSequence = sequence
     let cameOnline = isOnline && !self.isOnline
     self.isOnline = isOnline
     guard cameOnline else { return [] }

@@ -27,6 +27,8 @@ struct MutationQueueStateMachineTests {
     var enqueues = 2
     var failures = 2
     var toggles = 3
+    /// Reports of the online status that arrive after a newer one (two changes made at once, heard out of order).
+    var staleReports = 1
     var discards = 1
     var flushes = 1
     var failedWrites = 1
@@ -42,6 +44,8 @@ struct MutationQueueStateMachineTests {
     // What the queue was asked to do.
     var isRestored = false
     var isOnline: Bool
+    /// The sequence number of the latest online status report.
+    var statusSequence: UInt64 = 0
     var queued: [UUID] = []
     var enqueued = 0
     var discarded: Set<UUID> = []
@@ -197,7 +201,19 @@ struct MutationQueueStateMachineTests {
           { model in
             model.budget.toggles -= 1
             model.isOnline.toggle()
-            return model.perform(model.machine.setOnline(model.isOnline))
+            model.statusSequence += 1
+            return model.perform(model.machine.setOnline(model.isOnline, sequence: model.statusSequence))
+          }
+        ))
+    }
+    if model.budget.staleReports > 0 && model.statusSequence > 0 {
+      events.append(
+        (
+          "stale report",
+          { model in
+            // The report before the latest one, heard after it: it must change nothing.
+            model.budget.staleReports -= 1
+            return model.perform(model.machine.setOnline(!model.isOnline, sequence: model.statusSequence - 1))
           }
         ))
     }
@@ -291,6 +307,10 @@ struct MutationQueueStateMachineTests {
     if Array(ranInOrder.prefix(model.succeeded.count)) != model.succeeded {
       return "entries succeeded out of order: \(model.succeeded)"
     }
+    // The machine follows the newest status report, whatever order the reports arrived in.
+    if model.machine.isOnline != model.isOnline {
+      return "the machine counts the device \(model.machine.isOnline ? "online" : "offline"), the newest report not"
+    }
     // The machine agrees with the reference about what is queued.
     let machineEntries = model.machine.entries.map(\.id)
     let expected = model.isRestored ? model.remaining : model.remaining.filter { $0 != ids[0] }
@@ -376,14 +396,25 @@ struct MutationQueueStateMachineTests {
     }
     #expect(retry.id == Self.ids[0] && retry.attempts == 2)
     _ = machine.failed(Self.ids[0], error: HashableError(TestFailure()))
-    _ = machine.setOnline(false)
-    let back = machine.setOnline(true)
+    _ = machine.setOnline(false, sequence: 1)
+    let back = machine.setOnline(true, sequence: 2)
     guard back.count == 2, case .stopBackoff(Self.ids[0]) = back[0], case .start(let again) = back[1] else {
       Issue.record("coming online did not retry at once: \(back)")
       return
     }
     #expect(again.id == Self.ids[0] && again.attempts == 3)
     #expect(machine.backoffEnded(Self.ids[0], failures: 2).isEmpty)  // the stopped backoff's end is stale
+  }
+
+  @Test func aStatusReportHeardAfterANewerOneChangesNothing() {
+    var machine = Machine(isOnline: true)
+    _ = machine.restored([Self.entry(0)])  // the entry starts
+    _ = machine.failed(Self.ids[0], error: HashableError(TestFailure()))
+    #expect(machine.setOnline(false, sequence: 2).isEmpty)
+    // The report before it, heard late: coming online would retry at once, but it is older than the offline one.
+    #expect(machine.setOnline(true, sequence: 1).isEmpty)
+    #expect(!machine.isOnline)
+    #expect(machine.head == .retrying(Self.ids[0], failures: 1))
   }
 
   @Test func aFlushAfterAFailedWriteWritesAgain() {
