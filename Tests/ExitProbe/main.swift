@@ -11,13 +11,19 @@
 //                                 wait (for the signal to end the process)
 //   ExitProbe kill PATH VALUE     set the value to VALUE and flush it, then set it to VALUE + 1, print "ready" and
 //                                 wait (to be killed with SIGKILL)
+//   ExitProbe cache-remove PATH VALUE       persist a query cache in PATH (its throttle an hour), set the query
+//                                           ["kept"] to VALUE and ["removed"] to another, flush the cache, then
+//                                           remove ["removed"] (nothing else changes), and end with exit(0)
+//   ExitProbe cache-remove-term PATH VALUE  the same, but first ask the library to handle SIGTERM and SIGINT, and
+//                                           after the removal print "ready" and wait for a signal
 import Foundation
 import SharedState
 import Synchronization
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let value = Int(arguments[3]) else {
-  FileHandle.standardError.write(Data("usage: ExitProbe return|busy|term|launch|kill PATH VALUE\n".utf8))
+  FileHandle.standardError.write(
+    Data("usage: ExitProbe return|busy|term|launch|kill|cache-remove|cache-remove-term PATH VALUE\n".utf8))
   exit(64)
 }
 let mode = arguments[1]
@@ -32,6 +38,28 @@ if mode == "launch" {
   // Before anything else has started the dispatch machinery: the call's work is all still to do.
   SharedRegistry.flushOnTermination()
   kill(getpid(), SIGTERM)
+}
+if mode == "cache-remove" || mode == "cache-remove-term" {
+  if mode == "cache-remove-term" { SharedRegistry.flushOnTermination() }
+  let store = SharedRegistry.current.queries
+  // A throttle no test waits for: every write after the first flush is made by the flush at exit or at SIGTERM.
+  await store.persistCache(
+    QueryCachePersistence(persister: .file(URL(fileURLWithPath: arguments[2])), throttle: .seconds(3_600)))
+  let kept = arguments[3]
+  store.setFetchedValue(kept, for: .query(["kept"]) { kept })
+  store.setFetchedValue("user data", for: .query(["removed"]) { "user data" })
+  do {
+    try await store.flushPersistedCache()
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+  }
+  store.remove(.exactly(["removed"]))
+  if mode == "cache-remove-term" {
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    while true { pause() }
+  }
+  exit(0)
 }
 // A delay no test waits for: every save these tests see is made by a flush.
 let counter = Shared(wrappedValue: 0, .fileStorage(URL(fileURLWithPath: arguments[2]), saveDelay: .seconds(3_600)))

@@ -1,4 +1,5 @@
 import Foundation
+import SharedState
 import TestSupport
 import Testing
 
@@ -98,6 +99,19 @@ private func storedValue(at url: URL) throws -> Int {
   try JSONDecoder().decode(Int.self, from: Data(contentsOf: url))
 }
 
+/// The values a next launch restores from the persisted query cache at `url`, by query.
+private func restoredQueries(from url: URL) async throws -> [QueryKey: String] {
+  let registry = SharedRegistry()
+  return try await SharedRegistry.$current.withValue(registry) {
+    let store = registry.queries
+    let restore = await store.persistCache(QueryCachePersistence(persister: .file(url)))
+    #expect(restore.problem == nil)
+    var values: [QueryKey: String] = [:]
+    for entry in store.dehydrate().entries { values[entry.key] = try entry.decodedValue(as: String.self) }
+    return values
+  }
+}
+
 /// A program that changes a file's value and ends before the save delay (an hour in the probe) has passed: the
 /// change is written before the process is gone. Each probe is a real process.
 // A probe that never ends would leave its test waiting: the time limit turns that into a failure.
@@ -148,6 +162,30 @@ private func storedValue(at url: URL) throws -> Int {
       let ending = await probe.ended(killingAfter: .seconds(20))
       #expect(ending == Ending(reason: .exit, status: 143), "launch \(launch)")
     }
+  }
+
+  /// A query removed just before a normal exit, its removal waiting for the cache's throttle (an hour in the
+  /// probe), is not restored at the next launch: the exit writes a removal as it writes a change.
+  @Test func aQueryRemovedJustBeforeANormalExitIsNotRestoredAtTheNextLaunch() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("queries.cache")
+    let ending = try await runProbe("cache-remove", path: url.path, value: 42)
+    #expect(ending == Ending(reason: .exit, status: 0))
+    #expect(try await restoredQueries(from: url) == [["kept"]: "42"])
+  }
+
+  /// The same with SIGTERM, when the program let the library handle it: the removal is written before the
+  /// process ends with 143.
+  @Test func aQueryRemovedBeforeSigtermWithTheHandlerIsNotRestoredAtTheNextLaunch() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("queries.cache")
+    let probe = try WaitingProbe("cache-remove-term", path: url.path, value: 42)
+    #expect(await probe.ready())
+    let ending = await probe.end(with: SIGTERM)
+    #expect(ending == Ending(reason: .exit, status: 143))
+    #expect(try await restoredQueries(from: url) == [["kept"]: "42"])
   }
 
   /// SIGKILL cannot be handled: the change still waiting for its save delay is lost, and the file keeps what an

@@ -177,9 +177,26 @@ actor FileStore {
     try syncFolder(folder)
   }
 
+  /// Removes the file durably; see ``removeNow(for:sequence:)``.
+  func remove(for value: any AnyObject & Sendable, sequence: UInt64? = nil) throws {
+    try removeNow(for: value, sequence: sequence)
+  }
+
+  /// Removes the file durably, change number `sequence` of `value`, on the calling thread, as a write of that
+  /// change: ordered with the value's writes by ``FileWriteOrder`` under the file's write lock, so a write of an
+  /// older change under way elsewhere cannot bring the file back after it (and a removal of an older change is
+  /// skipped after a newer write).
+  nonisolated func removeNow(for value: any AnyObject & Sendable, sequence: UInt64?) throws {
+    try writing.withLock { writing in
+      guard writing.order.writeRequested(sequence: sequence, by: value) == .write else { return }
+      try removeDurably(for: value)
+      writing.order.writeSucceeded(sequence: sequence, by: value)
+    }
+  }
+
   /// Removes the file durably, following a symbolic link (the link stays): an unlink, then an `fsync` of the folder
   /// so the removal survives a power loss. A missing file is already removed.
-  func remove(for value: any AnyObject & Sendable) throws {
+  private nonisolated func removeDurably(for value: any AnyObject & Sendable) throws {
     guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
     guard let target = Self.followingLinks(url.path) else {
       throw FileStorageError.unwritable(

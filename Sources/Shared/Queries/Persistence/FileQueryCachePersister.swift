@@ -67,4 +67,15 @@ public struct FileQueryCachePersister: QueryCachePersister {
   public func remove() async throws {
     try await store.remove(for: owner)
   }
+
+  /// Removes the file, write number `sequence` of the cache, durably; skipped when the file holds a later one.
+  func remove(sequence: UInt64) async throws {
+    try await store.remove(for: owner, sequence: sequence)
+  }
+
+  /// Removes the file, write number `sequence` of the cache, durably, on the calling thread (the flush at exit);
+  /// skipped when the file holds a later one.
+  func removeNow(sequence: UInt64) throws {
+    try store.removeNow(for: owner, sequence: sequence)
+  }
 }

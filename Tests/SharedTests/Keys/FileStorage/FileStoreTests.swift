@@ -391,6 +391,27 @@ struct Gauge: Codable, Sendable, Equatable {
     #expect(settings.volume == 2)
     #expect(FileStorageError.notAFileURL(url: url).description.contains("https://example.com/settings.json"))
   }
+
+  /// A numbered removal is ordered with the writes of its value, as a write is: a write of an older change that
+  /// comes after it (one under way on the pool as the exit removes the file) does not bring the file back.
+  @Test func aRemovalIsOrderedWithTheWritesOfItsValue() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("cache.bin")
+    let store = FileStore.forFile(at: url.standardizedFileURL)
+    let owner = DeinitAction {}
+    try store.writeNow(Data("one".utf8), for: owner, sequence: 1)
+    try store.removeNow(for: owner, sequence: 3)
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+    try await store.write(Data("two".utf8), for: owner, sequence: 2)
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+    try await store.remove(for: owner, sequence: 2)  // older than the removal: nothing to do
+    try await store.write(Data("four".utf8), for: owner, sequence: 4)
+    try await store.remove(for: owner, sequence: 3)  // older than the write of 4: skipped
+    #expect(try Data(contentsOf: url) == Data("four".utf8))
+    try await store.remove(for: owner)  // unnumbered: always removes
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+  }
 }
 
 /// The document the probe writes.

@@ -79,6 +79,34 @@ struct FileQueryCachePersisterTests {
     #expect(try flushed.entries.map { try $0.decodedValue(as: String.self) } == ["waiting"])
   }
 
+  /// A removal waiting for the throttle is written by the flush at exit as a change is: a removed query is gone
+  /// from the file, and a cache every query was removed from is removed, so a later store restores none of them.
+  @Test func theExitWritesARemovalThatWaitsForTheThrottle() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("queries.cache")
+    let persistence = QueryCachePersistence(
+      persister: .file(url), version: "1", throttle: .seconds(60), clock: ManualClock())
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence)
+    let engine = try #require(store.persistedCache.engine)
+    let fetcher = KeyedFetcher()
+    store.setFetchedValue("one", for: fetcher.query(["posts", 1], "post", clock: ManualClock()))
+    store.setFetchedValue("two", for: fetcher.query(["posts", 2], "post", clock: ManualClock()))
+    try await store.flushPersistedCache()
+    store.remove(.exactly(["posts", 1]))
+    try engine.flushBeforeExit()
+    let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
+    #expect(cache.entries.map(\.key) == [["posts", 2]])
+    store.remove(.all)
+    try engine.flushBeforeExit()
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+    let registry = SharedRegistry()
+    await SharedRegistry.$current.withValue(registry) {
+      #expect(await registry.queries.persistCache(persistence) == QueryCacheRestore(restored: 0))
+    }
+  }
+
   @Test func aDamagedFileIsDroppedAndReplacedByTheNextWrite() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }

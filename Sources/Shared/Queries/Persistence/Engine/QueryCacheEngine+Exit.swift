@@ -3,14 +3,15 @@ import Foundation
 extension QueryCacheEngine: FlushParticipant {
   var flushDescription: String { "the persisted query cache" }
 
-  /// Writes the changes that wait for the throttle (or for a write under way), on the exiting thread, when the
-  /// cache is kept by a ``FileQueryCachePersister``; a persister of the program's own can only be written by
+  /// Writes the changes that wait for the throttle (or for a write under way), removals included, on the exiting
+  /// thread, when the cache is kept by a ``FileQueryCachePersister``; a persister of the program's own can only be written by
   /// awaiting, so it is written by ``SharedRegistry/flush()`` and not here.
   ///
   /// It takes what waits under the engine's lock, releases it, reads and encodes the changed values (the program's
   /// `encode(to:)`, after every lock), and writes through the file store's ordered write with a number above every
-  /// write started so far: a write still under way on the pool lands before it or is skipped after it. The
-  /// engine's own state is left as it is: the process is ending.
+  /// write started so far: a write still under way on the pool lands before it or is skipped after it. A cache
+  /// left with no entry is removed, as a write that empties it does, in the same order. The engine's own state is
+  /// left as it is: the process is ending.
   func flushBeforeExit() throws {
     guard let pending = pendingAtExit(), let file = pending.options.persister as? FileQueryCachePersister else {
       return
@@ -33,9 +34,12 @@ extension QueryCacheEngine: FlushParticipant {
       }
     }
     withExtendedLifetime(accesses) {}
-    guard !entries.isEmpty else { return }
     let oldest = now.addingTimeInterval(-pending.options.maxAge.timeInterval)
     let kept = entries.values.filter { !$0.isObtained(before: oldest) }
+    guard !kept.isEmpty else {
+      try file.removeNow(sequence: pending.sequence)
+      return
+    }
     try file.saveNow(
       QueryCacheFormat.encode(version: pending.options.version, savedAt: now, entries: kept),
       sequence: pending.sequence)

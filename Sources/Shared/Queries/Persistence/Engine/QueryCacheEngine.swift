@@ -266,14 +266,15 @@ final class QueryCacheEngine: Sendable {
 
   /// What the flush at exit writes: the keys changed since the last write ended (those of a write under way too),
   /// the entries as they are, and the number of the exit's write; `nil` when the store does not persist or nothing
-  /// waits.
+  /// waits. A removal, a dropped entry or an invalidation waits too, with no key to read: the writer has a change
+  /// no successful write covered.
   func pendingAtExit() -> (
     keys: Set<QueryKey>, entries: [QueryKey: QueryCacheEntry], options: QueryCachePersistence, sequence: UInt64
   )? {
     state.withLock { state in
       guard let persisting = state.persisting else { return nil }
       let keys = persisting.changed.union(persisting.inFlight?.keys ?? [])
-      guard !keys.isEmpty else { return nil }
+      guard !keys.isEmpty || persisting.writer.hasUnwrittenChanges else { return nil }
       state.persisting?.writeSequence += 1
       return (keys, state.entries, persisting.options, persisting.writeSequence + 1)
     }
@@ -447,7 +448,11 @@ final class QueryCacheEngine: Sendable {
     var failure: QueryCacheProblem?
     do {
       if entries.isEmpty {
-        try await options.persister.remove()
+        if let file = options.persister as? FileQueryCachePersister {
+          try await file.remove(sequence: sequence)
+        } else {
+          try await options.persister.remove()
+        }
       } else {
         let data = QueryCacheFormat.encode(version: options.version, savedAt: now, entries: entries.values)
         if let file = options.persister as? FileQueryCachePersister {
