@@ -34,9 +34,10 @@ public import Foundation
 /// says the device is online; while it is offline the queue is paused (``MutationQueueState/isPaused``) and its
 /// entries wait. The library's own sources (``ManualOnlineStatus``, `NetworkPathOnlineStatus`) tell the queue of a
 /// change at once, in the thread that made it, as they tell the store (after `setOnline(false)` returns, ``isPaused``
-/// is true); a source of the program's own is followed through its `onlineStatuses()`. A run that fails is retried after a backoff (or as soon as the network comes back), and the
-/// entries behind it wait: none is ever skipped. An entry leaves the queue when its run succeeds, or when the
-/// program discards it (``discard(_:)``), which undoes its optimistic changes.
+/// is true); a source of the program's own is followed through its `onlineStatuses()`. A run that fails is retried
+/// after a backoff (or as soon as the network comes back), and the entries behind it wait: none is ever skipped. An
+/// entry leaves the queue when its run succeeds, or when the program discards it (``discard(_:)``), which undoes its
+/// optimistic changes.
 ///
 /// Each run goes through the mutation key's shared state: holders of `.mutation("add-todo")` see it pending, then
 /// its result, and its runs in their history; after a success the queries it `invalidates` refetch.

@@ -4,8 +4,8 @@ extension QueryCacheEngine: FlushParticipant {
   var flushDescription: String { "the persisted query cache" }
 
   /// Writes the changes that wait for the throttle (or for a write under way), removals included, on the exiting
-  /// thread, when the cache is kept by a ``FileQueryCachePersister``; a persister of the program's own can only be written by
-  /// awaiting, so it is written by ``SharedRegistry/flush()`` and not here.
+  /// thread, when the cache is kept by a ``FileQueryCachePersister``; a persister of the program's own can only be
+  /// written by awaiting, so it is written by ``SharedRegistry/flush()`` and not here.
   ///
   /// It takes what waits under the engine's lock, releases it, reads and encodes the changed values (the program's
   /// `encode(to:)`, after every lock), and writes through the file store's ordered write with a number above every
