@@ -21,8 +21,8 @@
     /// A thread whose entry another thread holds reads a box inside a tracking, through a spare under the
     /// thread-local key; the other thread ends before the read takes the spare. The read takes exactly the spare it
     /// went through, without claiming the freed entry or making a spare.
-    @Test func aTrackedReadTakesTheSpareItWentThroughWhenTheEntryFreesMeanwhile() {
-      let outcome = onThreadWithEntryHeld { entry in
+    @Test func aTrackedReadTakesTheSpareItWentThroughWhenTheEntryFreesMeanwhile() async {
+      let outcome = await onThreadWithEntryHeld { entry in
         let probe = ObservationProbe.shared
         let box = ReactiveBox(0)
         var read: SpareRead?
@@ -51,8 +51,8 @@
     /// A thread whose entry another thread holds keeps its spare under the key, and keeps using it (without trying
     /// the entry again) after the entry frees; once a tracked read takes that spare, its next read takes the entry
     /// over.
-    @Test func aThreadWithASpareUnderTheKeyKeepsItThenTakesOverTheFreedEntry() {
-      let outcome = onThreadWithEntryHeld { entry in
+    @Test func aThreadWithASpareUnderTheKeyKeepsItThenTakesOverTheFreedEntry() async {
+      let outcome = await onThreadWithEntryHeld { entry in
         let probe = ObservationProbe.shared
         let thread = UInt(pthread_self())
         let box = ReactiveBox(7)
@@ -83,13 +83,24 @@
 
     /// Two living threads whose `pthread_t` hash to the same entry: the first owns the entry, the second keeps its
     /// spare under the key, and both read, plain and tracked.
-    @Test func twoThreadsSharingAnEntryBothRead() {
-      struct Report: Sendable {
-        var entry: Int
-        var ownsEntry: Bool
-        var usesKey: Bool
-        var readsWork: Bool
-      }
+    @Test func twoThreadsSharingAnEntryBothRead() async throws {
+      // The waits and joins run on a thread of their own, never on the shared pool.
+      let found = await onThreadOfItsOwn { Self.twoThreadsSharingAnEntry() }
+      let (first, second) = try #require(found)
+      #expect(first.readsWork && first.ownsEntry && !first.usesKey)
+      #expect(second.readsWork && !second.ownsEntry && second.usesKey)
+    }
+
+    /// What each of two threads sharing an entry (one owning it, the other using a spare under the key) saw.
+    struct Report: Sendable {
+      var entry: Int
+      var ownsEntry: Bool
+      var usesKey: Bool
+      var readsWork: Bool
+    }
+
+    /// Starts threads until two share an entry, one owning it; returns what each saw.
+    private static func twoThreadsSharingAnEntry() -> (Report, Report)? {
       let reports = Mutex<[Report]>([])
       let release = DispatchSemaphore(value: 0)
       var threads: [JoinedThread] = []
@@ -132,15 +143,13 @@
       }
       for _ in threads { release.signal() }
       for thread in threads { thread.join() }
-      let (first, second) = try! #require(pair)
-      #expect(first.readsWork && first.ownsEntry && !first.usesKey)
-      #expect(second.readsWork && !second.ownsEntry && second.usesKey)
+      return pair
     }
 
     /// A thread's end gives its entry back and releases the spare in it.
-    @Test func aThreadsEndGivesItsEntryBackAndReleasesItsSpare() {
+    @Test func aThreadsEndGivesItsEntryBackAndReleasesItsSpare() async {
       let spare = WeakSpare()
-      let outcome = onThreadWithEntryHeld { entry in
+      let outcome = await onThreadWithEntryHeld { entry in
         let probe = ObservationProbe.shared
         probe.threadSlots.owners[entry].store(0, ordering: .releasing)
         _ = ReactiveBox(0).value
@@ -153,8 +162,8 @@
 
     /// A thread that finds its entry already its own (left behind by a dead thread with the same `pthread_t` that
     /// read after its end gave the entry back) makes sure its own end gives the entry back.
-    @Test func aThreadThatFindsItsEntryAlreadyItsOwnGivesItBackAtItsEnd() {
-      let outcome = onThreadWithEntryHeld { entry in
+    @Test func aThreadThatFindsItsEntryAlreadyItsOwnGivesItBackAtItsEnd() async {
+      let outcome = await onThreadWithEntryHeld { entry in
         let probe = ObservationProbe.shared
         // As a dead thread with this `pthread_t` left it: owned by this thread, no spare, and nothing to give it
         // back at this thread's end.
@@ -200,7 +209,14 @@
   /// Runs `body(entry)` on a thread of its own, while its entry `entry` is held by an owner that is no living
   /// thread, and returns what it returns. A thread whose entry a living thread holds stays alive meanwhile (so the
   /// next thread gets another `pthread_t`) and the next one tries.
-  private func onThreadWithEntryHeld(_ body: @escaping @Sendable (Int) -> String) -> String {
+  ///
+  /// Its waits and joins run on a thread of their own too (``onThreadOfItsOwn(_:)``), never on the shared pool.
+  private func onThreadWithEntryHeld(_ body: @escaping @Sendable (Int) -> String) async -> String {
+    await onThreadOfItsOwn { runWithEntryHeld(body) }
+  }
+
+  /// The part of ``onThreadWithEntryHeld(_:)`` that waits for and joins its threads.
+  private func runWithEntryHeld(_ body: @escaping @Sendable (Int) -> String) -> String {
     let outcome = Mutex<String?>(nil)
     let release = DispatchSemaphore(value: 0)
     var parked: [JoinedThread] = []
