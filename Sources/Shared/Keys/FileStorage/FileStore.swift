@@ -177,6 +177,11 @@ actor FileStore {
     try syncFolder(folder)
   }
 
+  /// Appends `data` to the file durably; see ``appendNow(_:for:sequence:)``.
+  func append(_ data: Data, for value: any AnyObject & Sendable, sequence: UInt64?) throws {
+    try appendNow(data, for: value, sequence: sequence)
+  }
+
   /// Removes the file durably; see ``removeNow(for:sequence:)``.
   func remove(for value: any AnyObject & Sendable, sequence: UInt64? = nil) throws {
     try removeNow(for: value, sequence: sequence)
@@ -192,6 +197,48 @@ actor FileStore {
       try removeDurably(for: value)
       writing.order.writeSucceeded(sequence: sequence, by: value)
     }
+  }
+
+  /// Appends `data` to the file durably, change number `sequence` of `value`, on the calling thread: ordered with the
+  /// value's writes and removals by ``FileWriteOrder``, so an older append under way elsewhere is skipped after a
+  /// newer write.
+  ///
+  /// Four system calls: an `open` of the existing file (following a symbolic link) for appending, one `write` (more
+  /// only if the system takes part of the bytes), an `fdatasync` (an `fsync` where there is none), and a `close`.
+  /// The file must exist: a missing file is an error, since only a whole write makes it (and syncs its folder).
+  nonisolated func appendNow(_ data: Data, for value: any AnyObject & Sendable, sequence: UInt64?) throws {
+    try writing.withLock { writing in
+      guard writing.order.writeRequested(sequence: sequence, by: value) == .write else { return }
+      try appendDurably(data)
+      writing.count += 1
+      writing.order.writeSucceeded(sequence: sequence, by: value)
+    }
+  }
+
+  private nonisolated func appendDurably(_ data: Data) throws {
+    guard url.isFileURL else { throw FileStorageError.notAFileURL(url: url) }
+    let descriptor = open(url.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+    guard descriptor >= 0 else { throw failure() }
+    var isOpen = true
+    defer { if isOpen { close(descriptor) } }
+    try data.withUnsafeBytes { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let count = writeBytes(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+        if count < 0 {
+          if errno == EINTR { continue }
+          throw failure()
+        }
+        offset += count
+      }
+    }
+    #if canImport(Darwin)
+      guard fsync(descriptor) == 0 else { throw failure() }
+    #else
+      guard fdatasync(descriptor) == 0 else { throw failure() }
+    #endif
+    isOpen = false
+    guard close(descriptor) == 0 else { throw failure() }
   }
 
   /// Removes the file durably, following a symbolic link (the link stays): an unlink, then an `fsync` of the folder

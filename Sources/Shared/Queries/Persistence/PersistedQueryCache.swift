@@ -55,6 +55,9 @@ public struct PersistedQueryCache: Codable, Sendable, Equatable {
   /// - Throws: ``QueryCacheProblem/corrupt(reason:)`` or ``QueryCacheProblem/unsupportedFormat(_:)``.
   public init(encoded data: Data) throws {
     let contents = try QueryCacheFormat.decode(data)
+    if let cut = contents.cut {
+      throw QueryCacheProblem.corrupt(reason: "its last \(cut.droppedBytes) bytes are not whole: \(cut.reason)")
+    }
     self.init(version: contents.version, savedAt: contents.savedAt, entries: contents.entries.map(\.publicEntry))
   }
 

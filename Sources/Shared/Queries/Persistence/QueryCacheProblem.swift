@@ -17,6 +17,9 @@ public enum QueryCacheProblem: Error, Sendable, Hashable, CustomStringConvertibl
   /// The stored bytes are not a whole cache: damaged, truncated, or something else altogether. The cache is
   /// dropped, and replaced at the next write.
   case corrupt(reason: String)
+  /// The end of the stored cache was cut short or damaged (a write torn by a kill or a power loss): the changes
+  /// before it are restored, the last `droppedBytes` bytes are not, and the next write saves the whole cache again.
+  case cutShort(droppedBytes: Int, reason: String)
   /// The cache was written in a layout this version of the library does not read (a later version wrote it). It
   /// is dropped.
   case unsupportedFormat(Int)
@@ -39,6 +42,9 @@ public enum QueryCacheProblem: Error, Sendable, Hashable, CustomStringConvertibl
     switch self {
     case .unreadable(let reason): "The query cache could not be loaded (\(reason)); the store starts without it."
     case .corrupt(let reason): "The stored query cache is not valid (\(reason)); it was dropped."
+    case .cutShort(let droppedBytes, let reason):
+      "The end of the stored query cache was cut short (\(reason)); its last \(droppedBytes) bytes were dropped "
+        + "and the changes before them restored."
     case .unsupportedFormat(let format):
       "The stored query cache has layout \(format), which this version of the library does not read; it was dropped."
     case .versionMismatch(let stored, let expected):

@@ -77,7 +77,7 @@ import Testing
     // A cache with a valid checksum whose entry count is beyond what its bytes can hold.
     var writer = QueryCacheByteWriter()
     writer.appendRaw(QueryCacheFormat.magic)
-    writer.appendByte(QueryCacheFormat.format)
+    writer.appendByte(QueryCacheFormat.wholeFormat)
     writer.appendSized(Array("1".utf8))
     writer.appendUInt64(0)
     writer.appendUInt32(UInt32.max)

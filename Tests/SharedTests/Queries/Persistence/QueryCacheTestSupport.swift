@@ -4,12 +4,14 @@ import Testing
 
 @testable import SharedState
 
-/// A persister that keeps the cache in memory, counts its writes, can fail, and lets a test wait for a write.
+/// A persister that keeps the cache in memory, counts its writes, can fail, and lets a test wait for a write; made
+/// `appending`, it appends the changes of each write as a file does.
 final class MemoryCachePersister: QueryCachePersister {
   private struct State {
     var data: Data?
     var saves = 0
     var removals = 0
+    var appends = 0
     /// Writes that began, held at ``gate`` or not.
     var begun = 0
     var gate: Gate?
@@ -19,9 +21,11 @@ final class MemoryCachePersister: QueryCachePersister {
   }
 
   private let state: Lock<State>
+  let appendsChanges: Bool
 
-  init(data: Data? = nil) {
+  init(data: Data? = nil, appending: Bool = false) {
     state = Lock(State(data: data))
+    appendsChanges = appending
   }
 
   convenience init(_ cache: PersistedQueryCache) throws {
@@ -44,6 +48,14 @@ final class MemoryCachePersister: QueryCachePersister {
     try write { state in
       state.data = data
       state.saves += 1
+    }
+  }
+
+  func append(_ data: Data) async throws {
+    await begin()
+    try write { state in
+      state.data?.append(data)
+      state.appends += 1
     }
   }
 
@@ -77,7 +89,7 @@ final class MemoryCachePersister: QueryCachePersister {
     let resumed = try state.withLock { state -> [CheckedContinuation<Void, Never>] in
       if state.isFailing { throw Failure() }
       body(&state)
-      let writes = state.saves + state.removals
+      let writes = state.saves + state.removals + state.appends
       let resumed = state.waiters.filter { $0.count <= writes }.map(\.continuation)
       state.waiters.removeAll { $0.count <= writes }
       return resumed
@@ -85,11 +97,11 @@ final class MemoryCachePersister: QueryCachePersister {
     for waiter in resumed { waiter.resume() }
   }
 
-  /// Waits until `count` writes (saves and removals) succeeded.
+  /// Waits until `count` writes (saves, appends and removals) succeeded.
   func waitForWrites(_ count: Int) async {
     await withCheckedContinuation { continuation in
       let ready = state.withLock { state -> Bool in
-        if state.saves + state.removals >= count { return true }
+        if state.saves + state.removals + state.appends >= count { return true }
         state.waiters.append((count, continuation))
         return false
       }
@@ -108,7 +120,8 @@ final class MemoryCachePersister: QueryCachePersister {
   var data: Data? { state.withLock { $0.data } }
   var saves: Int { state.withLock { $0.saves } }
   var removals: Int { state.withLock { $0.removals } }
-  var writes: Int { state.withLock { $0.saves + $0.removals } }
+  var appends: Int { state.withLock { $0.appends } }
+  var writes: Int { state.withLock { $0.saves + $0.removals + $0.appends } }
 
   /// The stored cache, read back.
   func stored() throws -> PersistedQueryCache? {

@@ -118,16 +118,17 @@ struct QueryStorePersistedCacheTests {
     #expect(problems.all == [restore.problem].compactMap { $0 })
   }
 
-  @Test func aTruncatedCacheIsDroppedAndTheStoreStartsWithout() async throws {
+  @Test func aTruncatedCacheIsCutAndTheStoreStartsWithoutItsTornFrame() async throws {
     let whole = try #require(try storedCache([(["posts", 1], "cached", .seconds(60))]).data)
     let persister = MemoryCachePersister(data: whole.prefix(whole.count - 3))
     let store = SharedRegistry.current.queries
     let restore = await store.persistCache(persistence(persister, clock: ManualClock()))
-    guard case .corrupt(let reason) = restore.problem else {
+    guard case .cutShort(let droppedBytes, let reason) = restore.problem else {
       Issue.record("restored with \(restore.problem as Any)")
       return
     }
-    #expect(reason.contains("truncated"))
+    #expect(reason.contains("cut short"))
+    #expect(droppedBytes > 0 && droppedBytes < whole.count)
     #expect(store.cachedValue(for: ["posts", 1], as: String.self) == nil)
   }
 

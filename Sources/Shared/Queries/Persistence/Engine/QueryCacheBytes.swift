@@ -40,6 +40,16 @@ struct QueryCacheByteWriter {
   mutating func appendRaw(_ data: [UInt8]) {
     bytes.append(contentsOf: data)
   }
+
+  /// Writes `value` over the four bytes at `offset`, which were appended before.
+  mutating func overwriteUInt32(_ value: UInt32, at offset: Int) {
+    withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + 4, with: $0) }
+  }
+
+  /// Writes `value` over the eight bytes at `offset`, which were appended before.
+  mutating func overwriteUInt64(_ value: UInt64, at offset: Int) {
+    withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + 8, with: $0) }
+  }
 }
 
 /// Reads what ``QueryCacheByteWriter`` wrote, checking every length against the bytes that are there: a damaged or
@@ -59,6 +69,12 @@ struct QueryCacheByteReader {
   }
 
   var isAtEnd: Bool { offset >= bytes.count }
+
+  /// Moves to `offset`, which is within the input.
+  mutating func skip(to offset: Int) {
+    precondition(offset >= self.offset && offset <= bytes.count)
+    self.offset = offset
+  }
 
   /// The next `count` bytes of `field` (named for the failure only: a static string, so that reading builds no text).
   private mutating func take(_ count: Int, for field: StaticString) throws(Failure) -> UnsafeRawBufferPointer {

@@ -9,8 +9,10 @@ extension QueryCacheEngine: FlushParticipant {
   ///
   /// It takes what waits under the engine's lock, releases it, reads and encodes the changed values (the program's
   /// `encode(to:)`, after every lock), and writes through the file store's ordered write with a number above every
-  /// write started so far: a write still under way on the pool lands before it or is skipped after it. A cache
-  /// left with no entry is removed, as a write that empties it does, in the same order. The engine's own state is
+  /// write started so far: a write still under way on the pool lands before it or is skipped after it. It appends a
+  /// frame of the changed entries when the stored log takes one (the frame covers the changes of a write under way
+  /// too, so skipping that write loses nothing), and writes the whole cache otherwise. A cache left with no entry is
+  /// removed, as a write that empties it does, in the same order. The engine's own state is
   /// left as it is: the process is ending.
   func flushBeforeExit() throws {
     guard let pending = pendingAtExit(), let file = pending.options.persister as? FileQueryCachePersister else {
@@ -34,6 +36,20 @@ extension QueryCacheEngine: FlushParticipant {
       }
     }
     withExtendedLifetime(accesses) {}
+    if pending.appends, !entries.isEmpty {
+      // The changed entries appended after the stored log: a frame, as a write made now would append it.
+      var puts: [QueryCacheEntry] = []
+      var removals: [Data] = []
+      for key in pending.keys.union(pending.dirty) {
+        if let entry = entries[key] {
+          puts.append(entry)
+        } else if let bytes = Self.keyBytes(key) {
+          removals.append(bytes)
+        }
+      }
+      try file.appendNow(QueryCacheFormat.frame(putting: puts, removing: removals), sequence: pending.sequence)
+      return
+    }
     let oldest = now.addingTimeInterval(-pending.options.maxAge.timeInterval)
     let kept = entries.values.filter { !$0.isObtained(before: oldest) }
     guard !kept.isEmpty else {

@@ -7,7 +7,9 @@ import Foundation
 /// here, as JSON, until its query is first used (only the query knows the value's type), and stays after it is
 /// used, so that a query collected and made again later starts from it too. A change to a persisted query only
 /// notes its key; the write that follows reads and encodes the value of each noted query, so that many changes to
-/// one query encode it once, and writes every entry as it is (see ``QueryCacheFormat``).
+/// one query encode it once. A write appends the entries that changed since the last one, when the persister
+/// appends, and writes every entry as it is when the appended changes outweigh the cache (see ``QueryCacheFormat``
+/// and ``QueryCacheLog``).
 ///
 /// Every decision is made under the engine's lock and acted on after it: encoding and decoding values, the filter's
 /// predicate, the persister and the problem callback all run outside every lock. The engine exists, without
@@ -36,6 +38,11 @@ final class QueryCacheEngine: Sendable {
     var writer = Writer()
     /// The queries whose values changed since the write under way (or the last one) read them.
     var changed: Set<QueryKey> = []
+    /// The keys whose entries changed otherwise (put in, dropped, removed, invalidated) since the write under way
+    /// (or the last one) took them: the next appended frame records them.
+    var dirty: Set<QueryKey> = []
+    /// What the stored bytes are: whether the next write appends.
+    var log = QueryCacheLog()
     /// The write reading values now, if one does.
     var inFlight: InFlight?
     /// The timer running, by its machine identifier.
@@ -54,6 +61,8 @@ final class QueryCacheEngine: Sendable {
   /// value read before a removal never comes back.
   private struct InFlight {
     var keys: Set<QueryKey>
+    /// The keys whose entries the write records without reading a value.
+    var dirty: Set<QueryKey> = []
     var removed: Set<QueryKey> = []
     var invalidated: Set<QueryKey> = []
   }
@@ -91,6 +100,7 @@ final class QueryCacheEngine: Sendable {
       let onProblem = state.persisting?.options.onProblem
       guard state.entries[entry.key]?.serial == entry.serial else { return ((.none, onProblem), nil) }
       let dropped = state.entries.removeValue(forKey: entry.key)
+      state.persisting?.dirty.insert(entry.key)
       return ((state.persisting?.writer.changed() ?? .none, onProblem), dropped)
     }
     act(action)
@@ -109,6 +119,7 @@ final class QueryCacheEngine: Sendable {
         state.serial += 1
         entry.serial = state.serial
         if let previous = state.entries.updateValue(entry, forKey: entry.key) { replaced.append(previous) }
+        state.persisting?.dirty.insert(entry.key)
         inserted += 1
       }
       let action = inserted > 0 ? state.persisting?.writer.changed() ?? .none : Writer.ChangeAction.none
@@ -142,6 +153,7 @@ final class QueryCacheEngine: Sendable {
       for key in keys {
         if let entry = state.entries.removeValue(forKey: key) {
           released.append(entry)
+          state.persisting?.dirty.insert(key)
           changed = true
         }
         if let noted = state.persisting?.changed.remove(key) {
@@ -168,6 +180,7 @@ final class QueryCacheEngine: Sendable {
       for key in keys {
         if state.entries[key]?.isInvalidated == false {
           state.entries[key]?.isInvalidated = true
+          state.persisting?.dirty.insert(key)
           changed = true
         }
         if state.persisting?.inFlight?.keys.contains(key) == true {
@@ -221,11 +234,15 @@ final class QueryCacheEngine: Sendable {
     precondition(isFirst, "A query store persists its cache once: persistCache(_:) was called before")
     var restore = QueryCacheRestore(restored: 0)
     var dropsStoredCache = false
+    var log = QueryCacheLog()
     do {
       if let data = try await options.persister.load() {
         let contents = try QueryCacheFormat.decode(data)
         if contents.version != options.version {
           throw QueryCacheProblem.versionMismatch(stored: contents.version, expected: options.version)
+        }
+        if let cut = contents.cut {
+          restore.problem = .cutShort(droppedBytes: cut.droppedBytes, reason: cut.reason)
         }
         let oldest = Date().addingTimeInterval(-options.maxAge.timeInterval)
         var chosen: [QueryCacheEntry] = []
@@ -242,7 +259,10 @@ final class QueryCacheEngine: Sendable {
         let (restored, problems) = store.store?.hydrate(chosen, engine: self) ?? (0, [])
         restore.restored = restored
         for problem in problems { options.onProblem?(problem) }
-        dropsStoredCache = restore.expired > 0 || restore.excluded > 0
+        dropsStoredCache = restore.expired > 0 || restore.excluded > 0 || contents.cut != nil
+        if contents.isAppendable, !dropsStoredCache, options.persister.appendsChanges {
+          log = QueryCacheLog(restoredBytes: data.count, wholeBytes: contents.liveBytes)
+        }
       }
     } catch let problem as QueryCacheProblem {
       restore.problem = problem
@@ -254,7 +274,7 @@ final class QueryCacheEngine: Sendable {
     let present = store.store?.recordKeys(under: options.filter.key) ?? []
     let chosen = options.filter.predicate.map { present.filter($0) } ?? present
     let action = state.withLock { state in
-      state.persisting = Persisting(options: options, changed: Set(chosen))
+      state.persisting = Persisting(options: options, changed: Set(chosen), log: log)
       return dropsStoredCache || !chosen.isEmpty ? state.persisting?.writer.changed() ?? .none : .none
     }
     act(action)
@@ -265,19 +285,33 @@ final class QueryCacheEngine: Sendable {
   }
 
   /// What the flush at exit writes: the keys changed since the last write ended (those of a write under way too),
-  /// the entries as they are, and the number of the exit's write; `nil` when the store does not persist or nothing
-  /// waits. A removal, a dropped entry or an invalidation waits too, with no key to read: the writer has a change
-  /// no successful write covered.
-  func pendingAtExit() -> (
-    keys: Set<QueryKey>, entries: [QueryKey: QueryCacheEntry], options: QueryCachePersistence, sequence: UInt64
-  )? {
+  /// the keys whose entries changed otherwise (to record as they are), the entries as they are, whether the stored
+  /// log takes an appended frame, and the number of the exit's write; `nil` when the store does not persist or
+  /// nothing waits. A removal, a dropped entry or an invalidation waits too, with no key to read: the writer has a
+  /// change no successful write covered.
+  func pendingAtExit() -> PendingAtExit? {
     state.withLock { state in
       guard let persisting = state.persisting else { return nil }
       let keys = persisting.changed.union(persisting.inFlight?.keys ?? [])
       guard !keys.isEmpty || persisting.writer.hasUnwrittenChanges else { return nil }
       state.persisting?.writeSequence += 1
-      return (keys, state.entries, persisting.options, persisting.writeSequence + 1)
+      return PendingAtExit(
+        keys: keys, dirty: persisting.dirty.union(persisting.inFlight?.dirty ?? []), entries: state.entries,
+        appends: persisting.log.isAppendable && persisting.options.persister.appendsChanges,
+        options: persisting.options, sequence: persisting.writeSequence + 1)
     }
+  }
+
+  /// What waits to be written as the process exits: see ``pendingAtExit()``.
+  struct PendingAtExit {
+    var keys: Set<QueryKey>
+    var dirty: Set<QueryKey>
+    var entries: [QueryKey: QueryCacheEntry]
+    /// Whether the stored bytes take an appended frame: a write under way that is skipped after the exit's (an
+    /// older one) leaves them as they were before it.
+    var appends: Bool
+    var options: QueryCachePersistence
+    var sequence: UInt64
   }
 
   /// Writes every change made so far, and returns once it is written; at once when nothing waits to be written.
@@ -404,25 +438,36 @@ final class QueryCacheEngine: Sendable {
     return (reads, problems)
   }
 
-  /// One write: reads and encodes the values of the changed queries, updates their entries, and stores every entry.
+  /// What one write stores: the changed entries appended, every entry, or nothing (the cache became empty).
+  private enum Stored {
+    case frame(puts: [QueryCacheEntry], removals: [QueryKey])
+    case whole([QueryKey: QueryCacheEntry])
+    case removal
+  }
+
+  /// One write: reads and encodes the values of the changed queries, updates their entries, and stores the entries
+  /// that changed (appended) or every entry (a whole write), as ``QueryCacheLog`` decides.
   private func write() async {
     let taken = state.withLock { state -> (keys: Set<QueryKey>, options: QueryCachePersistence, sequence: UInt64)? in
       guard let persisting = state.persisting else { return nil }
       let keys = persisting.changed
       state.persisting?.changed = []
-      state.persisting?.inFlight = InFlight(keys: keys)
+      state.persisting?.dirty = []
+      state.persisting?.inFlight = InFlight(keys: keys, dirty: persisting.dirty)
       state.persisting?.writeSequence += 1
       return (keys, persisting.options, persisting.writeSequence + 1)
     }
     guard let (keys, options, sequence) = taken else { return }
     let (reads, problems) = read(keys)
     let now = Date()
-    let entries = state.withLockReleasingAfter {
-      state -> (result: [QueryKey: QueryCacheEntry], released: [QueryCacheEntry]) in
+    let appends = options.persister.appendsChanges
+    let stored = state.withLockReleasingAfter { state -> (result: Stored, released: [QueryCacheEntry]) in
       var released: [QueryCacheEntry] = []
       let inFlight = state.persisting?.inFlight
       state.persisting?.inFlight = nil
+      var recorded = inFlight?.dirty ?? []
       for (key, read, keyBytes) in reads where inFlight?.removed.contains(key) != true {
+        recorded.insert(key)
         switch read {
         case .value(let data, let updatedAt, let fallback):
           guard let keyBytes else { continue }
@@ -438,34 +483,44 @@ final class QueryCacheEngine: Sendable {
           break
         }
       }
+      guard !state.entries.isEmpty else { return (.removal, released) }
+      if appends, let log = state.persisting?.log {
+        var puts: [QueryCacheEntry] = []
+        var removals: [QueryKey] = []
+        var frameBytes = QueryCacheFormat.frameOverhead + 4
+        for key in recorded {
+          if let entry = state.entries[key] {
+            puts.append(entry)
+            frameBytes += QueryCacheFormat.putSize(entry)
+          } else {
+            removals.append(key)
+            frameBytes += 5 + 32  // The key's bytes are made after the lock: a removal is small, whatever its key.
+          }
+        }
+        if log.appends(frameBytes: frameBytes) { return (.frame(puts: puts, removals: removals), released) }
+      }
+      // A whole write leaves out the entries that grew too old; an appended frame leaves them to the restore.
       let oldest = now.addingTimeInterval(-options.maxAge.timeInterval)
       let expired = state.entries.values.filter { $0.isObtained(before: oldest) }
       for entry in expired { state.entries[entry.key] = nil }
       released += expired
-      return (state.entries, released)
+      return state.entries.isEmpty ? (.removal, released) : (.whole(state.entries), released)
     }
     for problem in problems { options.onProblem?(problem) }
     var failure: QueryCacheProblem?
+    var written: (bytes: Int, isWhole: Bool)?
     do {
-      if entries.isEmpty {
-        if let file = options.persister as? FileQueryCachePersister {
-          try await file.remove(sequence: sequence)
-        } else {
-          try await options.persister.remove()
-        }
-      } else {
-        let data = QueryCacheFormat.encode(version: options.version, savedAt: now, entries: entries.values)
-        if let file = options.persister as? FileQueryCachePersister {
-          try await file.save(data, sequence: sequence)
-        } else {
-          try await options.persister.save(data)
-        }
-      }
+      written = try await persist(stored, options: options, savedAt: now, sequence: sequence)
     } catch {
       failure = .unwritable(reason: String(describing: error))
     }
     let ended = state.withLock { state in
-      state.persisting?.writer.writeEnded(succeeded: failure == nil)
+      switch written {
+      case .some((let bytes, isWhole: true)): state.persisting?.log.wroteWhole(bytes)
+      case .some((let bytes, isWhole: false)): state.persisting?.log.appended(bytes)
+      case nil: state.persisting?.log.needsWholeWrite()  // Removed, or failed: part of a frame may be there.
+      }
+      return state.persisting?.writer.writeEnded(succeeded: failure == nil)
     }
     for waiter in ended?.resumed ?? [] {
       if let failure { waiter.resume(throwing: failure) } else { waiter.resume() }
@@ -477,5 +532,39 @@ final class QueryCacheEngine: Sendable {
     case .write: startWrite()
     case .none: break
     }
+  }
+
+  /// Stores what a write decided, after every lock: the size written and whether it was the whole cache; `nil` for
+  /// a removal.
+  private func persist(
+    _ stored: Stored,
+    options: QueryCachePersistence,
+    savedAt: Date,
+    sequence: UInt64
+  ) async throws -> (bytes: Int, isWhole: Bool)? {
+    let file = options.persister as? FileQueryCachePersister
+    switch stored {
+    case .removal:
+      if let file { try await file.remove(sequence: sequence) } else { try await options.persister.remove() }
+      return nil
+    case .whole(let entries):
+      let data = QueryCacheFormat.encode(version: options.version, savedAt: savedAt, entries: entries.values)
+      if let file { try await file.save(data, sequence: sequence) } else { try await options.persister.save(data) }
+      return (data.count, true)
+    case .frame(let puts, let removals):
+      guard !puts.isEmpty || !removals.isEmpty else { return (0, false) }
+      let data = QueryCacheFormat.frame(putting: puts, removing: removals.compactMap(Self.keyBytes))
+      if let file {
+        try await file.append(data, sequence: sequence)
+      } else {
+        try await options.persister.append(data)
+      }
+      return (data.count, false)
+    }
+  }
+
+  /// The bytes of `key` as a cache stores them; `nil` for a key a cache cannot hold (never stored, so never removed).
+  static func keyBytes(_ key: QueryKey) -> Data? {
+    QueryKeyCoding.bytes(of: key).map { Data($0) }
   }
 }
