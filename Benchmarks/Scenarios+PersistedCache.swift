@@ -17,8 +17,8 @@ func cachedPostValue(_ id: Int) -> CachedPostValue {
     isPublished: id.isMultiple(of: 2))
 }
 
-/// A persister that keeps the cache's bytes in memory: the file's write (and its syncs) is left out, so a row
-/// measures the cache's own work.
+/// A persister that keeps the cache's bytes in memory and appends as the file persister does: the file's write (and
+/// its syncs) is left out, so a row measures the cache's own work.
 final class InMemoryCachePersister: QueryCachePersister {
   private let bytes: Mutex<Data?>
 
@@ -26,8 +26,11 @@ final class InMemoryCachePersister: QueryCachePersister {
     bytes = Mutex(data)
   }
 
+  var appendsChanges: Bool { true }
+  var size: Int { bytes.withLock { $0?.count ?? 0 } }
   func load() async throws -> Data? { bytes.withLock { $0 } }
   func save(_ data: Data) async throws { bytes.withLock { $0 = data } }
+  func append(_ data: Data) async throws { bytes.withLock { $0?.append(data) } }
   func remove() async throws { bytes.withLock { $0 = nil } }
 }
 
@@ -112,6 +115,35 @@ func persistOneChangedQuery(cached: Int, count: Int) async -> Double {
     let stored = try! PersistedQueryCache(encoded: try! await persister.load()!)
     precondition(stored.entries.count == cached, "every query stored")
     return Double(elapsed) / Double(count)
+  }
+}
+
+/// What a store persisting `keys` queries stores after `changes` changes spread over them, each flushed: nanoseconds
+/// per change, the bytes stored at the end, and the bytes of the same cache written whole.
+func churnPersistedCache(keys: Int, changes: Int) async -> (nanoseconds: Double, stored: Int, whole: Int) {
+  let registry = SharedRegistry()
+  return await SharedRegistry.$current.withValue(registry) {
+    let store = registry.queries
+    let persister = InMemoryCachePersister()
+    await store.persistCache(QueryCachePersistence(persister: persister, version: "1", throttle: .seconds(3_600)))
+    let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600))
+    func query(_ id: Int) -> Query<OperationState<CachedPostValue>> {
+      .query(["posts", id], options: options) { cachedPostValue(id) }
+    }
+    for id in 0..<keys { store.setFetchedValue(cachedPostValue(id), for: query(id)) }
+    try! await store.flushPersistedCache()
+    let start = now()
+    for step in 0..<changes {
+      var value = cachedPostValue(step % keys)
+      value.likes = step
+      store.setFetchedValue(value, for: query(step % keys))
+      try! await store.flushPersistedCache()
+    }
+    let elapsed = now() - start
+    let whole = try! store.dehydrate(version: "1").encoded().count
+    let stored = try! await persister.load()!
+    precondition(try! PersistedQueryCache(encoded: stored).entries.count == keys, "every query stored")
+    return (Double(elapsed) / Double(changes), persister.size, whole)
   }
 }
 

@@ -16,6 +16,9 @@
 //                                           remove ["removed"] (nothing else changes), and end with exit(0)
 //   ExitProbe cache-remove-term PATH VALUE  the same, but first ask the library to handle SIGTERM and SIGINT, and
 //                                           after the removal print "ready" and wait for a signal
+//   ExitProbe cache-churn PATH VALUE        persist a query cache in PATH, then for n = VALUE, VALUE + 1, ... set
+//                                           the queries ["n"] and ["k", n % 50] to n, flush the cache and print n,
+//                                           until it is killed
 import Foundation
 import SharedState
 import Synchronization
@@ -23,7 +26,7 @@ import Synchronization
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let value = Int(arguments[3]) else {
   FileHandle.standardError.write(
-    Data("usage: ExitProbe return|busy|term|launch|kill|cache-remove|cache-remove-term PATH VALUE\n".utf8))
+    Data("usage: ExitProbe return|busy|term|launch|kill|cache-remove|cache-remove-term|cache-churn PATH VALUE\n".utf8))
   exit(64)
 }
 let mode = arguments[1]
@@ -60,6 +63,27 @@ if mode == "cache-remove" || mode == "cache-remove-term" {
     while true { pause() }
   }
   exit(0)
+}
+if mode == "cache-churn" {
+  let store = SharedRegistry.current.queries
+  // A throttle no test waits for: every write is made by a flush, so each printed number is one acknowledged write.
+  let restore = await store.persistCache(
+    QueryCachePersistence(persister: .file(URL(fileURLWithPath: arguments[2])), throttle: .seconds(3_600)))
+  if let problem = restore.problem { FileHandle.standardError.write(Data("restore: \(problem)\n".utf8)) }
+  var next = value
+  while true {
+    let written = next
+    store.setFetchedValue(written, for: .query(["n"]) { written })
+    store.setFetchedValue(written, for: .query(["k", written % 50]) { written })
+    do {
+      try await store.flushPersistedCache()
+    } catch {
+      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      exit(1)
+    }
+    FileHandle.standardOutput.write(Data("\(written)\n".utf8))
+    next += 1
+  }
 }
 // A delay no test waits for: every save these tests see is made by a flush.
 let counter = Shared(wrappedValue: 0, .fileStorage(URL(fileURLWithPath: arguments[2]), saveDelay: .seconds(3_600)))

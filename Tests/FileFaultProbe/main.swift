@@ -8,6 +8,8 @@
 //                                          durability test)
 //   FileFaultProbe persist-cache PATH TEXT persist a query cache in PATH, set one query to TEXT, flush, and exit
 //                                          (traced by the persisted cache's durability test)
+//   FileFaultProbe persist-cache-twice PATH TEXT  the same, then set a second query to TEXT and flush again: the
+//                                          second write appends (traced by the append's durability test)
 import Foundation
 import SharedState
 
@@ -30,13 +32,17 @@ if arguments.count == 4, arguments[1] == "save", let counter = Int(arguments[3])
     exit(1)
   }
 }
-if arguments.count == 4, arguments[1] == "persist-cache" {
+if arguments.count == 4, arguments[1] == "persist-cache" || arguments[1] == "persist-cache-twice" {
   let store = SharedRegistry.current.queries
   await store.persistCache(QueryCachePersistence(persister: .file(URL(fileURLWithPath: arguments[2]))))
   let text = arguments[3]
   store.setFetchedValue(text, for: .query(["probe"]) { text })
   do {
     try await store.flushPersistedCache()
+    if arguments[1] == "persist-cache-twice" {
+      store.setFetchedValue(text, for: .query(["second"]) { text })
+      try await store.flushPersistedCache()
+    }
     exit(0)
   } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))

@@ -141,4 +141,55 @@ struct FileQueryCachePersisterTests {
     let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
     #expect(try cache.entries.map { try $0.decodedValue(as: String.self) } == ["42"])
   }
+
+  /// A write after the first appends: the system calls of one append are an `open` of the file for appending, one
+  /// `write`, an `fdatasync` and a `close`, and nothing is renamed.
+  @Test(
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") && fileProbeExecutable() != nil,
+      "needs strace and the FileFaultProbe helper"))
+  func aCacheWriteAfterTheFirstAppendsOpensWritesSyncsAndCloses() async throws {
+    let probe = try #require(fileProbeExecutable())
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = URL(fileURLWithPath: folder.url.resolvingSymlinksInPath().path).appendingPathComponent("queries.cache")
+    let traces = folder.file("traces")
+    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
+    let status = try await runToEnd(
+      URL(fileURLWithPath: "/usr/bin/strace"),
+      [
+        "-ff", "-qq", "-o", traces.appendingPathComponent("thread").path,
+        "-e", "trace=openat,write,fsync,fdatasync,close,rename,renameat,renameat2", probe.path,
+        "persist-cache-twice", url.path, "42",
+      ])
+    #expect(status == 0)
+    let logs = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
+    // The calls on the descriptor opened for appending, on the thread that opened it, in order.
+    var appendCalls: [String] = []
+    var renames = 0
+    for log in logs {
+      let lines = String(decoding: try Data(contentsOf: log), as: UTF8.self).split(separator: "\n").map(String.init)
+      renames += lines.filter { $0.hasPrefix("rename") }.count
+      var descriptor: String?
+      for line in lines {
+        if line.hasPrefix("openat("), line.contains("\"\(url.path)\""), line.contains("O_APPEND") {
+          descriptor = line.components(separatedBy: " = ").last
+          appendCalls.append("open")
+        } else if let fd = descriptor, line.hasPrefix("write(\(fd),") {
+          appendCalls.append("write")
+        } else if let fd = descriptor, line.hasPrefix("fdatasync(\(fd))") || line.hasPrefix("fsync(\(fd))") {
+          appendCalls.append("fdatasync")
+        } else if let fd = descriptor, line.hasPrefix("close(\(fd))") {
+          appendCalls.append("close")
+          descriptor = nil
+        }
+      }
+    }
+    #expect(appendCalls == ["open", "write", "fdatasync", "close"])
+    // The first write alone renamed: it made the file whole.
+    #expect(renames == 1)
+    let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
+    #expect(
+      Set(cache.entries.map(\.key.description)) == [QueryKey(["probe"]).description, QueryKey(["second"]).description])
+  }
 }
