@@ -16,7 +16,9 @@ let package = Package(
   targets: [
     .target(name: "Reactive"),
     // The module is SharedState (no public type may share its module's name); its folder stays Sources/Shared.
-    .target(name: "SharedState", dependencies: ["Reactive"], path: "Sources/Shared"),
+    .target(
+      name: "SharedState", dependencies: ["Reactive"], path: "Sources/Shared",
+      exclude: ["Queries/Persistence/DESIGN.md"]),
     // The demo's scenarios, backends and models: a library the executable and the demo's tests share.
     .target(name: "DemoKit", dependencies: ["SharedState"], path: "Sources/Demo/DemoKit"),
     .executableTarget(name: "Demo", dependencies: ["DemoKit"], path: "Sources/Demo", exclude: ["DemoKit"]),

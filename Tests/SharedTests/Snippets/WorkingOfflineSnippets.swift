@@ -14,6 +14,16 @@ struct WorkingOfflineSnippets {
     func remove() async throws { row = nil }
   }
 
+  // AppendingPersister, in the documentation of QueryCachePersister
+  actor AppendingPersister: QueryCachePersister {
+    var bytes: Data?
+    nonisolated var appendsChanges: Bool { true }
+    func load() async throws -> Data? { bytes }
+    func save(_ data: Data) async throws { bytes = data }
+    func append(_ data: Data) async throws { bytes?.append(data) }
+    func remove() async throws { bytes = nil }
+  }
+
   // QueryStore.persistCache(_:), and the article
   func launch(cacheURL: URL) async {
     let store = SharedRegistry.current.queries
@@ -80,7 +90,7 @@ struct WorkingOfflineSnippets {
   // QueryCacheRestore, and the article
   func restore(_ persistence: QueryCachePersistence) async {
     let restore = await SharedRegistry.current.queries.persistCache(persistence)
-    if let problem = restore.problem { log("query cache dropped: \(problem)") }
+    if let problem = restore.problem { log("query cache: \(problem)") }
     log("restored \(restore.restored) queries")
   }
 

@@ -3,7 +3,7 @@
 /// ```swift
 /// func restore(_ persistence: QueryCachePersistence) async {
 ///   let restore = await SharedRegistry.current.queries.persistCache(persistence)
-///   if let problem = restore.problem { log("query cache dropped: \(problem)") }
+///   if let problem = restore.problem { log("query cache: \(problem)") }
 ///   log("restored \(restore.restored) queries")
 /// }
 /// ```
@@ -15,7 +15,9 @@ public struct QueryCacheRestore: Sendable, Equatable {
   public var expired: Int
   /// How many values the ``QueryCachePersistence/filter`` no longer chose, and were dropped.
   public var excluded: Int
-  /// Why the stored cache was dropped as a whole, or could not be read; `nil` when it was read (or there was none).
+  /// Why the stored cache was dropped as a whole, could not be read, or was cut short
+  /// (``QueryCacheProblem/cutShort(droppedBytes:reason:)``: the writes before a torn end were restored); `nil` when
+  /// it was read whole (or there was none).
   public var problem: QueryCacheProblem?
 
   /// A restore that put `restored` values in the store.
