@@ -121,7 +121,7 @@ final class SimulationRunner {
       store.onlineStatus = network
       if program.setup.followsFocus { focusSubscription = store.refetch(onFocus: focus, matching: ["sim"]) }
       guard program.setup.persistsCache else { return }
-      let persister = MemoryCachePersister(data: bytes)
+      let persister = MemoryCachePersister(data: bytes, appending: program.setup.appendsCache)
       self.persister = persister
       _ = await store.persistCache(QueryCachePersistence(persister: persister, throttle: .zero, clock: throttleClock))
     }

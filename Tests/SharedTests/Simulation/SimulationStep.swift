@@ -157,6 +157,8 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
   var gcTimes: [Duration]
   /// Whether the store persists its query cache (the programs that relaunch).
   var persistsCache = false
+  /// Whether the persisted cache's persister appends each write's changes (half the seeds), or takes the whole cache.
+  var appendsCache = false
   /// Whether a restored value must show the `updatedAt` it was stored with.
   var checksRestoredDates = false
   /// Whether the app keeps a mutation queue.
@@ -169,7 +171,8 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
 
   var description: String {
     (0..<Self.keyCount).map { "q\($0): staleTime \(staleTimes[$0]), gcTime \(gcTimes[$0])" }.joined(separator: "; ")
-      + (persistsCache ? "; the query cache persisted" : "") + (usesQueue ? "; a mutation queue" : "")
+      + (persistsCache ? "; the query cache persisted\(appendsCache ? ", appending" : "")" : "")
+      + (usesQueue ? "; a mutation queue" : "")
       + (refetchInterval.map { "; refetchInterval \($0)\(refetchesWhileUnheld ? ", also while unheld" : "")" } ?? "")
       + (followsFocus ? "; refetches on focus" : "")
   }
@@ -199,6 +202,8 @@ struct SimulationProgram: Sendable {
       setup.refetchesWhileUnheld = random.next(below: 2) == 0
     }
     setup.followsFocus = features.focus
+    // From the seed, not the random stream, so that the programs of other seeds stay as they were.
+    setup.appendsCache = seed & 1 == 0
     steps = (0..<features.length).map { _ in Self.step(&random, features: features) }
   }
 
