@@ -45,6 +45,9 @@ final class QueryCacheEngine: Sendable {
     var log = QueryCacheLog()
     /// The write reading values now, if one does.
     var inFlight: InFlight?
+    /// What the write storing its bytes now (after its reads) stores, if one does: the flush at exit, which may
+    /// skip that write, covers it.
+    var storing: Storing?
     /// The timer running, by its machine identifier.
     var timer: (id: UInt64, task: Task<Void, Never>)?
     var flushes: UInt64 = 0
@@ -55,6 +58,14 @@ final class QueryCacheEngine: Sendable {
     /// The number of the newest write started (the flush at exit writes with the next): the file store skips a
     /// write older than one it holds.
     var writeSequence: UInt64 = 0
+  }
+
+  /// What a write stores once it has read its values.
+  private enum Storing {
+    /// A frame recording these keys.
+    case frame(Set<QueryKey>)
+    /// The whole cache, or its removal.
+    case whole
   }
 
   /// A write that reads the values of `keys` outside the lock: what happens to those keys meanwhile, so that a
@@ -295,10 +306,18 @@ final class QueryCacheEngine: Sendable {
       let keys = persisting.changed.union(persisting.inFlight?.keys ?? [])
       guard !keys.isEmpty || persisting.writer.hasUnwrittenChanges else { return nil }
       state.persisting?.writeSequence += 1
+      // A write storing its bytes now may be skipped after the exit's: its frame's keys are recorded again, and a
+      // whole write under way (or a removal) makes the exit's write whole too.
+      var dirty = persisting.dirty.union(persisting.inFlight?.dirty ?? [])
+      var appends = persisting.log.isAppendable && persisting.options.persister.appendsChanges
+      switch persisting.storing {
+      case .frame(let recorded): dirty.formUnion(recorded)
+      case .whole: appends = false
+      case nil: break
+      }
       return PendingAtExit(
-        keys: keys, dirty: persisting.dirty.union(persisting.inFlight?.dirty ?? []), entries: state.entries,
-        appends: persisting.log.isAppendable && persisting.options.persister.appendsChanges,
-        options: persisting.options, sequence: persisting.writeSequence + 1)
+        keys: keys, dirty: dirty, entries: state.entries, appends: appends, options: persisting.options,
+        sequence: persisting.writeSequence + 1)
     }
   }
 
@@ -483,7 +502,10 @@ final class QueryCacheEngine: Sendable {
           break
         }
       }
-      guard !state.entries.isEmpty else { return (.removal, released) }
+      guard !state.entries.isEmpty else {
+        state.persisting?.storing = .whole
+        return (.removal, released)
+      }
       if appends, let log = state.persisting?.log {
         var puts: [QueryCacheEntry] = []
         var removals: [QueryKey] = []
@@ -497,8 +519,12 @@ final class QueryCacheEngine: Sendable {
             frameBytes += 5 + 32  // The key's bytes are made after the lock: a removal is small, whatever its key.
           }
         }
-        if log.appends(frameBytes: frameBytes) { return (.frame(puts: puts, removals: removals), released) }
+        if log.appends(frameBytes: frameBytes) {
+          state.persisting?.storing = .frame(recorded)
+          return (.frame(puts: puts, removals: removals), released)
+        }
       }
+      state.persisting?.storing = .whole
       // A whole write leaves out the entries that grew too old; an appended frame leaves them to the restore.
       let oldest = now.addingTimeInterval(-options.maxAge.timeInterval)
       let expired = state.entries.values.filter { $0.isObtained(before: oldest) }
@@ -515,6 +541,7 @@ final class QueryCacheEngine: Sendable {
       failure = .unwritable(reason: String(describing: error))
     }
     let ended = state.withLock { state in
+      state.persisting?.storing = nil
       switch written {
       case .some((let bytes, isWhole: true)): state.persisting?.log.wroteWhole(bytes)
       case .some((let bytes, isWhole: false)): state.persisting?.log.appended(bytes)

@@ -154,4 +154,46 @@ struct QueryCacheEngineAppendTests {
     #expect(persister.saves == 2 && persister.appends == 0)
     #expect(try persister.storedKeys().count == 2)
   }
+
+  /// The flush at exit may skip a write still storing its bytes (an older one): its frame's keys are recorded again
+  /// by the exit's frame, and a whole write under way makes the exit's write whole too.
+  @Test func theExitCoversAFrameStillBeingStored() async throws {
+    let persister = MemoryCachePersister(appending: true)
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister))
+    store.setFetchedValue("one", for: post(1, "one"))
+    try await store.flushPersistedCache()
+    let engine = try #require(store.persistedCache.engine)
+
+    let gate = persister.holdWrites()
+    store.setFetchedValue("two", for: post(2, "two"))
+    let frame = Task { try await store.flushPersistedCache() }
+    await waitUntil { persister.begunWrites == 2 }
+    let pending = try #require(engine.pendingAtExit())
+    #expect(pending.appends)
+    #expect(pending.dirty.contains(["posts", 2]))
+    gate.open()
+    try await frame.value
+    #expect(persister.appends == 1)
+  }
+
+  @Test func theExitWritesWholeWhileAWholeWriteIsBeingStored() async throws {
+    let persister = MemoryCachePersister(appending: true)
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister))
+    let engine = try #require(store.persistedCache.engine)
+    store.setFetchedValue("one", for: post(1, "one"))
+    try await store.flushPersistedCache()
+    // A change larger than the log may grow to: its write is a whole one (a compaction), on a log that takes frames.
+    let large = String(repeating: "x", count: QueryCacheLog.minimumCompactionBytes)
+    let gate = persister.holdWrites()
+    store.setFetchedValue(large, for: post(2, large))
+    let whole = Task { try await store.flushPersistedCache() }
+    await waitUntil { persister.begunWrites == 2 }
+    let pending = try #require(engine.pendingAtExit())
+    #expect(!pending.appends)
+    gate.open()
+    try await whole.value
+    #expect(persister.saves == 2 && persister.appends == 0)
+  }
 }
