@@ -84,8 +84,10 @@ public final class MutationQueue: Sendable {
     var changes: [UUID: OptimisticChangeSet] = [:]
     /// The backoff under way, by entry, with the failure it follows.
     var backoffs: [UUID: (failures: Int, task: Task<Void, Never>)] = [:]
-    /// Whether ``MutationQueue/restore()`` was called.
+    /// Whether ``MutationQueue/restore()`` was called (and did not find the file in use).
     var restoreCalled = false
+    /// The queue's claim on its file, taken by ``MutationQueue/restore()``: held while the queue exists.
+    var claim: FileClaim?
     /// The number of the latest state published.
     var publication: UInt64 = 0
   }
