@@ -19,8 +19,9 @@ extension MutationQueue {
   /// }
   /// ```
   ///
-  /// Call it once at launch, after registering every mutation (``register(_:invalidates:awaitsRefetches:_:)``) and
-  /// once the queries the optimistic changes touch are cached (a change applies only to a query the store keeps).
+  /// Call it once at launch, after registering every mutation (``register(_:invalidates:awaitsRefetches:_:)``),
+  /// before or after ``QueryStore/persistCache(_:)`` and the holders: an entry's optimistic change to a query the
+  /// store keeps nothing of yet waits for it, and shows once a holder makes it or the persisted cache restores it.
   /// Until then nothing runs and nothing is written; entries queued meanwhile run after the restored ones. An entry
   /// whose mutation is not registered, or whose arguments no longer decode, waits with the ones behind it (its
   /// status says why) until it is registered or discarded. Later calls read nothing and return the entries.

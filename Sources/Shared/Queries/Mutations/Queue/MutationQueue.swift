@@ -246,9 +246,10 @@ public final class MutationQueue: Sendable {
   /// }
   /// ```
   ///
-  /// Otherwise as ``register(_:invalidates:awaitsRefetches:_:)``. A change applies only to a query the store keeps
-  /// at that moment: after a restart, restore the queue once the queries it changes are cached (restored from a
-  /// persisted cache, or held). A failed run keeps the changes: the entry is still queued. Write `apply` so that it
+  /// Otherwise as ``register(_:invalidates:awaitsRefetches:_:)``. A change to a query the store keeps nothing of
+  /// yet waits for it: it shows as soon as the query is made (by a holder) or restored from a persisted cache, so
+  /// after a restart the queue may be restored before or after ``QueryStore/persistCache(_:)`` and the holders. A
+  /// failed run keeps the changes: the entry is still queued. Write `apply` so that it
   /// changes nothing when the server's data already holds the change (a refetch can bring it while the change is
   /// still applied over it).
   ///
