@@ -20,8 +20,8 @@ import Foundation
 /// processes hold locks on two different lock files).
 ///
 /// Within one process, the claims of one file share the one lock (as ``FileStore/forFile(at:)`` shares one store per
-/// path): a process that makes a second store or queue on a file it already uses is not refused. Those are the
-/// program's own to keep apart (one store or queue per file), as they were before claims.
+/// path): a process that makes a second store or queue on a file it already uses is not refused. Keeping those apart
+/// (one store or queue per file) is the program's to do.
 ///
 /// Once the process first claims the file, the temporary files a killed writer of it left (`.NAME.UUID.tmp`, see
 /// ``FileStore``) are removed: no writer of the file can be under way then.
@@ -80,30 +80,34 @@ final class FileClaim: Sendable {
     let folder = (path as NSString).deletingLastPathComponent
     let name = (path as NSString).lastPathComponent
     let lockPath = "\(folder)/.\(name).lock"
-    let isNew = try claims.withLock { table throws(Refusal) -> Bool? in
+    let isClaimed = try claims.withLock { table throws(Refusal) -> Bool in
       if var entry = table[path] {
         entry.holders += 1
         table[path] = entry
-        return false
+        return true
       }
-      guard let descriptor = try lock(lockPath, claimedPath: path) else { return nil }
+      guard let descriptor = try lock(lockPath, claimedPath: path, makesFolder: path == url.path) else { return false }
       table[path] = Entry(descriptor: descriptor, holders: 1)
+      // Under the table's lock: another claim of this process, which may write at once, waits until they are gone.
+      removeStrayTemporaries(of: name, in: folder)
       return true
     }
-    guard let isNew else { return nil }
-    let claim = FileClaim(path: path)
-    if isNew { removeStrayTemporaries(of: name, in: folder) }
-    return claim
+    guard isClaimed else { return nil }
+    return FileClaim(path: path)
   }
 
-  /// Opens the lock file at `lockPath` (making it, and its folder, if need be) and locks it, writing this process's
-  /// identifier in it; the descriptor, or `nil` when no lock file can be made there.
-  private static func lock(_ lockPath: String, claimedPath: String) throws(Refusal) -> Int32? {
-    let folder = (lockPath as NSString).deletingLastPathComponent
-    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+  /// Opens the lock file at `lockPath` (making it, and its folder if `makesFolder`, if need be) and locks it,
+  /// writing this process's identifier in it; the descriptor, or `nil` when no lock file can be made there.
+  ///
+  /// A folder is never made where a symbolic link points, as the writes never make one there.
+  private static func lock(_ lockPath: String, claimedPath: String, makesFolder: Bool) throws(Refusal) -> Int32? {
+    if makesFolder {
+      let folder = (lockPath as NSString).deletingLastPathComponent
+      try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
     var descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
     let isWritable = descriptor >= 0
-    // A lock file made by another user may be readable only: a shared lock needs no more than that.
+    // A lock file made by another user may be readable only: `flock` locks a descriptor opened for reading too.
     if descriptor < 0 { descriptor = open(lockPath, O_RDONLY | O_CLOEXEC) }
     guard descriptor >= 0 else { return nil }
     var locked = flock(descriptor, LOCK_EX | LOCK_NB)

@@ -39,7 +39,8 @@ public struct FileQueryCachePersister: QueryCachePersister {
   /// let persister = FileQueryCachePersister(url: cacheURL)
   /// ```
   ///
-  /// - Parameter url: A file URL; its folder is made at the first write if it does not exist.
+  /// - Parameter url: A file URL; its folder is made when a store opens it, or at the first write, if it does not
+  ///   exist.
   public init(url: URL) {
     self.url = url
     store = FileStore.forFile(at: url)
