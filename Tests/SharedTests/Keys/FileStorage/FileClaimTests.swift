@@ -174,6 +174,26 @@ struct FileClaimTests {
     #expect(try queue.restore().isEmpty)
   }
 
+  /// A queue refused at restore writes nothing; what it queued meanwhile waits in memory, and is written once a
+  /// later restore finds the file free.
+  @Test func aRefusedQueueWritesNothingAndSavesItsEntriesOnceRestored() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("queue.json")
+    let holder = try HoldingProbe("hold-queue", path: url.path)
+    #expect(await holder.firstLine() == "ready")
+    let queue = MutationQueue(file: url, network: ManualOnlineStatus(isOnline: false))
+    queue.register(.mutation("add-todo")) { (_: String, _) in }
+    #expect(throws: MutationQueueError.self) { try queue.restore() }
+    try queue.enqueue("add-todo", "milk")
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+    await holder.kill()
+    #expect(try queue.restore().count == 1)
+    try await queue.flush()
+    #expect(queue.entries.map(\.isSaved) == [true])
+    #expect(FileManager.default.fileExists(atPath: url.path))
+  }
+
   @Test func aSecondProcessOpeningAQueueFileInUseIsRefused() async throws {
     let folder = try TemporaryFolder()
     defer { folder.delete() }
