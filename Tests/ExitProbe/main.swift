@@ -19,6 +19,12 @@
 //   ExitProbe cache-churn PATH VALUE        persist a query cache in PATH, then for n = VALUE, VALUE + 1, ... set
 //                                           the queries ["n"] and ["k", n % 50] to n, flush the cache and print n,
 //                                           until it is killed
+//   ExitProbe hold-cache PATH VALUE         persist a query cache in PATH, set the query ["held"] to VALUE and flush
+//                                           it, print "ready" and wait (to be killed); if the file is in use, print
+//                                           "in use: " and the problem, and end with exit status 75
+//   ExitProbe hold-queue PATH VALUE         open a mutation queue in PATH (offline) and restore it, print "ready"
+//                                           and wait (to be killed); if the file is in use, print "in use: " and the
+//                                           error, and end with exit status 75
 import Foundation
 import SharedState
 import Synchronization
@@ -26,7 +32,9 @@ import Synchronization
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let value = Int(arguments[3]) else {
   FileHandle.standardError.write(
-    Data("usage: ExitProbe return|busy|term|launch|kill|cache-remove|cache-remove-term|cache-churn PATH VALUE\n".utf8))
+    Data(
+      ("usage: ExitProbe return|busy|term|launch|kill|cache-remove|cache-remove-term|cache-churn|hold-cache|hold-queue"
+        + " PATH VALUE\n").utf8))
   exit(64)
 }
 let mode = arguments[1]
@@ -83,6 +91,41 @@ if mode == "cache-churn" {
     }
     FileHandle.standardOutput.write(Data("\(written)\n".utf8))
     next += 1
+  }
+}
+if mode == "hold-cache" {
+  let store = SharedRegistry.current.queries
+  let restore = await store.persistCache(QueryCachePersistence(persister: .file(URL(fileURLWithPath: arguments[2]))))
+  if let problem = restore.problem, case .inUse = problem {
+    FileHandle.standardOutput.write(Data("in use: \(problem)\n".utf8))
+    exit(75)
+  }
+  let held = arguments[3]
+  store.setFetchedValue(held, for: .query(["held"]) { held })
+  do {
+    try await store.flushPersistedCache()
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+  }
+  FileHandle.standardOutput.write(Data("ready\n".utf8))
+  while true { pause() }
+}
+if mode == "hold-queue" {
+  let queue = MutationQueue(file: URL(fileURLWithPath: arguments[2]), network: ManualOnlineStatus(isOnline: false))
+  do {
+    try queue.restore()
+  } catch {
+    guard case .fileInUse = error else {
+      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      exit(1)
+    }
+    FileHandle.standardOutput.write(Data("in use: \(error)\n".utf8))
+    exit(75)
+  }
+  FileHandle.standardOutput.write(Data("ready\n".utf8))
+  withExtendedLifetime(queue) {
+    while true { pause() }
   }
 }
 // A delay no test waits for: every save these tests see is made by a flush.

@@ -2,21 +2,15 @@
 ///
 /// A queued entry's optimistic change is a pending change like a mutation's (kept in ``SimulationModel/changes``,
 /// numbered `-(entry + 1)` so that it is told apart from the mutations), made when the entry is queued, or read back
-/// at a relaunch, on a query the store keeps or a persisted value waiting for it. It stays until the entry leaves the
-/// queue: kept when its run succeeded (then its query is invalidated), dropped when it is discarded.
+/// at a relaunch, whatever the store keeps of its query: it waits for the query, and shows once the query is made or
+/// restored. It stays until the entry leaves the queue: kept when its run succeeded (then its query is invalidated),
+/// dropped when it is discarded.
 extension SimulationModel {
   static func queueChangeID(_ entry: Int) -> Int { -(entry + 1) }
 
-  /// Whether a change made now to `key` reaches a value: a query the store keeps, or a persisted value waiting.
-  func keepsValue(_ key: Int) -> Bool {
-    queries[key].exists || restored[key] != nil
-  }
-
-  /// Entry `entry` is queued (or read back at a relaunch) with its change appending `item` to query `key`, which
-  /// `applies` when the store keeps a value of it.
-  mutating func queueEntryAdded(_ entry: Int, key: Int, item: Int, applies: Bool) {
+  /// Entry `entry` is queued (or read back at a relaunch) with its change appending `item` to query `key`.
+  mutating func queueEntryAdded(_ entry: Int, key: Int, item: Int) {
     endedItems.remove(item)
-    guard applies else { return }
     if queries[key].exists { queries[key].maybeUsedAt = now }
     changes.append(Change(mutation: Self.queueChangeID(entry), key: key, item: item, status: .pending))
   }

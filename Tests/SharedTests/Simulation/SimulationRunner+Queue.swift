@@ -2,7 +2,7 @@ import Foundation
 
 @testable import SharedState
 
-/// The mutation queue in a simulated program: its launch (after the persisted cache, before any holder), its steps,
+/// The mutation queue in a simulated program: its launch (before or after the persisted cache, before any holder), its steps,
 /// the crash that ends a launch at any write of its file, and its invariants.
 extension SimulationRunner {
   typealias Edit = SimulatedQueueServer.Edit
@@ -75,20 +75,14 @@ extension SimulationRunner {
     }
   }
 
-  /// Entry `entry`'s change was made (queued, or read back): the model applies it where the store keeps a value.
-  /// Where the model does not know whether the store keeps one (a persisted value the program edited before its
-  /// first use), it follows what the store said; elsewhere the two must agree.
+  /// Entry `entry`'s change was made (queued, or read back): it waits for its query whatever the store keeps (a
+  /// query, a persisted value, or nothing yet), so the model always applies it, and the store must have taken it.
   private func addQueuedChange(_ entry: Int, _ edit: Edit) {
     guard let harness = queueHarness else { return }
-    let found = harness.reached[entry]
-    let isUnknown = !model.queries[edit.key].exists && model.restored[edit.key]?.isUnknown == true
-    let expected = model.keepsValue(edit.key)
-    if !isUnknown, let found, found != expected, harness.violation == nil {
-      harness.violation =
-        "queued entry \(entry)'s change \(found ? "found" : "did not find") a value of q\(edit.key) to change; the "
-        + "model \(expected ? "keeps one" : "keeps none")"
+    if harness.reached[entry] == false, harness.violation == nil {
+      harness.violation = "queued entry \(entry)'s change was dropped, where it waits for q\(edit.key)"
     }
-    model.queueEntryAdded(entry, key: edit.key, item: edit.item, applies: isUnknown ? (found ?? false) : expected)
+    model.queueEntryAdded(entry, key: edit.key, item: edit.item)
   }
 
   /// What a restore must read back: in order, every entry written and still queued, no entry whose leaving was

@@ -117,16 +117,19 @@ final class SimulationRunner {
   /// from `bytes`) if the program relaunches.
   private func launch(restoring bytes: Data?) async {
     mutationStates = (0..<2).map { _ in Shared(value: MutationState<Int, Int>()) }
+    // Either launch order: the persisted cache then the queue's registrations and restore, or the other way round;
+    // then the holders (the steps). A queued entry's change shows over the restored value either way.
+    let queueFirst = program.setup.restoresQueueFirst
     await SharedRegistry.$current.withValue(registry) {
       store.onlineStatus = network
       if program.setup.followsFocus { focusSubscription = store.refetch(onFocus: focus, matching: ["sim"]) }
+      if queueFirst { launchQueue() }
       guard program.setup.persistsCache else { return }
       let persister = MemoryCachePersister(data: bytes, appending: program.setup.appendsCache)
       self.persister = persister
       _ = await store.persistCache(QueryCachePersistence(persister: persister, throttle: .zero, clock: throttleClock))
     }
-    // The documented launch order: the persisted cache, then the queue's registrations and restore, then holders.
-    SharedRegistry.$current.withValue(registry) { launchQueue() }
+    if !queueFirst { SharedRegistry.$current.withValue(registry) { launchQueue() } }
   }
 
   /// The app ends (its mutations cancelled, its cache flushed) and launches again from the bytes written.

@@ -168,6 +168,8 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
   var refetchesWhileUnheld = false
   /// Whether the store follows a `ManualFocus`.
   var followsFocus = false
+  /// Whether each launch restores the queue before it restores the persisted cache (the other launch order).
+  var restoresQueueFirst = false
 
   var description: String {
     (0..<Self.keyCount).map { "q\($0): staleTime \(staleTimes[$0]), gcTime \(gcTimes[$0])" }.joined(separator: "; ")
@@ -175,6 +177,7 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
       + (usesQueue ? "; a mutation queue" : "")
       + (refetchInterval.map { "; refetchInterval \($0)\(refetchesWhileUnheld ? ", also while unheld" : "")" } ?? "")
       + (followsFocus ? "; refetches on focus" : "")
+      + (restoresQueueFirst ? "; the queue restored before the cache" : "")
   }
 }
 
@@ -205,6 +208,8 @@ struct SimulationProgram: Sendable {
     // From the seed, not the random stream, so that the programs of other seeds stay as they were.
     setup.appendsCache = seed & 1 == 0
     steps = (0..<features.length).map { _ in Self.step(&random, features: features) }
+    // Drawn last, so that a seed's steps stay what they were before the launch order was drawn.
+    setup.restoresQueueFirst = features.queue && features.relaunches && random.next(below: 2) == 0
   }
 
   init(seed: UInt64, setup: SimulationSetup, steps: [SimulationStep]) {

@@ -31,6 +31,19 @@ struct WorkingOfflineSnippets {
     // Holders made from here on show the restored values at once.
   }
 
+  // The article: one process per file
+  func launch(cacheURL: URL, queue: MutationQueue) async {
+    let restore = await SharedRegistry.current.queries.persistCache(QueryCachePersistence(persister: .file(cacheURL)))
+    if case .inUse(let reason)? = restore.problem {
+      print(reason)  // "… is in use by process 4242; one process at a time may use it"
+    }
+    do {
+      try queue.restore()
+    } catch {
+      print(error)  // MutationQueueError.fileInUse(url:reason:) when another process uses the queue's file
+    }
+  }
+
   // QueryCachePersistence, and the article
   func persistence(cacheURL: URL) -> QueryCachePersistence {
     let persistence = QueryCachePersistence(

@@ -34,9 +34,13 @@ public struct OptimisticCache: Sendable {
   @usableFromInline let store: QueryStore
   /// The changes made so far, to keep or drop when the mutation ends.
   @usableFromInline let changes = OptimisticChangeSet()
+  /// Whether a change to a query the store keeps nothing of yet waits for it (a queued mutation's, which must show
+  /// whichever of the persisted cache, the holders and the queue's restore comes first at launch).
+  @usableFromInline let waitsForQuery: Bool
 
-  init(store: QueryStore) {
+  init(store: QueryStore, waitsForQuery: Bool = false) {
     self.store = store
+    self.waitsForQuery = waitsForQuery
   }
 
   /// Changes the cached state of the query named `key`, of state type `type`, as `apply` says, until the mutation
@@ -54,7 +58,8 @@ public struct OptimisticCache: Sendable {
   ///   - type: The query's state type: ``OperationState`` of the value, ``PaginatedState``, or a type of your own.
   ///   - apply: The change.
   /// - Returns: Whether the store keeps such a query with that state type, or a persisted value waiting for it; a
-  ///   query it does not keep is left alone.
+  ///   query it does not keep is left alone. A ``MutationQueue`` entry's change is kept whatever the store keeps
+  ///   (and `true`): it shows in the query as soon as the query is made, or restored from a persisted cache.
   @inlinable
   @discardableResult
   public func update<State: OperationTrackable>(
@@ -63,7 +68,9 @@ public struct OptimisticCache: Sendable {
     _ apply: @escaping @Sendable (inout State) -> Void
   ) -> Bool {
     let id = OptimisticChangeSet.nextID.add(1, ordering: .relaxed).newValue
-    guard let started = store.startChange(id, on: key, as: type, apply: apply) else { return false }
+    guard let started = store.startChange(id, on: key, as: type, waitsForQuery: waitsForQuery, apply: apply) else {
+      return false
+    }
     // One object for both ends, which the closure uses as its context; the store is kept once, by the set.
     let ending = OptimisticChangeEnd(id: id, key: key, started: started)
     changes.append(OptimisticChangeSet.Change { keeps, store in ending.end(keeps: keeps, in: store) }, in: store)
@@ -82,7 +89,8 @@ public struct OptimisticCache: Sendable {
   ///   - key: The query's name.
   ///   - type: The query's state type.
   ///   - update: The change (`apply`).
-  /// - Returns: Whether the store keeps such a query with that state type, or a persisted value waiting for it.
+  /// - Returns: Whether the store keeps such a query with that state type, or a persisted value waiting for it (and
+  ///   `true` for a ``MutationQueue`` entry's change, which waits for its query).
   @inlinable
   @discardableResult
   public func update<State: OperationTrackable>(

@@ -23,22 +23,26 @@ extension QueryStore {
   }
 
   /// Starts change `id` (`apply`) on the query named `key`, of state type `State`: shown at once in its value, or,
-  /// for a value restored from a persisted cache and not decoded yet, as soon as its query is made.
+  /// for a value restored from a persisted cache and not decoded yet, as soon as its query is made. A change that
+  /// `waitsForQuery` (a queued mutation's) waits for its query even when the store keeps nothing of it yet: the
+  /// query a persisted cache restored later, or a holder makes later, shows it.
   ///
   /// Specialized where it is called, like the writes it makes; the store's parts are ``changedValue(_:as:)`` and
-  /// ``startWaitingChange(_:on:as:apply:)``.
+  /// ``startWaitingChange(_:on:as:waitsForQuery:apply:)``.
   ///
-  /// - Returns: The change started, if the store keeps such a query (or a persisted value for it); otherwise `nil`,
-  ///   and nothing changed.
+  /// - Returns: The change started, if the store keeps such a query (or a persisted value for it), or the change
+  ///   waits for its query; otherwise `nil`, and nothing changed.
   @inlinable
   func startChange<State: OperationTrackable>(
     _ id: UInt64,
     on key: QueryKey,
     as type: State.Type,
+    waitsForQuery: Bool = false,
     apply: @escaping @Sendable (inout State) -> Void
   ) -> StartedChange<State>? {
     guard let root = changedValue(key, as: type) else {
-      return startWaitingChange(id, on: key, as: type, apply: apply).map { StartedChange(layer: $0, attached: nil) }
+      return startWaitingChange(id, on: key, as: type, waitsForQuery: waitsForQuery, apply: apply)
+        .map { StartedChange(layer: $0, attached: nil) }
     }
     // The value's layer, or one made for its first change, which the store then keeps by the query's key. The root
     // is held here, so the query cannot sleep meanwhile.
@@ -75,16 +79,19 @@ extension QueryStore {
     changes.keep(layer, for: key)
   }
 
-  /// Starts change `id` on a value persisted for `key` that waits for its query: the change is kept (in the layer
-  /// returned) and shows when the query is made. `nil` when no such value waits, or a query took the key meanwhile.
+  /// Starts change `id` on a value persisted for `key` that waits for its query (or, when the change
+  /// `waitsForQuery`, on the query to come whatever the store keeps): the change is kept (in the layer returned) and
+  /// shows when the query is made. `nil` when no such value waits (and the change does not wait for its query), or a
+  /// query took the key meanwhile.
   @usableFromInline
   func startWaitingChange<State: OperationTrackable>(
     _ id: UInt64,
     on key: QueryKey,
     as _: State.Type,
+    waitsForQuery: Bool = false,
     apply: @escaping @Sendable (inout State) -> Void
   ) -> OptimisticLayer<State>? {
-    guard persistedValueWaits(for: key, as: State.self) else { return nil }
+    guard waitsForQuery || persistedValueWaits(for: key, as: State.self) else { return nil }
     return state.withLock { state -> OptimisticLayer<State>? in
       // Under the store's lock, so that the query cannot be made meanwhile.
       guard state.root.node(at: key.parts)?.record == nil,

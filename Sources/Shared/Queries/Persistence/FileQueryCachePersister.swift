@@ -14,15 +14,26 @@ public import Foundation
 /// A write that ends has reached the disk: a power loss after it keeps it. A write cut short by a crash leaves the
 /// changes before it whole: the next restore reads them and reports the torn end
 /// (``QueryCacheProblem/cutShort(droppedBytes:reason:)``). A cache that became empty removes the file. A symbolic
-/// link at `url` is followed, and stays a link. Give each store a file of its own.
+/// link at `url` is followed, and stays a link.
+///
+/// One process at a time persists to a file: a store claims it when ``QueryStore/persistCache(_:)`` opens it, and
+/// holds it while it persists (until the store, and this persister, are freed, or the process ends however it
+/// ends). Another process that persists to the same file is refused at open: its ``QueryCacheRestore/problem`` is
+/// ``QueryCacheProblem/inUse(reason:)``, and it neither restores nor writes the file. The claim is an exclusive lock
+/// on a file beside it, `.NAME.lock`, which stays. Within one process the claim is shared: give each store a file of
+/// its own, as two stores writing one file keep only the entries of the last to write. Once the process claims the
+/// file, the temporary files a killed write of it left (`.NAME.UUID.tmp`) are removed.
 public struct FileQueryCachePersister: QueryCachePersister {
   /// The file.
   public let url: URL
   private let store: FileStore
-  /// What the file store remembers this persister's reads and writes by.
+  /// What the file store remembers this persister's reads and writes by, and what holds its claim on the file.
   private let owner = Owner()
 
-  private final class Owner: Sendable {}
+  private final class Owner: Sendable {
+    /// The persister's claim on the file, once a store persists to it: held until the persister is freed.
+    let claim = Lock<FileClaim?>(nil)
+  }
 
   /// A persister of the file at `url`.
   ///
@@ -30,7 +41,8 @@ public struct FileQueryCachePersister: QueryCachePersister {
   /// let persister = FileQueryCachePersister(url: cacheURL)
   /// ```
   ///
-  /// - Parameter url: A file URL; its folder is made at the first write if it does not exist.
+  /// - Parameter url: A file URL; its folder is made when a store opens it, or at the first write, if it does not
+  ///   exist.
   public init(url: URL) {
     self.url = url
     store = FileStore.forFile(at: url)
@@ -42,6 +54,19 @@ public struct FileQueryCachePersister: QueryCachePersister {
   /// - Throws: ``FileStorageError`` when the file exists but cannot be read, or `url` is not a file URL.
   public func load() async throws -> Data? {
     try store.readInitial(for: owner)
+  }
+
+  /// Claims the file for the store that persists to it, before it is read: another process that persists to the
+  /// file is then refused (see ``FileClaim``). Stray temporary files of the file are removed.
+  ///
+  /// - Throws: ``QueryCacheProblem/inUse(reason:)`` when the file is in use.
+  func claim() throws(QueryCacheProblem) {
+    do {
+      let claim = try FileClaim.take(url)
+      owner.claim.withLock { $0 = claim }
+    } catch {
+      throw .inUse(reason: error.description)
+    }
   }
 
   /// Writes `data` durably in place of the file.

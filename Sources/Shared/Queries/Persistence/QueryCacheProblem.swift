@@ -14,6 +14,10 @@ public enum QueryCacheProblem: Error, Sendable, Hashable, CustomStringConvertibl
   /// The persister could not load the cache (``QueryCachePersister/load()`` threw): the store starts without it,
   /// and the next write replaces it.
   case unreadable(reason: String)
+  /// The cache's file is in use by another process (see ``FileQueryCachePersister``): this store neither restores
+  /// nor writes it, and keeps its queries in memory only. Call ``QueryStore/persistCache(_:)`` again once the other
+  /// process is gone, or give each process a file of its own.
+  case inUse(reason: String)
   /// The stored bytes are not a whole cache: damaged, truncated, or something else altogether. The cache is
   /// dropped, and replaced at the next write.
   case corrupt(reason: String)
@@ -41,6 +45,8 @@ public enum QueryCacheProblem: Error, Sendable, Hashable, CustomStringConvertibl
   public var description: String {
     switch self {
     case .unreadable(let reason): "The query cache could not be loaded (\(reason)); the store starts without it."
+    case .inUse(let reason):
+      "The query cache's file is in use (\(reason)); this store does not restore or write it."
     case .corrupt(let reason): "The stored query cache is not valid (\(reason)); it was dropped."
     case .cutShort(let droppedBytes, let reason):
       "The end of the stored query cache was cut short (\(reason)); its last \(droppedBytes) bytes were dropped "

@@ -1,8 +1,10 @@
 import Foundation
 
 extension QueryStore {
-  /// Restores the query cache `persistence` keeps, then keeps it up to date: call it at launch, before the first
-  /// holder of a persisted query appears.
+  /// Restores the query cache `persistence` keeps, then keeps it up to date: call it at launch, best before the
+  /// first holder of a persisted query appears (a query made before shows the restored value once it is put in,
+  /// unless its own value is more recent). A ``MutationQueue`` may be restored before or after it: its entries'
+  /// optimistic changes show over the restored values either way.
   ///
   /// ```swift
   /// func launch(cacheURL: URL) async {
@@ -32,7 +34,11 @@ extension QueryStore {
   /// ``QueryCachePersistence/maxAge``, and starts from it when it is made again. An edit through a holder's
   /// `withLock` is written with the next change the store writes.
   ///
-  /// > Important: Call it once per store. Await ``flushPersistedCache()`` before the process ends, or a change made
+  /// A store of another process that persists to the same file is refused: the file is used by one process at a
+  /// time (see ``FileQueryCachePersister``). The returned ``QueryCacheRestore/problem`` is then
+  /// ``QueryCacheProblem/inUse(reason:)``, nothing is restored or written, and this method may be called again later.
+  ///
+  /// > Important: Call it once per store (again only after it found the file in use). Await ``flushPersistedCache()`` before the process ends, or a change made
   /// > within the last ``QueryCachePersistence/throttle`` is not written.
   ///
   /// - Parameter persistence: Where the cache is kept, which queries, for how long, and how often it is written.

@@ -515,7 +515,8 @@ struct TracedCalls {
           directories[result] = String(call[call.index(after: start)..<end])
         }
       }
-      if call.hasPrefix("openat("), call.contains("\"\(temporaryPrefix)") {
+      // The lock file beside the file (taken when a store or queue opens it, see FileClaim) is not a write of it.
+      if call.hasPrefix("openat("), call.contains("\"\(temporaryPrefix)"), !call.contains("\(temporaryPrefix)lock\"") {
         temporaryOpens += 1
         temporaryDescriptors.insert(result)
       } else if call.hasPrefix("openat("), call.contains("\"\(folder)\""), call.contains("O_DIRECTORY") {

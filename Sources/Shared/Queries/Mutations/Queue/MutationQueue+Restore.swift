@@ -19,16 +19,27 @@ extension MutationQueue {
   /// }
   /// ```
   ///
-  /// Call it once at launch, after registering every mutation (``register(_:invalidates:awaitsRefetches:_:)``) and
-  /// once the queries the optimistic changes touch are cached (a change applies only to a query the store keeps).
+  /// Call it once at launch, after registering every mutation (``register(_:invalidates:awaitsRefetches:_:)``),
+  /// before or after ``QueryStore/persistCache(_:)`` and the holders: an entry's optimistic change to a query the
+  /// store keeps nothing of yet waits for it, and shows once a holder makes it or the persisted cache restores it.
   /// Until then nothing runs and nothing is written; entries queued meanwhile run after the restored ones. An entry
   /// whose mutation is not registered, or whose arguments no longer decode, waits with the ones behind it (its
   /// status says why) until it is registered or discarded. Later calls read nothing and return the entries.
   ///
+  ///
   /// - Returns: The queue's entries, oldest first.
+  /// One process at a time uses a queue's file: ``restore()`` claims it, and the queue holds it while it exists (or
+  /// until the process ends, however it ends). A queue of another process on the same file is refused: its
+  /// ``restore()`` throws ``MutationQueueError/fileInUse(url:reason:)``, and it neither reads nor writes the file
+  /// (entries queued in it wait in memory, unsaved) until a later ``restore()`` finds the file free. The claim is an
+  /// exclusive lock on a file beside it, `.NAME.lock`, which stays. Within one process the claim is shared: make one
+  /// queue per file. Once the process claims the file, the temporary files a killed write of it left
+  /// (`.NAME.UUID.tmp`) are removed.
+  ///
   /// - Throws: ``MutationQueueError/unreadableFile(url:movedTo:reason:)`` when the file could not be read or holds
   ///   no queue this version reads: it was moved aside (so nothing is lost, and it is not read again), and the
-  ///   queue works, started empty.
+  ///   queue works, started empty. ``MutationQueueError/fileInUse(url:reason:)`` when a queue of another process
+  ///   uses the file: nothing was read, and the queue stays paused until a later call succeeds.
   @discardableResult
   public func restore() throws(MutationQueueError) -> [QueuedMutation] {
     let isFirst = locked.withLock { state -> Bool in
@@ -36,6 +47,14 @@ extension MutationQueue {
       return !state.restoreCalled
     }
     guard isFirst else { return entries }
+    do {
+      let claim = try FileClaim.take(url)
+      locked.withLock { $0.claim = claim }
+    } catch {
+      // In use elsewhere: nothing is read or written, and a later call may try again.
+      locked.withLock { $0.restoreCalled = false }
+      throw .fileInUse(url: url, reason: error.description)
+    }
     var problem: MutationQueueError?
     var stored: [(id: UUID, key: QueryKey, arguments: Data, enqueuedAt: Date)] = []
     do {

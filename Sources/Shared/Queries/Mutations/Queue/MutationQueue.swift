@@ -84,8 +84,10 @@ public final class MutationQueue: Sendable {
     var changes: [UUID: OptimisticChangeSet] = [:]
     /// The backoff under way, by entry, with the failure it follows.
     var backoffs: [UUID: (failures: Int, task: Task<Void, Never>)] = [:]
-    /// Whether ``MutationQueue/restore()`` was called.
+    /// Whether ``MutationQueue/restore()`` was called (and did not find the file in use).
     var restoreCalled = false
+    /// The queue's claim on its file, taken by ``MutationQueue/restore()``: held while the queue exists.
+    var claim: FileClaim?
     /// The number of the latest state published.
     var publication: UInt64 = 0
   }
@@ -244,9 +246,10 @@ public final class MutationQueue: Sendable {
   /// }
   /// ```
   ///
-  /// Otherwise as ``register(_:invalidates:awaitsRefetches:_:)``. A change applies only to a query the store keeps
-  /// at that moment: after a restart, restore the queue once the queries it changes are cached (restored from a
-  /// persisted cache, or held). A failed run keeps the changes: the entry is still queued. Write `apply` so that it
+  /// Otherwise as ``register(_:invalidates:awaitsRefetches:_:)``. A change to a query the store keeps nothing of
+  /// yet waits for it: it shows as soon as the query is made (by a holder) or restored from a persisted cache, so
+  /// after a restart the queue may be restored before or after ``QueryStore/persistCache(_:)`` and the holders. A
+  /// failed run keeps the changes: the entry is still queued. Write `apply` so that it
   /// changes nothing when the server's data already holds the change (a refetch can bring it while the change is
   /// still applied over it).
   ///

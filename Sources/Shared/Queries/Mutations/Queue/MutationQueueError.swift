@@ -29,6 +29,10 @@ public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertib
   /// The queue's file could not be read, or does not hold a queue this version reads. It was moved to `movedTo`
   /// (`nil` if even that failed), and the queue started empty.
   case unreadableFile(url: URL, movedTo: URL?, reason: String)
+  /// The queue's file is in use by a queue of another process: ``MutationQueue/restore()`` read nothing, and the
+  /// queue neither reads nor writes the file until a later ``MutationQueue/restore()`` finds it free. Give each
+  /// process a file of its own.
+  case fileInUse(url: URL, reason: String)
 
   /// A sentence naming the key or the file, and the problem.
   public var description: String {
@@ -46,6 +50,8 @@ public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertib
     case .unreadableFile(let url, let movedTo, let reason):
       let kept = movedTo.map { "; it was moved to \($0.path)" } ?? ""
       return "the mutation queue at \(url.path) could not be read (\(reason))\(kept), and the queue started empty"
+    case .fileInUse(let url, let reason):
+      return "the mutation queue at \(url.path) is in use (\(reason)); nothing was read, and the queue stays paused"
     }
   }
 }

@@ -243,6 +243,16 @@ final class QueryCacheEngine: Sendable {
       return !state.isStarted
     }
     precondition(isFirst, "A query store persists its cache once: persistCache(_:) was called before")
+    if let file = options.persister as? FileQueryCachePersister {
+      do {
+        try file.claim()
+      } catch {
+        // In use elsewhere: the store neither restores nor writes the file, and may ask again later.
+        state.withLock { $0.isStarted = false }
+        options.onProblem?(error)
+        return QueryCacheRestore(restored: 0, problem: error)
+      }
+    }
     var restore = QueryCacheRestore(restored: 0)
     var dropsStoredCache = false
     var log = QueryCacheLog()

@@ -34,7 +34,8 @@ struct QueuedMutationRegistration: Sendable {
     applyOptimistic = { data, store in
       let arguments = try MutationQueueFile.decodeArguments(Arguments.self, from: data)
       guard let optimistic else { return nil }
-      let cache = OptimisticCache(store: store)
+      // A queued entry's change waits for its query: it shows whatever the launch restores first.
+      let cache = OptimisticCache(store: store, waitsForQuery: true)
       _ = optimistic.start(arguments, cache)
       return cache.changes
     }

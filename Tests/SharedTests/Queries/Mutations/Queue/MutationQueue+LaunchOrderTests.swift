@@ -1,0 +1,115 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SharedState
+
+/// What a launch does, in the order a program chooses.
+private enum LaunchStep: CaseIterable, CustomStringConvertible {
+  /// `persistCache` restores the cache from its file.
+  case persistCache
+  /// A screen holds the todos query.
+  case hold
+  /// The queue registers its mutation and restores its file.
+  case restoreQueue
+
+  var description: String {
+    switch self {
+    case .persistCache: "persistCache"
+    case .hold: "holder"
+    case .restoreQueue: "queue.restore()"
+    }
+  }
+}
+
+/// The todos an app shows after a relaunch, whatever the order of its launch steps.
+private struct LaunchedApp {
+  static let insert = OptimisticMutation { (title: String, cache: OptimisticCache) in
+    cache.update(["todos"], as: OperationState<[String]>.self) { todos in
+      if todos.value?.contains(title) == false { todos.value?.append(title) }
+    }
+  }
+
+  let registry = SharedRegistry()
+  var todos: Shared<OperationState<[String]>>?
+  var queue: MutationQueue?
+  var restore: QueryCacheRestore?
+
+  /// Runs `steps` in a registry of its own, following `network` (offline: the held query does not fetch).
+  static func launch(
+    _ steps: [LaunchStep], cache: URL, queueFile: URL, network: ManualOnlineStatus
+  ) async throws -> LaunchedApp {
+    var app = LaunchedApp()
+    let registry = app.registry
+    registry.queries.onlineStatus = network
+    for step in steps {
+      switch step {
+      case .persistCache:
+        app.restore = await registry.queries.persistCache(
+          QueryCachePersistence(persister: .file(cache), throttle: .zero))
+      case .hold:
+        app.todos = SharedRegistry.$current.withValue(registry) {
+          Shared(wrappedValue: OperationState(), .query(["todos"]) { ["milk"] })
+        }
+      case .restoreQueue:
+        let queue = SharedRegistry.$current.withValue(registry) {
+          MutationQueue(file: queueFile, network: network)
+        }
+        queue.register(.mutation("add-todo"), invalidates: [["todos"]], optimistic: insert) { (_: String, _) in }
+        try queue.restore()
+        app.queue = queue
+      }
+    }
+    return app
+  }
+
+  /// The first run: the todos fetched and persisted, then "eggs" queued offline and saved; everything is freed on
+  /// return, as at the end of a process.
+  static func firstRun(cache: URL, queueFile: URL) async throws {
+    let network = ManualOnlineStatus(isOnline: true)
+    let app = try await launch(
+      [.persistCache, .hold, .restoreQueue], cache: cache, queueFile: queueFile, network: network)
+    let todos = try #require(app.todos)
+    _ = try await todos.fetchValue()
+    let queue = try #require(app.queue)
+    // Offline from here: the entry waits in the file.
+    network.setOnline(false)
+    try queue.enqueue("add-todo", "eggs")
+    try await queue.flush()
+    try await app.registry.queries.flushPersistedCache()
+  }
+}
+
+/// A relaunch restores the persisted cache and the queue's entries whatever the order in which the program calls
+/// `persistCache`, makes its holders and restores its queue: the restored todos show with the queued change.
+@Suite(.freshRegistry) struct MutationQueueLaunchOrderTests {
+  @Test(arguments: [
+    [LaunchStep.persistCache, .hold, .restoreQueue],
+    [.persistCache, .restoreQueue, .hold],
+    [.hold, .persistCache, .restoreQueue],
+    [.hold, .restoreQueue, .persistCache],
+    [.restoreQueue, .persistCache, .hold],
+    [.restoreQueue, .hold, .persistCache],
+  ])
+  fileprivate func aRelaunchShowsTheRestoredValueWithTheQueuedChangeInAnyOrder(_ order: [LaunchStep]) async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let cache = folder.file("queries.cache")
+    let queueFile = folder.file("queue.json")
+    try await LaunchedApp.firstRun(cache: cache, queueFile: queueFile)
+
+    let network = ManualOnlineStatus(isOnline: false)
+    do {
+      let app = try await LaunchedApp.launch(order, cache: cache, queueFile: queueFile, network: network)
+      #expect(app.restore?.problem == nil, "\(order)")
+      #expect(app.restore?.restored == 1, "\(order)")
+      #expect(app.queue?.entries.count == 1, "\(order)")
+      #expect(app.todos?.wrappedValue.value == ["milk", "eggs"], "\(order)")
+      try await app.registry.queries.flushPersistedCache()
+    }
+    // The cache keeps the confirmed value, without the queued change: a next launch restores it as it was.
+    let next = try await LaunchedApp.launch([.persistCache], cache: cache, queueFile: queueFile, network: network)
+    let stored = next.registry.queries.dehydrate().entries
+    #expect(try stored.map { try $0.decodedValue(as: [String].self) } == [["milk"]], "\(order)")
+  }
+}
