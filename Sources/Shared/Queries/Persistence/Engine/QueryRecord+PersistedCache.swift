@@ -81,7 +81,8 @@ extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState
         }
         let restored: State
         do {
-          restored = try State.restoredState(from: entry.value, with: decoder)
+          // A paginated query keeps at most its maxPages of the restored pages.
+          restored = query.kind.kept(restored: try State.restoredState(from: entry.value, with: decoder))
         } catch {
           return .failed(.undecodableValue(key: entry.key, reason: String(describing: error)))
         }

@@ -25,7 +25,9 @@ extension QueryStore {
       guard let state = try type.restoredState(from: entry.value, with: engine.decoder) as? State else {
         return query
       }
-      return query.restoring(state, updatedAt: entry.updatedAt, isInvalidated: entry.isInvalidated)
+      // A paginated query keeps at most its maxPages of the restored pages.
+      let kept = query.kind.kept(restored: state)
+      return query.restoring(kept, updatedAt: entry.updatedAt, isInvalidated: entry.isInvalidated)
     } catch {
       engine.drop(entry, because: .undecodableValue(key: query.key, reason: String(describing: error)))
       return query
