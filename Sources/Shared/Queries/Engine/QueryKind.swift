@@ -12,6 +12,12 @@ enum QueryKind<State: OperationTrackable>: Sendable {
       -> State.Success,
     keepRestored: @Sendable (State) -> State)
 
+  /// Whether the query is paginated.
+  var isPaginated: Bool {
+    if case .paginated = self { return true }
+    return false
+  }
+
   /// `state`, restored from a persisted cache, as a query of this kind keeps it: a paginated query's pages cut to
   /// its `maxPages`. Runs the program's code: call outside every lock.
   func kept(restored state: State) -> State {

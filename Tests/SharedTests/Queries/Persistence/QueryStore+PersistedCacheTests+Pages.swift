@@ -87,10 +87,11 @@ extension QueryStorePersistedCacheTests {
     let persister = MemoryCachePersister()
     let clock = ManualClock()
     await SharedRegistry.current.queries.persistCache(persistence(persister, clock: ManualClock()))
+    let before = Date()
     let holder = try await loadFeed(PagedFeed(edition: "first"), clock: clock, pages: 3)
     #expect(holder.wrappedValue.pageIDs == [0, 1, 2])
-    let fetchedAt = try #require(holder.wrappedValue.updatedAt)
     try await SharedRegistry.current.queries.flushPersistedCache()
+    let after = Date()
     let stored = try #require(try persister.stored()?.entries.first { $0.key == ["feed"] })
     let value = try stored.decodedValue(as: StoredPages<Int, [String]>.self)
     #expect(value.pages.map(\.id) == [0, 1, 2])
@@ -109,13 +110,43 @@ extension QueryStorePersistedCacheTests {
       #expect(again.wrappedValue.hasNextPage)
       #expect(!again.wrappedValue.hasPreviousPage)
       #expect(again.wrappedValue.status == .success)
-      #expect(again.wrappedValue.updatedAt == fetchedAt)
+      // As old as the pages' fetch: the query's clock did not move since.
+      let restoredAt = again.wrappedValue.updatedAt ?? .distantPast
+      #expect(restoredAt.timeIntervalSince(before) > -0.001)
+      #expect(after.timeIntervalSince(restoredAt) > -0.001)
       #expect(!again.wrappedValue.isFetching)  // Fresh: not fetched.
       // The restored cursors go on: the next page is the one after the last restored.
       _ = try? await again.fetchNextPage()?.value
       #expect(again.wrappedValue.pageIDs == [0, 1, 2, 3])
     }
     #expect(relaunched.fetched.elements == [3])
+  }
+
+  @Test func aRestoredFeedIsAsOldAsItsLastFetchOfEveryPageNotItsLastNextPage() async throws {
+    let persister = MemoryCachePersister()
+    let clock = ManualClock()
+    await SharedRegistry.current.queries.persistCache(persistence(persister, clock: ManualClock()))
+    // The first page, then the next one 8 minutes later, and the cache written 4 minutes after that: the pages are
+    // 12 minutes old, stale for a query fresh for ten, as a page added with fetchNextPage does not make them fresh.
+    let holder = try await loadFeed(PagedFeed(edition: "first"), clock: clock, pages: 1)
+    clock.advance(by: .seconds(480))
+    _ = try await holder.fetchNextPage()?.value
+    clock.advance(by: .seconds(240))
+    #expect(holder.wrappedValue.pageIDs == [0, 1])
+    try await SharedRegistry.current.queries.flushPersistedCache()
+    withExtendedLifetime(holder) {}
+
+    let registry = SharedRegistry()
+    let relaunched = PagedFeed(edition: "second")
+    await SharedRegistry.$current.withValue(registry) {
+      await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
+      let again = Shared(wrappedValue: Feed(), relaunched.query(ManualClock()))
+      #expect(again.wrappedValue.pages == pages("first", [0, 1]))
+      #expect(again.wrappedValue.isFetching)  // Stale: every page again.
+      await waitForSettledSuccess(again)
+      #expect(again.wrappedValue.pages == pages("second", [0, 1]))
+    }
+    #expect(relaunched.fetched.elements == [0, 1])
   }
 
   @Test func aStaleRestoredFeedShowsWhileEveryPageIsRefetchedFromTheFirst() async throws {
