@@ -16,6 +16,9 @@
 //                                           remove ["removed"] (nothing else changes), and end with exit(0)
 //   ExitProbe cache-remove-term PATH VALUE  the same, but first ask the library to handle SIGTERM and SIGINT, and
 //                                           after the removal print "ready" and wait for a signal
+//   ExitProbe cache-pages PATH VALUE        persist a query cache in PATH (its throttle an hour), load VALUE pages
+//                                           of the paginated query ["feed"] (page N holds "item N"), and end with
+//                                           exit(0) (the exit writes the pages)
 import Foundation
 import SharedState
 import Synchronization
@@ -23,7 +26,7 @@ import Synchronization
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let value = Int(arguments[3]) else {
   FileHandle.standardError.write(
-    Data("usage: ExitProbe return|busy|term|launch|kill|cache-remove|cache-remove-term PATH VALUE\n".utf8))
+    Data("usage: ExitProbe return|busy|term|launch|kill|cache-remove|cache-remove-term|cache-pages PATH VALUE\n".utf8))
   exit(64)
 }
 let mode = arguments[1]
@@ -58,6 +61,26 @@ if mode == "cache-remove" || mode == "cache-remove-term" {
   if mode == "cache-remove-term" {
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     while true { pause() }
+  }
+  exit(0)
+}
+if mode == "cache-pages" {
+  let store = SharedRegistry.current.queries
+  // A throttle no test waits for: the pages are written by the flush at exit.
+  await store.persistCache(
+    QueryCachePersistence(persister: .file(URL(fileURLWithPath: arguments[2])), throttle: .seconds(3_600)))
+  let nextPage: @Sendable ([String], Int) -> Int? = { _, id in id + 1 < value ? id + 1 : nil }
+  let feed = Shared(
+    wrappedValue: PaginatedState<Int, [String]>(),
+    .paginatedQuery(["feed"], initialPage: 0, nextPage: nextPage, options: QueryOptions(staleTime: .seconds(3_600))) {
+      id in ["item \(id)"]
+    })
+  do {
+    _ = try await feed.fetchValue()
+    while feed.wrappedValue.hasNextPage { _ = try await feed.fetchNextPage()?.value }
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
   }
   exit(0)
 }
