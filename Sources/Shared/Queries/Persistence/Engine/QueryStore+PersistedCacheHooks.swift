@@ -18,7 +18,10 @@ extension QueryStore {
       engine.drop(
         entry,
         because: .undecodableValue(
-          key: query.key, reason: "the query's state, \(State.self), is not an OperationState of a Codable value"))
+          key: query.key,
+          reason:
+            "the query's state, \(State.self), is neither an OperationState of a Codable value nor a PaginatedState "
+            + "of Codable page identifiers and pages"))
       return query
     }
     do {
