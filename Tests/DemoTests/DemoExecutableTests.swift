@@ -36,7 +36,7 @@ import Testing
   }
 
   /// `swift run Demo offline`: each half of the scenario in a process of its own, the second started after the
-  /// first ended; the edits reach the server once each.
+  /// first ended; the edits reach the server once each, and the news pages loaded in the first show in the second.
   @Test func theOfflineScenarioRunsEachHalfInAProcessOfItsOwn() async throws {
     let executable = try #require(Self.executable(), "the Demo executable is built with the tests")
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("demo-offline-\(UUID().uuidString)")
@@ -57,6 +57,13 @@ import Testing
     #expect(processes.last?.hasSuffix("(resume):") == true)
     #expect(processes.first != processes.last)
     #expect(lines.contains { $0.contains("(from the cache, with 2 queued edits shown again)") })
+    // The pages scrolled in the first process show in the second, restored from the cache file.
+    #expect(
+      lines.contains {
+        $0.hasSuffix(
+          "started again, offline: the news feed shows 2 pages [\"News 1\", \"News 2\", \"News 3\", \"News 4\"] "
+            + "(from the cache)")
+      })
     #expect(
       lines.last
         == "offline: 2 edits made offline reached the server after a restart, 2 applied from 2 requests (0 sent again)")

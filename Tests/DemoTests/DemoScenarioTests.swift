@@ -78,8 +78,8 @@ import Testing
   }
 
   /// The offline scenario's two halves, here each in a registry of its own in this process: the edits made
-  /// offline show at once and wait, show again from the cache and the queue after the "restart", and reach the
-  /// server once each.
+  /// offline show at once and wait, show again from the cache and the queue after the "restart" (and so do the
+  /// news feed's pages), and reach the server once each.
   @Test func offlineEditsSurviveARestartAndReachTheServerOnceEach() async {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("demo-offline-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -92,6 +92,14 @@ import Testing
           "started again, offline: the feed shows [\"Water the plants\", \"Buy stamps\", \"Call the plumber\"]")
           && $0.contains("(from the cache, with 2 queued edits shown again)")
       })
+    // The two pages of news scrolled online show after the restart, from the persisted cache.
+    #expect(
+      lines.contains(
+        "online: the news feed shows 2 pages [\"News 1\", \"News 2\", \"News 3\", \"News 4\"] from the server"))
+    #expect(
+      lines.contains(
+        "started again, offline: the news feed shows 2 pages [\"News 1\", \"News 2\", \"News 3\", \"News 4\"] "
+          + "(from the cache)"))
     #expect(
       lines.last
         == "offline: 2 edits made offline reached the server after a restart, 2 applied from 2 requests (0 sent again)")

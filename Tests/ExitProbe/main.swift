@@ -19,6 +19,9 @@
 //   ExitProbe cache-churn PATH VALUE        persist a query cache in PATH, then for n = VALUE, VALUE + 1, ... set
 //                                           the queries ["n"] and ["k", n % 50] to n, flush the cache and print n,
 //                                           until it is killed
+//   ExitProbe cache-pages PATH VALUE        persist a query cache in PATH (its throttle an hour), load VALUE pages
+//                                           of the paginated query ["feed"] (page N holds "item N"), and end with
+//                                           exit(0) (the exit writes the pages)
 //   ExitProbe hold-cache PATH VALUE         persist a query cache in PATH, set the query ["held"] to VALUE and flush
 //                                           it, print "ready" and wait (to be killed); if the file is in use, print
 //                                           "in use: " and the problem, and end with exit status 75
@@ -34,7 +37,7 @@ guard arguments.count == 4, let value = Int(arguments[3]) else {
   FileHandle.standardError.write(
     Data(
       ("usage: ExitProbe return|busy|term|launch|kill|cache-remove|cache-remove-term|cache-churn|hold-cache|hold-queue"
-        + " PATH VALUE\n").utf8))
+        + "|cache-pages PATH VALUE\n").utf8))
   exit(64)
 }
 let mode = arguments[1]
@@ -92,6 +95,26 @@ if mode == "cache-churn" {
     FileHandle.standardOutput.write(Data("\(written)\n".utf8))
     next += 1
   }
+}
+if mode == "cache-pages" {
+  let store = SharedRegistry.current.queries
+  // A throttle no test waits for: the pages are written by the flush at exit.
+  await store.persistCache(
+    QueryCachePersistence(persister: .file(URL(fileURLWithPath: arguments[2])), throttle: .seconds(3_600)))
+  let nextPage: @Sendable ([String], Int) -> Int? = { _, id in id + 1 < value ? id + 1 : nil }
+  let feed = Shared(
+    wrappedValue: PaginatedState<Int, [String]>(),
+    .paginatedQuery(["feed"], initialPage: 0, nextPage: nextPage, options: QueryOptions(staleTime: .seconds(3_600))) {
+      id in ["item \(id)"]
+    })
+  do {
+    _ = try await feed.fetchValue()
+    while feed.wrappedValue.hasNextPage { _ = try await feed.fetchNextPage()?.value }
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+  }
+  exit(0)
 }
 if mode == "hold-cache" {
   let store = SharedRegistry.current.queries

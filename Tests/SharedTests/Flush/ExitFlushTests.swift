@@ -112,6 +112,30 @@ private func restoredQueries(from url: URL) async throws -> [QueryKey: String] {
   }
 }
 
+/// The feed ["feed"] a next launch shows at once from the persisted query cache at `url`, and how many pages it
+/// fetched meanwhile.
+private func restoredFeed(
+  from url: URL
+) async -> (pageIDs: [Int], pages: [[String]], hasNextPage: Bool, fetches: Int) {
+  let registry = SharedRegistry()
+  return await SharedRegistry.$current.withValue(registry) {
+    let store = registry.queries
+    let restore = await store.persistCache(QueryCachePersistence(persister: .file(url)))
+    #expect(restore.problem == nil)
+    let fetches = Counter()
+    let nextPage: @Sendable ([String], Int) -> Int? = { _, id in id + 1 }
+    let query: Query<PaginatedState<Int, [String]>> = .paginatedQuery(
+      ["feed"], initialPage: 0, nextPage: nextPage, options: QueryOptions(staleTime: .seconds(3_600))
+    ) { id in
+      fetches.increment()
+      return ["fetched \(id)"]
+    }
+    let feed = Shared(wrappedValue: PaginatedState<Int, [String]>(), query)
+    let shown = feed.wrappedValue
+    return (shown.pageIDs, shown.pages, shown.hasNextPage, fetches.count)
+  }
+}
+
 /// A program that changes a file's value and ends before the save delay (an hour in the probe) has passed: the
 /// change is written before the process is gone. Each probe is a real process.
 // A probe that never ends would leave its test waiting: the time limit turns that into a failure.
@@ -173,6 +197,21 @@ private func restoredQueries(from url: URL) async throws -> [QueryKey: String] {
     let ending = try await runProbe("cache-remove", path: url.path, value: 42)
     #expect(ending == Ending(reason: .exit, status: 0))
     #expect(try await restoredQueries(from: url) == [["kept"]: "42"])
+  }
+
+  /// A paginated feed whose pages were loaded in one process, and written by its normal exit (the cache's throttle
+  /// is an hour in the probe), shows its pages, in order with their identifiers, at once in the next launch.
+  @Test func aFeedsPagesWrittenAtANormalExitShowAtTheNextLaunch() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("queries.cache")
+    let ending = try await runProbe("cache-pages", path: url.path, value: 3)
+    #expect(ending == Ending(reason: .exit, status: 0))
+    let restored = await restoredFeed(from: url)
+    #expect(restored.pageIDs == [0, 1, 2])
+    #expect(restored.pages == [["item 0"], ["item 1"], ["item 2"]])
+    #expect(!restored.hasNextPage)
+    #expect(restored.fetches == 0)
   }
 
   /// The same with SIGTERM, when the program let the library handle it: the removal is written before the

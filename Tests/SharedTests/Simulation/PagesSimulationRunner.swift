@@ -19,6 +19,9 @@ enum PagesSimulationStep: Hashable, Sendable, CustomStringConvertible {
   /// An optimistic mutation that inserts its item at the front of page 0.
   case mutate
   case answerMutation(pick: Int, succeeds: Bool)
+  /// The app ends (its persisted cache flushed) and launches again from the bytes written: the feed's pages wait in
+  /// the restored cache for its next holder. Only while nothing is fetched or sent.
+  case relaunch
 
   var description: String {
     switch self {
@@ -32,6 +35,7 @@ enum PagesSimulationStep: Hashable, Sendable, CustomStringConvertible {
     case .mutate: "mutate: insert an item at the front of page 0 optimistically"
     case .answerMutation(let pick, let succeeds):
       "server answers mutation call #\(pick): \(succeeds ? "applied" : "refused")"
+    case .relaunch: "flush the persisted cache, end the app and launch it again"
     }
   }
 
@@ -50,6 +54,7 @@ enum PagesSimulationStep: Hashable, Sendable, CustomStringConvertible {
       case 42..<64: return .answerPage(succeeds: coin)
       case 64..<74: return .edit
       case 74..<86: return .mutate
+      case 86..<89: return .relaunch
       default: return .answerMutation(pick: pick, succeeds: coin)
       }
     }
@@ -59,14 +64,19 @@ enum PagesSimulationStep: Hashable, Sendable, CustomStringConvertible {
 /// Runs a paginated feed (`.paginatedQuery`) with several holders against `SimulatedPageServer`, checked against
 /// `SimulationPagesModel` after every step that settles. The program asks for pages, refetches and invalidates only
 /// while no page is being fetched, so that the model knows which fetch is which; optimistic mutations and their
-/// answers come at any time, and edits whenever no refetch of all pages is under way.
+/// answers come at any time, and edits whenever no refetch of all pages is under way. The store persists its cache,
+/// and a relaunch restores the feed's pages in a new registry.
 final class PagesSimulationRunner {
   typealias Feed = PaginatedState<Int, [Int]>
 
   private let steps: [PagesSimulationStep]
   private let clock = ManualClock()
   private let server = SimulatedPageServer()
-  private let registry = SharedRegistry()
+  private var registry = SharedRegistry()
+  /// The persisted cache's storage: written at once (no throttle), flushed at a relaunch.
+  private var persister = MemoryCachePersister()
+  /// The cache writer's clock, kept apart from the feed's.
+  private let throttleClock = ManualClock()
   private var model = SimulationPagesModel()
   private var holders: [Shared<Feed>] = []
   private var mutationState = Shared(value: MutationState<Int, Int>())
@@ -85,11 +95,9 @@ final class PagesSimulationRunner {
   /// Runs `steps`; returns the first broken invariant: the step after which it broke, and what.
   static func run(_ steps: [PagesSimulationStep], settleGuard: Duration = .seconds(2)) async -> SimulationFailure? {
     let runner = PagesSimulationRunner(steps: steps, settleGuard: settleGuard)
-    return await SharedRegistry.$current.withValue(runner.registry) {
-      let failure = await runner.runSteps()
-      await runner.tearDown()
-      return failure
-    }
+    let failure = await runner.runSteps()
+    await SharedRegistry.$current.withValue(runner.registry) { await runner.tearDown() }
+    return failure
   }
 
   private var store: QueryStore { registry.queries }
@@ -105,12 +113,42 @@ final class PagesSimulationRunner {
   }
 
   private func runSteps() async -> SimulationFailure? {
+    await launch()
     for (index, step) in steps.enumerated() {
       self.step = index + 1
-      perform(step)
-      if let failure = await settleAndCheck() { return failure }
+      if case .relaunch = step { await relaunch() }
+      // The app's current registry: a relaunch makes another.
+      let failure = await SharedRegistry.$current.withValue(registry) {
+        perform(step)
+        return await settleAndCheck()
+      }
+      if let failure { return failure }
     }
     return nil
+  }
+
+  /// Sets up the current registry's store as the app does at launch: its persisted cache, restored from
+  /// ``persister``.
+  private func launch() async {
+    await SharedRegistry.$current.withValue(registry) {
+      _ = await store.persistCache(QueryCachePersistence(persister: persister, throttle: .zero, clock: throttleClock))
+    }
+  }
+
+  /// The app ends, its cache flushed, and launches again from the bytes written; only while nothing is fetched or
+  /// sent (the model knows then what the store wrote last).
+  private func relaunch() async {
+    guard model.isIdle, model.unfinished.isEmpty, server.callsUnderWay.isEmpty else { return }
+    let bytes = await SharedRegistry.$current.withValue(registry) { () -> Data? in
+      try? await store.flushPersistedCache()
+      return persister.data
+    }
+    holders = []
+    SharedRegistry.$current.withValue(registry) { store.remove(.all) }
+    registry = SharedRegistry()
+    persister = MemoryCachePersister(data: bytes)
+    model.relaunch()
+    await launch()
   }
 
   private func perform(_ step: PagesSimulationStep) {
@@ -165,6 +203,8 @@ final class PagesSimulationRunner {
       }
     case .answerMutation(let pick, let succeeds):
       _ = server.answerMutation(pick: pick, succeeds: succeeds)
+    case .relaunch:
+      break  // Done before the step's registry is taken (see `relaunch()`).
     }
   }
 

@@ -19,8 +19,12 @@ struct SimulationPagesModel {
     var fetched: [[Int]] = []
   }
 
-  /// Whether the store keeps the feed (from its first holder on: it is never collected in a program).
+  /// Whether the store keeps the feed (from its first holder on: it is never collected in a program), or its
+  /// restored pages wait for it.
   var exists = false
+  /// Whether the feed's pages wait, restored, for its first holder after a relaunch: an edit with `store.update`
+  /// changes nothing then, an optimistic change waits with them and shows when the feed is held.
+  var isWaiting = false
   var holders = 0
   /// The confirmed pages; `nil` before the first page.
   var confirmed: [[Int]]?
@@ -58,6 +62,7 @@ struct SimulationPagesModel {
   mutating func hold() {
     holders += 1
     exists = true
+    isWaiting = false
     if isIdle && (confirmed == nil || isInvalidated) { startWalk() }
   }
 
@@ -106,9 +111,17 @@ struct SimulationPagesModel {
 
   /// `store.update` writes the last item of page 0.
   mutating func edit(_ value: Int) {
-    guard var pages = confirmed, !pages.isEmpty, !pages[0].isEmpty else { return }
+    guard !isWaiting, var pages = confirmed, !pages.isEmpty, !pages[0].isEmpty else { return }
     pages[0][pages[0].count - 1] = value
     confirmed = pages
+  }
+
+  /// The app ended and launched again, with nothing fetched or sent: the confirmed pages, as the store last wrote
+  /// them, wait in the restored cache (invalidated if they were), and nobody holds the feed.
+  mutating func relaunch() {
+    holders = 0
+    exists = confirmed != nil
+    isWaiting = confirmed != nil
   }
 
   mutating func mutate(_ mutation: Int, item: Int) {

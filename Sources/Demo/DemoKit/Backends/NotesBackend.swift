@@ -12,7 +12,13 @@ actor NotesBackend {
     var applied: [String] = []
     /// How many times the notes were read.
     var reads = 0
+    /// How many pages of the news feed were read (`nil` in a file written before the server had news).
+    var newsReads: Int?
   }
+
+  /// The server's news, ``newsPageSize`` items to a page.
+  static let news = (1...5).map { "News \($0)" }
+  static let newsPageSize = 2
 
   private let url: URL
 
@@ -35,6 +41,15 @@ actor NotesBackend {
     contents.reads += 1
     try? write(contents)
     return contents.notes
+  }
+
+  /// The page numbered `page` of the news feed (the first is 0): up to ``newsPageSize`` items, none past the last.
+  func newsPage(_ page: Int) -> [String] {
+    var contents = contents()
+    contents.newsReads = (contents.newsReads ?? 0) + 1
+    try? write(contents)
+    let start = min(page * Self.newsPageSize, Self.news.count)
+    return Array(Self.news[start..<min(start + Self.newsPageSize, Self.news.count)])
   }
 
   /// Adds `note` unless the request with `idempotencyKey` was applied already; returns the notes.

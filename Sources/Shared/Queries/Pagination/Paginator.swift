@@ -82,6 +82,19 @@ final class Paginator<PageID: Hashable & Sendable, Page: Sendable>: Sendable {
     return .all(ids: ids, pages: pages, hasNext: hasNext, hasPrevious: hasPrevious)
   }
 
+  /// `state`, restored from a persisted cache, with the pages a refetch of every page would keep: the first
+  /// ``maxPages`` (a cache written with a larger limit, or pages the program set, may hold more); the last page kept
+  /// then says whether one comes after it. The program's code (``nextPage``): call outside every lock.
+  func kept(restored state: State) -> State {
+    guard let maxPages, state.pageIDs.count > maxPages else { return state }
+    var kept = state
+    let ids = Array(state.pageIDs.prefix(maxPages))
+    let pages = Array(state.pages.prefix(maxPages))
+    let hasNext = nextPage(pages[pages.count - 1], ids[ids.count - 1]) != nil
+    kept.replacePages(ids: ids, pages: pages, hasNextPage: hasNext, hasPreviousPage: state.hasPreviousPage)
+    return kept
+  }
+
   /// Fetches the loaded pages again: from the first, following ``nextPage``, until it returns `nil` or as many pages
   /// as are loaded were fetched (just the initial page when none is loaded; never more than ``maxPages``).
   ///

@@ -78,7 +78,7 @@ extension Shared {
     _ work: QueryRecordMachine.Work
   ) -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page> {
     let link = root.attachment(QueryLink.self, make: QueryLink.init)
-    guard let (store, key, kind) = link.target(as: Value.self), case .paginated(let fetchPages) = kind else {
+    guard let (store, key, kind) = link.target(as: Value.self), case .paginated(let fetchPages, _) = kind else {
       return nil
     }
     return store.request(work, key: key, as: Value.self) { shared, context in

@@ -21,6 +21,10 @@ extension SharedReaderKey {
   /// query that drops its first pages a `previousPage`, to fetch them again). A refetch of all pages fetches at most
   /// `maxPages`.
   ///
+  /// A store that persists its cache (``QueryStore/persistCache(_:)``) keeps the pages with their identifiers when
+  /// `PageID` and `Page` are `Codable`, and shows them at once after a relaunch; a restore keeps at most `maxPages`,
+  /// the first ones, as a refetch of all pages would.
+  ///
   /// A refetch of all pages retries a page that fails on its own, as ``QueryOptions/operation`` says: the pages
   /// fetched before it are kept, and the retry goes on from that page.
   ///
@@ -53,8 +57,10 @@ extension SharedReaderKey {
       key: key, options: options,
       fetch: { shared, context in try await paginator.fetch(.refresh, in: shared, attempt: context.attempt) },
       fetcherLocation: CodeLocation(fileID: fileID, line: line),
-      kind: .paginated { work, shared, context in
-        try await paginator.fetch(work, in: shared, attempt: context.attempt)
-      })
+      kind: .paginated(
+        fetchPages: { work, shared, context in
+          try await paginator.fetch(work, in: shared, attempt: context.attempt)
+        },
+        keepRestored: { paginator.kept(restored: $0) }))
   }
 }

@@ -98,7 +98,9 @@ extension PersistedQueryCache {
     public var key: QueryKey
     /// When the value was obtained: after a restore, the query's ``QueryOptions/staleTime`` counts from here. For
     /// a query whose fetched values decide their own freshness (``Query/staleTime(_:)``), it is the time the
-    /// value's freshness counts from, so that the value stays fresh as long after a restore as before.
+    /// value's freshness counts from, so that the value stays fresh as long after a restore as before. For a
+    /// paginated query, it is the time of its last fetch of every page (or of its first page): a page added with
+    /// ``Shared/fetchNextPage()`` does not make the pages fresh, after a restore either.
     public var updatedAt: Date
     /// Whether the query was invalidated after the value was obtained: restored, it shows the value and refetches
     /// on its first use, whatever its age.

@@ -19,8 +19,9 @@ public struct QueryCachePersistence: Sendable {
   /// clock); older values are dropped, at a restore and at each write. One day by default.
   public var maxAge: Duration
   /// Which queries are persisted: a key prefix, an exact key, and optionally a predicate on the key. Every query
-  /// by default. Only queries whose state is an ``OperationState`` of a `Codable` value are persisted; the others
-  /// are left out whatever the filter says.
+  /// by default. Only queries whose state is an ``OperationState`` of a `Codable` value, or a ``PaginatedState``
+  /// whose page identifiers and pages are `Codable` (persisted with its pages in order, each with its identifier),
+  /// are persisted; the others are left out whatever the filter says.
   ///
   /// The predicate is your code: it runs outside every lock of the library, when a query's value changes and at a
   /// restore.

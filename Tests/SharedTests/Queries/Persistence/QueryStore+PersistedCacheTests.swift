@@ -10,7 +10,7 @@ import Testing
 @Suite(.freshRegistry)
 struct QueryStorePersistedCacheTests {
   /// How a test persists: `version` "1", a one-second throttle on `clock`, problems into `problems`.
-  private func persistence(
+  func persistence(
     _ persister: MemoryCachePersister,
     clock: ManualClock,
     problems: ProblemLog = ProblemLog(),

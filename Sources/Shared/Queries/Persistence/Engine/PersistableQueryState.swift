@@ -1,6 +1,7 @@
 import Foundation
 
-/// A query state the persisted cache can hold: an ``OperationState`` of a `Codable` value.
+/// A query state the persisted cache can hold: an ``OperationState`` of a `Codable` value, or a ``PaginatedState`` of
+/// `Codable` page identifiers and pages (see `PaginatedState+PersistedCache.swift`).
 ///
 /// The store finds out whether a query's state is one with a dynamic cast (`State.self as? any
 /// PersistableQueryState.Type`), so that every query keeps its plain `OperationTrackable` state type.

@@ -44,10 +44,11 @@ extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState
     let confirmedWhileSleeping = kept.sleeping == nil ? nil : store.changes.layer(for: key, as: State.self)?.confirmed
     let fetchedAt = self.fetchedAt
     let stopwatch = self.stopwatch
-    // A query whose values decide their own staleTime stores the time their freshness counts from (see
-    // `PersistedQueryCache.Entry.updatedAt`), which only the record's time knows.
-    let storesOwnDate = definition.staleness == nil
     let query = self.query
+    // A query whose values decide their own staleTime stores the time their freshness counts from (see
+    // `PersistedQueryCache.Entry.updatedAt`), which only the record's time knows; so does a paginated query, whose
+    // pages are as old as their last fetch of every page (or first page), whatever pages were added since.
+    let storesOwnDate = definition.staleness == nil && !query.kind.isPaginated
     let owner = WeakQueryStore(store: store)
     /// The value as the store last wrote it, and the time it was obtained on the wall clock (`nil` once invalidated).
     let current = { () -> (state: State, obtainedAt: Date?)? in
@@ -81,7 +82,8 @@ extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState
         }
         let restored: State
         do {
-          restored = try State.restoredState(from: entry.value, with: decoder)
+          // A paginated query keeps at most its maxPages of the restored pages.
+          restored = query.kind.kept(restored: try State.restoredState(from: entry.value, with: decoder))
         } catch {
           return .failed(.undecodableValue(key: entry.key, reason: String(describing: error)))
         }

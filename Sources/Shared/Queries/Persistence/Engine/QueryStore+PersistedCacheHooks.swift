@@ -18,14 +18,19 @@ extension QueryStore {
       engine.drop(
         entry,
         because: .undecodableValue(
-          key: query.key, reason: "the query's state, \(State.self), is not an OperationState of a Codable value"))
+          key: query.key,
+          reason:
+            "the query's state, \(State.self), is neither an OperationState of a Codable value nor a PaginatedState "
+            + "of Codable page identifiers and pages"))
       return query
     }
     do {
       guard let state = try type.restoredState(from: entry.value, with: engine.decoder) as? State else {
         return query
       }
-      return query.restoring(state, updatedAt: entry.updatedAt, isInvalidated: entry.isInvalidated)
+      // A paginated query keeps at most its maxPages of the restored pages.
+      let kept = query.kind.kept(restored: state)
+      return query.restoring(kept, updatedAt: entry.updatedAt, isInvalidated: entry.isInvalidated)
     } catch {
       engine.drop(entry, because: .undecodableValue(key: query.key, reason: String(describing: error)))
       return query
