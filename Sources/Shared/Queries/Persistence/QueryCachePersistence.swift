@@ -16,7 +16,7 @@ public struct QueryCachePersistence: Sendable {
   /// it when a new version of the app changes the types of persisted values.
   public var version: String
   /// How old a value may be and still be restored (its ``PersistedQueryCache/Entry/updatedAt``, on the wall
-  /// clock); older values are dropped, at a restore and at each write. One day by default.
+  /// clock); older values are dropped, at a restore and whenever the whole cache is written. One day by default.
   public var maxAge: Duration
   /// Which queries are persisted: a key prefix, an exact key, and optionally a predicate on the key. Every query
   /// by default. Only queries whose state is an ``OperationState`` of a `Codable` value, or a ``PaginatedState``

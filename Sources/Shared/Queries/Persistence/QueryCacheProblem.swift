@@ -18,8 +18,9 @@ public enum QueryCacheProblem: Error, Sendable, Hashable, CustomStringConvertibl
   /// nor writes it, and keeps its queries in memory only. Call ``QueryStore/persistCache(_:)`` again once the other
   /// process is gone, or give each process a file of its own.
   case inUse(reason: String)
-  /// The stored bytes are not a whole cache: damaged, truncated, or something else altogether. The cache is
-  /// dropped, and replaced at the next write.
+  /// The stored bytes are not a cache: its header is damaged or cut short, or they are something else altogether.
+  /// The cache is dropped, and replaced at the next write. (A cache whose end only is damaged is restored up to there:
+  /// ``cutShort(droppedBytes:reason:)``.)
   case corrupt(reason: String)
   /// The end of the stored cache was cut short or damaged (a write torn by a kill or a power loss): the changes
   /// before it are restored, the last `droppedBytes` bytes are not, and the next write saves the whole cache again.
