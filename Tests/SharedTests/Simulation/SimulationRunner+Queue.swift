@@ -265,6 +265,7 @@ extension SimulationRunner {
     case .running where harness.server.callsUnderWay(launch: harness.launch).isEmpty:
       return "queued entry \(number) shows running, but no call of it is under way"
     case .blocked(let reason): return "queued entry \(number) is blocked: \(reason)"
+    case .failed: return "queued entry \(number) shows failed, but it is in the run order"
     case .running, .waitingToRetry: return nil
     }
   }
