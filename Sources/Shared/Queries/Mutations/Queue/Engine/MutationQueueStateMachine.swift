@@ -195,7 +195,7 @@ struct MutationQueueStateMachine<Waiter> {
   /// The run of entry `id` failed with `error`, which the entry's policy marks permanent or not: it gives up if
   /// the error is permanent, or if this was its last allowed attempt and the queue is online (a failure while
   /// offline was most likely the network's: it leaves one more attempt). Otherwise it stays first, and is retried
-  /// after a backoff.
+  /// after a backoff, and the failure is written.
   mutating func failed(_ id: UUID, error: HashableError, isPermanent: Bool = false) -> [Effect] {
     guard head == .running(id), entries.first?.id == id else {
       preconditionFailure("entry \(id) failed, but \(head) is the queue's head")
@@ -207,7 +207,9 @@ struct MutationQueueStateMachine<Waiter> {
       return giveUpFirst() + requestWrite()
     }
     head = .retrying(id, failures: entries[0].failures)
-    return [.backoff(id: id, failures: entries[0].failures)]
+    // The failure and its error are written during the backoff, so a relaunch shows them.
+    revision += 1
+    return [.backoff(id: id, failures: entries[0].failures)] + requestWrite()
   }
 
   /// The backoff after failure number `failures` of entry `id` ended.

@@ -591,7 +591,7 @@ struct MutationQueueStateMachineTests {
     var machine = Machine(isOnline: true)
     _ = Self.withWritesLanded(&machine, machine.restored([Self.entry(0)]))
     #expect(machine.head == .running(Self.ids[0]))
-    _ = machine.failed(Self.ids[0], error: HashableError(TestFailure()))
+    _ = Self.withWritesLanded(&machine, machine.failed(Self.ids[0], error: HashableError(TestFailure())))
     let afterBackoff = machine.backoffEnded(Self.ids[0], failures: 1)
     guard let claim = Self.written(afterBackoff), Self.started(afterBackoff).isEmpty else {
       Issue.record("the retry started before its attempt was written: \(afterBackoff)")
@@ -606,15 +606,15 @@ struct MutationQueueStateMachineTests {
     var machine = Machine(isOnline: true)
     _ = Self.withWritesLanded(&machine, machine.restored([Self.entry(0)]))
     _ = Self.withWritesLanded(&machine, machine.enqueue(Self.entry(1)))
-    guard case .backoff(let id, let failures) = machine.failed(Self.ids[0], error: HashableError(TestFailure())).first
-    else {
+    let failure = Self.withWritesLanded(&machine, machine.failed(Self.ids[0], error: HashableError(TestFailure())))
+    guard case .backoff(let id, let failures) = failure.first else {
       Issue.record("no backoff after a failure")
       return
     }
     #expect(id == Self.ids[0] && failures == 1)
     let retry = Self.started(Self.withWritesLanded(&machine, machine.backoffEnded(id, failures: 1)))
     #expect(retry.map(\.id) == [Self.ids[0]] && retry.first?.attempts == 2)
-    _ = machine.failed(Self.ids[0], error: HashableError(TestFailure()))
+    _ = Self.withWritesLanded(&machine, machine.failed(Self.ids[0], error: HashableError(TestFailure())))
     _ = machine.setOnline(false, sequence: 1)
     let back = Self.withWritesLanded(&machine, machine.setOnline(true, sequence: 2))
     guard case .stopBackoff(Self.ids[0]) = back.first else {
@@ -628,7 +628,7 @@ struct MutationQueueStateMachineTests {
   @Test func aStatusReportHeardAfterANewerOneChangesNothing() {
     var machine = Machine(isOnline: true)
     _ = Self.withWritesLanded(&machine, machine.restored([Self.entry(0)]))  // the entry starts
-    _ = machine.failed(Self.ids[0], error: HashableError(TestFailure()))
+    _ = Self.withWritesLanded(&machine, machine.failed(Self.ids[0], error: HashableError(TestFailure())))
     #expect(machine.setOnline(false, sequence: 2).isEmpty)
     // The report before it, heard late: coming online would retry at once, but it is older than the offline one.
     #expect(machine.setOnline(true, sequence: 1).isEmpty)
@@ -664,7 +664,7 @@ struct MutationQueueStateMachineTests {
     var machine = Machine(isOnline: true)
     _ = Self.withWritesLanded(&machine, machine.restored([Self.entry(0)]))
     _ = Self.withWritesLanded(&machine, machine.enqueue(Self.entry(1)))
-    _ = machine.failed(Self.ids[0], error: HashableError(TestFailure()))
+    _ = Self.withWritesLanded(&machine, machine.failed(Self.ids[0], error: HashableError(TestFailure())))
     let (discarded, effects) = machine.discard(Self.ids[0])
     #expect(discarded)
     guard let removal = Self.written(effects) else {
@@ -681,7 +681,7 @@ struct MutationQueueStateMachineTests {
     var machine = Machine(isOnline: true)
     _ = Self.withWritesLanded(&machine, machine.restored([Self.entry(0)]))
     #expect(machine.discard(Self.ids[0]).discarded == false)
-    _ = machine.failed(Self.ids[0], error: HashableError(TestFailure()))
+    _ = Self.withWritesLanded(&machine, machine.failed(Self.ids[0], error: HashableError(TestFailure())))
     let (discarded, effects) = machine.discard(Self.ids[0])
     #expect(discarded)
     #expect(effects.contains { if case .undo(Self.ids[0]) = $0 { true } else { false } })
@@ -713,20 +713,20 @@ struct MutationQueueStateMachineTests {
   @Test func theLastAllowedAttemptGivesUpOnlineAndLeavesOneMoreOffline() {
     var online = Machine(isOnline: true)
     _ = Self.withWritesLanded(&online, online.restored([Self.entry(0, maxAttempts: 1)]))
-    _ = online.failed(Self.ids[0], error: HashableError(TestFailure()))
+    _ = Self.withWritesLanded(&online, online.failed(Self.ids[0], error: HashableError(TestFailure())))
     #expect(online.failed.map(\.id) == [Self.ids[0]])
 
     var offline = Machine(isOnline: true)
     _ = Self.withWritesLanded(&offline, offline.restored([Self.entry(0, maxAttempts: 1)]))
     _ = offline.setOnline(false, sequence: 1)
     // The failure came offline: most likely the network's, it does not use up the last attempt.
-    _ = offline.failed(Self.ids[0], error: HashableError(TestFailure()))
+    _ = Self.withWritesLanded(&offline, offline.failed(Self.ids[0], error: HashableError(TestFailure())))
     #expect(offline.failed.isEmpty)
     let back = Self.withWritesLanded(&offline, offline.setOnline(true, sequence: 2))
     #expect(Self.started(back).map(\.attempts) == [2])
     // That extra attempt failing offline too: no third.
     _ = offline.setOnline(false, sequence: 3)
-    _ = offline.failed(Self.ids[0], error: HashableError(TestFailure()))
+    _ = Self.withWritesLanded(&offline, offline.failed(Self.ids[0], error: HashableError(TestFailure())))
     let again = Self.withWritesLanded(&offline, offline.setOnline(true, sequence: 4))
     #expect(Self.started(again).isEmpty)
     #expect(offline.failed.map(\.id) == [Self.ids[0]])
