@@ -54,9 +54,9 @@ public import Foundation
 /// ## What a kill can cost
 ///
 /// An entry is written to the file (a new file beside it, synced, renamed over it, the folder synced: the path
-/// ``SharedReaderKey/fileStorage(_:saveDelay:pollInterval:clock:)`` values take) before it ever runs, and leaves the
-/// file only after its run succeeded or the program discarded it; the next entry starts only once that removal is
-/// written. So a program killed
+/// ``SharedReaderKey/fileStorage(_:saveDelay:pollInterval:clock:)`` values take) before it ever runs, with the count
+/// of the attempt about to start, and leaves the file only after its run succeeded, it gave up, or the program
+/// discarded it; the next entry starts only once that removal is written. So a program killed
 /// at any moment loses none of the entries it saved (``QueuedMutation/isSaved``, or after ``flush()``), and after a
 /// restart at most one entry runs again: the one that was running. Mutations run at least once; with the
 /// idempotency key each run receives (``MutationQueueContext/id``) and a server that applies a key once, exactly
@@ -64,6 +64,11 @@ public import Foundation
 /// calls `exit`) is written before the process is gone, and ``SharedRegistry/flush()`` writes it too; only a kill
 /// can catch an entry between `enqueue` and its write, a few
 /// milliseconds.
+///
+/// Since each attempt is counted in the file before it starts, a kill never lets an entry whose policy has a
+/// maximum (``QueuedMutationRetryPolicy/maxAttempts``) run without bound: the attempt a kill interrupted counts, and
+/// the entry runs once more after the restart if that was its last; a kill during that extra one gives it up
+/// (``MutationQueueError/attemptsInterrupted(key:attempts:)``). At most `maxAttempts + 1` runs in all.
 public final class MutationQueue: Sendable {
   /// The file the queue keeps its entries in.
   public let url: URL
