@@ -203,6 +203,7 @@ private func fileDocument(_ url: URL) throws -> [String: Any] {
       await waitUntil { app.queue.state.wrappedValue.failed.map(\.id) == [id] }
       #expect(await server.calls.map(\.attempt) == [3])
       #expect(app.queue.state.wrappedValue.failed.first?.attempts == 3)
+      try await app.queue.flush()  // no write of this launch lands over the file written next
     }
 
     try interrupted(3).write(to: file)
