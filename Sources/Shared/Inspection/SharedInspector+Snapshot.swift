@@ -112,13 +112,15 @@ extension SharedInspector {
       isOnline = state.isOnline
       isPaused = state.isPaused
       isRestored = state.isRestored
-      entries = state.entries.map { entry in
+      // The entries that gave up after the queued ones, with the status "failed".
+      entries = (state.entries + state.failed).map { entry in
         let status: String
         switch entry.status {
         case .waiting: status = "waiting"
         case .running: status = "running"
         case .waitingToRetry: status = "waitingToRetry"
         case .blocked(let error): status = "blocked: \(error)"
+        case .failed: status = "failed"
         }
         return Entry(
           key: entry.key.description, status: status, attempts: entry.attempts, failureCount: entry.failureCount,

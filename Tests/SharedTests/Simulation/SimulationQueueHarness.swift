@@ -12,6 +12,9 @@ final class SimulationQueueHarness {
 
   /// The wait before a failed entry's retry: two ticks.
   static let retryDelay = SimulationSetup.tick * 2
+  /// The most attempts of an entry of `key`, after which its registration gives up: none for q0 (it never gives
+  /// up), 1 for q1, 2 for q2.
+  static func maxAttempts(key: Int) -> Int? { key % 3 == 0 ? nil : key % 3 }
 
   let server: SimulatedQueueServer
   let folder: URL
@@ -37,6 +40,9 @@ final class SimulationQueueHarness {
   var discarded: [Int: (launch: Int, step: Int)] = [:]
   /// The step of the flush that wrote each discard.
   var discardWritten: [Int: Int] = [:]
+  /// The entries that gave up (seen in the queue's `failed`, and not discarded since), with the launch and step at
+  /// which the app saw it: none may run after.
+  var gaveUp: [Int: (launch: Int, step: Int)] = [:]
   /// The entries that left the queue after a success, and those whose leaving a flush wrote.
   var succeeded: Set<Int> = []
   var successWritten: Set<Int> = []

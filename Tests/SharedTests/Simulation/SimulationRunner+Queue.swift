@@ -39,8 +39,11 @@ extension SimulationRunner {
       reached.set(edit.entry, found)
     }
     for key in 0..<SimulationSetup.keyCount {
+      // Some keys give up after a few refusals: their entries leave the run order, their changes undone.
+      let retry = SimulationQueueHarness.maxAttempts(key: key).map { QueuedMutationRetryPolicy(maxAttempts: $0) }
       queue.register(
-        MutationKey<Edit, Int>.mutation(["sim-queue", key]), invalidates: [["sim", key]], optimistic: optimistic
+        MutationKey<Edit, Int>.mutation(["sim-queue", key]), invalidates: [["sim", key]], retry: retry,
+        optimistic: optimistic
       ) { edit, _ in
         try await server.call(edit, launch: launch)
       }
@@ -62,7 +65,23 @@ extension SimulationRunner {
       read.append(edit.entry)
       harness.entries[entry.id] = edit.entry
     }
-    checkRestored(read)
+    // The entries that gave up come back given up; the model dropped their changes as they did (or drops them
+    // below, if the app had not seen it before the kill).
+    var readFailed: Set<Int> = []
+    for entry in queue.state.wrappedValue.failed {
+      guard let edit = try? entry.arguments(as: Edit.self) else {
+        harness.violation = "a restored given-up entry's arguments do not decode"
+        return
+      }
+      readFailed.insert(edit.entry)
+      harness.entries[entry.id] = edit.entry
+      harness.gaveUp[edit.entry] = (harness.launch, step)
+    }
+    for entry in harness.gaveUp.keys where !readFailed.contains(entry) {
+      // Its give-up was not written: it is read back queued (and checked below), or was discarded.
+      harness.gaveUp[entry] = nil
+    }
+    checkRestored(read, failed: readFailed)
     // What was queued and not read back is gone, with its change.
     for entry in harness.live where !read.contains(entry) {
       if let edit = harness.edits[entry] { model.queueEntryDropped(entry, key: edit.key, item: edit.item) }
@@ -71,6 +90,7 @@ extension SimulationRunner {
     for entry in read {
       harness.discarded[entry] = nil
       harness.succeeded.remove(entry)
+      harness.gaveUp[entry] = nil
       if let edit = harness.edits[entry] { addQueuedChange(entry, edit) }
     }
   }
@@ -87,14 +107,16 @@ extension SimulationRunner {
 
   /// What a restore must read back: in order, every entry written and still queued, no entry whose leaving was
   /// written.
-  private func checkRestored(_ read: [Int]) {
+  private func checkRestored(_ read: [Int], failed: Set<Int>) {
     guard let harness = queueHarness, harness.violation == nil else { return }
     if read != read.sorted() || Set(read).count != read.count {
       harness.violation = "the queue read back its entries out of order: \(read)"
       return
     }
     for entry in harness.acknowledged.sorted()
-    where harness.discarded[entry] == nil && !harness.succeeded.contains(entry) && !read.contains(entry) {
+    where harness.discarded[entry] == nil && !harness.succeeded.contains(entry) && !read.contains(entry)
+      && !failed.contains(entry)
+    {
       harness.violation = "queued entry \(entry) was written (acknowledged) but not read back at the relaunch"
       return
     }
@@ -122,8 +144,10 @@ extension SimulationRunner {
     // What the app saw before the kill is at most what the file holds.
     absorbQueue()
     harness.bytes = harness.url.flatMap { try? Data(contentsOf: $0) }
-    harness.server.kill(launch: harness.launch, applies: serverApplies)
+    // Offline first: the killed launch's queue hears its calls end as a failure offline, which gives no entry up
+    // (a killed process does nothing more; an undo there would reach the persisted cache the relaunch reads).
     harness.network.setOnline(false)
+    harness.server.kill(launch: harness.launch, applies: serverApplies)
     if let queue = harness.queue { harness.retired.append(queue) }
     harness.queue = nil
     harness.isKilled = true
@@ -193,8 +217,20 @@ extension SimulationRunner {
   }
 
   private func discard(pick: Int, on queue: MutationQueue) {
-    guard let harness = queueHarness, !harness.live.isEmpty else { return }
-    let entry = harness.live[pick % harness.live.count]
+    guard let harness = queueHarness, !harness.live.isEmpty || !harness.gaveUp.isEmpty else { return }
+    let given = harness.gaveUp.keys.sorted()
+    if pick % (harness.live.count + given.count) >= harness.live.count {
+      // An entry that gave up, discarded from a screen: its change was undone as it gave up.
+      let entry = given[pick % (harness.live.count + given.count) - harness.live.count]
+      guard let id = harness.id(of: entry), queue.discard(id) else {
+        harness.violation = "queued entry \(entry) gave up, but its discard was refused"
+        return
+      }
+      harness.gaveUp[entry] = nil
+      harness.discarded[entry] = (harness.launch, step)
+      return
+    }
+    let entry = harness.live[pick % (harness.live.count + given.count)]
     guard let id = harness.id(of: entry), queue.discard(id), let edit = harness.edits[entry] else { return }
     harness.live.removeAll { $0 == entry }
     harness.discarded[entry] = (harness.launch, step)
@@ -216,9 +252,16 @@ extension SimulationRunner {
   /// Tells the model which entries left the queue after a success, and notes which the queue says are written.
   func absorbQueue() {
     guard let harness = queueHarness, let queue = harness.queue else { return }
-    let entries = queue.entries
+    let state = queue.state.wrappedValue
+    let entries = state.entries
     let present = Set(entries.compactMap { harness.entries[$0.id] })
-    for entry in harness.live where !present.contains(entry) {
+    let failed = Set(state.failed.compactMap { harness.entries[$0.id] })
+    for entry in harness.live where !present.contains(entry) && failed.contains(entry) {
+      // It gave up: its change is undone, as a discard's.
+      harness.gaveUp[entry] = (harness.launch, step)
+      if let edit = harness.edits[entry] { model.queueEntryDropped(entry, key: edit.key, item: edit.item) }
+    }
+    for entry in harness.live where !present.contains(entry) && !failed.contains(entry) {
       harness.succeeded.insert(entry)
       if let edit = harness.edits[entry] {
         let answered = min(harness.answeredAt[entry] ?? step, step)
@@ -236,7 +279,7 @@ extension SimulationRunner {
     guard let harness = queueHarness else { return "" }
     let state = harness.queue?.state.wrappedValue
     let entries = state?.entries.map { "\($0.status),\($0.isSaved)" } ?? []
-    return "\(harness.server.fingerprint)\(entries)\(state?.isPaused ?? true)"
+    return "\(harness.server.fingerprint)\(entries)\(state?.failed.count ?? 0)\(state?.isPaused ?? true)"
   }
 
   /// The queue's promises: what the server saw, what a restore read back, and nothing stuck while online.
@@ -244,6 +287,19 @@ extension SimulationRunner {
     guard let harness = queueHarness else { return nil }
     if let violation = harness.violation { return violation }
     if let offline = harness.server.offlineCalls.first { return "a queued call reached the server offline: \(offline)" }
+    var runs: [Int: Int] = [:]
+    for run in harness.server.runs {
+      runs[run.entry, default: 0] += 1
+      if let gaveUp = harness.gaveUp[run.entry], gaveUp.launch == run.launch, run.step > gaveUp.step {
+        return "queued entry \(run.entry) ran at step \(run.step), after it gave up at step \(gaveUp.step)"
+      }
+      if let key = harness.edits[run.entry]?.key, let maxAttempts = SimulationQueueHarness.maxAttempts(key: key),
+        runs[run.entry, default: 0] > maxAttempts + 1
+      {
+        return "queued entry \(run.entry) ran \(runs[run.entry, default: 0]) times, over its \(maxAttempts) "
+          + "attempts and one more"
+      }
+    }
     if let broken = harness.server.brokenPromise(
       discarded: harness.discarded, discardWritten: harness.discardWritten)
     {
@@ -259,6 +315,7 @@ extension SimulationRunner {
     case .running where harness.server.callsUnderWay(launch: harness.launch).isEmpty:
       return "queued entry \(number) shows running, but no call of it is under way"
     case .blocked(let reason): return "queued entry \(number) is blocked: \(reason)"
+    case .failed: return "queued entry \(number) shows failed, but it is in the run order"
     case .running, .waitingToRetry: return nil
     }
   }
@@ -303,7 +360,8 @@ extension SimulationRunner {
       return SimulationFailure(step: step, invariant: "the queue still holds \(queue.entries.count) entries online")
     }
     let applied = Set(harness.server.applied.map(\.entry))
-    for entry in harness.acknowledged.sorted() where harness.discarded[entry] == nil && !applied.contains(entry) {
+    for entry in harness.acknowledged.sorted()
+    where harness.discarded[entry] == nil && harness.gaveUp[entry] == nil && !applied.contains(entry) {
       return SimulationFailure(step: step, invariant: "queued entry \(entry) was written but never ran")
     }
     return nil

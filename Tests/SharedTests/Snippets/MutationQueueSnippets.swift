@@ -31,7 +31,7 @@ struct MutationQueueSnippets {
     try queue.enqueue("add-todo", title)  // shown at once; sent when online, in order
   }
 
-  // MutationQueue.init(file:network:retryDelay:clock:)
+  // MutationQueue.init(file:network:retryDelay:retry:clock:)
   func makeQueue() {
     let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
     let queue = MutationQueue(file: folder.appendingPathComponent("mutations.json"), network: ManualOnlineStatus())
@@ -45,7 +45,7 @@ struct MutationQueueSnippets {
     }
   }
 
-  // MutationQueue.register(_:invalidates:awaitsRefetches:_:)
+  // MutationQueue.register(_:invalidates:awaitsRefetches:retry:_:)
   struct Plain {
     func register(on queue: MutationQueue, api: TodoAPI) {
       queue.register(.mutation("add-todo"), invalidates: [["todos"]]) { (title: String, context) in
@@ -54,7 +54,7 @@ struct MutationQueueSnippets {
     }
   }
 
-  // MutationQueue.register(_:invalidates:awaitsRefetches:optimistic:_:)
+  // MutationQueue.register(_:invalidates:awaitsRefetches:retry:optimistic:_:)
   struct Optimistic {
     func register(on queue: MutationQueue, api: TodoAPI) {
       let insert = OptimisticMutation { (title: String, cache: OptimisticCache) in
@@ -140,6 +140,7 @@ struct MutationQueueSnippets {
       case .running: return "\(title): sending"
       case .waitingToRetry: return "\(title): failed (\(entry.lastError?.description ?? "")), will retry"
       case .blocked(let reason): return "\(title): \(reason)"
+      case .failed: return "\(title): failed for good (\(entry.lastError?.description ?? ""))"
       }
     }
   }
@@ -155,5 +156,88 @@ struct MutationQueueSnippets {
     guard !state.entries.isEmpty else { return nil }
     if state.isPaused { return "\(state.entries.count) changes wait for the network" }
     return "Sending \(state.entries.count) changes…"
+  }
+}
+
+extension MutationQueueSnippets {
+  struct PostRename: Codable, Sendable {
+    var id: Int
+    var title: String
+  }
+
+  struct PostAPI: Sendable {
+    var send: @Sendable (PostRename, String) async throws -> Void
+    func rename(_ rename: PostRename, idempotencyKey: String) async throws {
+      try await send(rename, idempotencyKey)
+    }
+  }
+
+  // QueuedMutationRetryPolicy
+  struct PolicyForHTTP {
+    struct HTTPError: Error {
+      var status: Int
+    }
+
+    let policy = QueuedMutationRetryPolicy(maxAttempts: 5) { error in
+      guard let status = (error as? HTTPError)?.status else { return false }
+      return (400..<500).contains(status) && status != 408 && status != 429
+    }
+  }
+
+  // QueuedMutationRetryPolicy.init(maxAttempts:isPermanent:)
+  func policies() -> [QueuedMutationRetryPolicy] {
+    typealias HTTPError = PolicyForHTTP.HTTPError
+    let threeTries = QueuedMutationRetryPolicy(maxAttempts: 3)
+    let refusedForGood = QueuedMutationRetryPolicy { error in (error as? HTTPError)?.status == 422 }
+    return [threeTries, refusedForGood]
+  }
+
+  // QueuedMutationRetryPolicy.forever
+  func queueThatNeverGivesUp(url: URL, network: ManualOnlineStatus) -> MutationQueue {
+    let queue = MutationQueue(file: url, network: network, retry: .forever)
+    return queue
+  }
+
+  // MutationQueue.retry(_:)
+  func retryFailed(_ queue: MutationQueue) {
+    for entry in queue.state.wrappedValue.failed {
+      queue.retry(entry.id)
+    }
+  }
+
+  // MutationQueueState.failed
+  func failedList(_ state: MutationQueueState) -> [String] {
+    state.failed.map { "\($0.key): \($0.lastError?.description ?? "")" }
+  }
+
+  // WorkingOffline.md, "Giving up"
+  struct GivingUp {
+    struct HTTPError: Error {
+      var status: Int
+    }
+
+    func registerRename(on queue: MutationQueue, api: PostAPI) {
+      // A 4xx is the server's final word (but 408 and 429 ask to try again later); anything else is retried, 5 times
+      // at most.
+      let giveUp = QueuedMutationRetryPolicy(maxAttempts: 5) { error in
+        guard let status = (error as? HTTPError)?.status else { return false }
+        return (400..<500).contains(status) && status != 408 && status != 429
+      }
+      queue.register(.mutation("rename-post"), invalidates: [["posts"]], retry: giveUp) {
+        (rename: PostRename, context) in
+        try await api.rename(rename, idempotencyKey: context.idempotencyKey)
+      }
+    }
+  }
+
+  func failedChanges(_ queue: MutationQueue) -> [(title: String, retry: () -> Void, discard: () -> Void)] {
+    queue.state.wrappedValue.failed.map { entry in
+      let reason = entry.lastError?.description ?? "refused"
+      return (
+        "\(entry.key): \(reason)",
+        { queue.retry(entry.id) },
+        { queue.discard(entry.id) }
+      )
+    }
   }
 }

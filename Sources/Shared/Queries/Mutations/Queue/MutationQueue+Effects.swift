@@ -4,7 +4,7 @@ extension MutationQueue {
   /// What the queue does after an event, with what the machine's effects need from the queue's state, taken under
   /// the lock.
   enum Act {
-    case write(revision: UInt64, entries: [MutationQueueEntry])
+    case write(revision: UInt64, entries: [MutationQueueEntry], failed: [MutationQueueEntry])
     case start(MutationQueueEntry, QueuedMutationRegistration?, OptimisticChangeSet?)
     case backoff(id: UUID, failures: Int)
     case stopBackoff(Task<Void, Never>?)
@@ -35,8 +35,8 @@ extension MutationQueue {
   /// An effect, with what it needs from the state.
   private static func resolve(_ effect: Machine.Effect, in state: inout State) -> Act {
     switch effect {
-    case .write(let revision, let entries):
-      return .write(revision: revision, entries: entries)
+    case .write(let revision, let entries, let failed):
+      return .write(revision: revision, entries: entries, failed: failed)
     case .start(let entry):
       return .start(entry, registration(for: entry.key, in: state.registrations), state.changes[entry.id])
     case .backoff(let id, let failures):
@@ -68,12 +68,22 @@ extension MutationQueue {
       } else {
         status = .waiting
       }
-      return QueuedMutation(
-        id: entry.id, key: entry.key, enqueuedAt: entry.enqueuedAt, status: status, attempts: entry.attempts,
-        failureCount: entry.failures, lastError: entry.lastError, isSaved: machine.isSaved(entry),
-        encodedArguments: entry.arguments)
+      return shownEntry(entry, status: status, in: machine)
     }
+    shown.failed = machine.failed.map { shownEntry($0, status: .failed, in: machine) }
     return shown
+  }
+
+  private static func shownEntry(
+    _ entry: MutationQueueEntry,
+    status: QueuedMutation.Status,
+    in machine: borrowing Machine
+  ) -> QueuedMutation {
+    // A claimed run that has not started yet is not counted: the attempts shown are the ones that started.
+    QueuedMutation(
+      id: entry.id, key: entry.key, enqueuedAt: entry.enqueuedAt, status: status,
+      attempts: entry.attempts - (entry.isClaimed ? 1 : 0), failureCount: entry.failures,
+      lastError: entry.lastError, isSaved: machine.isSaved(entry), encodedArguments: entry.arguments)
   }
 
   /// Shows `newState`, unless a newer one is shown already (two events may publish in the other order).
@@ -85,9 +95,9 @@ extension MutationQueue {
 
   private func perform(_ act: Act) {
     switch act {
-    case .write(let revision, let entries):
+    case .write(let revision, let entries, let failed):
       Task.detached { [self] in
-        let error = await write(entries, revision: revision)
+        let error = await write(entries, failed: failed, revision: revision)
         handle { $0.machine.writeEnded(revision: revision, error: error) }
       }
     case .start(let entry, let registration, let changes):
@@ -119,13 +129,17 @@ extension MutationQueue {
     }
   }
 
-  /// Writes `entries`, the queue's contents at `revision`, to the file, durably; returns the error, if it failed.
-  /// The file store skips a revision older than one it holds (the exit's write may land first).
-  private func write(_ entries: [MutationQueueEntry], revision: UInt64) async -> HashableError? {
+  /// Writes `entries` and `failed`, the queue's contents at `revision`, to the file, durably; returns the error, if
+  /// it failed. The file store skips a revision older than one it holds (the exit's write may land first).
+  private func write(
+    _ entries: [MutationQueueEntry],
+    failed: [MutationQueueEntry],
+    revision: UInt64
+  ) async -> HashableError? {
     do {
       let data: Data
       do {
-        data = try MutationQueueFile.encode(entries)
+        data = try MutationQueueFile.encode(entries, failed: failed)
       } catch {
         throw FileStorageError.unencodable(url: url, reason: "\(error)")
       }
@@ -153,7 +167,9 @@ extension MutationQueue {
           try await registration.run(entry.arguments, context, { changes?.keep() })
         }
       } catch {
-        handle { $0.machine.failed(entry.id, error: HashableError(error)) }
+        // The program's code: asked outside the lock.
+        let isPermanent = policy(of: registration).isPermanent(error)
+        handle { $0.machine.failed(entry.id, error: HashableError(error), isPermanent: isPermanent) }
         return
       }
       let kept = handle { state -> ([Machine.Effect], OptimisticChangeSet?) in

@@ -10,15 +10,16 @@ extension MutationQueue: FlushParticipant {
   /// still under way on the pool lands before it or is skipped after it, so the file ends holding the newest
   /// contents. Nothing is written before ``restore()``: the file's entries are never overwritten unread.
   func flushBeforeExit() throws {
-    let pending = locked.withLock { state -> (revision: UInt64, entries: [MutationQueueEntry])? in
+    let pending = locked.withLock {
+      state -> (revision: UInt64, entries: [MutationQueueEntry], failed: [MutationQueueEntry])? in
       let machine = state.machine
       guard machine.phase == .ready, machine.revision > machine.durableRevision else { return nil }
-      return (machine.revision, machine.entries)
+      return (machine.revision, machine.entries, machine.failed)
     }
     guard let pending else { return }
     let data: Data
     do {
-      data = try MutationQueueFile.encode(pending.entries)
+      data = try MutationQueueFile.encode(pending.entries, failed: pending.failed)
     } catch {
       throw FileStorageError.unencodable(url: url, reason: "\(error)")
     }

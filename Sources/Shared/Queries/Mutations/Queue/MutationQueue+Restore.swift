@@ -19,9 +19,13 @@ extension MutationQueue {
   /// }
   /// ```
   ///
-  /// Call it once at launch, after registering every mutation (``register(_:invalidates:awaitsRefetches:_:)``),
-  /// before or after ``QueryStore/persistCache(_:)`` and the holders: an entry's optimistic change to a query the
-  /// store keeps nothing of yet waits for it, and shows once a holder makes it or the persisted cache restores it.
+  /// Entries that had given up (``MutationQueueState/failed``) come back given up, with their errors' descriptions,
+  /// for the program to retry or discard; every entry keeps the count of its attempts.
+  ///
+  /// Call it once at launch, after registering every mutation
+  /// (``register(_:invalidates:awaitsRefetches:retry:_:)``), before or after ``QueryStore/persistCache(_:)`` and the
+  /// holders: an entry's optimistic change to a query the store keeps nothing of yet waits for it, and shows once a
+  /// holder makes it or the persisted cache restores it.
   /// Until then nothing runs and nothing is written; entries queued meanwhile run after the restored ones. An entry
   /// whose mutation is not registered, or whose arguments no longer decode, waits with the ones behind it (its
   /// status says why) until it is registered or discarded. Later calls read nothing and return the entries.
@@ -56,7 +60,7 @@ extension MutationQueue {
       throw .fileInUse(url: url, reason: error.description)
     }
     var problem: MutationQueueError?
-    var stored: [(id: UUID, key: QueryKey, arguments: Data, enqueuedAt: Date)] = []
+    var stored: (entries: [MutationQueueEntry], failed: [MutationQueueEntry]) = ([], [])
     do {
       if let data = try readFile() { stored = try MutationQueueFile.decode(data) }
     } catch {
@@ -65,22 +69,22 @@ extension MutationQueue {
     let registrations = locked.withLock { $0.registrations }
     var restored: [MutationQueueEntry] = []
     var changes: [UUID: OptimisticChangeSet] = [:]
-    for entry in stored {
-      var restoredEntry = MutationQueueEntry(
-        id: entry.id, key: entry.key, arguments: entry.arguments, enqueuedAt: entry.enqueuedAt)
+    for var entry in stored.entries {
       if let registration = Self.registration(for: entry.key, in: registrations) {
         // The program's code: outside the lock.
         let (made, blocker) = prepare(entry.arguments, key: entry.key, with: registration)
-        restoredEntry.blocker = blocker
+        entry.blocker = blocker
+        entry.maxAttempts = policy(of: registration).maxAttempts
         changes[entry.id] = made
       } else {
-        restoredEntry.blocker = .notRegistered(key: entry.key)
+        entry.blocker = .notRegistered(key: entry.key)
       }
-      restored.append(restoredEntry)
+      restored.append(entry)
     }
-    handle { [restored, changes] state in
+    // The entries that gave up had their optimistic changes undone: they are not made again until a retry.
+    handle { [restored, changes, failed = stored.failed] state in
       state.changes.merge(changes) { _, restored in restored }
-      return state.machine.restored(restored)
+      return state.machine.restored(restored, failed: failed)
     }
     // A mutation registered while the file was read.
     unblockRegistered()

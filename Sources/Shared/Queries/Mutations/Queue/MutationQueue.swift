@@ -35,9 +35,18 @@ public import Foundation
 /// entries wait. The library's own sources (``ManualOnlineStatus``, `NetworkPathOnlineStatus`) tell the queue of a
 /// change at once, in the thread that made it, as they tell the store (after `setOnline(false)` returns, ``isPaused``
 /// is true); a source of the program's own is followed through its `onlineStatuses()`. A run that fails is retried
-/// after a backoff (or as soon as the network comes back), and the entries behind it wait: none is ever skipped. An
-/// entry leaves the queue when its run succeeds, or when the program discards it (``discard(_:)``), which undoes its
-/// optimistic changes.
+/// after a backoff (or as soon as the network comes back), and the entries behind it wait: none is skipped while it
+/// may still succeed. An entry leaves the queue when its run succeeds, or when the program discards it
+/// (``discard(_:)``), which undoes its optimistic changes.
+///
+/// ## Giving up
+///
+/// By default an entry is retried until it succeeds. A ``QueuedMutationRetryPolicy`` (given to ``register(_:invalidates:awaitsRefetches:retry:_:)``,
+/// or to the queue for every mutation) lets it give up after a number of attempts, or at once on an error the
+/// server will answer the same way every time (an HTTP 4xx). An entry that gives up leaves the run order, so the
+/// entries behind it go on, its optimistic changes are undone, and it waits in ``MutationQueueState/failed`` with
+/// its error, after a restart too, until the program retries it (``retry(_:)``) or discards it. Attempts are
+/// counted across restarts.
 ///
 /// Each run goes through the mutation key's shared state: holders of `.mutation("add-todo")` see it pending, then
 /// its result, and its runs in their history; after a success the queries it `invalidates` refetch.
@@ -45,9 +54,9 @@ public import Foundation
 /// ## What a kill can cost
 ///
 /// An entry is written to the file (a new file beside it, synced, renamed over it, the folder synced: the path
-/// ``SharedReaderKey/fileStorage(_:saveDelay:pollInterval:clock:)`` values take) before it ever runs, and leaves the
-/// file only after its run succeeded or the program discarded it; the next entry starts only once that removal is
-/// written. So a program killed
+/// ``SharedReaderKey/fileStorage(_:saveDelay:pollInterval:clock:)`` values take) before it ever runs, with the count
+/// of the attempt about to start, and leaves the file only after its run succeeded, it gave up, or the program
+/// discarded it; the next entry starts only once that removal is written. So a program killed
 /// at any moment loses none of the entries it saved (``QueuedMutation/isSaved``, or after ``flush()``), and after a
 /// restart at most one entry runs again: the one that was running. Mutations run at least once; with the
 /// idempotency key each run receives (``MutationQueueContext/id``) and a server that applies a key once, exactly
@@ -55,6 +64,11 @@ public import Foundation
 /// calls `exit`) is written before the process is gone, and ``SharedRegistry/flush()`` writes it too; only a kill
 /// can catch an entry between `enqueue` and its write, a few
 /// milliseconds.
+///
+/// Since each attempt is counted in the file before it starts, a kill never lets an entry whose policy has a
+/// maximum (``QueuedMutationRetryPolicy/maxAttempts``) run without bound: the attempt a kill interrupted counts, and
+/// the entry runs once more after the restart if that was its last; a kill during that extra one gives it up
+/// (``MutationQueueError/attemptsInterrupted(key:attempts:)``). At most `maxAttempts + 1` runs in all.
 public final class MutationQueue: Sendable {
   /// The file the queue keeps its entries in.
   public let url: URL
@@ -65,6 +79,8 @@ public final class MutationQueue: Sendable {
   let clock: any Clock<Duration>
   /// The wait before an entry's retry, given how many times it failed.
   let retryDelay: @Sendable (_ failureCount: Int) -> Duration
+  /// When the entries of a mutation registered without a policy of its own give up.
+  let retryPolicy: QueuedMutationRetryPolicy
   /// The file's writer, the one file storage uses.
   let file: FileStore
   /// What ``state`` shows.
@@ -108,14 +124,18 @@ public final class MutationQueue: Sendable {
   ///   - network: Whether the device is online; ``ManualOnlineStatus`` is one your program drives.
   ///   - retryDelay: The wait before an entry's retry, given how many times it failed (from 1); by default 1 s,
   ///     doubling up to 60 s.
+  ///   - retry: When the entries of a mutation registered without a policy of its own give up; by default never
+  ///     (``QueuedMutationRetryPolicy/forever``).
   ///   - clock: The clock the backoffs wait on; a ``ManualClock`` in tests.
   public init(
     file url: URL,
     network: some OnlineStatusSource,
     retryDelay: (@Sendable (_ failureCount: Int) -> Duration)? = nil,
+    retry: QueuedMutationRetryPolicy = .forever,
     clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.url = url
+    retryPolicy = retry
     registry = SharedRegistry.current
     self.clock = clock
     self.retryDelay =
@@ -214,23 +234,26 @@ public final class MutationQueue: Sendable {
   ///   - invalidates: Key prefixes of the queries a success makes stale.
   ///   - awaitsRefetches: Whether a run settles only once the held queries it invalidates were refetched (so the
   ///     next entry starts after the screens show the server's data); `false` by default.
+  ///   - retry: When its entries give up (``QueuedMutationRetryPolicy``); `nil` (the default) for the queue's
+  ///     policy, which retries forever unless the queue was made with another.
   ///   - perform: The mutation: given its arguments and the entry's context, whose
   ///     ``MutationQueueContext/idempotencyKey`` it can send to the server.
   public func register<Arguments: Codable & Sendable, Result: Sendable>(
     _ key: MutationKey<Arguments, Result>,
     invalidates: [QueryKey] = [],
     awaitsRefetches: Bool = false,
+    retry: QueuedMutationRetryPolicy? = nil,
     _ perform: @escaping @Sendable (Arguments, MutationQueueContext) async throws -> Result
   ) {
     register(
       QueuedMutationRegistration(
-        key: key, invalidates: invalidates, awaitsRefetches: awaitsRefetches,
+        key: key, invalidates: invalidates, awaitsRefetches: awaitsRefetches, retry: retry,
         optimistic: OptimisticMutation<Arguments, Void>?.none, perform: perform))
   }
 
   /// Registers the mutation function for `key` and the keys under it, with the optimistic changes each entry makes
   /// to cached queries: made when the entry is queued, made again when it is read back after a restart, kept when
-  /// it succeeds and undone if it is discarded.
+  /// it succeeds and undone if it is discarded or gives up.
   ///
   /// ```swift
   /// func register(on queue: MutationQueue, api: TodoAPI) {
@@ -246,8 +269,8 @@ public final class MutationQueue: Sendable {
   /// }
   /// ```
   ///
-  /// Otherwise as ``register(_:invalidates:awaitsRefetches:_:)``. A change to a query the store keeps nothing of
-  /// yet waits for it: it shows as soon as the query is made (by a holder) or restored from a persisted cache, so
+  /// Otherwise as ``register(_:invalidates:awaitsRefetches:retry:_:)``. A change to a query the store keeps nothing
+  /// of yet waits for it: it shows as soon as the query is made (by a holder) or restored from a persisted cache, so
   /// after a restart the queue may be restored before or after ``QueryStore/persistCache(_:)`` and the holders. A
   /// failed run keeps the changes: the entry is still queued. Write `apply` so that it
   /// changes nothing when the server's data already holds the change (a refetch can bring it while the change is
@@ -258,24 +281,40 @@ public final class MutationQueue: Sendable {
   ///   - invalidates: Key prefixes of the queries a success makes stale.
   ///   - awaitsRefetches: Whether a run settles only once the held queries it invalidates were refetched; `false`
   ///     by default.
+  ///   - retry: When its entries give up; `nil` (the default) for the queue's policy.
   ///   - optimistic: Changes cached queries for an entry's arguments; what it returns is not used.
   ///   - perform: The mutation: given its arguments and the entry's context.
   public func register<Arguments: Codable & Sendable, Result: Sendable, Context: Sendable>(
     _ key: MutationKey<Arguments, Result>,
     invalidates: [QueryKey] = [],
     awaitsRefetches: Bool = false,
+    retry: QueuedMutationRetryPolicy? = nil,
     optimistic: OptimisticMutation<Arguments, Context>,
     _ perform: @escaping @Sendable (Arguments, MutationQueueContext) async throws -> Result
   ) {
     register(
       QueuedMutationRegistration(
-        key: key, invalidates: invalidates, awaitsRefetches: awaitsRefetches, optimistic: optimistic,
+        key: key, invalidates: invalidates, awaitsRefetches: awaitsRefetches, retry: retry, optimistic: optimistic,
         perform: perform))
   }
 
   private func register(_ registration: QueuedMutationRegistration) {
-    locked.withLock { $0.registrations[registration.key] = registration }
+    let maxAttempts = policy(of: registration).maxAttempts
+    handle { state in
+      state.registrations[registration.key] = registration
+      // The entries it runs now (registered ones; the others are unblocked below) take its policy.
+      let served = state.machine.entries.filter { entry in
+        entry.blocker == nil
+          && Self.registration(for: entry.key, in: state.registrations)?.key == registration.key
+      }
+      return state.machine.setMaxAttempts(maxAttempts, for: Set(served.map(\.id)))
+    }
     unblockRegistered()
+  }
+
+  /// The policy `registration`'s entries give up by: its own, or the queue's.
+  func policy(of registration: QueuedMutationRegistration?) -> QueuedMutationRetryPolicy {
+    registration?.retry ?? retryPolicy
   }
 
   /// Lets the entries that waited for their mutation's registration run, if it came: their optimistic changes
@@ -299,7 +338,7 @@ public final class MutationQueue: Sendable {
         }
         if let changes { state.changes[entry.id] = changes }
         if let blocker { return (state.machine.block(entry.id, blocker), nil) }
-        return (state.machine.unblock(entry.id), nil)
+        return (state.machine.unblock(entry.id, maxAttempts: self.policy(of: registration).maxAttempts), nil)
       }
       duplicate?.undo()
     }
@@ -343,7 +382,7 @@ public final class MutationQueue: Sendable {
   /// }
   /// ```
   ///
-  /// The mutation registered under the name (``register(_:invalidates:awaitsRefetches:_:)``) runs it; its argument
+  /// The mutation registered under the name (``register(_:invalidates:awaitsRefetches:retry:_:)``) runs it; its argument
   /// type must be `Arguments`. The entry runs only once a write that holds it has ended, so a run the server may
   /// have seen is always in the file. To know that it is saved, await ``flush()`` (or read
   /// ``QueuedMutation/isSaved``).
@@ -430,11 +469,12 @@ public final class MutationQueue: Sendable {
       throw .typeMismatch(key: key, registered: registration.typeName, given: "mutation of \(given)")
     }
     let encoded = try MutationQueueFile.encodeArguments(arguments, key: key)
-    let entry = MutationQueueEntry(id: UUID(), key: key, arguments: encoded, enqueuedAt: Date())
+    var entry = MutationQueueEntry(id: UUID(), key: key, arguments: encoded, enqueuedAt: Date())
+    entry.maxAttempts = policy(of: registration).maxAttempts
     // The optimistic changes are the program's code: made before the lock.
     let (changes, blocker) = prepare(encoded, key: key, with: registration)
     if let blocker { throw blocker }
-    handle { state in
+    handle { [entry] state in
       if let changes { state.changes[entry.id] = changes }
       return state.machine.enqueue(entry)
     }
@@ -442,7 +482,8 @@ public final class MutationQueue: Sendable {
   }
 
   /// Takes the entry `id` out of the queue, so it never runs, and undoes its optimistic changes: for a change the
-  /// user gave up, or one the server keeps refusing.
+  /// user gave up, or one the server keeps refusing. An entry that gave up (``MutationQueueState/failed``) is
+  /// discarded the same way; its optimistic changes were undone as it gave up.
   ///
   /// ```swift
   /// func giveUp(on entry: QueuedMutation, queue: MutationQueue) {
@@ -457,13 +498,57 @@ public final class MutationQueue: Sendable {
   /// already have it): it leaves the queue if its run succeeds, and can be discarded if it fails.
   ///
   /// - Parameter id: The entry's identifier.
-  /// - Returns: Whether the entry was queued and not running, and so was discarded.
+  /// - Returns: Whether the entry was queued and not running, or had given up, and so was discarded.
   @discardableResult
   public func discard(_ id: UUID) -> Bool {
     handle { state in
       let (discarded, effects) = state.machine.discard(id)
       return (effects, discarded)
     }
+  }
+
+  /// Puts the entry `id`, which gave up, back in the queue: it runs again after the entries queued now, with its
+  /// optimistic changes made again and its attempts counted from 1.
+  ///
+  /// ```swift
+  /// func retryFailed(_ queue: MutationQueue) {
+  ///   for entry in queue.state.wrappedValue.failed {
+  ///     queue.retry(entry.id)
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// It keeps its identifier, so the server sees the same idempotency key (``MutationQueueContext/id``): a server
+  /// that kept the answer of an earlier attempt under that key may give the same answer again. The retry is
+  /// written to the file like a new entry (``flush()`` waits for it). If its mutation is not registered, or its
+  /// arguments no longer decode, it waits with that reason (``QueuedMutation/Status/blocked(_:)``), as a restored
+  /// entry would.
+  ///
+  /// - Parameter id: The identifier of an entry in ``MutationQueueState/failed``.
+  /// - Returns: Whether the entry had given up, and so was put back.
+  @discardableResult
+  public func retry(_ id: UUID) -> Bool {
+    let found = locked.withLock { state -> (MutationQueueEntry, QueuedMutationRegistration?)? in
+      guard let entry = state.machine.failed.first(where: { $0.id == id }) else { return nil }
+      return (entry, Self.registration(for: entry.key, in: state.registrations))
+    }
+    guard let (entry, registration) = found else { return false }
+    var changes: OptimisticChangeSet?
+    var blocker = MutationQueueError.notRegistered(key: entry.key) as MutationQueueError?
+    if let registration {
+      // The program's code: outside the lock.
+      (changes, blocker) = prepare(entry.arguments, key: entry.key, with: registration)
+    }
+    let maxAttempts = policy(of: registration).maxAttempts
+    let (retried, duplicate) = handle { [changes, blocker] state -> ([Machine.Effect], (Bool, OptimisticChangeSet?)) in
+      let (retried, effects) = state.machine.retry(id, maxAttempts: maxAttempts, blocker: blocker)
+      // Another call retried (or discarded) it meanwhile: these changes are one time too many.
+      guard retried else { return ([], (false, changes)) }
+      if let changes { state.changes[id] = changes }
+      return (effects, (true, nil))
+    }
+    duplicate?.undo()
+    return retried
   }
 
   /// Waits until every entry queued so far, and every entry that left, is written to the queue's file.

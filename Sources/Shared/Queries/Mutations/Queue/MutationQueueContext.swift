@@ -20,7 +20,9 @@ public struct MutationQueueContext: Sendable, Hashable {
   public let id: UUID
   /// The key the mutation was queued with (a registration may cover a prefix of it).
   public let key: QueryKey
-  /// The attempt, from 1, counted since the program started: a retry after a failure is attempt 2.
+  /// The attempt, from 1, counted across restarts (the queue's file keeps the count): a retry after a failure is
+  /// attempt 2, and so is the run after a restart that interrupted the first. A retry of an entry that gave up
+  /// (``MutationQueue/retry(_:)``) counts from 1 again.
   public let attempt: Int
   /// When the program queued the mutation.
   public let enqueuedAt: Date

@@ -14,7 +14,7 @@ public import Foundation
 /// ```
 public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertible {
   /// No mutation is registered under the key or any prefix of it (see
-  /// ``MutationQueue/register(_:invalidates:awaitsRefetches:_:)``). An entry read back from the file waits, with
+  /// ``MutationQueue/register(_:invalidates:awaitsRefetches:retry:_:)``). An entry read back from the file waits, with
   /// the entries behind it, until its mutation is registered.
   case notRegistered(key: QueryKey)
   /// The mutation registered for the key takes other argument or result types than the ones given.
@@ -26,6 +26,10 @@ public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertib
   /// Arguments read back from the file no longer decode as the registered mutation's arguments (an app update
   /// changed their type). The entry waits, with the entries behind it, until the program discards it.
   case undecodableArguments(key: QueryKey, reason: String)
+  /// The entry gave up after `attempts` attempts because the program ended (a kill) while its last allowed one ran,
+  /// so its outcome was never heard: its ``QueuedMutationRetryPolicy/maxAttempts`` allows no more. The server may
+  /// have applied it; ``MutationQueue/retry(_:)`` runs it again with the same idempotency key.
+  case attemptsInterrupted(key: QueryKey, attempts: Int)
   /// The queue's file could not be read, or does not hold a queue this version reads. It was moved to `movedTo`
   /// (`nil` if even that failed), and the queue started empty.
   case unreadableFile(url: URL, movedTo: URL?, reason: String)
@@ -47,6 +51,9 @@ public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertib
       return "the arguments of .mutation(\(key)) cannot be written to a file: \(reason)"
     case .undecodableArguments(let key, let reason):
       return "the arguments of .mutation(\(key)) read back from the file no longer decode: \(reason)"
+    case .attemptsInterrupted(let key, let attempts):
+      return
+        "the mutation .mutation(\(key)) gave up: the last of its \(attempts) attempts was interrupted by the program's end, and its retry policy allows no more"
     case .unreadableFile(let url, let movedTo, let reason):
       let kept = movedTo.map { "; it was moved to \($0.path)" } ?? ""
       return "the mutation queue at \(url.path) could not be read (\(reason))\(kept), and the queue started empty"

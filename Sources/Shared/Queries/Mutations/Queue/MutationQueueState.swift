@@ -14,6 +14,17 @@
 public struct MutationQueueState: Sendable, Equatable {
   /// The queued mutations, oldest first: the first is the one that runs next (or runs now).
   public internal(set) var entries: [QueuedMutation] = []
+  /// The mutations that gave up (their ``QueuedMutationRetryPolicy`` said so), in the order they did: out of the
+  /// run order, their optimistic changes undone, each with its error (``QueuedMutation/lastError``) and status
+  /// ``QueuedMutation/Status/failed``. Each stays, after a restart too, until the program retries it
+  /// (``MutationQueue/retry(_:)``) or discards it (``MutationQueue/discard(_:)``).
+  ///
+  /// ```swift
+  /// func failedList(_ state: MutationQueueState) -> [String] {
+  ///   state.failed.map { "\($0.key): \($0.lastError?.description ?? "")" }
+  /// }
+  /// ```
+  public internal(set) var failed: [QueuedMutation] = []
   /// Whether the queue's online-status source says the device is online.
   public internal(set) var isOnline: Bool
   /// Whether ``MutationQueue/restore()`` read back the entries of earlier runs; nothing runs before it did.
@@ -37,9 +48,11 @@ public struct MutationQueueState: Sendable, Equatable {
   /// - Parameters:
   ///   - lhs: A state.
   ///   - rhs: Another state.
-  /// - Returns: `true` when the entries, the online status, the restore and the save error are the same.
+  /// - Returns: `true` when the entries, the failed entries, the online status, the restore and the save error are
+  ///   the same.
   public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.entries == rhs.entries && lhs.isOnline == rhs.isOnline && lhs.isRestored == rhs.isRestored
+    lhs.entries == rhs.entries && lhs.failed == rhs.failed && lhs.isOnline == rhs.isOnline
+      && lhs.isRestored == rhs.isRestored
       && lhs.saveError == rhs.saveError
   }
 }

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// One mutation in a ``MutationQueue``, as the queue's ``MutationQueue/state`` shows it: what it is, and whether it
-/// waits, runs or waits to retry.
+/// waits, runs, waits to retry or gave up.
 ///
 /// ```swift
 /// func pendingList(_ queue: MutationQueue) -> [String] {
@@ -12,6 +12,7 @@ public import Foundation
 ///     case .running: return "\(title): sending"
 ///     case .waitingToRetry: return "\(title): failed (\(entry.lastError?.description ?? "")), will retry"
 ///     case .blocked(let reason): return "\(title): \(reason)"
+///     case .failed: return "\(title): failed for good (\(entry.lastError?.description ?? ""))"
 ///     }
 ///   }
 /// }
@@ -26,11 +27,14 @@ public struct QueuedMutation: Sendable, Hashable, Identifiable {
   public let enqueuedAt: Date
   /// Whether it waits, runs, waits to retry, or cannot run.
   public let status: Status
-  /// How many runs started since the program started.
+  /// How many runs started, across restarts (a run a kill interrupted counts). A retry of an entry that gave up
+  /// (``MutationQueue/retry(_:)``) counts from 0 again.
   public let attempts: Int
-  /// How many of those runs failed.
+  /// How many of those runs failed (a run a kill interrupted does not count).
   public let failureCount: Int
-  /// The error of the latest failed run, or `nil`.
+  /// The error of the latest failed run, or `nil`; for an entry that gave up, why. After a restart it is the
+  /// error's description (an error whose `description` is the one the earlier run wrote), and for an entry that
+  /// gave up because a kill interrupted its last attempt, ``MutationQueueError/attemptsInterrupted(key:attempts:)``.
   public let lastError: HashableError?
   /// Whether the queue's file holds it: once saved, it survives the program being killed.
   public let isSaved: Bool
@@ -49,6 +53,10 @@ public struct QueuedMutation: Sendable, Hashable, Identifiable {
     /// It cannot run, and the entries behind it wait, until the reason is fixed or the program discards it
     /// (``MutationQueue/discard(_:)``).
     case blocked(MutationQueueError)
+    /// It gave up, as its ``QueuedMutationRetryPolicy`` says: it is in ``MutationQueueState/failed``, out of the run
+    /// order, with its error in ``QueuedMutation/lastError``, until the program retries it
+    /// (``MutationQueue/retry(_:)``) or discards it.
+    case failed
   }
 
   /// The arguments the mutation was queued with, decoded as `type`: to show what a pending change is.

@@ -97,7 +97,7 @@ private struct FileEntry {
 
 /// The entries of a queue's file, in order.
 private func fileEntries(_ url: URL) throws -> [FileEntry] {
-  try MutationQueueFile.decode(Data(contentsOf: url)).map {
+  try MutationQueueFile.decode(Data(contentsOf: url)).entries.map {
     FileEntry(id: $0.id, key: $0.key, arguments: String(decoding: $0.arguments, as: UTF8.self))
   }
 }
@@ -461,7 +461,7 @@ private func runOffline(queueing titles: [String], file: URL, server: TodoServer
   @Test func keyPartsReadBackAsTheTypesTheyWereWrittenWith() throws {
     let key: QueryKey = ["posts", 42, true, 1.5, UUID(uuidString: "00000000-0000-0000-0000-000000000001")!, "42"]
     let entry = MutationQueueEntry(id: UUID(), key: key, arguments: Data("1".utf8), enqueuedAt: Date())
-    let decoded = try MutationQueueFile.decode(MutationQueueFile.encode([entry]))
+    let decoded = try MutationQueueFile.decode(MutationQueueFile.encode([entry])).entries
     #expect(decoded.map(\.key) == [key])
     #expect(
       decoded.first?.key != ["posts", "42", true, 1.5, UUID(uuidString: "00000000-0000-0000-0000-000000000001")!, "42"])

@@ -1,17 +1,26 @@
 import Foundation
 
-/// The document a ``MutationQueue`` writes: a format version and the entries in order, each with its identifier,
-/// its key (as JSON values), its arguments (the JSON text they encode to) and when it was queued.
+/// The document a ``MutationQueue`` writes: a format version, the entries in order and the entries that gave up,
+/// each with its identifier, its key (as JSON values), its arguments (the JSON text they encode to), when it was
+/// queued, how many runs were claimed and how many failed, and the description of its latest error.
 ///
 /// ```json
-/// {"version":1,"entries":[{"id":"…","key":["add-todo"],"arguments":"\"Milk\"","enqueuedAt":786000000.0}]}
+/// {"version":2,"entries":[{"id":"…","key":["add-todo"],"arguments":"\"Milk\"","enqueuedAt":786000000.0,
+///   "attempts":1,"failures":1,"lastError":"HTTP 503"}],"failed":[]}
 /// ```
+///
+/// Version 1 (before the queue could give up) had no `failed`, `attempts`, `failures` or `lastError`: it reads as
+/// entries with no attempts counted and none given up.
 struct MutationQueueFile: Codable {
-  /// The format this version writes and reads.
-  static let currentVersion = 1
+  /// The format this version writes.
+  static let currentVersion = 2
+  /// The formats this version reads.
+  static let readableVersions = 1...2
 
   var version: Int
   var entries: [StoredEntry]
+  /// Absent in version 1.
+  var failed: [StoredEntry]?
 
   /// One entry as the file holds it.
   struct StoredEntry: Codable {
@@ -19,6 +28,17 @@ struct MutationQueueFile: Codable {
     var key: [StoredKeyPart]
     var arguments: String
     var enqueuedAt: Date
+    /// How many runs were claimed (each before it started); absent in version 1.
+    var attempts: Int?
+    /// How many runs failed; absent in version 1.
+    var failures: Int?
+    /// The description of the latest error, if a run failed (or the entry gave up); absent in version 1.
+    var lastError: String?
+  }
+
+  /// An error read back from the file: the description of an error an earlier run of the program met.
+  struct RestoredError: Error, CustomStringConvertible {
+    var description: String
   }
 
   /// A key part the file can hold: a string, an integer, a Boolean, a `Double` or a `UUID`, each told apart when
@@ -131,34 +151,45 @@ struct MutationQueueFile: Codable {
 
   // MARK: The document
 
-  /// The document holding `entries`.
-  static func encode(_ entries: [MutationQueueEntry]) throws -> Data {
+  /// The document holding `entries`, in order, and `failed`, the entries that gave up.
+  static func encode(_ entries: [MutationQueueEntry], failed: [MutationQueueEntry] = []) throws -> Data {
+    let store = { (entry: MutationQueueEntry) throws -> StoredEntry in
+      StoredEntry(
+        id: entry.id, key: try storedKey(entry.key),
+        arguments: String(decoding: entry.arguments, as: UTF8.self), enqueuedAt: entry.enqueuedAt,
+        attempts: entry.attempts, failures: entry.failures, lastError: entry.lastError.map { "\($0)" })
+    }
     let file = MutationQueueFile(
-      version: currentVersion,
-      entries: try entries.map { entry in
-        StoredEntry(
-          id: entry.id, key: try storedKey(entry.key),
-          arguments: String(decoding: entry.arguments, as: UTF8.self), enqueuedAt: entry.enqueuedAt)
-      })
+      version: currentVersion, entries: try entries.map(store), failed: try failed.map(store))
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     return try encoder.encode(file)
   }
 
-  /// The entries of a document, in order; throws a reason when it is not a queue this version reads.
-  static func decode(_ data: Data) throws -> [(id: UUID, key: QueryKey, arguments: Data, enqueuedAt: Date)] {
+  /// The entries of a document, in order, and the ones that gave up, with no registration's policy and no
+  /// blocker yet; throws a reason when it is not a queue this version reads.
+  static func decode(_ data: Data) throws -> (entries: [MutationQueueEntry], failed: [MutationQueueEntry]) {
     let file = try JSONDecoder().decode(MutationQueueFile.self, from: data)
-    guard file.version == currentVersion else {
+    guard readableVersions.contains(file.version) else {
       throw UnknownVersion(version: file.version)
     }
-    return file.entries.map { entry in
-      (entry.id, QueryKey(entry.key.map(\.part)), Data(entry.arguments.utf8), entry.enqueuedAt)
+    let read = { (stored: StoredEntry) -> MutationQueueEntry in
+      var entry = MutationQueueEntry(
+        id: stored.id, key: QueryKey(stored.key.map(\.part)), arguments: Data(stored.arguments.utf8),
+        enqueuedAt: stored.enqueuedAt)
+      entry.attempts = max(stored.attempts ?? 0, 0)
+      entry.failures = min(max(stored.failures ?? 0, 0), entry.attempts)
+      entry.lastError = stored.lastError.map { HashableError(RestoredError(description: $0)) }
+      return entry
     }
+    return (file.entries.map(read), (file.failed ?? []).map(read))
   }
 
   /// A document of a format this version does not read.
   struct UnknownVersion: Error, CustomStringConvertible {
     var version: Int
-    var description: String { "format version \(version), where this version reads \(currentVersion)" }
+    var description: String {
+      "format version \(version), where this version reads \(readableVersions.lowerBound) to \(readableVersions.upperBound)"
+    }
   }
 }

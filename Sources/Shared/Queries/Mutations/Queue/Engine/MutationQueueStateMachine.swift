@@ -8,11 +8,20 @@ import Foundation
 ///
 /// The rules it keeps:
 /// - Entries run one at a time, in the order they were queued; a failing entry is retried (after a backoff) and
-///   the entries behind it wait, so none is ever skipped.
-/// - An entry runs only once the queue is restored, online, and a write that holds the entry has ended: a run the
-///   server may have seen is always in the file, so a restart runs it again (at least once).
-/// - An entry leaves the queue only when its run succeeded (or the program discards it), and the next one starts
-///   only once a write without it has ended: after a kill, at most the entry that was running runs again.
+///   the entries behind it wait, so none is ever skipped while it may still succeed.
+/// - An entry gives up (fails for good) when its registration's policy says so: a failure the policy marks
+///   permanent, or a failure online of its last allowed attempt. It leaves the run order for ``failed`` (where it
+///   stays, in the file too, until the program retries or discards it), its optimistic changes are undone, and the
+///   entries behind it go on, as after a discard.
+/// - Every run is claimed before it starts: its attempt is counted and the run starts only once a write holding
+///   that count has ended. The file never counts fewer attempts than started, so kills cannot make an entry run
+///   without bound. An entry may run once more than its maximum, and never more: for an attempt whose end was
+///   never heard (a kill) or whose failure came while offline.
+/// - An entry runs only once the queue is restored, online, and a write that holds the entry (its claim) has ended:
+///   a run the server may have seen is always in the file, so a restart runs it again (at least once).
+/// - An entry leaves the queue only when its run succeeded (or the program discards it, or it gives up), and the
+///   next one starts only once a write without it has ended: after a kill, at most the entry that was running runs
+///   again.
 /// - One write at a time; a change made while one is under way is written by the next, which starts as it ends.
 /// - Nothing is written before the queue is restored, so the entries of an earlier run are never overwritten unread.
 /// - A status report older than the one applied (by its sequence number) is ignored, so reports that arrive out of
@@ -32,12 +41,15 @@ struct MutationQueueStateMachine<Waiter> {
   enum Head: Equatable {
     /// Nothing runs: the queue is empty, offline, or its first entry cannot run yet.
     case idle
+    /// The first entry, `id`, has its run claimed: it starts once a write of revision `through` or later (which
+    /// holds the claimed attempt's count) has ended.
+    case starting(UUID, through: UInt64)
     /// The first entry, `id`, runs.
     case running(UUID)
     /// The first entry, `id`, failed for the `failures`-th time and waits out its backoff.
     case retrying(UUID, failures: Int)
-    /// The first entry succeeded or was discarded, and left; the next starts once a write of revision `through` or
-    /// later has ended.
+    /// The first entry succeeded, was discarded or gave up, and left; the next starts once a write of revision
+    /// `through` or later has ended.
     case removing(through: UInt64)
   }
 
@@ -50,8 +62,9 @@ struct MutationQueueStateMachine<Waiter> {
 
   /// What the caller does after an event, once its lock is released.
   enum Effect {
-    /// Write `entries`, the queue's contents at `revision`, then report ``writeEnded(revision:error:)``.
-    case write(revision: UInt64, entries: [Entry])
+    /// Write `entries` and `failed`, the queue's contents at `revision`, then report
+    /// ``writeEnded(revision:error:)``.
+    case write(revision: UInt64, entries: [Entry], failed: [Entry])
     /// Run `entry` (its ``Entry/attempts`` is this attempt's number), then report ``succeeded(_:)`` or
     /// ``failed(_:error:)``.
     case start(Entry)
@@ -61,13 +74,16 @@ struct MutationQueueStateMachine<Waiter> {
     case stopBackoff(id: UUID)
     /// Resume these flushes, with the error of the write that answered them (or `nil`).
     case resumeFlushes([Waiter], error: HashableError?)
-    /// Entry `id` left without succeeding: undo its optimistic changes.
+    /// Entry `id` left the run order without succeeding (discarded, or given up): undo its optimistic changes.
     case undo(id: UUID)
   }
 
   private(set) var phase = Phase.restoring
   /// The queued entries, in order; the first is the one that runs.
   private(set) var entries: [Entry] = []
+  /// The entries that gave up, in the order they did: out of the run order, kept (in the file too) until the
+  /// program retries or discards them.
+  private(set) var failed: [Entry] = []
   private(set) var head = Head.idle
   private(set) var isOnline: Bool
   /// The sequence number of the status report applied last.
@@ -104,21 +120,25 @@ struct MutationQueueStateMachine<Waiter> {
     var entry = entry
     entry.revision = revision
     entries.append(entry)
-    return requestWrite()
+    // Into an idle queue: the write that holds the entry holds its first claim too.
+    return proceed()
   }
 
   /// The entries of an earlier run were read back: they go before the entries queued meanwhile (which came later).
-  mutating func restored(_ earlier: [Entry]) -> [Effect] {
+  /// `failedEarlier` are the ones that had given up.
+  mutating func restored(_ earlier: [Entry], failed failedEarlier: [Entry] = []) -> [Effect] {
     guard phase == .restoring else { return [] }
     phase = .ready
     let queuedMeanwhile = entries
-    entries = earlier.map { entry in
+    let read = { (entry: Entry) -> Entry in
       var entry = entry
       entry.revision = 0
+      entry.isClaimed = false
       return entry
     }
-    entries += queuedMeanwhile
-    return requestWrite() + startNext()
+    entries = earlier.map(read) + queuedMeanwhile
+    failed = failedEarlier.map(read)
+    return proceed()
   }
 
   /// The network status changed (or was confirmed), as the source's report number `sequence`: a report older than
@@ -135,7 +155,7 @@ struct MutationQueueStateMachine<Waiter> {
       head = .idle
       effects.append(.stopBackoff(id: id))
     }
-    return effects + startNext()
+    return effects + proceed()
   }
 
   /// The write of the contents at `revision` ended, with `error` if it failed.
@@ -157,7 +177,7 @@ struct MutationQueueStateMachine<Waiter> {
     if !answered.isEmpty { effects.append(.resumeFlushes(answered, error: error)) }
     // A write that failed still lets the queue go on: the entries reach the server, and the error shows.
     if case .removing(let through) = head, through <= written { head = .idle }
-    return effects + requestWrite() + startNext()
+    return effects + startIfClaimWritten() + proceed()
   }
 
   /// The run of entry `id` succeeded: it leaves the queue.
@@ -168,18 +188,28 @@ struct MutationQueueStateMachine<Waiter> {
     entries.removeFirst()
     revision += 1
     head = .removing(through: revision)
-    return requestWrite()
+    // The next entry's claim goes in the write of the removal.
+    return proceed()
   }
 
-  /// The run of entry `id` failed with `error`: it stays first, and is retried after a backoff.
-  mutating func failed(_ id: UUID, error: HashableError) -> [Effect] {
+  /// The run of entry `id` failed with `error`, which the entry's policy marks permanent or not: it gives up if
+  /// the error is permanent, or if this was its last allowed attempt and the queue is online (a failure while
+  /// offline was most likely the network's: it leaves one more attempt). Otherwise it stays first, and is retried
+  /// after a backoff, and the failure is written.
+  mutating func failed(_ id: UUID, error: HashableError, isPermanent: Bool = false) -> [Effect] {
     guard head == .running(id), entries.first?.id == id else {
       preconditionFailure("entry \(id) failed, but \(head) is the queue's head")
     }
     entries[0].failures += 1
     entries[0].lastError = error
+    let isLastAttempt = entries[0].maxAttempts.map { entries[0].attempts >= $0 } ?? false
+    if isPermanent || (isLastAttempt && isOnline) {
+      return giveUpFirst() + requestWrite()
+    }
     head = .retrying(id, failures: entries[0].failures)
-    return [.backoff(id: id, failures: entries[0].failures)]
+    // The failure and its error are written during the backoff, so a relaunch shows them.
+    revision += 1
+    return [.backoff(id: id, failures: entries[0].failures)] + requestWrite()
   }
 
   /// The backoff after failure number `failures` of entry `id` ended.
@@ -187,11 +217,17 @@ struct MutationQueueStateMachine<Waiter> {
     // A backoff the network's return (or a discard) already ended is not the head's any more.
     guard head == .retrying(id, failures: failures) else { return [] }
     head = .idle
-    return startNext()
+    return proceed()
   }
 
-  /// The program discards entry `id`, which will not run: returns whether it was queued and not running.
+  /// The program discards entry `id`, which will not run: returns whether it was queued and not running, or had
+  /// given up. A given-up entry's optimistic changes were undone as it gave up: they are not undone again.
   mutating func discard(_ id: UUID) -> (discarded: Bool, effects: [Effect]) {
+    if let index = failed.firstIndex(where: { $0.id == id }) {
+      failed.remove(at: index)
+      revision += 1
+      return (true, requestWrite())
+    }
     guard let index = entries.firstIndex(where: { $0.id == id }) else { return (false, []) }
     // A running entry may already have reached the server: it ends as its run ends.
     if index == 0 && head == .running(id) { return (false, []) }
@@ -206,14 +242,46 @@ struct MutationQueueStateMachine<Waiter> {
     // while that entry runs must not find the discarded one in the file, to run it after (and that entry again).
     if index == 0 { head = .removing(through: revision) }
     effects.append(.undo(id: id))
-    return (true, effects + requestWrite() + startNext())
+    return (true, effects + proceed())
   }
 
-  /// Entry `id`, which could not run (`blocker`), now can: its mutation was registered.
-  mutating func unblock(_ id: UUID) -> [Effect] {
+  /// The program retries entry `id`, which gave up: it goes back at the end of the run order with no attempts
+  /// counted, its error cleared, under the policy of `maxAttempts` and with `blocker` (its mutation's registration
+  /// as it is now). Returns whether it had given up; its optimistic changes were made again by the caller.
+  mutating func retry(
+    _ id: UUID,
+    maxAttempts: Int?,
+    blocker: MutationQueueError?
+  ) -> (retried: Bool, effects: [Effect]) {
+    guard let index = failed.firstIndex(where: { $0.id == id }) else { return (false, []) }
+    var entry = failed.remove(at: index)
+    revision += 1
+    entry.revision = revision
+    entry.attempts = 0
+    entry.failures = 0
+    entry.lastError = nil
+    entry.isClaimed = false
+    entry.maxAttempts = maxAttempts
+    entry.blocker = blocker
+    entries.append(entry)
+    return (true, proceed())
+  }
+
+  /// Entry `id`, which could not run (`blocker`), now can: its mutation was registered, with `maxAttempts`.
+  mutating func unblock(_ id: UUID, maxAttempts: Int? = nil) -> [Effect] {
     guard let index = entries.firstIndex(where: { $0.id == id }), entries[index].blocker != nil else { return [] }
     entries[index].blocker = nil
-    return startNext()
+    entries[index].maxAttempts = maxAttempts
+    return proceed()
+  }
+
+  /// The entries `ids` now run under a policy allowing `maxAttempts`: their mutation was registered again. An entry
+  /// that already made more attempts gives up before its next.
+  mutating func setMaxAttempts(_ maxAttempts: Int?, for ids: Set<UUID>) -> [Effect] {
+    for index in entries.indices where ids.contains(entries[index].id) {
+      entries[index].maxAttempts = maxAttempts
+    }
+    return proceed()
   }
 
   /// Entry `id` cannot run: its mutation was registered, but its arguments no longer decode.
@@ -247,17 +315,66 @@ struct MutationQueueStateMachine<Waiter> {
 
   private mutating func startWrite() -> [Effect] {
     writer = .writing(revision: revision)
-    return [.write(revision: revision, entries: entries)]
+    return [.write(revision: revision, entries: entries, failed: failed)]
   }
 
-  /// Starts the first entry if it may run now.
+  /// Claims the first entry's next run if it may run now, then writes what changed (the claim with it).
+  private mutating func proceed() -> [Effect] {
+    let effects = startNext()
+    return effects + requestWrite()
+  }
+
+  /// Claims the first entry's next run if it may run now (or gives it up, if its policy allows no more), and
+  /// starts it if that claim is written already. The caller requests the write.
   private mutating func startNext() -> [Effect] {
-    guard phase == .ready, isOnline, head == .idle, let first = entries.first, first.blocker == nil,
-      first.revision <= writtenRevision
-    else { return [] }
-    entries[0].attempts += 1
-    head = .running(first.id)
+    guard phase == .ready, isOnline, let first = entries.first, first.blocker == nil else { return [] }
+    switch head {
+    case .idle, .removing: break
+    case .starting, .running, .retrying: return []
+    }
+    // The attempt that would start: a claim kept while the queue was offline is this one's.
+    let attempt = first.isClaimed ? first.attempts : first.attempts + 1
+    if let maxAttempts = first.maxAttempts, attempt > maxAttempts + 1 {
+      // Its one extra attempt was claimed already (after a kill, or a failure offline): no more.
+      if first.failures < first.attempts || first.lastError == nil {
+        entries[0].lastError = HashableError(
+          MutationQueueError.attemptsInterrupted(key: first.key, attempts: first.attempts))
+      }
+      return giveUpFirst()
+    }
+    if !first.isClaimed {
+      revision += 1
+      entries[0].attempts += 1
+      entries[0].isClaimed = true
+    }
+    // Through the newest revision: it holds the claim, and the removal of the entry before, if it just left.
+    head = .starting(first.id, through: revision)
+    return startIfClaimWritten()
+  }
+
+  /// Starts the claimed first entry if a write holding its claim has ended; if the queue went offline meanwhile,
+  /// keeps the claim for when it goes on.
+  private mutating func startIfClaimWritten() -> [Effect] {
+    guard case .starting(let id, let through) = head, through <= writtenRevision else { return [] }
+    guard isOnline else {
+      head = .idle
+      return []
+    }
+    entries[0].isClaimed = false
+    head = .running(id)
     return [.start(entries[0])]
+  }
+
+  /// The first entry gives up: it leaves the run order for ``failed``, its optimistic changes are undone, and the
+  /// next entry's claim is made (it starts once a write without the given-up entry has ended, as after a
+  /// success). The caller requests the write.
+  private mutating func giveUpFirst() -> [Effect] {
+    var entry = entries.removeFirst()
+    entry.isClaimed = false
+    failed.append(entry)
+    revision += 1
+    head = .removing(through: revision)
+    return [.undo(id: entry.id)] + startNext()
   }
 }
 

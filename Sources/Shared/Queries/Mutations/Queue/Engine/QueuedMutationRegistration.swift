@@ -10,6 +10,8 @@ struct QueuedMutationRegistration: Sendable {
   let resultType: Any.Type
   /// The types as text, for an error.
   let typeName: String
+  /// When its entries give up; `nil` for the queue's policy.
+  let retry: QueuedMutationRetryPolicy?
   /// Decodes the arguments (throwing if they no longer decode) and makes the mutation's optimistic changes in
   /// `store`; returns them to keep or undo, or `nil` when the mutation makes none.
   let applyOptimistic: @Sendable (_ arguments: Data, _ store: QueryStore) throws -> OptimisticChangeSet?
@@ -24,6 +26,7 @@ struct QueuedMutationRegistration: Sendable {
     key: MutationKey<Arguments, Result>,
     invalidates: [QueryKey],
     awaitsRefetches: Bool,
+    retry: QueuedMutationRetryPolicy?,
     optimistic: OptimisticMutation<Arguments, Context>?,
     perform: @escaping @Sendable (Arguments, MutationQueueContext) async throws -> Result
   ) {
@@ -31,6 +34,7 @@ struct QueuedMutationRegistration: Sendable {
     argumentsType = Arguments.self
     resultType = Result.self
     typeName = "mutation of \(Arguments.self) returning \(Result.self)"
+    self.retry = retry
     applyOptimistic = { data, store in
       let arguments = try MutationQueueFile.decodeArguments(Arguments.self, from: data)
       guard let optimistic else { return nil }
