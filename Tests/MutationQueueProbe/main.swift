@@ -86,13 +86,15 @@ actor Backend {
     return data.todos
   }
 
-  /// Writes the backend's file in place, with no sync (`Data.write` syncs): the tests kill the probe only once a
-  /// call was answered or held, after this write, and a test that slows the queue's syncs (under `strace`) must not
-  /// slow the backend.
+  /// Writes the backend's file beside it and renames it over the old one, with no sync (`Data.write` syncs): a kill
+  /// at any moment leaves the last whole file (a power loss is not what these tests make), and a test that slows the
+  /// queue's syncs (under `strace`) must not slow the backend.
   private func save() {
-    guard let bytes = try? JSONEncoder().encode(data), let file = fopen(url.path, "w") else { return }
+    let temporary = url.path + ".writing"
+    guard let bytes = try? JSONEncoder().encode(data), let file = fopen(temporary, "w") else { return }
     bytes.withUnsafeBytes { _ = fwrite($0.baseAddress, 1, $0.count, file) }
     fclose(file)
+    rename(temporary, url.path)
   }
 
   func holdNext() {

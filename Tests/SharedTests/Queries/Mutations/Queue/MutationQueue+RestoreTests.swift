@@ -49,6 +49,36 @@ struct MutationQueueRestoreTests {
     return (probe, ids, try await probe.ask("show", answer: "shown"))
   }
 
+  /// Twenty-four kills at moments no one chooses, while the queue sends online: each launch queues two more entries
+  /// (each acknowledged once saved) and is killed after a varying number of round trips, wherever its sends are.
+  /// In the end every acknowledged entry reached the backend, was applied once, and in the order it was queued.
+  @Test func entriesQueuedAcrossTwentyFourKillsEachApplyOnceInOrder() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    var titles: [String] = []
+    var ids: [UUID] = []
+    for round in 0..<24 {
+      let probe = try await QueueProbe(folder: folder.url, online: true)
+      for index in 0..<2 {
+        let title = "r\(round)-\(index)"
+        ids.append(try #require(UUID(uuidString: try await probe.ask("add \(title)", answer: "queued"))))
+        titles.append(title)
+      }
+      for _ in 0..<(round % 4) { _ = try await probe.ask("show", answer: "shown") }
+      await probe.kill()
+    }
+    let last = try await QueueProbe(folder: folder.url, online: true)
+    let end = try await last.ask("drain", answer: "drained")
+    await last.kill()
+    let backend = try Backend(folder: folder.url)
+    #expect(backend.todos == ["milk"] + titles)
+    // Each entry was sent at least once (again after a kill during its run, by the same key), in the order queued.
+    var firstCalls: [UUID] = []
+    for call in backend.calls where !firstCalls.contains(call.id) { firstCalls.append(call.id) }
+    #expect(firstCalls == ids)
+    #expect(end.contains(#""value":["milk","r0-0""#))
+  }
+
   @Test func mutationsQueuedOfflineSurviveAKillAndEachRunsOnceInOrderEndingAsWithoutTheRestart() async throws {
     // Without a restart: queued offline, then sent.
     let unbroken = try TemporaryFolder()
