@@ -65,7 +65,9 @@ extension QueryStore {
     guard let decodable = Value.self as? any Decodable.Type else { return nil }
     // Opened, so that the value is decoded as its own type and never boxed in an existential on its way back.
     func decode<Decoded: Decodable>(_: Decoded.Type) -> Value? {
-      (try? decoder.decode(Decoded.self, from: entry.value)) as? Value
+      guard let decoded = try? decoder.decode(Decoded.self, from: entry.value) else { return nil }
+      // `Decoded` is `Value` itself, opened from its metatype: returned as it is, with no dynamic cast.
+      return unsafeBitCast(decoded, to: Value.self)
     }
     return decode(decodable)
   }
