@@ -133,4 +133,61 @@ struct QueryCacheEngineCombinationTests {
     let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
     #expect(try cache.entries.map { try $0.decodedValue(as: String.self) } == ["two"])
   }
+
+  /// A query whose new value waits for the throttle, collected before the write: the write still stores the new
+  /// value, not the one written before it.
+  @Test func aQueryCollectedBeforeTheWriteHasItsNewValueWritten() async throws {
+    let persister = MemoryCachePersister(appending: true)
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister))
+    let clock = ManualClock()
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .zero, operation: .retry(.none).clock(clock))
+    let query: Query<OperationState<String>> = .query(["posts", 1], options: options) { "fetched" }
+    store.setFetchedValue("first", for: query)
+    try await store.flushPersistedCache()
+    store.setFetchedValue("second", for: query)
+    // The store's garbage sweeper checks every second: time moves on until it collected the query.
+    await waitUntil {
+      clock.advance(by: .seconds(1))
+      return !store.contains(["posts", 1])
+    }
+    try await store.flushPersistedCache()
+    let values = await relaunch(from: persister.data)
+    #expect(values[QueryKey(["posts", 1]).description]?.value == "second")
+  }
+
+  /// A query given its first value and collected before the throttle's write: the value is written all the same.
+  @Test func aQueryCollectedBeforeItsFirstWriteHasItsValueWritten() async throws {
+    let persister = MemoryCachePersister(appending: true)
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister))
+    store.setFetchedValue("zero", for: post(0, "zero"))
+    try await store.flushPersistedCache()
+    let clock = ManualClock()
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .zero, operation: .retry(.none).clock(clock))
+    let query: Query<OperationState<String>> = .query(["posts", 1], options: options) { "fetched" }
+    store.setFetchedValue("only", for: query)
+    await waitUntil {
+      clock.advance(by: .seconds(1))
+      return !store.contains(["posts", 1])
+    }
+    try await store.flushPersistedCache()
+    let values = await relaunch(from: persister.data)
+    #expect(values[QueryKey(["posts", 1]).description]?.value == "only")
+  }
+
+  /// A query evicted over the store's capacity before the throttle's write: its new value is written all the same.
+  @Test func aQueryEvictedBeforeTheWriteHasItsNewValueWritten() async throws {
+    let persister = MemoryCachePersister(appending: true)
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister))
+    store.setFetchedValue("first", for: post(1, "first"))
+    try await store.flushPersistedCache()
+    store.setFetchedValue("second", for: post(1, "second"))
+    store.capacity = 0
+    #expect(!store.contains(["posts", 1]))
+    try await store.flushPersistedCache()
+    let values = await relaunch(from: persister.data)
+    #expect(values[QueryKey(["posts", 1]).description]?.value == "second")
+  }
 }
