@@ -190,4 +190,50 @@ struct QueryCacheEngineCombinationTests {
     let values = await relaunch(from: persister.data)
     #expect(values[QueryKey(["posts", 1]).description]?.value == "second")
   }
+
+  /// The flush at exit after a query with a waiting change was evicted: the file holds its new value.
+  @Test func theExitWritesTheNewValueOfAnEvictedQuery() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("queries.cache")
+    let persistence = QueryCachePersistence(
+      persister: .file(url), version: "1", throttle: .seconds(60), clock: ManualClock())
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence)
+    let engine = try #require(store.persistedCache.engine)
+    store.setFetchedValue("first", for: post(1, "first"))
+    try await store.flushPersistedCache()
+    store.setFetchedValue("second", for: post(1, "second"))
+    store.capacity = 0
+    try engine.flushBeforeExit()
+    let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
+    #expect(try cache.entries.map { try $0.decodedValue(as: String.self) } == ["second"])
+  }
+
+  /// A feed given a page, then evicted before the throttle's write: a relaunch shows every page.
+  @Test func aFeedEvictedAfterANextPageIsRestoredWithThatPage() async throws {
+    let persister = MemoryCachePersister(appending: true)
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister))
+    let feed = QueryStorePersistedCacheTests.PagedFeed(edition: "first")
+    do {
+      let holder = Shared(wrappedValue: PaginatedState<Int, [String]>(), feed.query(ManualClock()))
+      _ = try await holder.fetchValue()
+      try await store.flushPersistedCache()
+      _ = try await holder.fetchNextPage()?.value
+      #expect(holder.wrappedValue.pageIDs == [0, 1])
+    }
+    store.capacity = 0
+    #expect(!store.contains(["feed"]))
+    try await store.flushPersistedCache()
+
+    let registry = SharedRegistry()
+    await registry.queries.persistCache(persistence(MemoryCachePersister(data: persister.data, appending: true)))
+    let again = SharedRegistry.$current.withValue(registry) {
+      Shared(
+        wrappedValue: PaginatedState<Int, [String]>(),
+        QueryStorePersistedCacheTests.PagedFeed(edition: "second").query(ManualClock()))
+    }
+    #expect(again.wrappedValue.pageIDs == [0, 1])
+  }
 }
