@@ -28,6 +28,7 @@ extension QueryStore {
         return state.evictOverCapacity()
       }
       if services.inspector.isAttached { inspected(evicted.map(\.key), .collected) }
+      persistedValuesCollected(evicted)
       withExtendedLifetime(evicted) {}  // Their values are released after the lock.
     }
   }
@@ -108,6 +109,7 @@ extension QueryStore {
         return batch
       }
       if services.inspector.isAttached { inspected(batch.removed.map(\.key), .collected) }
+      persistedValuesCollected(batch.removed)
       withExtendedLifetime((batch.removed, batch.released)) {}  // Their values are released after the lock.
       if batch.isLast { return nil }
       guard let following = batch.cursor else { return batch.next }

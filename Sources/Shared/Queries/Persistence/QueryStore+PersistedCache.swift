@@ -30,8 +30,9 @@ extension QueryStore {
   /// ``update(_:as:_:)``) is written within ``QueryCachePersistence/throttle``, together with every other change made
   /// meanwhile. The value written is the one the store wrote, without the optimistic changes of mutations under way.
   /// A query removed or reset (``remove(_:)``, ``reset(_:)``) leaves the cache, and an invalidated one is restored
-  /// stale. A query collected after its ``QueryOptions/gcTime`` stays in the cache until it is older than the
-  /// ``QueryCachePersistence/maxAge``, and starts from it when it is made again. An edit through a holder's
+  /// stale. A query collected after its ``QueryOptions/gcTime`` (or evicted over ``capacity``) stays in the cache
+  /// until it is older than the ``QueryCachePersistence/maxAge``, with its last value even when it is collected
+  /// before the throttle's write, and starts from it when it is made again. An edit through a holder's
   /// `withLock` is written with the next change the store writes.
   ///
   /// A store of another process that persists to the same file is refused: the file is used by one process at a

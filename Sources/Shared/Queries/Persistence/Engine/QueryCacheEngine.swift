@@ -76,6 +76,9 @@ final class QueryCacheEngine: Sendable {
     var dirty: Set<QueryKey> = []
     var removed: Set<QueryKey> = []
     var invalidated: Set<QueryKey> = []
+    /// The keys whose queries were collected meanwhile, their values put in as entries (see ``collected(_:)``): a
+    /// value the write read before is older, and the next write records the entry.
+    var collected: Set<QueryKey> = []
   }
 
   init(store: QueryStore) {
@@ -202,6 +205,66 @@ final class QueryCacheEngine: Sendable {
       return changed ? state.persisting?.writer.changed() ?? .none : .none
     }
     act(action)
+  }
+
+  /// The keys among `keys` whose queries changed values that no write has stored yet (noted, or being read): a
+  /// query collected now hands its value over (see ``collected(_:)``).
+  func waitingKeys(among keys: [QueryKey]) -> Set<QueryKey> {
+    state.withLock { state in
+      guard let persisting = state.persisting, !persisting.changed.isEmpty || persisting.inFlight != nil else {
+        return []
+      }
+      return Set(
+        keys.filter { key in
+          persisting.changed.contains(key)
+            || (persisting.inFlight?.keys.contains(key) == true && persisting.inFlight?.removed.contains(key) != true)
+        })
+    }
+  }
+
+  /// The queries of `accesses` were collected with changed values that no write has stored: their values are read
+  /// now (after every lock) and put in as their entries, which the next write records, since no write can read
+  /// them from the store any more.
+  func collected(_ accesses: [QueryKey: QueryCacheAccess]) {
+    guard !accesses.isEmpty else { return }
+    let (reads, problems) = read(accesses)
+    let now = Date()
+    let (action, onProblem) = state.withLockReleasingAfter {
+      state -> (
+        result: (Writer.ChangeAction, (@Sendable (QueryCacheProblem) -> Void)?), released: [QueryCacheEntry]
+      ) in
+      let onProblem = state.persisting?.options.onProblem
+      var released: [QueryCacheEntry] = []
+      var isChanged = false
+      for (key, read, keyBytes) in reads {
+        // Removed since it was found waiting: nothing of it is stored.
+        let isInFlight =
+          state.persisting?.inFlight?.keys.contains(key) == true
+          && state.persisting?.inFlight?.removed.contains(key) != true
+        guard state.persisting?.changed.contains(key) == true || isInFlight else { continue }
+        switch read {
+        case .value(let data, let updatedAt, let fallback):
+          guard let keyBytes else { continue }
+          state.serial += 1
+          var entry = QueryCacheEntry(
+            key: key, keyBytes: keyBytes, value: data, updatedAt: updatedAt, fallback: fallback,
+            replacing: state.entries[key], now: now)
+          entry.serial = state.serial
+          if let previous = state.entries.updateValue(entry, forKey: key) { released.append(previous) }
+        case .noValue:
+          if let previous = state.entries.removeValue(forKey: key) { released.append(previous) }
+        case .failed:
+          continue
+        }
+        if isInFlight { state.persisting?.inFlight?.collected.insert(key) }
+        state.persisting?.dirty.insert(key)
+        isChanged = true
+      }
+      let action = isChanged ? state.persisting?.writer.changed() ?? .none : Writer.ChangeAction.none
+      return ((action, onProblem), released)
+    }
+    act(action)
+    for problem in problems { onProblem?(problem) }
   }
 
   /// The keys of the entries and of the noted or read queries that `filter` reaches; its predicate runs here, after
@@ -447,7 +510,11 @@ final class QueryCacheEngine: Sendable {
   /// held, and its query would wait for a collection, until the write ended (after its flushes were answered).
   private func read(_ keys: Set<QueryKey>) -> (reads: [Read], problems: [QueryCacheProblem]) {
     // Each access keeps its value only until the reads end.
-    let accesses = keys.isEmpty ? [:] : store.store?.cacheAccesses(for: keys) ?? [:]
+    read(keys.isEmpty ? [:] : store.store?.cacheAccesses(for: keys) ?? [:])
+  }
+
+  /// Reads and encodes the values of `accesses`, after every lock, with the problems met.
+  private func read(_ accesses: [QueryKey: QueryCacheAccess]) -> (reads: [Read], problems: [QueryCacheProblem]) {
     let encoder = JSONEncoder()
     var reads: [Read] = []
     var problems: [QueryCacheProblem] = []
@@ -495,7 +562,8 @@ final class QueryCacheEngine: Sendable {
       let inFlight = state.persisting?.inFlight
       state.persisting?.inFlight = nil
       var recorded = inFlight?.dirty ?? []
-      for (key, read, keyBytes) in reads where inFlight?.removed.contains(key) != true {
+      for (key, read, keyBytes) in reads
+      where inFlight?.removed.contains(key) != true && inFlight?.collected.contains(key) != true {
         recorded.insert(key)
         switch read {
         case .value(let data, let updatedAt, let fallback):

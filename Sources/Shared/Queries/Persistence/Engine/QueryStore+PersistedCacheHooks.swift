@@ -84,6 +84,29 @@ extension QueryStore {
     persistedCache.engine?.removed(filter)
   }
 
+  /// The collected `records` (unused for their `gcTime`, or over the capacity) hand their values to the persisted
+  /// cache when a change of theirs waits for a write: the write could no longer read it. Call after the lock, before
+  /// the records are released.
+  func persistedValuesCollected(_ records: [any QueryRecordProtocol]) {
+    guard !records.isEmpty, let engine = persistedCache.engine else { return }
+    let waiting = engine.waitingKeys(among: records.map(\.key))
+    guard !waiting.isEmpty else { return }
+    // The records are this call's own (out of the tree, released by the caller after it): read under the lock, as
+    // ``cacheAccesses(for:)`` reads the records it finds, and their accesses used after it, as that one's are.
+    struct Accesses: @unchecked Sendable {
+      var byKey: [QueryKey: QueryCacheAccess] = [:]
+    }
+    let accesses = state.withLock { _ -> Accesses in
+      var accesses = Accesses()
+      for record in records where waiting.contains(record.key) {
+        guard let persistable = record as? any PersistableQueryRecord else { continue }
+        accesses.byKey[record.key] = persistable.cacheAccess(store: self)
+      }
+      return accesses
+    }
+    engine.collected(accesses.byKey)
+  }
+
   /// The queries `filter` reaches were invalidated: their persisted values say so.
   func persistedValuesInvalidated(_ filter: QueryFilter) {
     persistedCache.engine?.invalidated(filter)

@@ -26,9 +26,15 @@ private enum LaunchStep: CaseIterable, CustomStringConvertible {
 private struct LaunchedApp {
   static let insert = OptimisticMutation { (title: String, cache: OptimisticCache) in
     cache.update(["todos"], as: OperationState<[String]>.self) { todos in
-      if todos.value?.contains(title) == false { todos.value?.append(title) }
+      todos.value?.append(title)
     }
   }
+
+  /// The server's answer to "bad": it never changes.
+  struct Refused: Error {}
+
+  /// "bad" is refused for good at its first attempt.
+  static let refusesBad = QueuedMutationRetryPolicy { $0 is Refused }
 
   let registry = SharedRegistry()
   var todos: Shared<OperationState<[String]>>?
@@ -55,7 +61,11 @@ private struct LaunchedApp {
         let queue = SharedRegistry.$current.withValue(registry) {
           MutationQueue(file: queueFile, network: network)
         }
-        queue.register(.mutation("add-todo"), invalidates: [["todos"]], optimistic: insert) { (_: String, _) in }
+        queue.register(
+          .mutation("add-todo"), invalidates: [["todos"]], retry: refusesBad, optimistic: insert
+        ) { (title: String, _) in
+          if title == "bad" { throw Refused() }
+        }
         try queue.restore()
         app.queue = queue
       }
@@ -75,6 +85,23 @@ private struct LaunchedApp {
     // Offline from here: the entry waits in the file.
     network.setOnline(false)
     try queue.enqueue("add-todo", "eggs")
+    try await queue.flush()
+    try await app.registry.queries.flushPersistedCache()
+  }
+}
+
+extension LaunchedApp {
+  /// The first run of a program whose "bad" gave up: its change undone, the cache and the queue's file saved.
+  static func firstRunGivingUp(cache: URL, queueFile: URL) async throws {
+    let network = ManualOnlineStatus(isOnline: true)
+    let app = try await launch(
+      [.persistCache, .hold, .restoreQueue], cache: cache, queueFile: queueFile, network: network)
+    let todos = try #require(app.todos)
+    _ = try await todos.fetchValue()
+    let queue = try #require(app.queue)
+    try queue.enqueue("add-todo", "bad")
+    await waitUntil { queue.entries.isEmpty && queue.state.wrappedValue.failed.count == 1 }
+    await waitUntil { todos.wrappedValue.value == ["milk"] }
     try await queue.flush()
     try await app.registry.queries.flushPersistedCache()
   }
@@ -111,5 +138,34 @@ private struct LaunchedApp {
     let next = try await LaunchedApp.launch([.persistCache], cache: cache, queueFile: queueFile, network: network)
     let stored = next.registry.queries.dehydrate().entries
     #expect(try stored.map { try $0.decodedValue(as: [String].self) } == [["milk"]], "\(order)")
+  }
+
+  /// An entry that gave up stays given up after a relaunch, whatever the order of the launch steps: its change is
+  /// not shown again, and a retry shows it once.
+  @Test(arguments: [
+    [LaunchStep.persistCache, .hold, .restoreQueue],
+    [.persistCache, .restoreQueue, .hold],
+    [.hold, .persistCache, .restoreQueue],
+    [.hold, .restoreQueue, .persistCache],
+    [.restoreQueue, .persistCache, .hold],
+    [.restoreQueue, .hold, .persistCache],
+  ])
+  fileprivate func aGivenUpEntryStaysUndoneAfterARelaunchInAnyOrder(_ order: [LaunchStep]) async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let cache = folder.file("queries.cache")
+    let queueFile = folder.file("queue.json")
+    try await LaunchedApp.firstRunGivingUp(cache: cache, queueFile: queueFile)
+
+    let network = ManualOnlineStatus(isOnline: false)
+    let app = try await LaunchedApp.launch(order, cache: cache, queueFile: queueFile, network: network)
+    let queue = try #require(app.queue)
+    #expect(app.restore?.restored == 1, "\(order)")
+    #expect(queue.entries.isEmpty, "\(order)")
+    let failed = try #require(queue.state.wrappedValue.failed.first, "\(order)")
+    #expect(app.todos?.wrappedValue.value == ["milk"], "\(order)")
+    #expect(queue.retry(failed.id), "\(order)")
+    #expect(app.todos?.wrappedValue.value == ["milk", "bad"], "\(order)")
+    try await app.registry.queries.flushPersistedCache()
   }
 }
