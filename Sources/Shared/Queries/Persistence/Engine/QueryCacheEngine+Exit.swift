@@ -10,10 +10,10 @@ extension QueryCacheEngine: FlushParticipant {
   /// It takes what waits under the engine's lock, releases it, reads and encodes the changed values (the program's
   /// `encode(to:)`, after every lock), and writes through the file store's ordered write with a number above every
   /// write started so far: a write still under way on the pool lands before it or is skipped after it. It appends a
-  /// frame of the changed entries when the stored log takes one (the frame covers the changes of a write under way
-  /// too, so skipping that write loses nothing), and writes the whole cache otherwise. A cache left with no entry is
-  /// removed, as a write that empties it does, in the same order. The engine's own state is
-  /// left as it is: the process is ending.
+  /// frame of the changed entries when the stored log takes one and no write is storing its bytes, and writes the
+  /// whole cache otherwise (so that skipping that write, or torn bytes it leaves, lose nothing). A cache left with
+  /// no entry is removed, as a write that empties it does, in the same order. The engine's own state is left as it
+  /// is: the process is ending.
   func flushBeforeExit() throws {
     guard let pending = pendingAtExit(), let file = pending.options.persister as? FileQueryCachePersister else {
       return

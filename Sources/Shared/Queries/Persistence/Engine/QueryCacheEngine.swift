@@ -379,12 +379,15 @@ final class QueryCacheEngine: Sendable {
       let keys = persisting.changed.union(persisting.inFlight?.keys ?? [])
       guard !keys.isEmpty || persisting.writer.hasUnwrittenChanges else { return nil }
       state.persisting?.writeSequence += 1
-      // A write storing its bytes now may be skipped after the exit's: its frame's keys are recorded again, and a
-      // whole write under way (or a removal) makes the exit's write whole too.
+      // A write storing its bytes now may be skipped after the exit's, or may fail part way (a full disk) and leave
+      // torn bytes the exit's frame would land behind: the exit then writes the whole cache, which replaces the file
+      // whatever that write leaves. Its frame's keys are recorded again all the same.
       var dirty = persisting.dirty.union(persisting.inFlight?.dirty ?? [])
       var appends = persisting.log.isAppendable && persisting.options.persister.appendsChanges
       switch persisting.storing {
-      case .frame(let recorded): dirty.formUnion(recorded)
+      case .frame(let recorded):
+        dirty.formUnion(recorded)
+        appends = false
       case .whole: appends = false
       case nil: break
       }
