@@ -92,6 +92,18 @@ func decodeStoredValuesAsOneArray(_ stored: StoredPosts) -> Double {
 /// A store persisting `cached` queries, in which one query changes and the change is written (flushed at once),
 /// `count` times: nanoseconds per change, from the change to the stored cache.
 func persistOneChangedQuery(cached: Int, count: Int) async -> Double {
+  await persistChanges(cached: cached, changes: count, over: 1).nanoseconds
+}
+
+/// A store persisting `cached` queries, in which `changes` changes spread over the first `changedKeys` queries are
+/// each written (flushed at once): nanoseconds per change, from the change to the stored cache; the bytes stored at
+/// the end; and, when `measuresSpace`, the bytes of the same cache written whole (else 0).
+func persistChanges(
+  cached: Int,
+  changes: Int,
+  over changedKeys: Int,
+  measuresSpace: Bool = false
+) async -> (nanoseconds: Double, stored: Int, whole: Int) {
   let registry = SharedRegistry()
   return await SharedRegistry.$current.withValue(registry) {
     let store = registry.queries
@@ -103,47 +115,18 @@ func persistOneChangedQuery(cached: Int, count: Int) async -> Double {
     }
     for id in 0..<cached { store.setFetchedValue(cachedPostValue(id), for: query(id)) }
     try! await store.flushPersistedCache()
-    var value = cachedPostValue(0)
-    let changed = query(0)
-    let start = now()
-    for step in 0..<count {
-      value.likes = step
-      store.setFetchedValue(value, for: changed)
-      try! await store.flushPersistedCache()
-    }
-    let elapsed = now() - start
-    let stored = try! PersistedQueryCache(encoded: try! await persister.load()!)
-    precondition(stored.entries.count == cached, "every query stored")
-    return Double(elapsed) / Double(count)
-  }
-}
-
-/// What a store persisting `keys` queries stores after `changes` changes spread over them, each flushed: nanoseconds
-/// per change, the bytes stored at the end, and the bytes of the same cache written whole.
-func churnPersistedCache(keys: Int, changes: Int) async -> (nanoseconds: Double, stored: Int, whole: Int) {
-  let registry = SharedRegistry()
-  return await SharedRegistry.$current.withValue(registry) {
-    let store = registry.queries
-    let persister = InMemoryCachePersister()
-    await store.persistCache(QueryCachePersistence(persister: persister, version: "1", throttle: .seconds(3_600)))
-    let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600))
-    func query(_ id: Int) -> Query<OperationState<CachedPostValue>> {
-      .query(["posts", id], options: options) { cachedPostValue(id) }
-    }
-    for id in 0..<keys { store.setFetchedValue(cachedPostValue(id), for: query(id)) }
-    try! await store.flushPersistedCache()
     let start = now()
     for step in 0..<changes {
-      var value = cachedPostValue(step % keys)
+      var value = cachedPostValue(step % changedKeys)
       value.likes = step
-      store.setFetchedValue(value, for: query(step % keys))
+      store.setFetchedValue(value, for: query(step % changedKeys))
       try! await store.flushPersistedCache()
     }
     let elapsed = now() - start
-    let whole = try! store.dehydrate(version: "1").encoded().count
     let stored = try! await persister.load()!
-    precondition(try! PersistedQueryCache(encoded: stored).entries.count == keys, "every query stored")
-    return (Double(elapsed) / Double(changes), persister.size, whole)
+    precondition(try! PersistedQueryCache(encoded: stored).entries.count == cached, "every query stored")
+    let whole = measuresSpace ? try! store.dehydrate(version: "1").encoded().count : 0
+    return (Double(elapsed) / Double(changes), stored.count, whole)
   }
 }
 

@@ -369,7 +369,7 @@ await scenario("persist 100,000 changes to 1,000 cached queries") {
   let changes = quick ? 10_000 : 100_000
   var sizes: [(stored: Int, whole: Int)] = []
   let pair = await Plan(repetitions: quick ? 1 : 3, warmUps: 0).compareAsync {
-    let churn = await churnPersistedCache(keys: 1_000, changes: changes)
+    let churn = await persistChanges(cached: 1_000, changes: changes, over: 1_000, measuresSpace: true)
     sizes.append((churn.stored, churn.whole))
     return churn.nanoseconds
   } with: {

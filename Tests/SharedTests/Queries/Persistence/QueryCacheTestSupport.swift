@@ -160,3 +160,38 @@ struct CachedPost: Codable, Sendable, Equatable {
 struct UncodablePost: Sendable, Equatable {
   var title: String
 }
+
+/// The persisted cache of the tests of the appended log: `persister`, a throttle of a second on a clock no test
+/// moves (so every write is made by a flush), and `problems`.
+func appendingCachePersistence(
+  _ persister: MemoryCachePersister,
+  problems: ProblemLog = ProblemLog()
+) -> QueryCachePersistence {
+  QueryCachePersistence(
+    persister: persister, version: "1", throttle: .seconds(1), clock: ManualClock(), onProblem: problems.callback)
+}
+
+/// The query `["posts", id]`, whose fetch gives `title`.
+func postQuery(_ id: Int, _ title: String) -> Query<OperationState<String>> {
+  .query(["posts", id]) { title }
+}
+
+/// One query as a relaunch restored it: its value read as a string, and whether it is invalidated.
+struct RelaunchedEntry: Equatable {
+  var value: String?
+  var isInvalidated: Bool
+}
+
+/// What a relaunch restores from the bytes `data` (through an appending persister): each key's entry, and the
+/// restore.
+func relaunchedCache(from data: Data?) async -> (entries: [String: RelaunchedEntry], restore: QueryCacheRestore) {
+  let store = SharedRegistry().queries
+  let restore = await store.persistCache(
+    appendingCachePersistence(MemoryCachePersister(data: data, appending: true)))
+  var entries: [String: RelaunchedEntry] = [:]
+  for entry in store.dehydrate().entries {
+    entries[entry.key.description] = RelaunchedEntry(
+      value: try? entry.decodedValue(as: String.self), isInvalidated: entry.isInvalidated)
+  }
+  return (entries, restore)
+}

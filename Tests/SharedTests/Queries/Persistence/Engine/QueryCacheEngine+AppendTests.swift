@@ -8,40 +8,23 @@ import Testing
 /// changes outweigh the cache (or the stored bytes cannot take a frame), and a relaunch reads it all back.
 @Suite(.freshRegistry)
 struct QueryCacheEngineAppendTests {
-  private func persistence(_ persister: MemoryCachePersister, problems: ProblemLog = ProblemLog())
-    -> QueryCachePersistence
-  {
-    QueryCachePersistence(
-      persister: persister, version: "1", throttle: .seconds(1), clock: ManualClock(), onProblem: problems.callback)
-  }
-
-  private func post(_ id: Int, _ title: String) -> Query<OperationState<String>> {
-    .query(["posts", id]) { title }
-  }
-
   /// What a relaunch restores from `persister`'s bytes: each key's value, and the restore.
   private func relaunch(from persister: MemoryCachePersister) async -> (values: [String: String], QueryCacheRestore) {
-    let registry = SharedRegistry()
-    let store = registry.queries
-    let restore = await store.persistCache(persistence(MemoryCachePersister(data: persister.data, appending: true)))
-    var values: [String: String] = [:]
-    for entry in store.dehydrate().entries {
-      values[entry.key.description] = try? entry.decodedValue(as: String.self)
-    }
-    return (values, restore)
+    let (entries, restore) = await relaunchedCache(from: persister.data)
+    return (entries.compactMapValues(\.value), restore)
   }
 
   @Test func aChangeAfterTheFirstWholeWriteIsAppended() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
-    store.setFetchedValue("one", for: post(1, "one"))
-    store.setFetchedValue("two", for: post(2, "two"))
+    await store.persistCache(appendingCachePersistence(persister))
+    store.setFetchedValue("one", for: postQuery(1, "one"))
+    store.setFetchedValue("two", for: postQuery(2, "two"))
     try await store.flushPersistedCache()
     #expect(persister.saves == 1 && persister.appends == 0)
     let wholeSize = try #require(persister.data).count
 
-    store.setFetchedValue("one, edited", for: post(1, "one, edited"))
+    store.setFetchedValue("one, edited", for: postQuery(1, "one, edited"))
     try await store.flushPersistedCache()
     #expect(persister.saves == 1 && persister.appends == 1)
     let appended = try #require(persister.data).count - wholeSize
@@ -56,9 +39,9 @@ struct QueryCacheEngineAppendTests {
   @Test func aRemovalAndAnInvalidationAreAppendedAndRestored() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
-    store.setFetchedValue("one", for: post(1, "one"))
-    store.setFetchedValue("two", for: post(2, "two"))
+    await store.persistCache(appendingCachePersistence(persister))
+    store.setFetchedValue("one", for: postQuery(1, "one"))
+    store.setFetchedValue("two", for: postQuery(2, "two"))
     try await store.flushPersistedCache()
     #expect(store.remove(.exactly(["posts", 2])) == 1)
     #expect(store.invalidate(.exactly(["posts", 1]), refetching: .none) == 1)
@@ -67,7 +50,7 @@ struct QueryCacheEngineAppendTests {
 
     let registry = SharedRegistry()
     let restore = await registry.queries.persistCache(
-      persistence(MemoryCachePersister(data: persister.data, appending: true)))
+      appendingCachePersistence(MemoryCachePersister(data: persister.data, appending: true)))
     #expect(restore == QueryCacheRestore(restored: 1))
     let entries = registry.queries.dehydrate().entries
     #expect(entries.map(\.key) == [["posts", 1]])
@@ -78,13 +61,13 @@ struct QueryCacheEngineAppendTests {
   @Test func churnOnAFewKeysKeepsTheStoredBytesBounded() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
-    for id in 0..<20 { store.setFetchedValue("post \(id)", for: post(id, "post \(id)")) }
+    await store.persistCache(appendingCachePersistence(persister))
+    for id in 0..<20 { store.setFetchedValue("post \(id)", for: postQuery(id, "post \(id)")) }
     try await store.flushPersistedCache()
     var largest = 0
     for change in 0..<3_000 {
       let title = "post \(change % 20), edit \(change)"
-      store.setFetchedValue(title, for: post(change % 20, title))
+      store.setFetchedValue(title, for: postQuery(change % 20, title))
       try await store.flushPersistedCache()
       largest = max(largest, persister.data?.count ?? 0)
     }
@@ -101,14 +84,14 @@ struct QueryCacheEngineAppendTests {
     let persister = MemoryCachePersister(appending: true)
     let problems = ProblemLog()
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister, problems: problems))
-    store.setFetchedValue("one", for: post(1, "one"))
+    await store.persistCache(appendingCachePersistence(persister, problems: problems))
+    store.setFetchedValue("one", for: postQuery(1, "one"))
     try await store.flushPersistedCache()
     persister.setFailing(true)
-    store.setFetchedValue("two", for: post(2, "two"))
+    store.setFetchedValue("two", for: postQuery(2, "two"))
     await #expect(throws: QueryCacheProblem.self) { try await store.flushPersistedCache() }
     persister.setFailing(false)
-    store.setFetchedValue("three", for: post(3, "three"))
+    store.setFetchedValue("three", for: postQuery(3, "three"))
     try await store.flushPersistedCache()
     // The failed frame's change is in the whole write that followed.
     #expect(persister.saves == 2 && persister.appends == 0)
@@ -120,17 +103,17 @@ struct QueryCacheEngineAppendTests {
   @Test func aCutEndIsReportedAndReplacedByAWholeWrite() async throws {
     let first = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(first))
-    store.setFetchedValue("one", for: post(1, "one"))
+    await store.persistCache(appendingCachePersistence(first))
+    store.setFetchedValue("one", for: postQuery(1, "one"))
     try await store.flushPersistedCache()
-    store.setFetchedValue("two", for: post(2, "two"))
+    store.setFetchedValue("two", for: postQuery(2, "two"))
     try await store.flushPersistedCache()
     let bytes = try #require(first.data)
 
     let torn = MemoryCachePersister(data: bytes.prefix(bytes.count - 2), appending: true)
     let problems = ProblemLog()
     let registry = SharedRegistry()
-    let restore = await registry.queries.persistCache(persistence(torn, problems: problems))
+    let restore = await registry.queries.persistCache(appendingCachePersistence(torn, problems: problems))
     guard case .cutShort = restore.problem else {
       Issue.record("restored with \(restore.problem as Any)")
       return
@@ -146,10 +129,10 @@ struct QueryCacheEngineAppendTests {
   @Test func aPersisterThatDoesNotAppendGetsWholeWrites() async throws {
     let persister = MemoryCachePersister()
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
-    store.setFetchedValue("one", for: post(1, "one"))
+    await store.persistCache(appendingCachePersistence(persister))
+    store.setFetchedValue("one", for: postQuery(1, "one"))
     try await store.flushPersistedCache()
-    store.setFetchedValue("two", for: post(2, "two"))
+    store.setFetchedValue("two", for: postQuery(2, "two"))
     try await store.flushPersistedCache()
     #expect(persister.saves == 2 && persister.appends == 0)
     #expect(try persister.storedKeys().count == 2)
@@ -160,13 +143,13 @@ struct QueryCacheEngineAppendTests {
   @Test func theExitWritesWholeWhileAFrameIsBeingStored() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
-    store.setFetchedValue("one", for: post(1, "one"))
+    await store.persistCache(appendingCachePersistence(persister))
+    store.setFetchedValue("one", for: postQuery(1, "one"))
     try await store.flushPersistedCache()
     let engine = try #require(store.persistedCache.engine)
 
     let gate = persister.holdWrites()
-    store.setFetchedValue("two", for: post(2, "two"))
+    store.setFetchedValue("two", for: postQuery(2, "two"))
     let frame = Task { try await store.flushPersistedCache() }
     await waitUntil { persister.begunWrites == 2 }
     let pending = try #require(engine.pendingAtExit())
@@ -180,14 +163,14 @@ struct QueryCacheEngineAppendTests {
   @Test func theExitWritesWholeWhileAWholeWriteIsBeingStored() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
+    await store.persistCache(appendingCachePersistence(persister))
     let engine = try #require(store.persistedCache.engine)
-    store.setFetchedValue("one", for: post(1, "one"))
+    store.setFetchedValue("one", for: postQuery(1, "one"))
     try await store.flushPersistedCache()
     // A change larger than the log may grow to: its write is a whole one (a compaction), on a log that takes frames.
     let large = String(repeating: "x", count: QueryCacheLog.minimumCompactionBytes)
     let gate = persister.holdWrites()
-    store.setFetchedValue(large, for: post(2, large))
+    store.setFetchedValue(large, for: postQuery(2, large))
     let whole = Task { try await store.flushPersistedCache() }
     await waitUntil { persister.begunWrites == 2 }
     let pending = try #require(engine.pendingAtExit())

@@ -8,37 +8,37 @@ import Testing
 /// made while a frame is being stored, and the flush at exit after each.
 @Suite(.freshRegistry)
 struct QueryCacheEngineCombinationTests {
-  private func persistence(_ persister: MemoryCachePersister) -> QueryCachePersistence {
-    QueryCachePersistence(persister: persister, version: "1", throttle: .seconds(1), clock: ManualClock())
-  }
-
-  private func post(_ id: Int, _ title: String) -> Query<OperationState<String>> {
-    .query(["posts", id]) { title }
-  }
-
   /// What a relaunch restores from `data`: each key's value and whether it is invalidated.
-  private func relaunch(from data: Data?) async -> [String: (value: String?, isInvalidated: Bool)] {
-    let registry = SharedRegistry()
-    await registry.queries.persistCache(persistence(MemoryCachePersister(data: data, appending: true)))
-    var values: [String: (value: String?, isInvalidated: Bool)] = [:]
-    for entry in registry.queries.dehydrate().entries {
-      values[entry.key.description] = (try? entry.decodedValue(as: String.self), entry.isInvalidated)
+  private func relaunch(from data: Data?) async -> [String: RelaunchedEntry] {
+    await relaunchedCache(from: data).entries
+  }
+
+  /// The query `["posts", 1]`, collected as soon as it is unused: its retries and the store's sweeper on `clock`.
+  private func collectablePost(clock: ManualClock) -> Query<OperationState<String>> {
+    let options = QueryOptions(staleTime: .seconds(600), gcTime: .zero, operation: .retry(.none).clock(clock))
+    return .query(["posts", 1], options: options) { "fetched" }
+  }
+
+  /// Moves `clock` on, a second at a time (the store's sweeper checks every second), until `store` collected `key`.
+  private func collect(_ key: QueryKey, in store: QueryStore, clock: ManualClock) async {
+    await waitUntil {
+      clock.advance(by: .seconds(1))
+      return !store.contains(key)
     }
-    return values
   }
 
   /// After the stored cache is removed, the next change is written whole: a frame has no log to land on.
   @Test func aChangeAfterTheStoredCacheIsRemovedIsWrittenWhole() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
-    store.setFetchedValue("one", for: post(1, "one"))
-    store.setFetchedValue("two", for: post(2, "two"))
+    await store.persistCache(appendingCachePersistence(persister))
+    store.setFetchedValue("one", for: postQuery(1, "one"))
+    store.setFetchedValue("two", for: postQuery(2, "two"))
     try await store.flushPersistedCache()
     try await store.removePersistedCache()
     #expect(persister.data == nil && persister.removals == 1)
 
-    store.setFetchedValue("three", for: post(3, "three"))
+    store.setFetchedValue("three", for: postQuery(3, "three"))
     try await store.flushPersistedCache()
     #expect(persister.saves == 2 && persister.appends == 0)
     let values = await relaunch(from: persister.data)
@@ -50,12 +50,12 @@ struct QueryCacheEngineCombinationTests {
   @Test func aRemovalOfTheCacheWhileAFrameIsStoredLeavesNothing() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
-    store.setFetchedValue("one", for: post(1, "one"))
+    await store.persistCache(appendingCachePersistence(persister))
+    store.setFetchedValue("one", for: postQuery(1, "one"))
     try await store.flushPersistedCache()
 
     let gate = persister.holdWrites()
-    store.setFetchedValue("two", for: post(2, "two"))
+    store.setFetchedValue("two", for: postQuery(2, "two"))
     let frame = Task { try await store.flushPersistedCache() }
     await waitUntil { persister.begunWrites == 2 }
     #expect(store.remove(.all) == 2)
@@ -70,11 +70,11 @@ struct QueryCacheEngineCombinationTests {
   @Test func aFlushAfterAFailedAppendWritesItsChangeWhole() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
-    store.setFetchedValue("one", for: post(1, "one"))
+    await store.persistCache(appendingCachePersistence(persister))
+    store.setFetchedValue("one", for: postQuery(1, "one"))
     try await store.flushPersistedCache()
     persister.setFailing(true)
-    store.setFetchedValue("two", for: post(2, "two"))
+    store.setFetchedValue("two", for: postQuery(2, "two"))
     await #expect(throws: QueryCacheProblem.self) { try await store.flushPersistedCache() }
     persister.setFailing(false)
     try await store.flushPersistedCache()
@@ -88,16 +88,16 @@ struct QueryCacheEngineCombinationTests {
   @Test func changesMadeWhileAFailingFrameIsStoredAreAllWrittenNext() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
-    store.setFetchedValue("one", for: post(1, "one"))
-    store.setFetchedValue("four", for: post(4, "four"))
+    await store.persistCache(appendingCachePersistence(persister))
+    store.setFetchedValue("one", for: postQuery(1, "one"))
+    store.setFetchedValue("four", for: postQuery(4, "four"))
     try await store.flushPersistedCache()
 
     let gate = persister.holdWrites()
-    store.setFetchedValue("two", for: post(2, "two"))
+    store.setFetchedValue("two", for: postQuery(2, "two"))
     let frame = Task { try await store.flushPersistedCache() }
     await waitUntil { persister.begunWrites == 2 }
-    store.setFetchedValue("three", for: post(3, "three"))
+    store.setFetchedValue("three", for: postQuery(3, "three"))
     #expect(store.invalidate(.exactly(["posts", 1]), refetching: .none) == 1)
     #expect(store.remove(.exactly(["posts", 4])) == 1)
     persister.setFailing(true)
@@ -124,11 +124,11 @@ struct QueryCacheEngineCombinationTests {
     let store = SharedRegistry.current.queries
     await store.persistCache(persistence)
     let engine = try #require(store.persistedCache.engine)
-    store.setFetchedValue("one", for: post(1, "one"))
+    store.setFetchedValue("one", for: postQuery(1, "one"))
     try await store.flushPersistedCache()
     try await store.removePersistedCache()
     #expect(!FileManager.default.fileExists(atPath: url.path))
-    store.setFetchedValue("two", for: post(2, "two"))
+    store.setFetchedValue("two", for: postQuery(2, "two"))
     try engine.flushBeforeExit()
     let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
     #expect(try cache.entries.map { try $0.decodedValue(as: String.self) } == ["two"])
@@ -139,18 +139,14 @@ struct QueryCacheEngineCombinationTests {
   @Test func aQueryCollectedBeforeTheWriteHasItsNewValueWritten() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
+    await store.persistCache(appendingCachePersistence(persister))
     let clock = ManualClock()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .zero, operation: .retry(.none).clock(clock))
-    let query: Query<OperationState<String>> = .query(["posts", 1], options: options) { "fetched" }
+    let query = collectablePost(clock: clock)
     store.setFetchedValue("first", for: query)
     try await store.flushPersistedCache()
     store.setFetchedValue("second", for: query)
     // The store's garbage sweeper checks every second: time moves on until it collected the query.
-    await waitUntil {
-      clock.advance(by: .seconds(1))
-      return !store.contains(["posts", 1])
-    }
+    await collect(["posts", 1], in: store, clock: clock)
     try await store.flushPersistedCache()
     let values = await relaunch(from: persister.data)
     #expect(values[QueryKey(["posts", 1]).description]?.value == "second")
@@ -160,17 +156,13 @@ struct QueryCacheEngineCombinationTests {
   @Test func aQueryCollectedBeforeItsFirstWriteHasItsValueWritten() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
-    store.setFetchedValue("zero", for: post(0, "zero"))
+    await store.persistCache(appendingCachePersistence(persister))
+    store.setFetchedValue("zero", for: postQuery(0, "zero"))
     try await store.flushPersistedCache()
     let clock = ManualClock()
-    let options = QueryOptions(staleTime: .seconds(600), gcTime: .zero, operation: .retry(.none).clock(clock))
-    let query: Query<OperationState<String>> = .query(["posts", 1], options: options) { "fetched" }
+    let query = collectablePost(clock: clock)
     store.setFetchedValue("only", for: query)
-    await waitUntil {
-      clock.advance(by: .seconds(1))
-      return !store.contains(["posts", 1])
-    }
+    await collect(["posts", 1], in: store, clock: clock)
     try await store.flushPersistedCache()
     let values = await relaunch(from: persister.data)
     #expect(values[QueryKey(["posts", 1]).description]?.value == "only")
@@ -180,10 +172,10 @@ struct QueryCacheEngineCombinationTests {
   @Test func aQueryEvictedBeforeTheWriteHasItsNewValueWritten() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
-    store.setFetchedValue("first", for: post(1, "first"))
+    await store.persistCache(appendingCachePersistence(persister))
+    store.setFetchedValue("first", for: postQuery(1, "first"))
     try await store.flushPersistedCache()
-    store.setFetchedValue("second", for: post(1, "second"))
+    store.setFetchedValue("second", for: postQuery(1, "second"))
     store.capacity = 0
     #expect(!store.contains(["posts", 1]))
     try await store.flushPersistedCache()
@@ -201,9 +193,9 @@ struct QueryCacheEngineCombinationTests {
     let store = SharedRegistry.current.queries
     await store.persistCache(persistence)
     let engine = try #require(store.persistedCache.engine)
-    store.setFetchedValue("first", for: post(1, "first"))
+    store.setFetchedValue("first", for: postQuery(1, "first"))
     try await store.flushPersistedCache()
-    store.setFetchedValue("second", for: post(1, "second"))
+    store.setFetchedValue("second", for: postQuery(1, "second"))
     store.capacity = 0
     try engine.flushBeforeExit()
     let cache = try PersistedQueryCache(encoded: Data(contentsOf: url))
@@ -214,7 +206,7 @@ struct QueryCacheEngineCombinationTests {
   @Test func aFeedEvictedAfterANextPageIsRestoredWithThatPage() async throws {
     let persister = MemoryCachePersister(appending: true)
     let store = SharedRegistry.current.queries
-    await store.persistCache(persistence(persister))
+    await store.persistCache(appendingCachePersistence(persister))
     let feed = QueryStorePersistedCacheTests.PagedFeed(edition: "first")
     do {
       let holder = Shared(wrappedValue: PaginatedState<Int, [String]>(), feed.query(ManualClock()))
@@ -228,7 +220,8 @@ struct QueryCacheEngineCombinationTests {
     try await store.flushPersistedCache()
 
     let registry = SharedRegistry()
-    await registry.queries.persistCache(persistence(MemoryCachePersister(data: persister.data, appending: true)))
+    await registry.queries.persistCache(
+      appendingCachePersistence(MemoryCachePersister(data: persister.data, appending: true)))
     let again = SharedRegistry.$current.withValue(registry) {
       Shared(
         wrappedValue: PaginatedState<Int, [String]>(),
