@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// The events an attached inspector hears, in order; nothing while none is attached; bounded buffers.
-@Suite(.freshRegistry, .timeLimit(.minutes(1))) struct InspectionEventsTests {
+@Suite(.freshRegistry, .timeLimit(.minutes(10))) struct InspectionEventsTests {
   @Test func nothingIsRecordedWhileNoInspectorIsAttached() async throws {
     let inspector = SharedRegistry.current.inspector
     #expect(!inspector.isAttached)

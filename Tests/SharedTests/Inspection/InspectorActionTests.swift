@@ -6,7 +6,7 @@ import Testing
 @testable import SharedState
 
 /// Acting on queries from an inspector: refetch, invalidate, reset, remove, force loading or an error, restore.
-@Suite(.freshRegistry, .timeLimit(.minutes(1))) struct InspectorActionTests {
+@Suite(.freshRegistry, .timeLimit(.minutes(10))) struct InspectorActionTests {
   @Test func refetchAndInvalidateFetchAHeldQueryAgain() async {
     let clock = ManualClock()
     let fetcher = KeyedFetcher()

@@ -7,7 +7,7 @@ import Testing
 
 /// What a snapshot shows of each kind of key: kind, value summary, holders, iterations, observers, operation,
 /// freshness, collection, store errors.
-@Suite(.freshRegistry, .timeLimit(.minutes(1))) struct SharedInspectorSnapshotTests {
+@Suite(.freshRegistry, .timeLimit(.minutes(10))) struct SharedInspectorSnapshotTests {
   @Test func anInMemoryKeyShowsItsValueHoldersAndObservers() throws {
     let counter = Shared(wrappedValue: 3, .inMemory("count"))
     let copy = counter

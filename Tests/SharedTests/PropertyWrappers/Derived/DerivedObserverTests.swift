@@ -12,7 +12,7 @@ import Testing
 /// through the getter before it registers, that change reaches nobody and the observer compares later changes with
 /// a stale value; then the test's change back to it is never heard. If not, the getter first runs later, and its
 /// change is heard like any other.
-@Suite(.freshRegistry, .timeLimit(.minutes(1))) struct DerivedObserverTests {
+@Suite(.freshRegistry, .timeLimit(.minutes(10))) struct DerivedObserverTests {
   @Test func aMembersObserverHearsAChangeBackAfterAChangeMadeWhileItRegistered() {
     let gap = ChangeOnFirstRead()
     let counter = Shared(value: Counter(count: 0, gap: gap))
