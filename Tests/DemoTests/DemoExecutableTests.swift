@@ -35,6 +35,43 @@ import Testing
     #expect(!lines.contains { $0.contains("\u{1B}[") }, "--no-color prints no escape sequences")
   }
 
+  /// The README quotes what `swift run Demo queries --latency 0` prints on a first run: every line, in order.
+  @Test func theReadmeQuotesEveryLineTheQueriesScenarioPrints() async throws {
+    let executable = try #require(Self.executable(), "the Demo executable is built with the tests")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("demo-readme-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = [
+      "queries", "--latency", "0", "--no-color", "--settings", folder.appendingPathComponent("settings.json").path,
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = await onThreadOfItsOwn { output.fileHandleForReading.readDataToEndOfFile() }
+    await onThreadOfItsOwn { process.waitUntilExit() }
+    #expect(process.terminationStatus == 0)
+    // The README shows the default folder; this run used its own.
+    let printed = String(decoding: data, as: UTF8.self)
+      .replacingOccurrences(of: folder.path, with: "/tmp/shared-state-demo")
+      .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let quoted = try Self.readmeQuote(after: "A first run of `swift run Demo queries --latency 0` prints")
+    #expect(quoted.count > 20)
+    #expect(printed.dropLast(printed.last == "" ? 1 : 0).map { $0 } == quoted)
+  }
+
+  /// The lines of the README's first code block after the line that contains `marker`.
+  static func readmeQuote(after marker: String) throws -> [String] {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let start = try #require(lines.firstIndex { $0.contains(marker) }, "the README introduces the quote")
+    let open = try #require(lines[start...].firstIndex { $0.hasPrefix("```") })
+    let close = try #require(lines[(open + 1)...].firstIndex { $0.hasPrefix("```") })
+    return Array(lines[(open + 1)..<close])
+  }
+
   /// `swift run Demo offline`: each half of the scenario in a process of its own, the second started after the
   /// first ended; the edits reach the server once each, and the news pages loaded in the first show in the second.
   @Test func theOfflineScenarioRunsEachHalfInAProcessOfItsOwn() async throws {

@@ -61,7 +61,7 @@ public enum DemoCommand {
       }
       return
     }
-    console.line("Reactive demo: screens share state by key; nothing keeps its own loading or error flag.", .heading)
+    console.line("SharedState demo: screens share state by key; nothing keeps its own loading or error flag.", .heading)
     var summary: [String] = []
     let scenarios: [DemoOptions.Scenario] =
       options.scenario == .all ? [.auth, .topics, .presence, .sync, .queries] : [options.scenario]

@@ -27,6 +27,6 @@ struct DemoEnvironment: Sendable {
     self.console = console
     self.settingsURL =
       options.settingsPath.map { URL(fileURLWithPath: $0) }
-      ?? FileManager.default.temporaryDirectory.appendingPathComponent("reactive-demo/settings.json")
+      ?? FileManager.default.temporaryDirectory.appendingPathComponent("shared-state-demo/settings.json")
   }
 }

@@ -216,8 +216,10 @@ public struct Shared<Value: Sendable>: Sendable {
   /// ```
   ///
   /// Observers run after the lock is released, one change at a time and in order, usually on the thread that made
-  /// the change (under contention, possibly on another); see `ReactiveBox.observe(_:)`. The token keeps the shared
-  /// value alive.
+  /// the change (under contention, possibly on another); see `ReactiveBox.observe(_:)`. They never hop to an actor:
+  /// not to the main actor, nor to the caller's. A query's value changes where its fetch ends, on a thread of the
+  /// cooperative pool, so `MainActor.assumeIsolated` in an observer of a query stops the program; iterate ``values``
+  /// from a `@MainActor` task to get each value on the main actor. The token keeps the shared value alive.
   ///
   /// - Parameter observer: Called with each new value.
   /// - Returns: A token that keeps the observer registered.

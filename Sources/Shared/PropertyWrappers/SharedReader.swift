@@ -93,6 +93,10 @@ public struct SharedReader<Value: Sendable>: Sendable {
 
   /// Calls `observer` with the new value after every change, until the returned token is cancelled or freed.
   ///
+  /// The observer runs on the thread that made the change, after its lock is released, never on an actor of its
+  /// own choosing: see ``Shared/observe(_:)``. To get each value on the main actor, iterate ``values`` from a
+  /// `@MainActor` task.
+  ///
   /// - Parameter observer: Called with each new value.
   /// - Returns: A token that keeps the observer registered.
   public func observe(_ observer: @escaping @Sendable (Value) -> Void) -> ObserverToken {

@@ -23,6 +23,17 @@ struct PagesAndMutationsSnippets {
     $feed.fetchNextPage()
   }
 
+  // UsingQueries.md, "Keeping a few pages": a paginated query with options
+  func showFeedFreshForAMinute(api: API) {
+    let nextPage: @Sendable ([Post], Int) -> Int? = { page, id in page.isEmpty ? nil : id + 1 }
+    @Shared(
+      .paginatedQuery(["feed"], initialPage: 0, nextPage: nextPage, options: QueryOptions(staleTime: .seconds(60))) {
+        id in try await api.feed(page: id)
+      })
+    var feed = PaginatedState<Int, [Post]>()
+    $feed.fetchNextPage()
+  }
+
   // Shared.fetchNextPage() and Shared.fetchPreviousPage(); UsingQueries.md, "Pages"
   func loadTwoMorePages() async throws {
     @Shared(.inMemory("feed")) var feed = PaginatedState<Int, [Post]>()

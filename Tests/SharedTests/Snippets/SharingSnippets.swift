@@ -49,6 +49,24 @@ enum GettingStartedWithSharedSnippets {
     token.cancel()
   }
 
+  // "Where each listener runs"
+  @MainActor
+  final class FilterLabel {
+    var text = ""
+
+    func follow(_ filter: SharedReader<Filter>) async {
+      for await filter in filter.values {  // each value on the main actor, in order
+        text = "\(filter)"
+      }
+    }
+  }
+
+  // "Hold it without the property wrapper"
+  struct FilterStore: Sendable {
+    let filter = Shared(wrappedValue: Filter.all, .inMemory("filter"))
+    let readOnly = SharedReader(wrappedValue: Filter.all, .inMemory("filter"))  // the same value, read-only
+  }
+
   struct Profile: Sendable { var name: String }
   static func show(_ profile: SharedReader<Profile?>) {}
 

@@ -11,7 +11,7 @@ extension OfflineScenario {
     console.heading("Offline: edits that survive a restart")
     let folder =
       options.offlineFolder.map { URL(fileURLWithPath: $0) }
-      ?? FileManager.default.temporaryDirectory.appendingPathComponent("reactive-demo-offline-\(UUID().uuidString)")
+      ?? FileManager.default.temporaryDirectory.appendingPathComponent("shared-state-demo-offline-\(UUID().uuidString)")
     let backend = NotesBackend(url: folder.appendingPathComponent("server.json"))
     do {
       try await backend.reset(notes: ["Water the plants"])

@@ -17,12 +17,15 @@ func runQueriesScenario() async -> String {
   // Two `for await` consumers of the same query, until it shows the renamed post or the scenario stops them.
   let watchers = (0..<2).map { index in
     Task { @MainActor in
-      var seen = 0
+      // How many states a loop sees depends on when it starts; where it ends does not.
+      var last: String?
       for await state in $detail.values(buffering: .all) {
-        seen += 1
-        if state.status.isSuccess && state.value?.title.hasPrefix("Renamed") == true { break }
+        last = state.value?.title ?? last
+        if state.status.isSuccess && state.value?.title.hasPrefix("Renamed") == true {
+          return "for-await loop \(index + 1) over the post followed it to \"\(last ?? "")\""
+        }
       }
-      return "consumer \(index + 1) saw \(seen == 1 ? "1 state" : "\(seen) states")"
+      return "for-await loop \(index + 1) over the post was stopped at \(last.map { "\"\($0)\"" } ?? "no post")"
     }
   }
   let first = await settled($detail)
