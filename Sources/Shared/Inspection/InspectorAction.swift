@@ -9,7 +9,7 @@
 /// ``restore`` puts it back. A fetch under way, or one that starts later, writes its result as usual and ends the
 /// forced state; restoring then leaves the fetched value.
 public enum InspectorAction: Sendable, Hashable {
-  /// Fetches the query again now (``QueryStore/refetch(_:)``).
+  /// Fetches the query again now (``QueryStore/refetch(_:)-(QueryKey)``).
   case refetch
   /// Marks the query stale, refetching it if it is held (``QueryStore/invalidate(_:refetching:)``).
   case invalidate

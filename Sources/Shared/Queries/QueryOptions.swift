@@ -31,7 +31,7 @@ public struct QueryOptions: Sendable {
   /// Whether the query fetches by itself: when a holder appears, after an invalidation, on a trigger of
   /// ``QueryStore/refetchStale(on:matching:)``, and again after a fetch an invalidation overtook. `true` by default.
   ///
-  /// A disabled query (a manual one) fetches only when asked to: ``Shared/refetch()``, ``QueryStore/refetch(_:)``,
+  /// A disabled query (a manual one) fetches only when asked to: ``Shared/refetch()``, ``QueryStore/refetch(_:)-(QueryKey)``,
   /// ``QueryStore/fetch(_:servingStale:)->Value``, ``Shared/fetchValue(servingStale:)->Success?``, ``QueryStore/ensureValue(_:)->Value``,
   /// ``QueryStore/prefetch(_:)-(Query<OperationState<Value>>)`` and page fetches still fetch. Turn it on or off for a key at run time with
   /// ``QueryStore/setEnabled(_:for:)``; turned on, a held query whose value is missing, stale or invalidated fetches

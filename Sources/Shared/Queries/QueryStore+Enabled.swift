@@ -9,7 +9,7 @@ extension QueryStore {
   ///
   /// Turned off, the query no longer fetches when a holder appears, when it is invalidated, on a trigger of
   /// ``refetchStale(on:matching:)``, nor again after a fetch an invalidation overtook; a fetch under way runs to its
-  /// end, and explicit requests (``refetch(_:)``, ``fetch(_:servingStale:)->Value``, ``prefetch(_:)-(Query<OperationState<Value>>)``, page fetches) still
+  /// end, and explicit requests (``refetch(_:)-(QueryKey)``, ``fetch(_:servingStale:)->Value``, ``prefetch(_:)-(Query<OperationState<Value>>)``, page fetches) still
   /// fetch. Turned on, a held query whose value is missing, stale or invalidated fetches at once (joining a fetch
   /// under way); one nobody holds fetches when its next holder appears.
   ///

@@ -23,7 +23,9 @@ extension QueryStore {
   /// - Returns: How many queries were marked.
   @discardableResult
   public func invalidate(_ filter: QueryFilter, refetching: QueryRefetchScope = .held) -> Int {
-    if !filter.isExact, filter.predicate == nil, refetching == .held { return invalidate(matching: filter.key) }
+    if !filter.isExact, filter.predicate == nil, !filter.hasQueryConditions, refetching == .held {
+      return invalidate(matching: filter.key)
+    }
     let refetchesNow = refetching.refetchesNow
     let visited = forEachRecord(matching: filter, heard: .invalidated) { _, record in
       let action = record.invalidated(refetchesNow: refetchesNow)
@@ -31,8 +33,57 @@ extension QueryStore {
       if case .none = action { return .none }
       return record.effect(of: action, store: self)
     }
-    persistedValuesInvalidated(filter)
+    persistedValuesInvalidated(filter.persisted(visited.keys))
     return visited.count
+  }
+
+  // MARK: Refetching
+
+  /// Fetches again now every query `filter` reaches; returns how many were asked to.
+  ///
+  /// ```swift
+  /// let store = SharedRegistry.current.queries
+  /// store.refetch(.prefix(["posts"]))                       // every cached post, held or not
+  /// store.refetch(.prefix(["posts"]).only(.active).stale()) // the stale ones a screen shows
+  /// store.refetch(.all.matching { query in query.status == .error })
+  /// ```
+  ///
+  /// Each query refetches as ``refetch(_:)-(QueryKey)`` refetches one: it joins a refetch under way or asked for, a
+  /// paginated query fetches every loaded page again, and a query nobody holds is fetched too (its value stays
+  /// cached for its ``QueryOptions/gcTime``). A disabled query is refetched as well, as an explicit refetch of one
+  /// is; narrow the filter with ``QueryFilter/matching(_:)`` and ``QueryFilter/Candidate/isEnabled`` to leave it.
+  /// Unlike ``invalidate(_:refetching:)``, nothing is marked stale: a query that is not refetched keeps its
+  /// freshness.
+  ///
+  /// The filter's predicates are your code: they run on the calling thread, outside the store's lock. A query
+  /// removed or made again while they run is left alone and not counted.
+  ///
+  /// - Parameter filter: Which queries: a prefix or an exact key, and optionally their type, staleness, fetch
+  ///   status and predicates.
+  /// - Returns: How many queries were asked to refetch.
+  @discardableResult
+  public func refetch(_ filter: QueryFilter) -> Int {
+    forEachRecord(matching: filter) { state, record in
+      self.use(record, in: &state)
+      return record.refetch(store: self)
+    }.count
+  }
+
+  /// How many of the queries `filter` reaches are fetching now: TanStack Query's `isFetching(filters)`.
+  ///
+  /// ```swift
+  /// let store = SharedRegistry.current.queries
+  /// if store.fetchingCount(.prefix(["posts"]).only(.active)) > 0 { showSpinner() }
+  /// ```
+  ///
+  /// A query counts while its ``OperationTracking/isFetching`` is `true` (a fetch, a refetch, a page fetch, a retry
+  /// or its wait; not a fetch paused for the network; a fetch status the filter names is replaced). It reads the store once: to follow the count as it
+  /// changes, observe ``activity(matching:)`` (a key prefix), which counts the same fetches.
+  ///
+  /// - Parameter filter: Which queries; ``QueryFilter/all`` for every one.
+  /// - Returns: How many of them are fetching.
+  public func fetchingCount(_ filter: QueryFilter) -> Int {
+    acceptedCandidates(of: filter.fetchStatus(.fetching)).count
   }
 
   // MARK: Cancelling, resetting, removing
@@ -81,7 +132,7 @@ extension QueryStore {
   @discardableResult
   public func reset(_ filter: QueryFilter) -> Int {
     let visited = forEachRecord(matching: filter, heard: .reset) { _, record in record.reset(store: self) }
-    persistedValuesRemoved(filter)
+    persistedValuesRemoved(filter.persisted(visited.keys))
     return visited.count
   }
 
@@ -96,7 +147,7 @@ extension QueryStore {
   /// fetched value whose write had not landed when the removal came is dropped: holders never see a fetch under
   /// way after the removal.
   ///
-  /// Holders keep showing the state they have, detached from the store: invalidations, ``refetch(_:)`` and
+  /// Holders keep showing the state they have, detached from the store: invalidations, ``refetch(_:)-(QueryKey)`` and
   /// ``Shared/refetch()`` no longer reach them, and ``Shared/fetchValue(servingStale:)->Success?`` returns `nil`. The query is
   /// made again, and fetched, when a new holder appears or a caller asks the store for it; a new holder shares the
   /// value the current holders show.
@@ -112,7 +163,7 @@ extension QueryStore {
       // The record, and the value it keeps, are released with this effect: after the lock.
       return stop.then(QueryRecordEffect(.release(record)))
     }
-    persistedValuesRemoved(filter)
+    persistedValuesRemoved(filter.persisted(visited.keys))
     return visited.count
   }
 
@@ -141,17 +192,15 @@ extension QueryStore {
     heard: InspectionEvent.Kind? = nil,
     onlyActed: Bool = false,
     _ act: @Sendable (inout Records, any QueryRecordProtocol) -> QueryRecordEffect
-  ) -> (count: Int, acted: Int) {
-    // The keys are gathered for an attached inspector only.
-    let inspects = heard != nil && services.inspector.isAttached
+  ) -> (count: Int, acted: Int, keys: [QueryKey]) {
+    // The keys are gathered for an attached inspector, and for a filter with query conditions (the persisted cache
+    // follows the queries visited, not every key under the filter's).
+    let inspects = (heard != nil && services.inspector.isAttached) || filter.hasQueryConditions
     var keys: [QueryKey] = []
     let effects: [QueryRecordEffect]
-    if let predicate = filter.predicate {
-      let candidates = state.withLock { state in
-        Self.records(matching: filter, in: state).map { (key: $0.key, stopwatch: $0.stopwatch) }
-      }
-      let accepted = candidates.filter { predicate($0.key) }
-      guard !accepted.isEmpty else { return (0, 0) }
+    if filter.predicate != nil || filter.hasQueryConditions {
+      let accepted = acceptedCandidates(of: filter)
+      guard !accepted.isEmpty else { return (0, 0, []) }
       effects = state.withLock { state in
         accepted.compactMap { candidate -> QueryRecordEffect? in
           guard let record = state.record(named: candidate.key),
@@ -169,7 +218,7 @@ extension QueryStore {
         }
       }
     }
-    if let heard, !keys.isEmpty {
+    if let heard, !keys.isEmpty, services.inspector.isAttached {
       inspected(onlyActed ? zip(keys, effects).filter { !$0.1.isNone }.map(\.0) : keys, heard)
     }
     var acted = 0
@@ -177,7 +226,33 @@ extension QueryStore {
       acted += 1
       effect()
     }
-    return (effects.count, acted)
+    return (effects.count, acted, filter.hasQueryConditions ? keys : [])
+  }
+
+  /// The keys (with their records' times) of the queries `filter` reaches: the key part and the records' parts under
+  /// the lock, then, after it, the key predicate, and the query conditions on what each query shows (reading its
+  /// value and its clock). A caller that acts on them checks under the lock again that each record is still the one
+  /// listed (``Stopwatch/isSame(as:)``).
+  func acceptedCandidates(of filter: QueryFilter) -> [(key: QueryKey, stopwatch: Stopwatch)] {
+    let conditions = filter.hasQueryConditions
+    var listed = state.withLock { state in
+      Self.records(matching: filter, in: state).map { record in
+        (key: record.key, stopwatch: record.stopwatch, parts: conditions ? record.filterParts() : nil)
+      }
+    }
+    // What each query shows is read first, and the parts let go of the values they hold before any predicate runs:
+    // a query removed and made again by a predicate must not find its old value still held here, which would give
+    // the new record the old one's time and so pass it for the query listed.
+    let candidates = listed.map { $0.parts?.candidate() }
+    let keys = listed.map { (key: $0.key, stopwatch: $0.stopwatch) }
+    listed.removeAll()
+    var accepted: [(key: QueryKey, stopwatch: Stopwatch)] = []
+    for (listedKey, candidate) in zip(keys, candidates) {
+      if let predicate = filter.predicate, !predicate(listedKey.key) { continue }
+      if let candidate, !filter.accepts(candidate) { continue }
+      accepted.append(listedKey)
+    }
+    return accepted
   }
 
   /// The queries `filter`'s key reaches, without its predicate; call under the lock.
@@ -190,6 +265,16 @@ extension QueryStore {
     var records: [any QueryRecordProtocol] = []
     node.visitRecords { records.append($0) }
     return records
+  }
+}
+
+extension QueryFilter {
+  /// The filter the persisted cache follows after a verb visited `visited` with this filter: this one, or, with
+  /// query conditions (which the cache's entries cannot be tested on), exactly the keys visited.
+  func persisted(_ visited: [QueryKey]) -> QueryFilter {
+    guard hasQueryConditions else { return self }
+    let keys = Set(visited)
+    return QueryFilter(key: key, isExact: isExact) { keys.contains($0) }
   }
 }
 

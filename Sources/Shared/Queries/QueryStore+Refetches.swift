@@ -57,6 +57,7 @@ extension QueryStore {
     // Filled under the store's lock (a lock of its own: the visit is `@Sendable`).
     let joined = Lock<[JoinedRefetch]>([])
     var count = 0
+    var persisted: [QueryFilter] = []
     for filter in filters {
       let visited = forEachRecord(matching: filter, heard: .invalidated) { _, record in
         // Whether the query refetches is decided once, for both: it is held or not as the invalidation saw it.
@@ -70,8 +71,9 @@ extension QueryStore {
         return invalidation.then(effect)
       }
       count += visited.count
+      persisted.append(filter.persisted(visited.keys))
     }
-    for filter in filters { persistedValuesInvalidated(filter) }
+    for filter in persisted { persistedValuesInvalidated(filter) }
     return (count, joined.withLock { $0 })
   }
 

@@ -8,11 +8,97 @@ extension QueryStore {
   ///
   /// A query made with `options:` keeps its own; one made without them takes these as it enters the store (its
   /// first holder, ``fetch(_:servingStale:)->Value``, ``prefetch(_:)-(Query<OperationState<Value>>)``). Set them before the queries are made: a query the
-  /// store already keeps keeps the options it entered with. The default is
+  /// store already keeps keeps the options it entered with. Defaults for a key prefix
+  /// (``setQueryDefaults(_:forKeysUnder:)``) win over these for the keys under it. The default is
   /// ``QueryOptions/init(staleTime:gcTime:enabled:refetchOnHolder:refetchOnReconnect:refetchOnFocus:refetchInterval:refetchesWhileUnheld:networkMode:operation:)`` with no arguments.
   public var defaultOptions: QueryOptions {
-    get { services.defaultOptions.withLock { $0 } ?? QueryOptions() }
-    set { services.defaultOptions.withLock { $0 = newValue } }
+    get { services.defaults.withLock { $0.queries } ?? QueryOptions() }
+    set { services.defaults.withLock { $0.queries = newValue } }
+  }
+
+  /// Sets the options of the queries made without options of their own under `prefix`: TanStack Query's
+  /// `setQueryDefaults`.
+  ///
+  /// ```swift
+  /// let store = SharedRegistry.current.queries
+  /// store.setQueryDefaults(QueryOptions(staleTime: .seconds(300)), forKeysUnder: ["settings"])
+  /// store.setQueryDefaults(QueryOptions(staleTime: .zero), forKeysUnder: ["settings", "live"])
+  /// ```
+  ///
+  /// A query made without `options:` takes, as it enters the store, the options of the longest prefix of its key
+  /// that has defaults (`["settings", "live", 1]` takes the second ones above, `["settings", "theme"]` the first),
+  /// otherwise ``defaultOptions``, otherwise the library's. A query made with `options:` keeps its own: they win
+  /// over every default. The options are taken whole: no field of one set of defaults is merged into another, nor
+  /// into a query's own options (``QueryOptions`` has a value for every field, so there is no field left unset to
+  /// merge). The empty prefix `[]` is every key: it sets ``defaultOptions``.
+  ///
+  /// A query the store already keeps keeps the options it entered with: set the defaults before the queries are
+  /// made, or remove those queries (``remove(_:)``) so that they enter again with the new ones.
+  ///
+  /// - Parameters:
+  ///   - options: The options; `nil` removes the defaults of `prefix`, so its keys take a shorter prefix's.
+  ///   - prefix: The key prefix; `["settings"]` reaches `["settings"]` and `["settings", "theme"]`.
+  public func setQueryDefaults(_ options: QueryOptions?, forKeysUnder prefix: QueryKey) {
+    services.defaults.withLock { defaults in
+      if prefix.parts.isEmpty {
+        defaults.queries = options
+      } else {
+        defaults.queriesByPrefix[prefix] = options
+      }
+    }
+  }
+
+  /// The options a query named `key` takes when it is made without options of its own: TanStack Query's
+  /// `getQueryDefaults`.
+  ///
+  /// ```swift
+  /// let staleTime = SharedRegistry.current.queries.queryDefaults(for: ["settings", "theme"]).staleTime
+  /// ```
+  ///
+  /// - Parameter key: The query's key.
+  /// - Returns: The defaults of the longest prefix of `key` that has some, otherwise ``defaultOptions``.
+  public func queryDefaults(for key: QueryKey) -> QueryOptions {
+    services.defaults.withLock { $0.queryOptions(for: key) } ?? QueryOptions()
+  }
+
+  /// Sets the options of the mutation runs started without options of their own, for the mutations named under
+  /// `prefix`: TanStack Query's `setMutationDefaults`.
+  ///
+  /// ```swift
+  /// let store = SharedRegistry.current.queries
+  /// store.setMutationDefaults(.retry(.exponential(retries: 3)), forKeysUnder: ["posts"])
+  /// ```
+  ///
+  /// A run of ``Shared/mutate(_:_:policy:scope:invalidates:awaitsRefetches:isolation:_:onAttempt:onSuccess:onError:onSettled:)-(_,_,_,_,_,_,_,(Arguments)->Result,_,_,_,_)``
+  /// started without options, on a state held under a ``MutationKey`` (`.mutation(["posts", 42, "rename"])`),
+  /// takes the options of the longest prefix of that key that has defaults, otherwise `OperationOptions()` (a
+  /// mutation does not retry by default). Options given to `mutate` win over every default, and are taken whole:
+  /// no field is merged. A mutation state held under another kind of key (`.inMemory("rename")`), which has no key
+  /// parts, takes only the defaults of `[]`, which reach every mutation run.
+  ///
+  /// The defaults are read as each run starts: a change applies to the runs started after it, whatever their state
+  /// (a run under way keeps the options it started with; ``Shared/retryLatest(isolation:onAttempt:onSuccess:onError:onSettled:)``
+  /// runs again with them too). The mutations of a ``MutationQueue`` take their options from their registrations,
+  /// not from these.
+  ///
+  /// - Parameters:
+  ///   - options: The options; `nil` removes the defaults of `prefix`, so its keys take a shorter prefix's.
+  ///   - prefix: The mutation key prefix; `["posts"]` reaches `.mutation(["posts", 42, "rename"])`.
+  public func setMutationDefaults(_ options: OperationOptions?, forKeysUnder prefix: QueryKey) {
+    services.defaults.withLock { $0.mutationsByPrefix[prefix] = options }
+  }
+
+  /// The options a run of the mutation named `key` takes when it is started without options of its own: TanStack
+  /// Query's `getMutationDefaults`.
+  ///
+  /// ```swift
+  /// let retry = SharedRegistry.current.queries.mutationDefaults(for: ["posts", 42, "rename"]).retry
+  /// ```
+  ///
+  /// - Parameter key: The mutation's key (``MutationKey/key``).
+  /// - Returns: The defaults of the longest prefix of `key` that has some, otherwise `OperationOptions()`.
+  public func mutationDefaults(for key: QueryKey) -> OperationOptions {
+    services.defaults.withLock { $0.mutationOptions(for: key) } ?? OperationOptions()
   }
 
   /// Hooks called for every fetch of this store's queries and every mutation run of its registry: for logging and

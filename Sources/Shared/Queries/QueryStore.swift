@@ -15,7 +15,7 @@ import Synchronization
 /// other keys there are.
 ///
 /// To refetch is to fetch again now, joining a fetch of the same query that is under way (a paginated query
-/// fetches again every loaded page): ``refetch(_:)`` here, ``Shared/refetch()`` on a value, and
+/// fetches again every loaded page): ``refetch(_:)-(QueryKey)`` here, ``Shared/refetch()`` on a value, and
 /// ``Shared/refetchAll()`` on a paginated value all mean that. ``refetchStale(on:matching:)`` refetches only the
 /// queries that are held and stale, each time a trigger fires.
 public final class QueryStore: Sendable {
@@ -164,7 +164,7 @@ public final class QueryStore: Sendable {
   ///
   /// Fresh queries (fetched less than ``QueryOptions/staleTime`` ago), and queries nobody holds, are left alone
   /// (the latter refetch on their next holder). A query that is refetched joins a fetch under way, as
-  /// ``refetch(_:)`` does.
+  /// ``refetch(_:)-(QueryKey)`` does.
   ///
   /// - Parameters:
   ///   - trigger: Any sequence; each element is one trigger. Iteration stops when it ends or fails.

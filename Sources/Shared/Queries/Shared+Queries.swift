@@ -37,7 +37,7 @@ extension Shared where Value: OperationTrackable {
   /// $post.refetch()
   /// ```
   ///
-  /// The same as ``QueryStore/refetch(_:)`` with the query's key. A paginated query fetches every loaded page again,
+  /// The same as ``QueryStore/refetch(_:)-(QueryKey)`` with the query's key. A paginated query fetches every loaded page again,
   /// as ``Shared/refetchAll()`` does (which also hands back a task to wait for). A page fetch under way finishes
   /// first; a refetch that an invalidation overtook is not joined, another one follows it.
   ///

@@ -101,6 +101,12 @@ struct RegistryState: ~Copyable {
     }
   }
 
+  /// The live values of the keys whose identity is of type `type`.
+  func liveEntries(of type: Any.Type) -> [RegistryInspection] {
+    guard let table = tables[ObjectIdentifier(type)] else { return [] }
+    return (table as! any RegistryTableProtocol).liveEntries
+  }
+
   func liveObjects() -> [AnyObject] {
     tables.values.flatMap { ($0 as! any RegistryTableProtocol).liveObjects }
   }

@@ -60,6 +60,8 @@ final class SimulationRunner {
   private var storedDates: [Int: Date] = [:]
   /// A restored value that showed another `updatedAt` than the one stored.
   private var wrongRestoredDate: String?
+  /// An invalidation by a filter that marked another number of queries than its predicate accepted.
+  private var wrongFilterCount: String?
   var model: SimulationModel
   /// Each query's holders, oldest first; a removal detaches the holders it finds.
   var holders: [[(shared: Shared<State>, attached: Bool)]]
@@ -224,6 +226,20 @@ final class SimulationRunner {
     case .invalidateAll:
       store.invalidate(matching: ["sim"])
       for key in 0..<SimulationSetup.keyCount { model.invalidate(key, step: self.step) }
+    case .invalidateFailedOrStale:
+      // Nothing else runs between the predicate and the invalidation (the steps run one at a time, and the store's
+      // own tasks are settled): every query the predicate accepts is invalidated, and no other.
+      let accepted = Collector<Int>()
+      let marked = store.invalidate(
+        .prefix(["sim"]).matching { query in
+          let accepts = query.status == .error || query.isStale
+          if accepts, let key = query.key.parts.last as? Int { accepted.append(key) }
+          return accepts
+        })
+      if marked != accepted.elements.count {
+        wrongFilterCount = "the filter accepted \(accepted.elements.sorted()), the store marked \(marked)"
+      }
+      for key in accepted.elements { model.invalidate(key, step: self.step) }
     case .cancel(let key):
       store.cancel(.exactly(["sim", key]))
       model.cancel(key)
@@ -497,6 +513,7 @@ final class SimulationRunner {
   private func brokenInvariant() -> String? {
     if let offline = server.offlineRequests.first { return "a request reached the server while offline: \(offline)" }
     if let wrongRestoredDate { return wrongRestoredDate }
+    if let wrongFilterCount { return wrongFilterCount }
     if let broken = queueBrokenInvariant() { return broken }
     if let broken = holdersBrokenInvariant() { return broken }
     if let broken = debounce.broken(

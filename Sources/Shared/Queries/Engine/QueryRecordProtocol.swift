@@ -77,6 +77,9 @@ protocol QueryRecordProtocol: AnyObject {
   var older: (any QueryRecordProtocol)? { get set }
   /// The more recently used neighbour in the store's recency list.
   var newer: (any QueryRecordProtocol)? { get set }
+  /// What a filter's query conditions read of the record under the store's lock (see
+  /// `QueryRecord+Filtering.swift`).
+  func filterParts() -> QueryFilterParts
   /// What an inspection reads of the record under the store's lock (see `QueryRecord+Inspection.swift`).
   func inspectionParts() -> QueryRecordParts
   /// The write that forces the value into the state `action` names, to run after the lock; `nil` for a sleeping

@@ -2,8 +2,9 @@
 /// the app's hooks, how many fetches and mutation runs are under way, the mutations waiting in their scopes, and the
 /// network.
 final class QueryStoreServices: Sendable {
-  /// The options for queries made without their own; `nil`: the library's defaults.
-  let defaultOptions = Lock<QueryOptions?>(nil)
+  /// The options for queries made without their own (store-wide and per key prefix), and those for mutations
+  /// run without options, per key prefix.
+  let defaults = Lock(QueryStoreDefaults())
   let hooks = Lock(QueryHooks())
   /// The fetches and mutation runs under way, counted for the whole store and for the prefixes asked about.
   let activity = QueryActivityTracker()
@@ -22,7 +23,7 @@ final class QueryStoreServices: Sendable {
   /// defaults; `nil` when it keeps its own (so that most queries are not copied to be given options).
   func defaultOptions<State: OperationTrackable>(for query: Query<State>) -> QueryOptions? {
     guard query.usesDefaultOptions else { return nil }
-    return defaultOptions.withLock { $0 }
+    return defaults.withLock { $0.queryOptions(for: query.key) }
   }
 
   /// Calls the hooks for a fetch or run of `subject` that ended with `result`: `onSuccess` or `onError`, then

@@ -43,7 +43,9 @@ extension Shared {
   ///
   /// - Parameters:
   ///   - arguments: What to run the mutation with; kept in the history.
-  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
+  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``. When
+  ///     omitted, the store's defaults for the mutation's key (``QueryStore/setMutationDefaults(_:forKeysUnder:)``),
+  ///     otherwise `OperationOptions()`.
   ///   - policy: What to do when another run is under way on this state.
   ///   - scope: The scope whose mutations run one at a time, in call order; none by default.
   ///   - invalidates: Key prefixes of the queries a success makes stale.
@@ -59,7 +61,7 @@ extension Shared {
   @discardableResult
   public func mutate<Arguments: Sendable, Result: Sendable>(
     _ arguments: Arguments,
-    _ options: OperationOptions = OperationOptions(),
+    _ options: OperationOptions? = nil,
     policy: OperationPolicy = .parallel,
     scope: MutationScope? = nil,
     invalidates: [QueryKey] = [],
@@ -89,7 +91,9 @@ extension Shared {
   ///
   /// - Parameters:
   ///   - arguments: What to run the mutation with; kept in the history.
-  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
+  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``. When
+  ///     omitted, the store's defaults for the mutation's key (``QueryStore/setMutationDefaults(_:forKeysUnder:)``),
+  ///     otherwise `OperationOptions()`.
   ///   - policy: What to do when another run is under way on this state.
   ///   - scope: The scope whose mutations run one at a time, in call order; none by default.
   ///   - invalidates: Key prefixes of the queries a success makes stale.
@@ -105,7 +109,7 @@ extension Shared {
   @discardableResult
   public func mutate<Arguments: Sendable, Result: Sendable>(
     _ arguments: Arguments,
-    _ options: OperationOptions = OperationOptions(),
+    _ options: OperationOptions? = nil,
     policy: OperationPolicy = .parallel,
     scope: MutationScope? = nil,
     invalidates: [QueryKey] = [],
@@ -128,7 +132,7 @@ extension Shared {
   func mutate<Arguments: Sendable, Result: Sendable>(
     _ arguments: Arguments,
     _ body: OperationBody<Result>,
-    options: OperationOptions,
+    options given: OperationOptions?,
     policy: OperationPolicy,
     scope: MutationScope?,
     invalidates: [QueryKey],
@@ -141,12 +145,15 @@ extension Shared {
     onError: ((any Error) -> Void)?,
     onSettled: ((Swift.Result<Result, any Error>) -> Void)?
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
+    let queries = SharedRegistry.current.queries
+    // Options given win; otherwise the store's defaults for the mutation's key, read as the run starts.
+    let options =
+      given ?? queries.services.defaults.withLock { $0.mutationOptions(for: mutationKey) } ?? OperationOptions()
     let id = withLockReleasingReplaced {
       $0.record(
         arguments, body, options: options, policy: policy, scope: scope, invalidates: invalidates,
         awaitsRefetches: awaitsRefetches)
     }
-    let queries = SharedRegistry.current.queries
     let shared = self
     // The store's watchers hear about every run; the hooks run where the run's callbacks do.
     let services = queries.services
@@ -239,7 +246,9 @@ extension Shared {
   ///
   /// - Parameters:
   ///   - arguments: What to run the mutation with; kept in the history.
-  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``.
+  ///   - options: Retries, the timeout of each attempt, the clock, and modifiers; see ``OperationOptions``. When
+  ///     omitted, the store's defaults for the mutation's key (``QueryStore/setMutationDefaults(_:forKeysUnder:)``),
+  ///     otherwise `OperationOptions()`.
   ///   - policy: What to do when another run is under way.
   ///   - scope: The scope whose mutations run one at a time, in call order; none by default.
   ///   - invalidates: Key prefixes of the queries a success makes stale.
@@ -256,7 +265,7 @@ extension Shared {
   @discardableResult
   public func mutate<Arguments: Sendable, Result: Sendable, Context: Sendable>(
     _ arguments: Arguments,
-    _ options: OperationOptions = OperationOptions(),
+    _ options: OperationOptions? = nil,
     policy: OperationPolicy = .parallel,
     scope: MutationScope? = nil,
     invalidates: [QueryKey] = [],

@@ -58,7 +58,7 @@ extension Shared {
   /// _ = try await $feed.refetchAll()?.value
   /// ```
   ///
-  /// The refetch that ``Shared/refetch()`` and ``QueryStore/refetch(_:)`` start for a paginated query, with a task
+  /// The refetch that ``Shared/refetch()`` and ``QueryStore/refetch(_:)-(QueryKey)`` start for a paginated query, with a task
   /// to wait for. A page fetch under way finishes first.
   ///
   /// Cancelling the task stops this caller's wait at once. The refetch itself is cancelled (or withdrawn, while

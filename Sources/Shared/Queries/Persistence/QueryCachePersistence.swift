@@ -24,7 +24,9 @@ public struct QueryCachePersistence: Sendable {
   /// are persisted; the others are left out whatever the filter says.
   ///
   /// The predicate is your code: it runs outside every lock of the library, when a query's value changes and at a
-  /// restore.
+  /// restore. The filter chooses keys: one with query conditions (``QueryFilter/hasQueryConditions``: a type,
+  /// staleness, fetch status or query predicate, which a persisted value has no holder or fetch to answer) is a
+  /// programming error, stopped with a precondition failure.
   public var filter: QueryFilter
   /// How long a change waits before it is written, so that the changes made meanwhile are written with it: one
   /// write per interval at most while changes keep coming. One second by default.
@@ -60,6 +62,9 @@ public struct QueryCachePersistence: Sendable {
   ) {
     precondition(maxAge >= .zero, "A query cache's maxAge cannot be negative: \(maxAge)")
     precondition(throttle >= .zero, "A query cache's throttle cannot be negative: \(throttle)")
+    precondition(
+      !filter.hasQueryConditions,
+      "A query cache's filter chooses keys: a type, staleness, fetch status or query predicate cannot apply to it")
     self.persister = persister
     self.version = version
     self.maxAge = maxAge

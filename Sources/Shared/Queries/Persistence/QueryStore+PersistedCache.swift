@@ -102,11 +102,16 @@ extension QueryStore {
   /// encoded are left out.
   ///
   /// - Parameters:
-  ///   - filter: Which queries; all of them by default.
+  ///   - filter: Which queries, by key: a prefix or an exact key and a key predicate; all of them by default. A
+  ///     filter with query conditions (``QueryFilter/hasQueryConditions``) is a programming error, stopped with a
+  ///     precondition failure: persisted values waiting for their query have no holder or fetch to test.
   ///   - version: The cache's version; by default the ``QueryCachePersistence/version`` of the store's persisted
   ///     cache, or the empty string.
   /// - Returns: The cache.
   public func dehydrate(_ filter: QueryFilter = .all, version: String? = nil) -> PersistedQueryCache {
+    precondition(
+      !filter.hasQueryConditions,
+      "dehydrate chooses queries by key: a type, staleness, fetch status or query predicate cannot apply to it")
     let engine = persistedCache.engine
     let now = Date()
     let encoder = JSONEncoder()

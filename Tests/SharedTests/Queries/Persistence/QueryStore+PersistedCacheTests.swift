@@ -471,6 +471,24 @@ struct QueryStorePersistedCacheTests {
     #expect(store.cachedValue(for: ["posts", 9], as: String.self) == nil)
   }
 
+  @Test func aRemovalByQueryConditionsTakesFromTheCacheOnlyTheQueriesItRemoved() async throws {
+    let persister = try storedCache([(["posts", 9], "restored", .seconds(60))])  // Waits for its query.
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister, clock: ManualClock()))
+    let fetcher = KeyedFetcher()
+    let clock = ManualClock()
+    let held = Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "held", clock: clock))
+    await waitForValue(held, "held 1")
+    store.setFetchedValue("two", for: fetcher.query(["posts", 2], "post", clock: clock))
+    try await store.flushPersistedCache()
+    #expect(try persister.storedKeys() == ["[\"posts\", 1]", "[\"posts\", 2]", "[\"posts\", 9]"])
+    // The held query and the value waiting for its query are not inactive queries: their entries stay.
+    #expect(store.remove(.prefix(["posts"]).only(.inactive)) == 1)
+    try await store.flushPersistedCache()
+    #expect(try persister.storedKeys() == ["[\"posts\", 1]", "[\"posts\", 9]"])
+    #expect(store.invalidate(.prefix(["posts"]).matching { _ in false }) == 0)
+  }
+
   @Test func removingThePersistedCacheForgetsItsValuesAndRemovesItAtOnce() async throws {
     let persister = try storedCache([(["posts", 9], "restored", .seconds(60))])
     let store = SharedRegistry.current.queries

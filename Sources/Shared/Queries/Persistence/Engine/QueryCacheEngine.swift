@@ -271,6 +271,7 @@ final class QueryCacheEngine: Sendable {
   /// the lock.
   private func keys(reachedBy filter: QueryFilter) -> [QueryKey] {
     let candidates = state.withLock { state -> [QueryKey] in
+      // An exact key's predicate is asked too, after the lock.
       if filter.isExact {
         let key = filter.key
         let isKnown =
