@@ -81,6 +81,7 @@ extension QueryOptions {
       && refetchOnHolder == other.refetchOnHolder && refetchOnReconnect == other.refetchOnReconnect
       && refetchOnFocus == other.refetchOnFocus && refetchInterval == other.refetchInterval
       && refetchesWhileUnheld == other.refetchesWhileUnheld
+      && refetchIntervalInBackground == other.refetchIntervalInBackground
       && operation.timeout == other.operation.timeout && operation.networkMode == other.operation.networkMode
       && operation.retry.isIdentical(to: other.operation.retry)
       && isSameClock(operation.clock, other.operation.clock)
