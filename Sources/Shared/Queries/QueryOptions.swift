@@ -91,6 +91,19 @@ public struct QueryOptions: Sendable {
     get { operation.networkMode }
     set { operation.networkMode = newValue }
   }
+  /// What the app attaches to the query for its own use (see ``OperationMeta``): the meta of ``operation``, which it
+  /// reads and writes; empty by default.
+  ///
+  /// ```swift
+  /// let options = QueryOptions(meta: ["screen": "feed"])
+  /// ```
+  ///
+  /// The fetcher reads it in its ``OperationContext/meta``, the store's hooks in ``QueryHookSubject/meta``, and an
+  /// inspector as text in ``InspectedQuery/meta``.
+  public var meta: OperationMeta {
+    get { operation.meta }
+    set { operation.meta = newValue }
+  }
   /// Whether the query refetches on its ``refetchInterval`` while nobody holds it as well; `false` by default.
   ///
   /// Each refetch keeps the query cached as a fetch does, so a query whose interval is shorter than its ``gcTime``
@@ -115,6 +128,8 @@ public struct QueryOptions: Sendable {
   ///   - refetchIntervalInBackground: Whether the interval refetches the query while the app is inactive too.
   ///   - networkMode: Whether the fetches wait for the network; `nil` keeps the mode of `operation` (by default
   ///     none: the store's).
+  ///   - meta: What the app attaches to the query for its own use; `nil` keeps the meta of `operation` (by default
+  ///     none).
   ///   - operation: How each fetch runs: retries, timeout, and the clock for these and for staleness, garbage
   ///     collection and the interval.
   public init(
@@ -128,6 +143,7 @@ public struct QueryOptions: Sendable {
     refetchesWhileUnheld: Bool = false,
     refetchIntervalInBackground: Bool = false,
     networkMode: NetworkMode? = nil,
+    meta: OperationMeta? = nil,
     operation: OperationOptions = QueryOptions.defaultOperation
   ) {
     precondition(staleTime >= .zero, "A query's staleTime cannot be negative: \(staleTime)")
@@ -146,6 +162,7 @@ public struct QueryOptions: Sendable {
     self.refetchIntervalInBackground = refetchIntervalInBackground
     self.operation = operation
     if let networkMode { self.operation.networkMode = networkMode }
+    if let meta { self.operation.meta = meta }
   }
 
   /// How a query's fetches run unless told otherwise: three retries with exponential backoff from 1 s, capped at

@@ -35,3 +35,53 @@ struct QueryUpdateResultSnippets {
     return changed
   }
 }
+
+/// OperationMeta, OperationOptions.meta, QueryOptions.meta, OperationContext.meta, QueryHookSubject.meta.
+struct OperationMetaSnippets {
+  struct API: Sendable {
+    var feed: @Sendable (Int) async throws -> [Post]
+    var rename: @Sendable (Int, String) async throws -> Post
+
+    func feed(limit: Int) async throws -> [Post] { try await feed(limit) }
+    func rename(_ id: Int, to title: String) async throws -> Post { try await rename(id, title) }
+  }
+
+  func showToast(_ error: any Error) {}
+
+  func options() -> [QueryOptions] {
+    let options = QueryOptions(meta: ["screen": "feed", "showsErrorToast": true])
+    return [options, second()]
+  }
+
+  func second() -> QueryOptions {
+    let options = QueryOptions(meta: ["screen": "feed"])
+    return options
+  }
+
+  func meta() -> String? {
+    let meta = OperationMeta(["screen": "feed"])
+    let screen = meta["screen", as: String.self]
+    return screen
+  }
+
+  func hooks(store: QueryStore) {
+    store.hooks.onError = { subject, error in
+      if subject.meta["showsErrorToast", as: Bool.self] == true { showToast(error) }
+    }
+  }
+
+  func feed(api: API) -> Query<OperationState<[Post]>> {
+    let query: Query<OperationState<[Post]>> = .query(["feed"], options: QueryOptions(meta: ["page size": 20])) {
+      context in try await api.feed(limit: context.meta["page size", as: Int.self] ?? 50)
+    }
+    return query
+  }
+
+  func rename(api: API) {
+    @Shared(.mutation("rename-42")) var rename = MutationState<String, Post>()
+    $rename.mutate("New title", .meta(["screen": "post"])) { title in try await api.rename(42, to: title) }
+    $rename.mutate("New title", .retry(.exponential(retries: 3)).meta(["screen": "post"])) { title in
+      try await api.rename(42, to: title)
+    }
+  }
+}

@@ -83,7 +83,7 @@ extension QueryOptions {
       && refetchesWhileUnheld == other.refetchesWhileUnheld
       && refetchIntervalInBackground == other.refetchIntervalInBackground
       && operation.timeout == other.operation.timeout && operation.networkMode == other.operation.networkMode
-      && operation.retry.isIdentical(to: other.operation.retry)
+      && operation.retry.isIdentical(to: other.operation.retry) && operation.meta.isIdentical(to: other.operation.meta)
       && isSameClock(operation.clock, other.operation.clock)
       && isSameArray(operation.modifiers, other.operation.modifiers)
   }
