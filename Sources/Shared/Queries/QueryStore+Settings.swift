@@ -9,7 +9,7 @@ extension QueryStore {
   /// A query made with `options:` keeps its own; one made without them takes these as it enters the store (its
   /// first holder, ``fetch(_:servingStale:)->Value``, ``prefetch(_:)-(Query<OperationState<Value>>)``). Set them before the queries are made: a query the
   /// store already keeps keeps the options it entered with. The default is
-  /// ``QueryOptions/init(staleTime:gcTime:enabled:refetchOnHolder:refetchOnReconnect:refetchOnFocus:refetchInterval:refetchesWhileUnheld:networkMode:operation:)`` with no arguments.
+  /// ``QueryOptions/init(staleTime:gcTime:enabled:refetchOnHolder:refetchOnReconnect:refetchOnFocus:refetchInterval:refetchesWhileUnheld:refetchIntervalInBackground:networkMode:meta:operation:)`` with no arguments.
   public var defaultOptions: QueryOptions {
     get { services.defaultOptions.withLock { $0 } ?? QueryOptions() }
     set { services.defaultOptions.withLock { $0 = newValue } }
