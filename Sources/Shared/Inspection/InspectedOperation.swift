@@ -19,8 +19,12 @@ public struct InspectedOperation: Sendable, Hashable {
   public var failureCount: Int
   /// The description of the error the value shows, if its last operation failed.
   public var error: String?
-  /// When the value last changed through an operation.
+  /// When the value last changed through an operation (a fetch starting, retrying, ending).
   public var updatedAt: Date?
+  /// When the value shown was obtained (``OperationTracking/dataUpdatedAt``).
+  public var dataUpdatedAt: Date?
+  /// When the last failure for good happened (``OperationTracking/errorUpdatedAt``).
+  public var errorUpdatedAt: Date?
 
   /// The inspection of `tracking`. Describes its error: call outside every lock.
   ///
@@ -33,5 +37,7 @@ public struct InspectedOperation: Sendable, Hashable {
     failureCount = tracking.failureCount
     error = tracking.error.map { String(describing: $0) }
     updatedAt = tracking.updatedAt
+    dataUpdatedAt = tracking.dataUpdatedAt
+    errorUpdatedAt = tracking.errorUpdatedAt
   }
 }

@@ -20,6 +20,8 @@ public struct InspectedQuery: Sendable, Hashable {
   /// Whether the query shows a state the inspector forced (``InspectorAction/forceLoading`` or
   /// ``InspectorAction/forceError(message:)``) that ``InspectorAction/restore`` can undo.
   public var isForced: Bool
+  /// The query's ``QueryOptions/meta``, each value as text (``OperationMeta/summary``); empty when it has none.
+  public var meta: [String: String]
 
   /// A query inspection with the given parts.
   ///
@@ -30,12 +32,22 @@ public struct InspectedQuery: Sendable, Hashable {
   ///   - isEnabled: Whether the query fetches on its own.
   ///   - collectedAt: When an unheld query will be collected.
   ///   - isForced: Whether the inspector forced its state.
-  public init(isStale: Bool, staleAt: Date?, isHeld: Bool, isEnabled: Bool, collectedAt: Date?, isForced: Bool) {
+  ///   - meta: The query's meta, as text; none by default.
+  public init(
+    isStale: Bool,
+    staleAt: Date?,
+    isHeld: Bool,
+    isEnabled: Bool,
+    collectedAt: Date?,
+    isForced: Bool,
+    meta: [String: String] = [:]
+  ) {
     self.isStale = isStale
     self.staleAt = staleAt
     self.isHeld = isHeld
     self.isEnabled = isEnabled
     self.collectedAt = collectedAt
     self.isForced = isForced
+    self.meta = meta
   }
 }

@@ -183,7 +183,7 @@ extension SharedInspector {
     key.query = InspectedQuery(
       isStale: isStale, staleAt: isStale ? nil : freshFor.map { Self.date(takenAt, plus: $0) },
       isHeld: parts.isHeld, isEnabled: parts.isEnabled, collectedAt: collectedIn.map { Self.date(takenAt, plus: $0) },
-      isForced: isForced)
+      isForced: isForced, meta: parts.meta.summary)
     return key
   }
 

@@ -18,6 +18,15 @@ public struct OperationContext<Success: Sendable>: Sendable {
   /// The clock of the run's options: wait on it (`try await context.clock.sleep(for:)`) so that tests with a
   /// ``ManualClock`` control the wait.
   public let clock: any Clock<Duration>
+  /// What the app attached to the work (``OperationOptions/meta``, a query's ``QueryOptions/meta``); empty when it
+  /// attached nothing.
+  ///
+  /// ```swift
+  /// let query: Query<OperationState<[Post]>> = .query(["feed"], options: QueryOptions(meta: ["page size": 20])) {
+  ///   context in try await api.feed(limit: context.meta["page size", as: Int.self] ?? 50)
+  /// }
+  /// ```
+  public let meta: OperationMeta
   /// Where a yielded value goes; `nil` drops it.
   let sink: (@Sendable (Success) -> Void)?
 
@@ -34,15 +43,18 @@ public struct OperationContext<Success: Sendable>: Sendable {
   /// - Parameters:
   ///   - attempt: The attempt number, from 1.
   ///   - clock: The clock to hand the operation.
+  ///   - meta: What the app attached to the work; none by default.
   ///   - onYield: Receives the values the operation yields; they are dropped if `nil`.
   public init(
     attempt: Int = 1,
     clock: any Clock<Duration> = ContinuousClock(),
+    meta: OperationMeta = [:],
     onYield: (@Sendable (Success) -> Void)? = nil
   ) {
     precondition(attempt >= 1, "An attempt is numbered from 1, not \(attempt)")
     self.attempt = attempt
     self.clock = clock
+    self.meta = meta
     self.sink = onYield
   }
 

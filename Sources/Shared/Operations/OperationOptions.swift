@@ -40,6 +40,13 @@ public struct OperationOptions: Sendable {
   /// network. A run that names a mode follows the ``QueryStore/onlineStatus`` of the current registry's store. See
   /// ``NetworkMode``.
   public var networkMode: NetworkMode?
+  /// What the app attaches to the work for its own use (see ``OperationMeta``); empty by default. The operation
+  /// reads it in its ``OperationContext/meta``, and the store's hooks in ``QueryHookSubject/meta``.
+  ///
+  /// ```swift
+  /// $rename.mutate("New title", .meta(["screen": "post"])) { title in try await api.rename(42, to: title) }
+  /// ```
+  public var meta: OperationMeta
 
   /// Options; every argument has a default, so pass only what differs.
   ///
@@ -53,13 +60,15 @@ public struct OperationOptions: Sendable {
   ///   - clock: The clock for retry waits and timeouts.
   ///   - modifiers: Behaviour wrapped around every attempt; the first is the outermost.
   ///   - networkMode: Whether the work waits for the network; `nil` for its kind's default (see ``networkMode``).
+  ///   - meta: What the app attaches to the work for its own use; empty by default.
   @inlinable
   public init(
     retry: RetryPolicy = .none,
     timeout: Duration? = nil,
     clock: any Clock<Duration> = ContinuousClock(),
     modifiers: [any OperationModifier] = [],
-    networkMode: NetworkMode? = nil
+    networkMode: NetworkMode? = nil,
+    meta: OperationMeta = [:]
   ) {
     Self.checkTimeout(timeout)
     self.retry = retry
@@ -67,6 +76,7 @@ public struct OperationOptions: Sendable {
     self.clock = clock
     self.modifiers = modifiers
     self.networkMode = networkMode
+    self.meta = meta
   }
 
   @usableFromInline
@@ -207,6 +217,34 @@ public struct OperationOptions: Sendable {
   public func networkMode(_ mode: NetworkMode) -> OperationOptions {
     var options = self
     options.networkMode = mode
+    return options
+  }
+
+  /// Default options carrying `meta`.
+  ///
+  /// ```swift
+  /// $rename.mutate("New title", .meta(["screen": "post"])) { title in try await api.rename(42, to: title) }
+  /// ```
+  ///
+  /// - Parameter meta: What the app attaches to the work for its own use.
+  /// - Returns: Default options with that meta.
+  public static func meta(_ meta: OperationMeta) -> OperationOptions {
+    OperationOptions(meta: meta)
+  }
+
+  /// These options, carrying `meta`.
+  ///
+  /// ```swift
+  /// $rename.mutate("New title", .retry(.exponential(retries: 3)).meta(["screen": "post"])) { title in
+  ///   try await api.rename(42, to: title)
+  /// }
+  /// ```
+  ///
+  /// - Parameter meta: What the app attaches to the work for its own use.
+  /// - Returns: A copy with that meta.
+  public func meta(_ meta: OperationMeta) -> OperationOptions {
+    var options = self
+    options.meta = meta
     return options
   }
 }

@@ -63,6 +63,21 @@ public import Foundation
 /// last one's error; both go back to 0 and `nil` when a fetch starts or succeeds. ``error`` is the error of the last
 /// fetch that failed for good, after its retries.
 ///
+/// ## Three dates
+///
+/// ``updatedAt`` is the state's last change: it moves when a fetch starts, retries, pauses, ends or fails.
+/// ``dataUpdatedAt`` is when the value shown was obtained: a successful fetch or run, or a value the program set as
+/// obtained at a time (``QueryStore/setFetchedValue(_:for:updatedAt:)``, an initial or restored value); it is what
+/// "3 minutes ago" under a value means. ``errorUpdatedAt`` is when the last failure for good happened. An edit in
+/// place (``QueryStore/update(_:as:_:)``, a holder's `withLock`) moves none of them.
+///
+/// ```swift
+/// if let obtained = post.dataUpdatedAt { print("fetched at", obtained) }
+/// ```
+///
+/// The three dates take no more room than one did: each is kept as the 8 bytes of its time interval, and the
+/// attempt and failure counts as 32-bit numbers, so a tracking is 56 bytes, as before the two new dates.
+///
 /// Errors have no equality of their own, so the errors are compared by identity (the same failure, or a copy of it;
 /// see ``HashableError``): two trackings are equal when they show the same status, the same errors, the same counts
 /// and the same time.
@@ -96,17 +111,14 @@ public struct OperationTracking: Sendable, Hashable {
   /// ``PaginatedState/isFetchingPreviousPage``; ``PageFetch/none`` when no fetch started since the last one ended.
   /// Kept beside ``isFetching``, where it takes no room of its own.
   @usableFromInline var pageFetch: PageFetch
-  /// The current attempt of the running operation, from 1; 0 before the first run and after a reset.
-  public var attempt: Int
-  /// How many attempts of the fetch (or run) under way, or of the last one, failed; 0 when a fetch starts or
-  /// succeeds.
-  ///
-  /// ```swift
-  /// if post.failureCount > 0 { print("Retrying after \(post.failureCount) failures") }
-  /// ```
-  public var failureCount: Int
-  /// When an operation last changed this value, or `nil` if none ever did.
-  public var updatedAt: Date?
+  /// ``attempt``, in 32 bits (see "Three dates").
+  @usableFromInline var storedAttempt: Int32
+  /// ``failureCount``, in 32 bits.
+  @usableFromInline var storedFailureCount: Int32
+  /// ``updatedAt``, ``dataUpdatedAt`` and ``errorUpdatedAt``, 8 bytes each.
+  @usableFromInline var storedUpdatedAt: CompactDate
+  @usableFromInline var storedDataUpdatedAt: CompactDate
+  @usableFromInline var storedErrorUpdatedAt: CompactDate
   /// The error, with the identity it is compared by.
   @usableFromInline var storedError: HashableError?
   /// The error of the last failed attempt, with the identity it is compared by.
@@ -123,11 +135,68 @@ public struct OperationTracking: Sendable, Hashable {
     isFetching = false
     isPaused = false
     pageFetch = .none
-    attempt = 0
-    failureCount = 0
-    updatedAt = nil
+    storedAttempt = 0
+    storedFailureCount = 0
+    storedUpdatedAt = CompactDate(nil)
+    storedDataUpdatedAt = CompactDate(nil)
+    storedErrorUpdatedAt = CompactDate(nil)
     storedError = nil
     storedFailureReason = nil
+  }
+
+  /// The current attempt of the running operation, from 1; 0 before the first run and after a reset.
+  @inlinable
+  public var attempt: Int {
+    get { Int(storedAttempt) }
+    set { storedAttempt = Int32(clamping: newValue) }
+  }
+
+  /// How many attempts of the fetch (or run) under way, or of the last one, failed; 0 when a fetch starts or
+  /// succeeds.
+  ///
+  /// ```swift
+  /// if post.failureCount > 0 { print("Retrying after \(post.failureCount) failures") }
+  /// ```
+  @inlinable
+  public var failureCount: Int {
+    get { Int(storedFailureCount) }
+    set { storedFailureCount = Int32(clamping: newValue) }
+  }
+
+  /// When an operation last changed this value (a fetch or run started, retried, paused, ended or failed, a value
+  /// was set, a reset), or `nil` if none ever did. Not the time the value was obtained: see ``dataUpdatedAt``.
+  @inlinable
+  public var updatedAt: Date? {
+    get { storedUpdatedAt.date }
+    set { storedUpdatedAt = CompactDate(newValue) }
+  }
+
+  /// When the value shown was obtained: the end of the last successful fetch or run, or the time given with a value
+  /// the program set (``QueryStore/setFetchedValue(_:for:updatedAt:)``, an initial value, a value restored from a
+  /// persisted cache); `nil` before the first, and after a reset.
+  ///
+  /// ```swift
+  /// if let obtained = post.dataUpdatedAt { print("as of", obtained) }
+  /// ```
+  ///
+  /// A fetch starting, retrying or failing does not move it, nor does an edit in place (``QueryStore/update(_:as:_:)``,
+  /// a holder's `withLock`). A query's ``QueryOptions/staleTime`` counts from the same moment.
+  @inlinable
+  public var dataUpdatedAt: Date? {
+    get { storedDataUpdatedAt.date }
+    set { storedDataUpdatedAt = CompactDate(newValue) }
+  }
+
+  /// When the last fetch or run failed for good (after its retries), the failure ``error`` holds; `nil` before the
+  /// first failure, and after a reset. A success clears ``error`` but keeps this date.
+  ///
+  /// ```swift
+  /// if let failedAt = post.errorUpdatedAt, post.error != nil { print("failing since", failedAt) }
+  /// ```
+  @inlinable
+  public var errorUpdatedAt: Date? {
+    get { storedErrorUpdatedAt.date }
+    set { storedErrorUpdatedAt = CompactDate(newValue) }
   }
 
   /// The error of the last failure, kept until the next success or a reset; compared by identity.
@@ -238,7 +307,9 @@ public struct OperationTracking: Sendable, Hashable {
     failureCount = 0
     storedError = nil
     storedFailureReason = nil
-    updatedAt = Date()
+    let now = Date()
+    updatedAt = now
+    dataUpdatedAt = now
   }
 
   /// The run failed with `error`, which stays until the next success or a reset; it counts as one more failure.
@@ -252,7 +323,9 @@ public struct OperationTracking: Sendable, Hashable {
     failureCount += 1
     storedError = failure
     storedFailureReason = failure
-    updatedAt = Date()
+    let now = Date()
+    updatedAt = now
+    errorUpdatedAt = now
   }
 
   /// No run is left that could write: shows `status`, the one the last shown run (or a reset) left.
@@ -277,11 +350,14 @@ public struct OperationTracking: Sendable, Hashable {
       storedFailureReason = nil
     }
     updatedAt = date
+    dataUpdatedAt = date
   }
 
-  /// Back to idle: no error, no failures, attempt 0.
+  /// Back to idle: no error, no failures, attempt 0, no data or error date.
   @inlinable
   mutating func reset() {
+    dataUpdatedAt = nil
+    errorUpdatedAt = nil
     status = .idle
     isFetching = false
     isPaused = false
@@ -306,5 +382,25 @@ extension OperationTracking {
     case next
     /// The page before the loaded ones.
     case previous
+  }
+}
+
+/// An optional date in 8 bytes (a `Date?` takes 9, and 16 with its padding): the bits of its time interval since the
+/// reference date, or a pattern no date has for `nil`.
+@usableFromInline
+struct CompactDate: Sendable, Hashable {
+  /// A NaN with a payload of its own: no `Date` the library writes has it (and NaN dates are not dates).
+  @usableFromInline static let none: UInt64 = 0x7FF8_DEAD_0000_0001
+
+  @usableFromInline let bits: UInt64
+
+  @inlinable
+  init(_ date: Date?) {
+    bits = date.map { $0.timeIntervalSinceReferenceDate.bitPattern } ?? Self.none
+  }
+
+  @inlinable
+  var date: Date? {
+    bits == Self.none ? nil : Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits))
   }
 }

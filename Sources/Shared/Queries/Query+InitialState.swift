@@ -18,7 +18,8 @@ extension Query {
   /// ``QueryStore/fetch(_:servingStale:)->Value``, ``QueryStore/prefetch(_:)-(Query<OperationState<Value>>)`` or
   /// ``QueryStore/setFetchedState(for:updatedAt:_:)`` of its key. A query the store keeps already, or a holder's
   /// default value, is not replaced. A first holder fetches only if the state is stale: obtained `staleTime` or more
-  /// before. The time is read on the wall clock (`Date`), and the state's ``OperationTracking/updatedAt`` is set to it.
+  /// before. The time is read on the wall clock (`Date`), and the state's ``OperationTracking/dataUpdatedAt`` (and
+  /// ``OperationTracking/updatedAt``) is set to it.
   ///
   /// - Parameters:
   ///   - state: The state to start with; its status is set to success.

@@ -62,7 +62,23 @@ public struct QueryOptions: Sendable {
   /// cached: a query refetches at each of its ticks, so the first refetch comes at most one interval after the
   /// query is made. A refetch joins a fetch under way instead of starting another. A disabled query does not
   /// refetch. Measured on ``OperationOptions/clock``, so a ``ManualClock`` drives it in tests.
+  ///
+  /// While the app is inactive, as a source followed with ``QueryStore/refetch(onFocus:matching:)`` says, a tick
+  /// does not refetch the query unless ``refetchIntervalInBackground`` says so; a store that follows no focus
+  /// source counts the app as active.
   public var refetchInterval: Duration?
+  /// Whether the query's ``refetchInterval`` refetches it while the app is inactive too; `false` by default.
+  ///
+  /// ```swift
+  /// let options = QueryOptions(refetchInterval: .seconds(30), refetchIntervalInBackground: true)
+  /// ```
+  ///
+  /// The app is inactive while a focus source the store follows for the query's key
+  /// (``QueryStore/refetch(onFocus:matching:)``) says so; a store that follows none counts it as active, so the
+  /// interval refetches. With `false`, the interval's timer keeps its beat while the app is inactive but its ticks
+  /// pass the query by; when the app is active again, its next tick refetches, and the change itself refetches
+  /// first if ``refetchOnFocus`` says so (if stale, by default).
+  public var refetchIntervalInBackground: Bool
   /// Whether the query's fetches wait for the network while the device is offline: the mode of ``operation``, which
   /// it reads and writes; `nil` (the default) for the store's ``QueryStore/networkMode``.
   ///
@@ -74,6 +90,19 @@ public struct QueryOptions: Sendable {
   public var networkMode: NetworkMode? {
     get { operation.networkMode }
     set { operation.networkMode = newValue }
+  }
+  /// What the app attaches to the query for its own use (see ``OperationMeta``): the meta of ``operation``, which it
+  /// reads and writes; empty by default.
+  ///
+  /// ```swift
+  /// let options = QueryOptions(meta: ["screen": "feed"])
+  /// ```
+  ///
+  /// The fetcher reads it in its ``OperationContext/meta``, the store's hooks in ``QueryHookSubject/meta``, and an
+  /// inspector as text in ``InspectedQuery/meta``.
+  public var meta: OperationMeta {
+    get { operation.meta }
+    set { operation.meta = newValue }
   }
   /// Whether the query refetches on its ``refetchInterval`` while nobody holds it as well; `false` by default.
   ///
@@ -96,8 +125,11 @@ public struct QueryOptions: Sendable {
   ///   - refetchOnFocus: Whether the held query refetches when the app becomes active.
   ///   - refetchInterval: How often the held query refetches; `nil` for never. Greater than zero.
   ///   - refetchesWhileUnheld: Whether the interval refetches the query while nobody holds it too.
+  ///   - refetchIntervalInBackground: Whether the interval refetches the query while the app is inactive too.
   ///   - networkMode: Whether the fetches wait for the network; `nil` keeps the mode of `operation` (by default
   ///     none: the store's).
+  ///   - meta: What the app attaches to the query for its own use; `nil` keeps the meta of `operation` (by default
+  ///     none).
   ///   - operation: How each fetch runs: retries, timeout, and the clock for these and for staleness, garbage
   ///     collection and the interval.
   public init(
@@ -109,7 +141,9 @@ public struct QueryOptions: Sendable {
     refetchOnFocus: RefetchCondition = .ifStale,
     refetchInterval: Duration? = nil,
     refetchesWhileUnheld: Bool = false,
+    refetchIntervalInBackground: Bool = false,
     networkMode: NetworkMode? = nil,
+    meta: OperationMeta? = nil,
     operation: OperationOptions = QueryOptions.defaultOperation
   ) {
     precondition(staleTime >= .zero, "A query's staleTime cannot be negative: \(staleTime)")
@@ -125,8 +159,10 @@ public struct QueryOptions: Sendable {
     self.refetchOnFocus = refetchOnFocus
     self.refetchInterval = refetchInterval
     self.refetchesWhileUnheld = refetchesWhileUnheld
+    self.refetchIntervalInBackground = refetchIntervalInBackground
     self.operation = operation
     if let networkMode { self.operation.networkMode = networkMode }
+    if let meta { self.operation.meta = meta }
   }
 
   /// How a query's fetches run unless told otherwise: three retries with exponential backoff from 1 s, capped at

@@ -66,7 +66,7 @@ extension QueryStore {
   /// ```
   ///
   /// Unlike ``update(_:as:_:)``, which edits a cached state and leaves its age alone, this writes data: the state
-  /// shows a success with no error, its ``OperationTracking/updatedAt`` is `updatedAt`, and the query counts as
+  /// shows a success with no error, its ``OperationTracking/dataUpdatedAt`` is `updatedAt`, and the query counts as
   /// fetched then, so holders refetch only once it is ``QueryOptions/staleTime`` old (an invalidation is answered
   /// by it). A fetch under way goes on: it still shows as fetching, and writes its own value when it ends. Every
   /// holder's listeners hear about the change once; the state it replaces is released after the lock. It counts as

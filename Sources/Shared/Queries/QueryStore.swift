@@ -258,23 +258,38 @@ public final class QueryStore: Sendable {
   ///   - key: The query's name.
   ///   - type: The query's state type.
   ///   - body: Changes the state.
-  /// - Returns: Whether there was such a query with that state type; otherwise nothing was changed.
+  /// - Returns: ``QueryUpdateResult/updated``, or why nothing was changed: ``QueryUpdateResult/notCached`` when the
+  ///   store keeps no such query, ``QueryUpdateResult/typeMismatch(expected:found:)`` when it keeps it with another
+  ///   state type (also recorded in ``SharedRegistry/diagnostics`` and printed to standard error).
   @discardableResult
   public func update<State: OperationTrackable>(
     _ key: QueryKey,
     as type: State.Type,
     _ body: (inout State) -> Void
-  ) -> Bool {
+  ) -> QueryUpdateResult {
     let shared = state.withLock { state -> Shared<State>? in
       guard let record = state.record(named: key, as: State.self) else { return nil }
       record.touch()
       use(record, in: &state)
       return record.shared
     }
-    guard let shared else { return false }
+    guard let shared else { return missedUpdate(of: key, as: type) }
     shared.withLockReleasingReplaced(body)
     persistedValueChanged(key)
-    return true
+    return .updated
+  }
+
+  /// Why a write of `key` as `type` found nothing to change: no such query, or one of another state type, which is
+  /// also reported as a diagnostic.
+  @usableFromInline
+  func missedUpdate<State: OperationTrackable>(of key: QueryKey, as type: State.Type) -> QueryUpdateResult {
+    let found = state.withLock { $0.record(named: key)?.stateType }
+    guard let found, found != State.self else { return .notCached }
+    let expected = String(reflecting: State.self)
+    let foundName = String(reflecting: found)
+    registry?.report(
+      SharedDiagnostic(kind: .queryWriteTypeMismatch(existing: foundName, written: expected), key: "\(key)"))
+    return .typeMismatch(expected: expected, found: foundName)
   }
 
   // MARK: Garbage collection

@@ -18,6 +18,10 @@ public struct SharedDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// `@SharedReader`. That value cannot save, so the writer got a value of its own, shared with nobody and not
     /// stored. Give the readers the writable key, or the writer a key of its own.
     case readOnlyValue(reader: String)
+    /// A write to a cached query (``QueryStore/update(_:as:_:)``, an optimistic
+    /// ``OptimisticCache/update(_:as:_:)-(_,_,(State)->Void)``) named a state type other than the query's. Nothing
+    /// was written, and the write returned ``QueryUpdateResult/typeMismatch(expected:found:)``.
+    case queryWriteTypeMismatch(existing: String, written: String)
   }
 
   /// What kind of problem it is.
@@ -34,6 +38,8 @@ public struct SharedDiagnostic: Sendable, Hashable, CustomStringConvertible {
     case .readOnlyValue(let reader):
       return "Shared key \(key) names a value that the read-only key \(reader) made; a writable holder of it got "
         + "its own value, shared with nobody and not stored."
+    case .queryWriteTypeMismatch(let existing, let written):
+      return "Query \(key) holds a state of type \(existing); a write asked for \(written) and changed nothing."
     case .conflictingFetchers(let first, let second):
       return "Query \(key) is fetched by the fetcher at \(first); the holder made at \(second) brought another "
         + "fetcher, which is not used. Give different fetchers different keys."

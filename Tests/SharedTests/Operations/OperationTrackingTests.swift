@@ -66,6 +66,39 @@ import Testing
     #expect(tracking.status == .success)
   }
 
+  @Test func theDataAndErrorDatesMoveOnlyWithTheDataAndTheFailures() throws {
+    var tracking = OperationTracking()
+    #expect(tracking.dataUpdatedAt == nil && tracking.errorUpdatedAt == nil)
+    tracking.beginFetch()
+    #expect(tracking.updatedAt != nil && tracking.dataUpdatedAt == nil)
+    tracking.succeed()
+    let obtainedAt = try #require(tracking.dataUpdatedAt)
+    #expect(tracking.updatedAt == obtainedAt)
+    // A refetch starts, retries and fails: the state moves, the value's date stays.
+    tracking.beginFetch()
+    tracking.noteFailure(TestFailure(), failureCount: 1)
+    tracking.retry(2)
+    tracking.fail(TestFailure())
+    let failedAt = try #require(tracking.errorUpdatedAt)
+    #expect(tracking.dataUpdatedAt == obtainedAt)
+    #expect(tracking.updatedAt == failedAt)
+    // A value set as obtained at a time takes that time; the failure's date stays, its error goes.
+    let setAt = Date(timeIntervalSinceReferenceDate: 1_000.123_456_7)
+    tracking.markSet(at: setAt)
+    #expect(tracking.dataUpdatedAt == setAt && tracking.errorUpdatedAt == failedAt && tracking.error == nil)
+    tracking.reset()
+    #expect(tracking.dataUpdatedAt == nil && tracking.errorUpdatedAt == nil && tracking.updatedAt != nil)
+    var dates = OperationTracking()
+    dates.dataUpdatedAt = setAt
+    #expect(dates != OperationTracking())
+  }
+
+  @Test func theThreeDatesTakeNoMoreRoomThanOneDid() {
+    // 4 one-byte flags, two 32-bit counts, three 8-byte dates, two optional error references.
+    #expect(MemoryLayout<OperationTracking>.size == 56)
+    #expect(MemoryLayout<CompactDate>.size == 8)
+  }
+
   @Test func aRunIsFetchingExactlyWhilePendingAndCountsItsFailures() {
     var tracking = OperationTracking()
     #expect(!tracking.isFetching && tracking.failureCount == 0 && tracking.failureReason == nil)

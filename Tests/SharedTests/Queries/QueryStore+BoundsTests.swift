@@ -212,7 +212,7 @@ import Testing
     let fetches = Counter()
     let post = query(["post"], clock: clock, fetches: fetches)
     await fetchAndLetSleep(post, clock: clock)
-    #expect(store.update(["post"], as: OperationState<String>.self) { $0.value = "edited" })
+    #expect(store.update(["post"], as: OperationState<String>.self) { $0.value = "edited" } == .updated)
     #expect(store.cachedValue(for: ["post"], as: String.self) == "edited")
     #expect(try await store.fetch(post) == "edited")  // Fresh: no fetch.
     #expect(fetches.count == 1)
@@ -229,8 +229,8 @@ import Testing
     _ = try await store.fetch(query(["a"], clock: clock, fetches: fetches))
     _ = try await store.fetch(query(["b"], clock: clock, fetches: fetches))
     // Uses that move each query to the newest end of the recency list.
-    #expect(store.update(["a"], as: OperationState<String>.self) { $0.value = "edited a" })
-    #expect(store.update(["b"], as: OperationState<String>.self) { $0.value = "edited b" })
+    #expect(store.update(["a"], as: OperationState<String>.self) { $0.value = "edited a" } == .updated)
+    #expect(store.update(["b"], as: OperationState<String>.self) { $0.value = "edited b" } == .updated)
     // The sweeper sleeps between its checks for as long as the store keeps queries on its clock.
     for _ in 0..<12 {
       await waitUntil { clock.sleeperCount >= 1 || store.count == 0 }  // Sleeping, or done with the last query.

@@ -40,8 +40,8 @@ private final class ScriptedFetcher: Sendable {
 /// Describes a hook call, for comparing sequences of them.
 private func describe(_ subject: QueryHookSubject) -> String {
   switch subject {
-  case .query(let key): "\(key)"
-  case .mutation(let arguments): "mutation(\(arguments))"
+  case .query(let key, _): "\(key)"
+  case .mutation(let arguments, _): "mutation(\(arguments))"
   }
 }
 

@@ -20,7 +20,7 @@ import Testing
     await waitForValue(first, "fetch 1")
     let heard = Collector<String?>()
     let token = second.observe { heard.append($0.value) }
-    #expect(store.update(["post"], as: OperationState<String>.self) { $0.value = "edited" })
+    #expect(store.update(["post"], as: OperationState<String>.self) { $0.value = "edited" } == .updated)
     #expect(first.wrappedValue.value == "edited")
     #expect(second.wrappedValue.value == "edited")
     await waitUntil { !heard.elements.isEmpty }
@@ -29,13 +29,30 @@ import Testing
     token.cancel()
   }
 
-  @Test func updateOfAMissingQueryOrAnotherStateTypeChangesNothing() async {
+  @Test func updateOfAMissingQueryOrAnotherStateTypeChangesNothingAndSaysWhy() async {
     let held = await HeldQuery(["post"])
-    #expect(!held.store.update(["missing"], as: OperationState<String>.self) { $0.value = "x" })
-    #expect(!held.store.update(["post"], as: OperationState<Int>.self) { $0.value = 1 })
-    #expect(!held.store.update(["post", 1], as: OperationState<String>.self) { $0.value = "x" })
+    let missing = held.store.update(["missing"], as: OperationState<String>.self) { $0.value = "x" }
+    #expect(missing == .notCached)
+    let mismatched = held.store.update(["post"], as: OperationState<Int>.self) { $0.value = 1 }
+    #expect(
+      mismatched
+        == .typeMismatch(
+          expected: String(reflecting: OperationState<Int>.self), found: String(reflecting: OperationState<String>.self)
+        ))
+    #expect(held.store.update(["post", 1], as: OperationState<String>.self) { $0.value = "x" } == .notCached)
     #expect(held.holder.wrappedValue.value == "fetch 1")
     #expect(!held.store.contains(["missing"]))
+    // A mismatch is a mistake, recorded once however often it is made; a missing query is a normal outcome.
+    _ = held.store.update(["post"], as: OperationState<Int>.self) { $0.value = 2 }
+    let diagnostics = SharedRegistry.current.diagnostics
+    #expect(
+      diagnostics == [
+        SharedDiagnostic(
+          kind: .queryWriteTypeMismatch(
+            existing: String(reflecting: OperationState<String>.self),
+            written: String(reflecting: OperationState<Int>.self)),
+          key: "\(QueryKey(["post"]))")
+      ])
   }
 
   @Test func updateCountsAsAUseSoTheQueryIsKeptAnotherGCTime() async {
@@ -48,7 +65,7 @@ import Testing
       clock.advance(by: .seconds(15))
     }
     await clock.waitForSleepers(1)  // The check at 45 s ran.
-    #expect(store.update(["kept"], as: OperationState<String>.self) { $0.value = "edited" })
+    #expect(store.update(["kept"], as: OperationState<String>.self) { $0.value = "edited" }.isUpdated)
     /// Moves the clock on by one check and waits until it ran: it sleeps again, or collected the query.
     func nextCheck() async {
       clock.advance(by: .seconds(15))
@@ -196,14 +213,14 @@ import Testing
     let held = Shared(wrappedValue: OperationState<ReadsOnRelease>(), query)
     target.set(held)
     await waitForSettledSuccess(held)
-    #expect(registry.queries.update(["edited"], as: OperationState<ReadsOnRelease>.self) { $0.value = nil })
+    #expect(registry.queries.update(["edited"], as: OperationState<ReadsOnRelease>.self) { $0.value = nil }.isUpdated)
     #expect(target.reads.count == 1)
     let replaced = registry.queries.update(["edited"], as: OperationState<ReadsOnRelease>.self) {
       $0.value = target.value("edited")
     }
-    #expect(replaced)
+    #expect(replaced.isUpdated)
     let cleared = registry.queries.update(["edited"], as: OperationState<ReadsOnRelease>.self) { $0.value = nil }
-    #expect(cleared)
+    #expect(cleared.isUpdated)
     #expect(target.reads.count == 2)
   }
 }

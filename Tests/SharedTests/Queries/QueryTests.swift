@@ -223,9 +223,9 @@ private func options(
         try await api.post(1)
       })
     try await waitForSuccess(held)
-    #expect(registry.queries.update(["edit"], as: OperationState<String>.self) { $0.value = "edited" })
+    #expect(registry.queries.update(["edit"], as: OperationState<String>.self) { $0.value = "edited" } == .updated)
     #expect(held.wrappedValue.value == "edited")
-    #expect(!registry.queries.update(["missing"], as: OperationState<String>.self) { $0.value = "x" })
+    #expect(registry.queries.update(["missing"], as: OperationState<String>.self) { $0.value = "x" } == .notCached)
   }
 
   @Test func twoFetchersForOneKeyAreDiagnosed() async throws {

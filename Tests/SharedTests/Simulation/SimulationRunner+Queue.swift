@@ -36,7 +36,7 @@ extension SimulationRunner {
       let found = cache.update(["sim", edit.key], as: State.self) { state in
         if state.value?.contains(edit.item) == false { state.value?.append(edit.item) }
       }
-      reached.set(edit.entry, found)
+      reached.set(edit.entry, found.isUpdated)
     }
     for key in 0..<SimulationSetup.keyCount {
       // Some keys give up after a few refusals: their entries leave the run order, their changes undone.

@@ -178,7 +178,7 @@ final class SimulationRunner {
     let options = QueryOptions(
       staleTime: program.setup.staleTimes[key], gcTime: program.setup.gcTimes[key],
       refetchInterval: program.setup.refetchInterval, refetchesWhileUnheld: program.setup.refetchesWhileUnheld,
-      operation: .retry(.none).clock(clock))
+      refetchIntervalInBackground: program.setup.refetchesIntervalInBackground, operation: .retry(.none).clock(clock))
     let generation = model.queries[key].generation
     let server = self.server
     return .query(["sim", key], options: options) { try await server.fetch(key: key, generation: generation) }

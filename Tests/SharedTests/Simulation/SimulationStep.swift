@@ -170,6 +170,8 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
   /// Every query's `refetchInterval`, and whether the interval refetches it while unheld.
   var refetchInterval: Duration?
   var refetchesWhileUnheld = false
+  /// Whether the interval refetches every query while the app is inactive too (`refetchIntervalInBackground`).
+  var refetchesIntervalInBackground = false
   /// Whether the store follows a `ManualFocus`.
   var followsFocus = false
   /// Whether each launch restores the queue before it restores the persisted cache (the other launch order).
@@ -180,6 +182,7 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
       + (persistsCache ? "; the query cache persisted\(appendsCache ? ", appending" : "")" : "")
       + (usesQueue ? "; a mutation queue" : "")
       + (refetchInterval.map { "; refetchInterval \($0)\(refetchesWhileUnheld ? ", also while unheld" : "")" } ?? "")
+      + (refetchesIntervalInBackground ? "; the interval also in the background" : "")
       + (followsFocus ? "; refetches on focus" : "")
       + (restoresQueueFirst ? "; the queue restored before the cache" : "")
   }
@@ -209,6 +212,8 @@ struct SimulationProgram: Sendable {
       setup.refetchesWhileUnheld = random.next(below: 2) == 0
     }
     setup.followsFocus = features.focus
+    // From the seed, as below: only the programs with both intervals and focus draw it.
+    setup.refetchesIntervalInBackground = features.intervals && features.focus && seed & 2 == 0
     // From the seed, not the random stream, so that the programs of other seeds stay as they were.
     setup.appendsCache = seed & 1 == 0
     steps = (0..<features.length).map { _ in Self.step(&random, features: features) }

@@ -5,6 +5,8 @@
 ///   unheld ones only with `refetchesWhileUnheld`. A refetch joins a fetch under way rather than starting another.
 ///   The queries of one store that share a clock and an interval share one timer, so one tick refetches all of
 ///   them; the first tick comes at most one interval after a query is made.
+/// - While the app is inactive (the store follows a `ManualFocus` that says so), a tick refetches nothing unless the
+///   queries ask to be refetched in the background (`refetchIntervalInBackground`); the timer keeps its beat.
 /// - Becoming active refetches each held query that is stale (`.ifStale`, the default), and nothing else.
 /// - Coming back online (the store's `onlineStatus`, wired once) resumes the paused fetches, then refetches each held
 ///   query that is stale: a query whose fetch was paused is fetched once, not twice.
@@ -27,6 +29,7 @@ struct SimulationTriggerModel {
     guard setup.refetchInterval != nil, model.isOnline, model.queries[key].exists, cached.contains(key) else {
       return false
     }
+    guard isFocused || setup.refetchesIntervalInBackground || !setup.followsFocus else { return false }
     return model.queries[key].holders > 0 || setup.refetchesWhileUnheld
   }
 

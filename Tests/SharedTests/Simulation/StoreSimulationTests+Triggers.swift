@@ -19,6 +19,14 @@ extension StoreSimulationTests {
     #expect(failure == nil, "\(failure ?? "")")
   }
 
+  /// Intervals while the app becomes active and inactive: an inactive app's ticks refetch nothing unless the queries
+  /// refetch in the background (half the seeds), and once active, no query waits longer than an interval.
+  @Test func refetchIntervalsInTheBackground() async {
+    let features = SimulationFeatures(intervals: true, focus: true, length: 40)
+    let failure = await Self.firstFailure(features, shrinks: Self.isExploring)
+    #expect(failure == nil, "\(failure ?? "")")
+  }
+
   /// Debounced optimistic mutations (`.debounce` on one mutation state, `.debounceCancellingPrevious` on the
   /// other) in bursts, among fetches, edits, invalidations and collection: only the last run of a burst reaches the
   /// server, the dropped runs' changes are dropped, and at most one `.debounceCancellingPrevious` run is in flight.

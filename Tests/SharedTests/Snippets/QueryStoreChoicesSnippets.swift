@@ -93,8 +93,8 @@ struct QueryStoreChoicesSnippets {
   func hookSubjects(store: QueryStore) {
     store.hooks.onError = { subject, error in
       switch subject {
-      case .query(let key): log("fetching \(key) failed: \(error)")
-      case .mutation(let arguments): log("a mutation with \(arguments) failed: \(error)")
+      case .query(let key, _): log("fetching \(key) failed: \(error)")
+      case .mutation(let arguments, _): log("a mutation with \(arguments) failed: \(error)")
       }
     }
   }

@@ -48,7 +48,7 @@ enum AttemptLoop {
         let gate = yield == nil ? nil : YieldGate()
         defer { gate?.close() }
         if let yield, let gate { onYield = { value in yield(value, gate) } }
-        let context = OperationContext(attempt: number, clock: options.clock, onYield: onYield)
+        let context = OperationContext(attempt: number, clock: options.clock, meta: options.meta, onYield: onYield)
         let value = try await attempt(body, in: context, options: options)
         // An attempt that finished although its task was cancelled counts as cancelled.
         return Task.isCancelled ? .cancelled : .success(value)

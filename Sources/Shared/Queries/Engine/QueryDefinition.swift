@@ -81,8 +81,9 @@ extension QueryOptions {
       && refetchOnHolder == other.refetchOnHolder && refetchOnReconnect == other.refetchOnReconnect
       && refetchOnFocus == other.refetchOnFocus && refetchInterval == other.refetchInterval
       && refetchesWhileUnheld == other.refetchesWhileUnheld
+      && refetchIntervalInBackground == other.refetchIntervalInBackground
       && operation.timeout == other.operation.timeout && operation.networkMode == other.operation.networkMode
-      && operation.retry.isIdentical(to: other.operation.retry)
+      && operation.retry.isIdentical(to: other.operation.retry) && operation.meta.isIdentical(to: other.operation.meta)
       && isSameClock(operation.clock, other.operation.clock)
       && isSameArray(operation.modifiers, other.operation.modifiers)
   }

@@ -47,7 +47,9 @@ enum QueryFetchExecutor {
       }
     }
     if let started {
-      instruments = store.store.map { FetchInstruments(started: record.key, services: $0.services) }
+      instruments = store.store.map {
+        FetchInstruments(started: record.key, meta: record.definition.options.meta, services: $0.services)
+      }
       // Values the fetcher yields show while its fetch runs: the gate closes, under the value's lock, as the
       // fetch's own result is written, so no yielded value lands after it. A fetcher with no context and no
       // modifier around it cannot yield: it needs no gate.

@@ -5,14 +5,17 @@
 struct FetchInstruments {
   private let services: QueryStoreServices
   private let key: QueryKey
+  /// The query's meta, for the hooks.
+  private let meta: OperationMeta
   /// Set when an inspector is attached as the fetch starts: it hears how the fetch ends.
   private let inspected: (inspector: SharedInspector, startedAt: ContinuousClock.Instant)?
 
   /// A fetch of the query named `key` started (its value shows it fetching): counted, and told to an attached
   /// inspector.
-  init(started key: QueryKey, services: QueryStoreServices) {
+  init(started key: QueryKey, meta: OperationMeta, services: QueryStoreServices) {
     self.services = services
     self.key = key
+    self.meta = meta
     services.activity.fetchStarted(key)
     let inspector = services.inspector
     if inspector.isAttached {
@@ -38,7 +41,7 @@ struct FetchInstruments {
 
   /// Last, outside every lock, once the callers and the work that follows went on: the app's hooks.
   func ended(_ result: QueryWork.Outcome) {
-    services.report(.query(key), result)
+    services.report(.query(key, meta: meta), result)
   }
 }
 
@@ -54,10 +57,10 @@ struct MutationInstruments<Result: Sendable>: Sendable {
   private let inspected: (id: String, startedAt: ContinuousClock.Instant)?
 
   /// A run of the mutation named `key` with `arguments` started: counted, and told to an attached inspector.
-  init(started key: QueryKey?, arguments: some Sendable, services: QueryStoreServices) {
+  init(started key: QueryKey?, arguments: some Sendable, meta: OperationMeta, services: QueryStoreServices) {
     self.services = services
     self.key = key
-    subject = .mutation(arguments: arguments)
+    subject = .mutation(arguments: arguments, meta: meta)
     services.activity.mutationStarted(key)
     let inspector = services.inspector
     if inspector.isAttached {

@@ -15,6 +15,8 @@ struct QueryRecordParts {
   /// Since when nobody used the query, as the last garbage check found.
   let unusedSince: Duration?
   let gcTime: Duration
+  /// The query's meta, shown as text.
+  let meta: OperationMeta
 }
 
 extension QueryRecord {
@@ -26,7 +28,7 @@ extension QueryRecord {
     return QueryRecordParts(
       key: key, stopwatch: stopwatch, root: storedRootForInspection, sleepingValue: sleepingValueForInspection,
       isHeld: isHeld, isEnabled: machine.isEnabled, fetchedAt: fetchedAt, staleTime: staleTime,
-      unusedSince: unusedSince, gcTime: definition.options.gcTime)
+      unusedSince: unusedSince, gcTime: definition.options.gcTime, meta: definition.options.meta)
   }
 
   func forcing(_ action: InspectorAction) -> (@Sendable () -> ForcedQueryState?)? {

@@ -143,6 +143,10 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
 
   var refetchesWhileUnheld: Bool { definition.options.refetchesWhileUnheld }
 
+  var stateType: Any.Type { State.self }
+
+  var refetchesIntervalInBackground: Bool { definition.options.refetchIntervalInBackground }
+
   var intervalKey: QueryIntervalKey? {
     definition.options.refetchInterval.map { QueryIntervalKey(clock: definition.clockKey, interval: $0) }
   }

@@ -24,8 +24,12 @@ protocol QueryRecordProtocol: AnyObject {
   /// A trigger at `now` asks for a refresh of the query, as its options say for that trigger; returns what to start
   /// after the lock.
   func triggered(_ trigger: QueryTrigger, now: Duration, store: QueryStore) -> QueryRecordEffect
+  /// The query's state type, to name in a diagnostic when a write asks for another.
+  var stateType: Any.Type { get }
   /// Whether a tick of the query's interval refetches it even while nobody holds it (so the store wakes it first).
   var refetchesWhileUnheld: Bool { get }
+  /// Whether a tick of the query's interval refetches it while a focus source says the app is inactive.
+  var refetchesIntervalInBackground: Bool { get }
   /// The timer the query refetches on, if it has a ``QueryOptions/refetchInterval``.
   var intervalKey: QueryIntervalKey? { get }
   /// When the value was fetched (or set), with no invalidation since; `nil` for a missing or invalidated value.

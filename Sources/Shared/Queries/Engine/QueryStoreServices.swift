@@ -12,6 +12,8 @@ final class QueryStoreServices: Sendable {
   let mutationScopes = MutationScopes()
   /// The online status the store follows, its default network mode, and the work waiting for the network.
   let network = NetworkGate()
+  /// The focus sources the store follows, which keep a query's interval from refetching in the background.
+  let focus = QueryFocusSources()
   /// The registry's inspector: fetches and mutation runs publish events to it while it is attached.
   let inspector: SharedInspector
 

@@ -57,24 +57,28 @@ public struct OptimisticCache: Sendable {
   ///   - key: The query's name.
   ///   - type: The query's state type: ``OperationState`` of the value, ``PaginatedState``, or a type of your own.
   ///   - apply: The change.
-  /// - Returns: Whether the store keeps such a query with that state type, or a persisted value waiting for it; a
-  ///   query it does not keep is left alone. A ``MutationQueue`` entry's change is kept whatever the store keeps
-  ///   (and `true`): it shows in the query as soon as the query is made, or restored from a persisted cache.
+  /// - Returns: ``QueryUpdateResult/updated`` when the store keeps such a query with that state type, or a
+  ///   persisted value waiting for it; otherwise the query is left alone and the result says why:
+  ///   ``QueryUpdateResult/notCached`` (a normal outcome: a query nobody loaded has nothing to show the change in) or
+  ///   ``QueryUpdateResult/typeMismatch(expected:found:)`` (a mistake, also recorded in
+  ///   ``SharedRegistry/diagnostics`` and printed to standard error). A ``MutationQueue`` entry's change is kept
+  ///   whatever the store keeps (and ``QueryUpdateResult/updated``): it shows in the query as soon as the query is
+  ///   made, or restored from a persisted cache.
   @inlinable
   @discardableResult
   public func update<State: OperationTrackable>(
     _ key: QueryKey,
     as type: State.Type,
     _ apply: @escaping @Sendable (inout State) -> Void
-  ) -> Bool {
+  ) -> QueryUpdateResult {
     let id = OptimisticChangeSet.nextID.add(1, ordering: .relaxed).newValue
     guard let started = store.startChange(id, on: key, as: type, waitsForQuery: waitsForQuery, apply: apply) else {
-      return false
+      return store.missedUpdate(of: key, as: type)
     }
     // One object for both ends, which the closure uses as its context; the store is kept once, by the set.
     let ending = OptimisticChangeEnd(id: id, key: key, started: started)
     changes.append(OptimisticChangeSet.Change { keeps, store in ending.end(keeps: keeps, in: store) }, in: store)
-    return true
+    return .updated
   }
 
   /// Changes the cached state of the query named `key` as `update.apply` says, until the mutation ends.
@@ -89,15 +93,14 @@ public struct OptimisticCache: Sendable {
   ///   - key: The query's name.
   ///   - type: The query's state type.
   ///   - update: The change (`apply`).
-  /// - Returns: Whether the store keeps such a query with that state type, or a persisted value waiting for it (and
-  ///   `true` for a ``MutationQueue`` entry's change, which waits for its query).
+  /// - Returns: What the change did, as ``update(_:as:_:)-(_,_,(State)->Void)`` says.
   @inlinable
   @discardableResult
   public func update<State: OperationTrackable>(
     _ key: QueryKey,
     as type: State.Type,
     _ update: OptimisticUpdate<State>
-  ) -> Bool {
+  ) -> QueryUpdateResult {
     self.update(key, as: type, update.apply)
   }
 }

@@ -159,7 +159,8 @@ extension Shared {
     let services = queries.services
     // The store's network mode unless the options name one; none while the store follows no online status.
     let network = RunNetwork(gate: services.network, mode: options.networkMode)
-    let instruments = MutationInstruments<Result>(started: mutationKey, arguments: arguments, services: services)
+    let instruments = MutationInstruments<Result>(
+      started: mutationKey, arguments: arguments, meta: options.meta, services: services)
     // Invalidated as the mutation succeeds, before its state shows it, when the run waits for the refetches;
     // otherwise once it shows it.
     let refreshes = awaitsRefetches && !invalidates.isEmpty

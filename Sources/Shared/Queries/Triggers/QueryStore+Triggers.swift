@@ -22,7 +22,8 @@ extension QueryStore {
   }
 
   /// Refetches the held queries under `prefix` each time `source` says the app became active, as each query's
-  /// ``QueryOptions/refetchOnFocus`` says (if stale, by default).
+  /// ``QueryOptions/refetchOnFocus`` says (if stale, by default), and keeps their intervals from refetching while it
+  /// says the app is inactive.
   ///
   /// ```swift
   /// let subscription = SharedRegistry.current.queries.refetch(onFocus: ApplicationFocus.platform)
@@ -31,12 +32,25 @@ extension QueryStore {
   /// Only a change from inactive to active refetches: the status the source starts with does not. A refetch joins a
   /// fetch under way; disabled queries and queries nobody holds are left alone.
   ///
+  /// While `source` says the app is inactive (its status at the moment of each tick, the one it starts with
+  /// included), a tick of a query's ``QueryOptions/refetchInterval`` under `prefix` does not refetch it, unless the
+  /// query asks to (``QueryOptions/refetchIntervalInBackground``). The interval's timer keeps its beat: once the app
+  /// is active again, the next tick refetches, and the change to active may refetch first as
+  /// ``QueryOptions/refetchOnFocus`` says. A store that follows no focus source counts the app as active; once the
+  /// subscription is cancelled or freed, `source` no longer counts.
+  ///
   /// - Parameters:
   ///   - source: Tells whether the app is active.
   ///   - prefix: Which queries; all of them by default.
   /// - Returns: A subscription that stops listening to `source` when cancelled or freed.
   public func refetch(onFocus source: some FocusSource, matching prefix: QueryKey = []) -> SharedSubscription {
-    follow(source.focusStatuses(), trigger: .focus, matching: prefix)
+    let focus = services.focus
+    let id = focus.follow(source, matching: prefix)
+    let following = follow(source.focusStatuses(), trigger: .focus, matching: prefix)
+    return SharedSubscription {
+      following.cancel()
+      focus.forget(id)
+    }
   }
 
   /// Whether the query named `key` is stale: its value is missing, invalidated, or older than its
@@ -99,15 +113,23 @@ extension QueryStore {
     }
   }
 
-  /// One tick of the timer `key`: each of its queries that is held (or refetches while unheld) refetches. Returns
-  /// how many refetches it set off, or `nil` when the timer has no queries left and stops.
+  /// One tick of the timer `key`: each of its queries that is held (or refetches while unheld) refetches, unless a
+  /// focus source followed for it says the app is inactive and it does not refetch in the background. Returns how
+  /// many refetches it set off, or `nil` when the timer has no queries left and stops.
   @discardableResult
   func tick(_ key: QueryIntervalKey) -> Int? {
     let registry = self.registry
+    // The sources are the program's code: read before the lock.
+    let background = services.focus.backgroundPrefixes()
     let effects = state.withLock { state -> [QueryRecordEffect]? in
       guard let records = state.intervals.tick(key) else { return nil }
       var effects: [QueryRecordEffect] = []
       for record in records {
+        if !background.isEmpty, !record.refetchesIntervalInBackground,
+          background.contains(where: { record.key.hasPrefix($0) })
+        {
+          continue
+        }
         if record.refetchesWhileUnheld { record.wakeIfSleeping(in: registry, store: self) }
         // An interval refetches whatever the value's age: the time is not read.
         let effect = record.triggered(.interval, now: .zero, store: self)

@@ -48,7 +48,7 @@ private struct PublishFailure: Error {}
   private static func publishing(_ post: Int) -> OptimisticMutation<Int, String> {
     OptimisticMutation { (post: Int, cache: OptimisticCache) -> String in
       let changed = cache.update(["feed"], as: PaginatedState<Int, [Int]>.self, insert(post))
-      return changed ? "inserted \(post)" : "nothing cached"
+      return changed.isUpdated ? "inserted \(post)" : "nothing cached"
     }
   }
 

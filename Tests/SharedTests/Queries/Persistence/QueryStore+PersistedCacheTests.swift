@@ -315,6 +315,39 @@ struct QueryStorePersistedCacheTests {
     #expect(fetcher.count("set") == 0)
   }
 
+  @Test func aValueIsPersistedWithTheTimeItWasObtainedNotTheTimeALaterFetchFailed() async throws {
+    let persister = MemoryCachePersister()
+    let store = SharedRegistry.current.queries
+    await store.persistCache(persistence(persister, clock: ManualClock()))
+    let fetcher = KeyedFetcher()
+    let queryClock = ManualClock()
+    let post = Shared(
+      wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: queryClock))
+    await waitForValue(post, "post 1")
+    let obtainedAt = try #require(post.wrappedValue.dataUpdatedAt)
+    // A refetch fails for good: the state changed since, its value did not.
+    fetcher.setFailing(true)
+    #expect(post.refetch())
+    await waitUntil { post.wrappedValue.status == .error && !post.wrappedValue.isFetching }
+    let failedAt = try #require(post.wrappedValue.errorUpdatedAt)
+    #expect(post.wrappedValue.updatedAt == failedAt)
+    #expect(post.wrappedValue.dataUpdatedAt == obtainedAt)
+    try await store.flushPersistedCache()
+    let stored = try #require(try persister.stored())
+    #expect(stored.entries.first?.updatedAt == obtainedAt)
+
+    let registry = SharedRegistry()
+    await SharedRegistry.$current.withValue(registry) {
+      await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
+      let restored = Shared(
+        wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: ManualClock()))
+      #expect(restored.wrappedValue.value == "post 1")
+      #expect(restored.wrappedValue.dataUpdatedAt == obtainedAt)
+      #expect(restored.wrappedValue.updatedAt == obtainedAt)
+      #expect(restored.wrappedValue.errorUpdatedAt == nil)  // A failure is not persisted.
+    }
+  }
+
   @Test func onlyTheQueriesTheFilterChoosesArePersistedOrRestored() async throws {
     let persister = try storedCache([(["users", 1], "user", .seconds(60)), (["posts", 9], "nine", .seconds(60))])
     let store = SharedRegistry.current.queries

@@ -17,12 +17,14 @@ import Testing
     onFocus: RefetchCondition = .ifStale,
     interval: Duration? = nil,
     whileUnheld: Bool = false,
+    inBackground: Bool = false,
     enabled: Bool = true
   ) -> QueryOptions {
     QueryOptions(
       staleTime: Self.staleTime, gcTime: .seconds(60), enabled: enabled, refetchOnHolder: onHolder,
       refetchOnReconnect: onReconnect, refetchOnFocus: onFocus, refetchInterval: interval,
-      refetchesWhileUnheld: whileUnheld, operation: .retry(.none).clock(clock))
+      refetchesWhileUnheld: whileUnheld, refetchIntervalInBackground: inBackground,
+      operation: .retry(.none).clock(clock))
   }
 
   private func query(
@@ -123,6 +125,107 @@ import Testing
     }
     #expect(store.contains(["post"]))
     #expect(store.cachedValue(for: ["post"], as: String.self) == "fetch 10")
+  }
+
+  // MARK: Intervals in the background
+
+  @Test func anIntervalDoesNotRefetchWhileTheAppIsInactiveAndResumesItsBeatWhenActive() async {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let focus = ManualFocus()
+    let subscription = SharedRegistry.current.queries.refetch(onFocus: focus)
+    let post = Shared(wrappedValue: OperationState<String>(), query(fetcher, options(clock, interval: Self.interval)))
+    await waitForValue(post, "fetch 1")
+    // The app goes to the background while the timer sleeps: its tick passes the query by.
+    await clock.waitForSleepers(2)
+    focus.setFocused(false)
+    clock.advance(by: Self.interval)
+    await clock.waitForSleepers(2)  // The timer ticked and sleeps again.
+    clock.advance(by: Self.interval)
+    await clock.waitForSleepers(2)
+    #expect(fetcher.fetches.count == 1)
+    #expect(post.wrappedValue.value == "fetch 1")
+    // Active again (the value is fresh: the change itself refetches nothing): the next tick refetches.
+    focus.setFocused(true)
+    clock.advance(by: Self.interval)
+    await waitForValue(post, "fetch 2")
+    subscription.cancel()
+  }
+
+  @Test func aQueryThatRefetchesInTheBackgroundKeepsItsIntervalWhileTheAppIsInactive() async {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let store = SharedRegistry.current.queries
+    let focus = ManualFocus(isFocused: false)  // Inactive from the start: the status it starts with counts.
+    let subscription = store.refetch(onFocus: focus)
+    let background = Shared(
+      wrappedValue: OperationState<String>(),
+      query(["background"], fetcher, options(clock, interval: Self.interval, inBackground: true)))
+    let foreground = Shared(
+      wrappedValue: OperationState<String>(), query(["foreground"], fetcher, options(clock, interval: Self.interval)))
+    await waitUntil { background.wrappedValue.value != nil && foreground.wrappedValue.value != nil }
+    await waitUntil { store.activity.wrappedValue.fetchingQueries == 0 }
+    #expect(store.tick(timer(clock)) == 1)
+    await waitUntil { fetcher.fetches.count == 3 }
+    await waitUntil { store.activity.wrappedValue.fetchingQueries == 0 }
+    #expect(background.wrappedValue.value == "fetch 3")
+    // A source followed for other keys leaves these alone, and a cancelled one no longer counts.
+    subscription.cancel()
+    let other = store.refetch(onFocus: ManualFocus(isFocused: false), matching: ["other"])
+    #expect(store.tick(timer(clock)) == 2)
+    await waitUntil { fetcher.fetches.count == 5 }
+    other.cancel()
+  }
+
+  @Test func theAppBecomingActiveDuringAFetchLetsTheNextTickJoinIt() async {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let store = SharedRegistry.current.queries
+    let focus = ManualFocus()
+    let subscription = store.refetch(onFocus: focus)
+    let post = Shared(
+      wrappedValue: OperationState<String>(), query(fetcher, options(clock, onFocus: .never, interval: Self.interval)))
+    await waitForValue(post, "fetch 1")
+    focus.setFocused(false)
+    let gate = fetcher.hold()
+    #expect(store.refetch(["post"]))
+    await waitUntil { fetcher.fetches.count == 2 }
+    #expect(store.tick(timer(clock)) == 0)  // Inactive: the tick passes the fetch under way by.
+    focus.setFocused(true)
+    _ = store.tick(timer(clock))  // Active: the tick joins the fetch under way instead of starting another.
+    gate.open()
+    await waitForValue(post, "fetch 2")
+    await waitUntil { store.activity.wrappedValue.fetchingQueries == 0 }
+    #expect(fetcher.fetches.count == 2)
+    #expect(store.tick(timer(clock)) == 1)
+    await waitForValue(post, "fetch 3")
+    subscription.cancel()
+  }
+
+  @Test func aQueryMadeAgainWithAnotherIntervalWhileTheAppIsInactiveWaitsForItToBeActive() async {
+    let clock = ManualClock()
+    let fetcher = GatedFetcher()
+    let store = SharedRegistry.current.queries
+    let focus = ManualFocus()
+    let subscription = store.refetch(onFocus: focus)
+    var post: Shared<OperationState<String>>? = Shared(
+      wrappedValue: OperationState<String>(), query(fetcher, options(clock, interval: Self.interval)))
+    if let post { await waitForValue(post, "fetch 1") }
+    focus.setFocused(false)
+    post = nil
+    store.remove(.all)
+    let shorter = Duration.seconds(5)
+    let again = Shared(
+      wrappedValue: OperationState<String>(), query(fetcher, options(clock, interval: shorter)))
+    await waitForValue(again, "fetch 2")
+    await waitUntil { store.activity.wrappedValue.fetchingQueries == 0 }
+    let timer = QueryIntervalKey(clock: QueryClockKey(clock), interval: shorter)
+    #expect(store.tick(timer) == 0)
+    #expect(store.tick(self.timer(clock)) == nil)  // The old interval's timer has no query left.
+    focus.setFocused(true)
+    #expect(store.tick(timer) == 1)
+    await waitForValue(again, "fetch 3")
+    subscription.cancel()
   }
 
   // MARK: Reconnect and focus

@@ -55,10 +55,11 @@ extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState
       guard let state = kept.root.map(Self.confirmedState(of:)) ?? confirmedWhileSleeping ?? kept.sleeping else {
         return nil
       }
-      // The value's own `updatedAt`, exactly: a fetch, a set value and a restore write it as the record counts the
-      // value fetched. Otherwise the value is dated by its age on the record's time (read after the lock).
+      // The value's own `dataUpdatedAt`, exactly: a fetch, a set value and a restore write it as the record counts
+      // the value fetched (its `updatedAt` also moves when a refetch starts or fails, so it is not the value's
+      // date). Otherwise the value is dated by its age on the record's time (read after the lock).
       let obtainedAt = fetchedAt.map { fetchedAt in
-        (storesOwnDate ? state.operation.updatedAt : nil)
+        (storesOwnDate ? state.operation.dataUpdatedAt : nil)
           ?? Date(timeIntervalSinceNow: -(stopwatch.elapsed() - fetchedAt).timeInterval)
       }
       return (state, obtainedAt)
@@ -68,7 +69,7 @@ extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState
         guard let current = current() else { return .noValue }
         do {
           guard let data = try current.state.encodedValue(with: encoder) else { return .noValue }
-          return .value(data, updatedAt: current.obtainedAt, fallback: current.state.operation.updatedAt)
+          return .value(data, updatedAt: current.obtainedAt, fallback: current.state.operation.dataUpdatedAt)
         } catch {
           return .failed(.unencodableValue(key: query.key, reason: String(describing: error)))
         }
@@ -76,7 +77,7 @@ extension QueryRecord: PersistableQueryRecord where State: PersistableQueryState
       restore: { entry, decoder in
         guard let store = owner.store else { return .keptNewer }
         if let current = current(), current.state.hasValue,
-          (current.obtainedAt ?? current.state.operation.updatedAt ?? .distantPast) >= entry.updatedAt
+          (current.obtainedAt ?? current.state.operation.dataUpdatedAt ?? .distantPast) >= entry.updatedAt
         {
           return .keptNewer
         }
