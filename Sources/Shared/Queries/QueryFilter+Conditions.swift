@@ -7,7 +7,8 @@ extension QueryFilter {
   public enum QueryType: Sendable, Hashable {
     /// Every query, held or not.
     case all
-    /// The queries something holds: a holder, an iteration, an observer, or a caller awaiting a fetch.
+    /// The queries something holds: a holder, an iteration, an observer, or a fetch under way (a prefetch's or a
+    /// caller's too: unlike TanStack Query, where only observers make a query active).
     case active
     /// The queries nothing holds: kept in the store until their ``QueryOptions/gcTime`` ends.
     case inactive
@@ -53,7 +54,7 @@ extension QueryFilter {
     public let operation: OperationTracking
     /// Whether the value is stale: nothing fetched or set, invalidated, or older than its staleTime.
     public let isStale: Bool
-    /// Whether something holds the query: a holder, an iteration, an observer, or a caller awaiting a fetch.
+    /// Whether something holds the query's value: a holder, an iteration, an observer, or a fetch under way.
     public let isActive: Bool
     /// Whether the query fetches on its own (``QueryOptions/isEnabled``, or ``QueryStore/setEnabled(_:for:)``).
     public let isEnabled: Bool

@@ -15,7 +15,7 @@
 /// | TanStack Query | here |
 /// |---|---|
 /// | `queryKey`, `exact` | ``key``, ``isExact`` (``prefix(_:)``, ``exactly(_:)``, ``all``) |
-/// | `type: 'active' \| 'inactive' \| 'all'` | ``type`` (``only(_:)``): active is held by a holder, an iteration or an observer |
+/// | `type: 'active' \| 'inactive' \| 'all'` | ``type`` (``only(_:)``): active is held by a holder, an iteration, an observer or a fetch under way |
 /// | `stale` | ``stale`` (``stale(_:)``) |
 /// | `fetchStatus: 'fetching' \| 'paused' \| 'idle'` | ``fetchStatus`` (``fetchStatus(_:)``) |
 /// | `predicate: (query) => boolean` | ``queryPredicate`` (``matching(_:)``), over a ``Candidate``; ``predicate`` (``satisfying(_:)``) over the key alone |
@@ -39,7 +39,7 @@ public struct QueryFilter: Sendable {
   /// It is your code: it runs outside the store's lock, on the caller's thread, once per candidate query. A query
   /// that is removed or made again while it runs is left alone.
   public var predicate: (@Sendable (QueryKey) -> Bool)?
-  /// Whether only active queries (held by a holder, an iteration, an observer or a fetch's caller), only inactive
+  /// Whether only active queries (held by a holder, an iteration, an observer or a fetch under way), only inactive
   /// ones, or both; ``QueryType/all`` by default.
   public var type: QueryType = .all
   /// Only the queries whose value is stale (`true`) or fresh (`false`); `nil`, the default, for both. A query is

@@ -104,4 +104,27 @@ extension QueryStoreSettingsTests {
     _ = await other.mutate("g") { try await perform($0) }.result
     #expect(attempts.count == 12)  // [] reaches every key.
   }
+
+  @Test func mutationDefaultsSetWhileARunIsUnderWayReachOnlyTheRunsStartedAfter() async {
+    let clock = ManualClock()
+    let store = SharedRegistry.current.queries
+    let gate = Gate()
+    let attempts = Counter()
+    let state = Shared(wrappedValue: MutationState<String, Int>(), .mutation(["posts", 1, "rename"]))
+    let first = state.mutate("a") { _ in
+      _ = attempts.increment()
+      await gate.wait()
+      throw MutationFailure()
+    }
+    await waitUntil { attempts.count == 1 }
+    store.setMutationDefaults(.retry(.constant(retries: 1, delay: .zero)).clock(clock), forKeysUnder: ["posts"])
+    gate.open()
+    _ = await first.result
+    #expect(attempts.count == 1)  // Started with no defaults: no retries.
+    _ = await state.mutate("b") { _ in
+      _ = attempts.increment()
+      throw MutationFailure()
+    }.result
+    #expect(attempts.count == 3)  // Started after: one retry.
+  }
 }
