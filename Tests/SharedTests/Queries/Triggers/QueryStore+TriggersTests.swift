@@ -148,7 +148,8 @@ import Testing
     // Active again (the value is fresh: the change itself refetches nothing): the next tick refetches.
     focus.setFocused(true)
     clock.advance(by: Self.interval)
-    await waitForValue(post, "fetch 2")
+    await waitUntil { post.wrappedValue.value != "fetch 1" }
+    #expect(post.wrappedValue.value == "fetch 2")
     subscription.cancel()
   }
 
@@ -166,14 +167,15 @@ import Testing
     await waitUntil { background.wrappedValue.value != nil && foreground.wrappedValue.value != nil }
     await waitUntil { store.activity.wrappedValue.fetchingQueries == 0 }
     #expect(store.tick(timer(clock)) == 1)
-    await waitUntil { fetcher.fetches.count == 3 }
+    await waitUntil { fetcher.fetches.count >= 3 }
     await waitUntil { store.activity.wrappedValue.fetchingQueries == 0 }
+    #expect(fetcher.fetches.count == 3)
     #expect(background.wrappedValue.value == "fetch 3")
     // A source followed for other keys leaves these alone, and a cancelled one no longer counts.
     subscription.cancel()
     let other = store.refetch(onFocus: ManualFocus(isFocused: false), matching: ["other"])
     #expect(store.tick(timer(clock)) == 2)
-    await waitUntil { fetcher.fetches.count == 5 }
+    await waitUntil { fetcher.fetches.count >= 5 }
     other.cancel()
   }
 
