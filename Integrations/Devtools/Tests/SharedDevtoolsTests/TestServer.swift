@@ -97,9 +97,10 @@ struct EventStreamReader {
   /// The status code of the stream's answer.
   let status: Int
 
-  init(_ running: RunningDevtoolsServer, token: String? = nil) async throws {
+  init(_ running: RunningDevtoolsServer, token: String? = nil, headers: [(String, String)] = []) async throws {
     let query = token.map { "?token=\($0)" } ?? ""
-    let request = HTTPClientRequest(url: "http://127.0.0.1:\(running.port)/api/events\(query)")
+    var request = HTTPClientRequest(url: "http://127.0.0.1:\(running.port)/api/events\(query)")
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
     let response = try await HTTPClient.shared.execute(request, timeout: hangGuard)
     status = Int(response.status.code)
     chunks = response.body.makeAsyncIterator()
