@@ -15,7 +15,8 @@ The checks (each polls the page until it holds, with a deadline that only guards
   g. the value explorer collapses, expands, and copies a path and a value;
 then a screenshot of the page with a query selected; then
   h. a phone-width window (375 px): nothing overflows, the status menu, timeline, mutations and actions are reachable;
-  i. the program stopped (SIGTERM, with --example-pid): the page says since when it is disconnected.
+  i. the program stopped (SIGTERM, with --example-pid): the page says since when it is disconnected; started again
+     (with --example-binary), the page is live again with the new program's events.
 Python's standard library only.
 """
 
@@ -30,6 +31,8 @@ import socket
 import struct
 import sys
 import time
+import subprocess
+import urllib.parse
 import urllib.request
 
 
@@ -662,6 +665,23 @@ def check_disconnected(devtools, page, arguments):
 """,
     )
     print(f"ok i. the program stopped ({page.elapsed()}): {state!r}, the last values still listed", flush=True)
+    if not arguments.example_binary:
+        return
+    # The program started again on the same port: the page is live again, with the new program's events.
+    port = urllib.parse.urlsplit(arguments.url).port
+    with open(os.devnull, "wb") as quiet:
+        again = subprocess.Popen([arguments.example_binary, "--host", "127.0.0.1", "--port", str(port)],
+                                 stdout=quiet, stderr=quiet)
+    try:
+        page.wait_for("i. the page is live again once the program is back",
+                      "(() => { const badge = document.querySelector('#connection'); "
+                      "return badge.dataset.state === 'live' && !badge.dataset.since; })()")
+        page.wait_for("i. the timeline shows the new program's events",
+                      "document.querySelectorAll('#timeline .event[data-event=\"fetchEnded\"]').length > 0")
+        print(f"ok i. the program started again ({page.elapsed()}): the page is live, with its events", flush=True)
+    finally:
+        again.terminate()
+        again.wait(timeout=30)
 
 
 def main():
@@ -671,6 +691,8 @@ def main():
     parser.add_argument("--example-output", required=True, help="the file the example's standard output goes to")
     parser.add_argument("--screenshot", required=True, help="where to write the PNG")
     parser.add_argument("--timeout", type=float, default=60, help="seconds before a check is declared hung")
+    parser.add_argument("--example-binary", default="",
+                        help="the example program, started again on the same port after the disconnected state")
     parser.add_argument("--example-pid", type=int, default=0,
                         help="the example's process, stopped (SIGTERM) to check the disconnected state last")
     arguments = parser.parse_args()

@@ -45,4 +45,13 @@ import Testing
     outbox.offer(ByteBuffer(string: "x"), latestSnapshot: nil)
     #expect(await next.map { String(buffer: $0) } == "x")
   }
+
+  @Test func aCancelledWriterEndsTheStream() async {
+    let outbox = EventStreamOutbox(maximumBytes: 10)
+    let writer = Task { await outbox.next() }
+    writer.cancel()
+    #expect(await writer.value == nil)
+    outbox.offer(ByteBuffer(string: "late"), latestSnapshot: nil)
+    #expect(outbox.bufferedBytes == 0)
+  }
 }

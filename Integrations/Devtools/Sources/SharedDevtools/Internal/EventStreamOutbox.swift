@@ -88,11 +88,16 @@ final class EventStreamOutbox: Sendable {
     if case .resume(let waiter, let frame) = action { waiter.resume(returning: frame) }
   }
 
-  /// The next frame to write, waiting for one; `nil` once the stream is finished and every frame was taken.
+  /// The next frame to write, waiting for one; `nil` once the stream is finished and every frame was taken, or when
+  /// the writing task is cancelled (which finishes the stream).
   func next() async -> ByteBuffer? {
-    await withCheckedContinuation { continuation in
-      let action = state.withLock { $0.next(continuation) }
-      if case .frame(let frame) = action { continuation.resume(returning: frame) }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        let action = state.withLock { $0.next(continuation) }
+        if case .frame(let frame) = action { continuation.resume(returning: frame) }
+      }
+    } onCancel: {
+      finish()
     }
   }
 

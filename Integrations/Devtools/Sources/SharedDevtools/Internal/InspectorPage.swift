@@ -767,7 +767,18 @@ enum InspectorPage {
       function connect() {
         if (!everLive) setConnection("connecting");
         const source = new EventSource(api("api/events"));
-        source.addEventListener("open", () => { everLive = true; setConnection("live"); });
+        source.addEventListener("open", () => {
+          if (everLive && $("#connection").dataset.state !== "live") {
+            // Back after a disconnection, perhaps from a program started again (its events numbered from 1): the
+            // server sends its recent events again, so the timeline starts over from them.
+            lastSequence = 0;
+            timeline.replaceChildren();
+            keyEvents.clear();
+            $("#detail-events").replaceChildren();
+          }
+          everLive = true;
+          setConnection("live");
+        });
         source.addEventListener("snapshot", (message) => applySnapshot(JSON.parse(message.data)));
         source.addEventListener("inspection", (message) => addEvent(JSON.parse(message.data)));
         source.addEventListener("error", () => {
