@@ -9,8 +9,15 @@ The checks (each polls the page until it holds, with a deadline that only guards
   b. a status change appears live: the `query:["flaky"]` row shows "success" and "error" without a reload;
   c. an invalidation started from the page reaches the program: a new `fetched ["todos"] #N` line, and the
      timeline shows the invalidation;
-  d. the filters work: a key prefix and a status hide the rows that do not match;
-then a screenshot of the page with a query selected. Python's standard library only.
+  d. finding a key: a word finds the keys that hold it anywhere, a status hides the others, the header counts them;
+  e. the keyboard alone: Tab reaches the list, the arrow keys select, Enter reaches the actions and performs one;
+  f. the mutations view lists recent runs with their arguments, status, duration and error;
+  g. the value explorer collapses, expands, and copies a path and a value;
+then a screenshot of the page with a query selected; then
+  h. a phone-width window (375 px): nothing overflows, the status menu, timeline, mutations and actions are reachable;
+  i. the program stopped (SIGTERM, with --example-pid): the page says since when it is disconnected; started again
+     (with --example-binary), the page is live again with the new program's events.
+Python's standard library only.
 """
 
 import argparse
@@ -19,10 +26,13 @@ import hashlib
 import json
 import os
 import re
+import signal
 import socket
 import struct
 import sys
 import time
+import subprocess
+import urllib.parse
 import urllib.request
 
 
@@ -224,6 +234,13 @@ class Page:
 
     def click(self, description, element_expression):
         """Clicks the element's center with the mouse, as a user would (after scrolling it into view)."""
+        x, y = self.reachable(description, element_expression)
+        self.devtools.command("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
+        self.devtools.command("Input.dispatchMouseEvent", type="mousePressed", x=x, y=y, button="left", clickCount=1)
+        self.devtools.command("Input.dispatchMouseEvent", type="mouseReleased", x=x, y=y, button="left", clickCount=1)
+
+    def reachable(self, description, element_expression):
+        """Scrolls the element into view and checks that a pointer at its center would hit it; returns the center."""
         target = self.devtools.evaluate(
             f"""
 (() => {{
@@ -243,10 +260,7 @@ class Page:
         if not target["width"] or not target["height"] or not target["reachable"]:
             raise CheckFailed(f"{description}: the element cannot be clicked (size {target['width']}x{target['height']}, "
                               f"under the pointer: {target['hit']})")
-        x, y = target["x"], target["y"]
-        self.devtools.command("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
-        self.devtools.command("Input.dispatchMouseEvent", type="mousePressed", x=x, y=y, button="left", clickCount=1)
-        self.devtools.command("Input.dispatchMouseEvent", type="mouseReleased", x=x, y=y, button="left", clickCount=1)
+        return target["x"], target["y"]
 
 
 def row_expression(key_id):
@@ -263,7 +277,8 @@ def todos_fetches(output_path):
 
 TODOS = 'query:["todos"]'
 FLAKY = 'query:["flaky"]'
-PREFIX = '["todo'
+WORD = "todos"
+PROFILE = "inMemory:profile"
 
 
 def run(arguments):
@@ -383,35 +398,51 @@ def check_page(devtools, page, arguments):
     print(f"ok c. an invalidation from the page reaches the program ({page.elapsed()}): "
           f"fetched [\"todos\"] #{before} before the click, #{after} after; the timeline shows it", flush=True)
 
-    # d. The filters work: a prefix typed into #filter-prefix, then a status chosen in #filter-status.
-    page.click("d. #filter-prefix", "document.querySelector('#filter-prefix')")
-    devtools.command("Input.insertText", text=PREFIX)
-    page.wait_for("d. #filter-prefix holds the typed prefix", f"document.querySelector('#filter-prefix').value === {js(PREFIX)}")
-    matches = f"((id) => id.startsWith({js(PREFIX)}) || id.slice(id.indexOf(':') + 1).startsWith({js(PREFIX)}))"
+    # d. Finding a key: a word typed into #filter-key finds the keys that hold it anywhere (a part of a query's key,
+    #    not only a prefix of its text), then a status chosen in #filter-status; the header counts the statuses.
+    page.click("d. #filter-key", "document.querySelector('#filter-key')")
+    devtools.command("Input.insertText", text=WORD)
+    page.wait_for("d. #filter-key holds the typed word", f"document.querySelector('#filter-key').value === {js(WORD)}")
     shown = page.wait_for(
-        f"d. typing {PREFIX!r} into #filter-prefix hides the rows that do not match",
+        f"d. typing {WORD!r} into #filter-key finds {TODOS} and hides the rows that do not hold it",
         f"""
 (() => {{
   const rows = {ROW_STATE};
   const shown = rows.filter((row) => row.visible);
-  const ok = shown.length > 0 && shown.every((row) => {matches}(row.id))
+  const ok = shown.length > 0 && shown.every((row) => row.id.toLowerCase().includes({js(WORD)}))
     && shown.some((row) => row.id === {js(TODOS)}) && !shown.some((row) => row.id === {js(FLAKY)});
   return ok ? shown.map((row) => row.id) : null;
 }})()
 """,
     )
-    print(f"ok d. the prefix filter {PREFIX!r} hides the other rows ({page.elapsed()}): shows {', '.join(shown)}", flush=True)
-    clear_prefix = """
+    print(f"ok d. the word {WORD!r} finds the keys that hold it ({page.elapsed()}): shows {', '.join(shown)}", flush=True)
+    clear_filter = """
 (() => {
-  const input = document.querySelector('#filter-prefix');
+  const input = document.querySelector('#filter-key');
   input.value = '';
   input.dispatchEvent(new Event('input', { bubbles: true }));
   return true;
 })()
 """
-    devtools.evaluate(clear_prefix)
-    page.wait_for("d. clearing #filter-prefix shows every row again",
+    devtools.evaluate(clear_filter)
+    page.wait_for("d. clearing #filter-key shows every row again",
                   f"(() => {{ const rows = {ROW_STATE}; return rows.length >= {len(listed)} && rows.every((row) => row.visible); }})()")
+    counts = page.wait_for(
+        "d. #status-counts counts the rows of each status",
+        f"""
+(() => {{
+  const rows = {ROW_STATE};
+  const counts = {{}};
+  for (const item of document.querySelectorAll('#status-counts [data-count-status]')) {{
+    counts[item.dataset.countStatus] = Number(item.dataset.count);
+  }}
+  const ok = ['idle', 'pending', 'success', 'error'].every((status) =>
+    counts[status] === rows.filter((row) => row.status === status).length);
+  return ok ? counts : null;
+}})()
+""",
+    )
+    print(f"ok d. the header counts the statuses ({page.elapsed()}): {json.dumps(counts)}", flush=True)
     devtools.evaluate(
         """
 (() => {
@@ -450,15 +481,23 @@ def check_page(devtools, page, arguments):
     page.wait_for("d. clearing the filters shows every row again",
                   f"(() => {{ const rows = {ROW_STATE}; return rows.length >= {len(listed)} && rows.every((row) => row.visible); }})()")
 
+    check_keyboard(devtools, page)
+    check_mutations(devtools, page)
+    check_value_explorer(devtools, page)
+
     if devtools.evaluate("window.__browserTestMark") != marker:
         raise CheckFailed("the page was reloaded during the checks")
     if devtools.page_errors:
         raise CheckFailed("the page reported errors:\n  " + "\n  ".join(devtools.page_errors))
     print(f"ok    the page reported no errors and was never reloaded ({page.elapsed()})", flush=True)
 
-    # The screenshot: the whole list, with the todos query selected (its detail, history and the timeline).
-    page.wait_for(f"#detail still shows {TODOS}", f"document.querySelector('#detail')?.dataset.keyId === {js(TODOS)}")
-    devtools.evaluate("document.activeElement?.blur(); window.scrollTo(0, 0); new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))).then(() => true)")
+    # The screenshot: the whole list, with the todos query selected (its detail, history, the mutations and the
+    # timeline).
+    page.click(f"the {TODOS} row", row_expression(TODOS))
+    page.wait_for(f"#detail shows {TODOS}", f"document.querySelector('#detail')?.dataset.keyId === {js(TODOS)}")
+    devtools.evaluate("document.activeElement?.blur(); window.scrollTo(0, 0); "
+                      "document.querySelectorAll('main section').forEach((section) => { section.scrollTop = 0; }); "
+                      "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))).then(() => true)")
     shot = devtools.command("Page.captureScreenshot", format="png")
     data = base64.b64decode(shot["data"])
     if not data.startswith(b"\x89PNG"):
@@ -469,6 +508,181 @@ def check_page(devtools, page, arguments):
         file.write(data)
     print(f"ok    screenshot (1280x800, {TODOS} selected, {len(data) // 1024} KiB): {arguments.screenshot}", flush=True)
 
+    check_narrow_window(devtools, page)
+    check_disconnected(devtools, page, arguments)
+    if devtools.page_errors:
+        raise CheckFailed("the page reported errors:\n  " + "\n  ".join(devtools.page_errors))
+
+
+def press(devtools, key, code=None, key_code=None):
+    """Presses and releases a key, as a keyboard does."""
+    codes = {"Tab": 9, "Enter": 13, "ArrowDown": 40, "ArrowUp": 38, "Home": 36, "End": 35}
+    key_code = key_code or codes.get(key, 0)
+    text = "\r" if key == "Enter" else None
+    down = dict(type="keyDown", key=key, code=code or key, windowsVirtualKeyCode=key_code, nativeVirtualKeyCode=key_code)
+    if text:
+        down["text"] = text
+    devtools.command("Input.dispatchKeyEvent", **down)
+    devtools.command("Input.dispatchKeyEvent", type="keyUp", key=key, code=code or key, windowsVirtualKeyCode=key_code,
+                     nativeVirtualKeyCode=key_code)
+
+
+def check_keyboard(devtools, page):
+    """e. The keyboard alone: Tab reaches the key list, the arrow keys select rows, Enter moves to the actions, and
+    Enter on an action performs it."""
+    devtools.evaluate("document.querySelector('#filter-key').focus(); true")
+    for _ in range(6):
+        if devtools.evaluate("document.activeElement?.id === 'key-list'"):
+            break
+        press(devtools, "Tab")
+    if not devtools.evaluate("document.activeElement?.id === 'key-list'"):
+        raise CheckFailed("e. Tab from #filter-key does not reach #key-list within 6 presses "
+                          f"(focus on {devtools.evaluate('document.activeElement?.outerHTML.slice(0, 120)')})")
+    press(devtools, "Home")
+    first = page.wait_for("e. Home selects the first row",
+                          "(() => { const row = document.querySelector('#key-list .key-row'); "
+                          "return row && row.getAttribute('aria-selected') === 'true' && "
+                          "document.querySelector('#detail').dataset.keyId === row.dataset.keyId ? row.dataset.keyId : null; })()")
+    press(devtools, "ArrowDown")
+    second = page.wait_for("e. ArrowDown selects the next row",
+                           "(() => { const rows = document.querySelectorAll('#key-list .key-row'); "
+                           "return rows[1] && rows[1].getAttribute('aria-selected') === 'true' && "
+                           "document.querySelector('#detail').dataset.keyId === rows[1].dataset.keyId ? rows[1].dataset.keyId : null; })()")
+    # Down to the todos query, however many rows come before it.
+    for _ in range(40):
+        if devtools.evaluate(f"document.querySelector('#detail').dataset.keyId === {js(TODOS)}"):
+            break
+        press(devtools, "ArrowDown")
+    if not devtools.evaluate(f"document.querySelector('#detail').dataset.keyId === {js(TODOS)}"):
+        raise CheckFailed(f"e. the arrow keys never selected {TODOS}")
+    press(devtools, "Enter")
+    page.wait_for("e. Enter on a query's row moves the focus to its first action",
+                  "document.activeElement?.dataset.action === 'refetch'")
+    press(devtools, "Tab")
+    page.wait_for("e. Tab moves to the next action", "document.activeElement?.dataset.action === 'invalidate'")
+    devtools.evaluate("document.querySelector('#action-result').textContent = ''; true")
+    press(devtools, "Enter")
+    page.wait_for("e. Enter on an action performs it", "document.querySelector('#action-result').textContent === 'invalidate: done'")
+    print(f"ok e. the keyboard alone ({page.elapsed()}): Tab to the list, Home ({first}), ArrowDown ({second}), "
+          f"down to {TODOS}, Enter to its actions, Enter on invalidate", flush=True)
+
+
+def check_mutations(devtools, page):
+    """f. The mutations view lists the recent runs with their arguments, status, duration and error."""
+    runs = page.wait_for(
+        "f. #mutations lists a successful and a failed run, with arguments, duration and error",
+        """
+(() => {
+  const runs = Array.from(document.querySelectorAll('#mutations .mutation-run')).map((run) => ({
+    key: run.dataset.keyId, status: run.dataset.status,
+    arguments: run.querySelector('.arguments')?.textContent || '',
+    duration: run.querySelector('.duration')?.textContent || '',
+    error: run.querySelector('.error')?.textContent || '',
+  }));
+  const succeeded = runs.find((run) => run.status === 'success' && run.arguments.includes('Note') && /\d/.test(run.duration));
+  const failed = runs.find((run) => run.status === 'error' && run.arguments.includes('postID') && run.error.includes('refused'));
+  return succeeded && failed ? { succeeded, failed, count: runs.length } : null;
+})()
+""",
+    )
+    page.click("f. a run of #mutations", "document.querySelector('#mutations .mutation-run[data-status=\"error\"]')")
+    page.wait_for("f. clicking a run selects its mutation", "document.querySelector('#detail').dataset.keyId.startsWith('mutation:')")
+    print(f"ok f. the mutations view ({page.elapsed()}): {runs['count']} runs; {json.dumps(runs['succeeded'])}; "
+          f"{json.dumps(runs['failed'])}", flush=True)
+
+
+def check_value_explorer(devtools, page):
+    """g. A nested value in the explorer: collapsed and expanded, and a path copied."""
+    page.click(f"the {PROFILE} row", row_expression(PROFILE))
+    page.wait_for(f"g. #detail shows {PROFILE}", f"document.querySelector('#detail').dataset.keyId === {js(PROFILE)}")
+    page.wait_for("g. the value is a tree", "document.querySelectorAll('#detail-value details').length > 0")
+    page.click("g. Collapse all", "document.querySelector('#collapse-all')")
+    page.wait_for("g. Collapse all closes every node",
+                  "Array.from(document.querySelectorAll('#detail-value details')).every((box) => !box.open)")
+    page.click("g. Expand all", "document.querySelector('#expand-all')")
+    city = page.wait_for(
+        "g. Expand all opens every node, down to $.address.city",
+        """
+(() => {
+  const boxes = Array.from(document.querySelectorAll('#detail-value details'));
+  const city = document.querySelector('#detail-value .node[data-path="$.address.city"]');
+  return boxes.length > 3 && boxes.every((box) => box.open) && city && city.getClientRects().length > 0
+    ? city.textContent : null;
+})()
+""",
+    )
+    page.click("g. copy path of $.address.city",
+               "(() => { const line = document.querySelector('#detail-value .node[data-path=\"$.address.city\"] .line'); "
+               "line.querySelector('.copies').style.visibility = 'visible'; return line.querySelector('button.copy-path'); })()")
+    page.wait_for("g. the path is copied", "document.querySelector('#copy-result').dataset.copied === '$.address.city'")
+    page.click("g. copy value of $.posts[0]",
+               "(() => { const summary = document.querySelector('#detail-value .node[data-path=\"$.posts[0]\"] > details > summary'); "
+               "summary.querySelector('.copies').style.visibility = 'visible'; return summary.querySelector('button.copy-value'); })()")
+    copied = page.wait_for("g. the value is copied",
+                           "(() => { try { return JSON.parse(document.querySelector('#copy-result').dataset.copied).id === 1 "
+                           "? document.querySelector('#copy-result').dataset.copied : null; } catch { return null; } })()")
+    print(f"ok g. the value explorer ({page.elapsed()}): collapse all, expand all ({city.strip()}), "
+          f"copy path $.address.city, copy value of $.posts[0] ({len(copied)} characters)", flush=True)
+
+
+def check_narrow_window(devtools, page):
+    """h. A phone-width window: nothing overflows sideways, and the status menu and the timeline are reachable."""
+    devtools.command("Emulation.setDeviceMetricsOverride", width=375, height=740, deviceScaleFactor=1, mobile=True)
+    page.wait_for("h. the page lays out at 375 px", "window.innerWidth === 375")
+    overflow = devtools.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    if overflow > 0:
+        raise CheckFailed(f"h. at 375 px the page overflows sideways by {overflow} px")
+    # The menu is only reached (a click would open the browser's own popup over the page).
+    page.reachable("h. #filter-status at 375 px", "document.querySelector('#filter-status')")
+    page.click("h. the Timeline jump at 375 px", "document.querySelector('button[data-jump=\"timeline-pane\"]')")
+    page.click("h. an event of #timeline at 375 px", "document.querySelector('#timeline .event')")
+    page.click("h. a run of #mutations at 375 px", "document.querySelector('#mutations .mutation-run')")
+    page.click(f"h. the {TODOS} row at 375 px", row_expression(TODOS))
+    page.click("h. button[data-action=refetch] at 375 px", "document.querySelector('#detail button[data-action=\"refetch\"]')")
+    widest = devtools.evaluate(
+        "Math.max(...Array.from(document.querySelectorAll('main section, header')).map((box) => box.getBoundingClientRect().right))")
+    if widest > 375.5:
+        raise CheckFailed(f"h. at 375 px a section reaches {widest} px")
+    print(f"ok h. a 375 px window ({page.elapsed()}): no sideways overflow; the status menu, the timeline, the "
+          "mutations, the rows and the actions are reachable", flush=True)
+    devtools.command("Emulation.setDeviceMetricsOverride", width=1280, height=800, deviceScaleFactor=1, mobile=False)
+
+
+def check_disconnected(devtools, page, arguments):
+    """i. When the program stops, the page says since when it is disconnected, over the values it had."""
+    if not arguments.example_pid:
+        print("skip  i. the disconnected state (no --example-pid)", flush=True)
+        return
+    os.kill(arguments.example_pid, signal.SIGTERM)
+    state = page.wait_for(
+        "i. #connection says 'disconnected since' once the program stopped",
+        """
+(() => {
+  const badge = document.querySelector('#connection');
+  return badge.dataset.state === 'disconnected' && badge.dataset.since && badge.textContent.startsWith('disconnected since')
+    && document.querySelectorAll('#key-list .key-row').length > 0 ? badge.textContent : null;
+})()
+""",
+    )
+    print(f"ok i. the program stopped ({page.elapsed()}): {state!r}, the last values still listed", flush=True)
+    if not arguments.example_binary:
+        return
+    # The program started again on the same port: the page is live again, with the new program's events.
+    port = urllib.parse.urlsplit(arguments.url).port
+    with open(os.devnull, "wb") as quiet:
+        again = subprocess.Popen([arguments.example_binary, "--host", "127.0.0.1", "--port", str(port)],
+                                 stdout=quiet, stderr=quiet)
+    try:
+        page.wait_for("i. the page is live again once the program is back",
+                      "(() => { const badge = document.querySelector('#connection'); "
+                      "return badge.dataset.state === 'live' && !badge.dataset.since; })()")
+        page.wait_for("i. the timeline shows the new program's events",
+                      "document.querySelectorAll('#timeline .event[data-event=\"fetchEnded\"]').length > 0")
+        print(f"ok i. the program started again ({page.elapsed()}): the page is live, with its events", flush=True)
+    finally:
+        again.terminate()
+        again.wait(timeout=30)
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -477,6 +691,10 @@ def main():
     parser.add_argument("--example-output", required=True, help="the file the example's standard output goes to")
     parser.add_argument("--screenshot", required=True, help="where to write the PNG")
     parser.add_argument("--timeout", type=float, default=60, help="seconds before a check is declared hung")
+    parser.add_argument("--example-binary", default="",
+                        help="the example program, started again on the same port after the disconnected state")
+    parser.add_argument("--example-pid", type=int, default=0,
+                        help="the example's process, stopped (SIGTERM) to check the disconnected state last")
     arguments = parser.parse_args()
     try:
         run(arguments)

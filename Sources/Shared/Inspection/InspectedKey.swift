@@ -52,6 +52,9 @@ public struct InspectedKey: Sendable, Identifiable {
   public var store: InspectedStore?
   /// The query's key, to act on with ``SharedInspector/perform(_:on:)``; `nil` for other kinds.
   public var queryKey: QueryKey?
+  /// The recent runs of a mutation, oldest first, with their arguments, status, error and times: for a key whose
+  /// value is a ``MutationState``, `nil` for others.
+  public var mutationRuns: [InspectedMutationRun]?
 
   /// An inspected key with the given parts.
   ///

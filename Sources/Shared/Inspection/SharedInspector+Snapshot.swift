@@ -200,6 +200,9 @@ extension SharedInspector {
     if let trackable = parts.value as? any OperationTrackable {
       key.operation = InspectedOperation(trackable.operation)
     }
+    if let mutation = parts.value as? any InspectedMutationHistory {
+      key.mutationRuns = mutation.inspectedRuns
+    }
     if let store = parts.store {
       key.store = InspectedStore(
         isLoading: store.isLoading, loadError: store.loadError.map { String(describing: $0) },

@@ -129,6 +129,26 @@ import Testing
     #expect(key.value.text == "5")
   }
 
+  @Test func aMutationShowsItsRecentRunsWithTheirArgumentsStatusAndError() async throws {
+    struct Failure: Error, CustomStringConvertible {
+      var description: String { "the server said no" }
+    }
+    let rename = Shared(wrappedValue: MutationState<String, Int>(), .mutation("rename"))
+    _ = try await rename.mutate("title") { title in title.count }.value
+    _ = try? await rename.mutate("other") { _ in throw Failure() }.value
+    let key = try #require(SharedRegistry.current.inspector.snapshot()[id: "mutation:rename"])
+    let runs = try #require(key.mutationRuns)
+    #expect(runs.map(\.arguments.text) == [#""title""#, #""other""#])
+    #expect(runs.map(\.status) == [.success, .error])
+    #expect(runs[0].result?.text == "5" && runs[0].error == nil)
+    #expect(runs[1].error == "the server said no" && runs[1].result == nil)
+    #expect(runs.allSatisfy { run in run.endedAt.map { $0 >= run.startedAt } == true })
+    #expect(runs[0].id < runs[1].id)
+    let counter = Shared(wrappedValue: 3, .inMemory("count"))
+    #expect(SharedRegistry.current.inspector.snapshot()[id: "inMemory:count"]?.mutationRuns == nil)
+    withExtendedLifetime(counter) {}
+  }
+
   @Test func aSummaryIsJSONWithSortedKeysOrNullForNothing() {
     #expect(ValueSummary(of: ["milk", "eggs"]).text == #"["milk","eggs"]"#)
     #expect(ValueSummary(of: Settings()).text == #"{"theme":"light","volume":5}"#)

@@ -16,6 +16,15 @@ struct InspectionSnippets {
     }
   }
 
+  // InspectedMutationRun
+  func listMutationRuns() {
+    for key in SharedRegistry.current.inspector.snapshot().keys {
+      for run in key.mutationRuns ?? [] {
+        print(key.name, run.arguments.text, run.status.rawValue, run.error ?? "")
+      }
+    }
+  }
+
   // InspectedKey.id(kind:description:)
   func queryIdentity() -> String {
     let id = InspectedKey.id(kind: .query, name: QueryKey(["todos"]).description)  // query:["todos"]

@@ -12,6 +12,36 @@ struct ExampleScenarios: Service {
     var changes = 0
   }
 
+  /// A nested value, to explore on the page.
+  struct Profile: Codable, Sendable, Equatable {
+    struct Address: Codable, Sendable, Equatable {
+      var street = "1 Infinite Loop"
+      var city = "Cupertino"
+    }
+
+    struct Post: Codable, Sendable, Equatable {
+      var id: Int
+      var title: String
+      var likes: Int
+      var tags: [String]
+    }
+
+    var name = "Ada"
+    var address = Address()
+    var posts = (1...3).map { Post(id: $0, title: "Post \($0)", likes: 0, tags: ["swift", "state"]) }
+  }
+
+  /// What the like mutation is called with.
+  struct Like: Codable, Sendable {
+    var postID: Int
+    var liked: Bool
+  }
+
+  struct LikeRefused: Error, CustomStringConvertible {
+    var postID: Int
+    var description: String { "the server refused the like of post \(postID)" }
+  }
+
   struct FlakyServiceError: Error, CustomStringConvertible {
     var fetch: Int
     var description: String { "the flaky service failed (fetch #\(fetch))" }
@@ -65,6 +95,9 @@ struct ExampleScenarios: Service {
 
     @Shared(.query(["notes"]) { try await backend.all() }) var notes = OperationState<[String]>()
     @Shared(.mutation(["addNote"])) var addNote = MutationState<String, [String]>()
+    // Every third tick a like runs: every other one is refused, so the mutations view shows both outcomes.
+    @Shared(.mutation(["likePost"])) var likePost = MutationState<Like, Int>()
+    @Shared(.inMemory("profile")) var profile = Profile()
     @Shared(.inMemory("counter")) var counter = 0
     @Shared(.fileStorage(settingsURL)) var settings = Settings()
     _ = (todos, flaky, notes)
@@ -78,6 +111,16 @@ struct ExampleScenarios: Service {
         $counter.withLock { $0 += 1 }
         if tick.isMultiple(of: 4) {
           $addNote.mutate("Note \(tick / 4)", invalidates: [["notes"]]) { note in try await backend.add(note) }
+        }
+        if tick.isMultiple(of: 3) {
+          let like = Like(postID: (tick / 3) % 3 + 1, liked: true)
+          let refused = (tick / 3).isMultiple(of: 2)
+          $likePost.mutate(like) { like in
+            try await Task.sleep(for: .milliseconds(250))
+            if refused { throw LikeRefused(postID: like.postID) }
+            return like.postID
+          }
+          if !refused { $profile.withLock { $0.posts[like.postID - 1].likes += 1 } }
         }
         if tick.isMultiple(of: 5) {
           $settings.withLock { settings in

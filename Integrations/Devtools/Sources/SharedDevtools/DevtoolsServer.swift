@@ -29,8 +29,13 @@ public import SharedState
 ///   and an `inspection` event for each of the registry's events, after the most recent ones.
 /// - `POST /api/actions`: `{"key": "<id>", "action": "invalidate"}` acts on a query (the framework's `InspectorAction`, by name).
 ///
+/// At most ``maximumEventStreams`` pages are open at once, and a page that stops reading costs the program at most
+/// ``maximumBufferedBytesPerStream`` (see the README's "Memory").
+///
 /// Errors are JSON, `{"error": "<code>", "message": "..."}`: `401 unauthorized` without the token (or a wrong one),
-/// `403 forbiddenHost` for a request addressed to another host than loopback when no token is needed, `404
+/// `403 forbiddenHost` for a request addressed to another host than loopback when no token is needed, `403
+/// forbiddenOrigin` for a request of the event stream or an action sent from another site's page, `503
+/// tooManyStreams` past ``maximumEventStreams`` pages, `404
 /// unknownKey`, `400 unknownAction`, `400 notAQuery`, `400 badRequest`, `409 nothingToRestore` (restore without a
 /// force) and `409 notPerformed` (a disabled query asked to refetch, a sleeping query asked to be forced).
 public struct DevtoolsServer: Sendable {
@@ -51,6 +56,18 @@ public struct DevtoolsServer: Sendable {
 
   /// Where the server logs; by default, to standard output at the `warning` level.
   public let logger: Logger
+
+  /// The most pages (event streams) a server keeps open at once: 16. One more is answered `503 tooManyStreams`.
+  public static let maximumEventStreams = 16
+
+  /// The most bytes of frames a server keeps waiting for one page that reads slower than they come: 1 MiB.
+  ///
+  /// Past it, the page's waiting frames are dropped and the latest snapshot takes their place, so the page catches up
+  /// from a whole picture. A snapshot larger than this is kept alone; its bytes are shared by every page.
+  public static let maximumBufferedBytesPerStream = 1 << 20
+
+  /// The streams' bounds and the pump's timing; the tests make them smaller and faster.
+  var limits = StreamLimits()
 
   /// A server for `registry`'s inspector; nothing listens until ``start()``.
   ///
@@ -113,4 +130,11 @@ public struct DevtoolsServer: Sendable {
       guard AccessToken.isWellFormed(token) else { throw .invalidToken }
     }
   }
+}
+
+/// How many event streams a server keeps open, how much each may hold, and how often the pump looks.
+struct StreamLimits: Sendable {
+  var maximumStreams = DevtoolsServer.maximumEventStreams
+  var maximumBytesPerStream = DevtoolsServer.maximumBufferedBytesPerStream
+  var timing = EventStreamPump.Timing()
 }

@@ -29,24 +29,31 @@ public final class RunningDevtoolsServer: Sendable {
   public let token: String?
 
   /// The page's address, with the token in its query when one is needed: `http://127.0.0.1:9090/`, or
-  /// `http://0.0.0.0:9090/?token=...`.
+  /// `http://127.0.0.1:9090/?token=...` for a server bound to every address (`0.0.0.0` or `::`), which a browser
+  /// cannot open: from another machine, put this machine's name or address in its place.
   public let url: URL
 
   private let group: ServiceGroup
   private let task: Task<Void, Never>
-  private let streams: OpenEventStreams
+  /// The open event streams; internal for the tests, which read its counters.
+  let hub: EventStreamHub
+  /// What the event streams' pump did; internal for the tests.
+  let pumpCounters: PumpCounters
+  private let pump: Task<Void, Never>
 
   private init(
     host: String, port: Int, token: String?, group: ServiceGroup, task: Task<Void, Never>,
-    streams: OpenEventStreams
+    hub: EventStreamHub, pump: Task<Void, Never>, pumpCounters: PumpCounters
   ) {
     self.host = host
     self.port = port
     self.token = token
     self.group = group
     self.task = task
-    self.streams = streams
-    let hostInURL = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    self.hub = hub
+    self.pump = pump
+    self.pumpCounters = pumpCounters
+    let hostInURL = Self.hostInURL(bound: host)
     let query = token.map { "?token=\($0)" } ?? ""
     // The host is an address or a name and the token is made of characters a URL keeps: the text is a URL.
     url = URL(string: "http://\(hostInURL):\(port)/\(query)")!
@@ -63,15 +70,26 @@ public final class RunningDevtoolsServer: Sendable {
   ///
   /// Calling it again waits for the same end.
   public func stop() async {
-    streams.closeAll()
+    hub.closeAll()
     await group.triggerGracefulShutdown()
     await task.value
+    await pump.value
+  }
+
+  /// The host a browser opens for a server bound to `host`: loopback for an address that means every address.
+  static func hostInURL(bound host: String) -> String {
+    switch host {
+    case "0.0.0.0", "": return "127.0.0.1"
+    case "::", "[::]", "::0": return "[::1]"
+    default: return host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
   }
 
   static func start(_ server: DevtoolsServer) async throws -> RunningDevtoolsServer {
-    let streams = OpenEventStreams()
-    let routes = DevtoolsRoutes(
-      inspector: server.registry.inspector, token: server.token, streams: streams, eventBufferLimit: 256)
+    let hub = EventStreamHub(
+      maximumStreams: server.limits.maximumStreams, maximumBytesPerStream: server.limits.maximumBytesPerStream)
+    let counters = PumpCounters()
+    let routes = DevtoolsRoutes(inspector: server.registry.inspector, token: server.token, hub: hub)
     let listening = ListeningSignal()
     let application = Application(
       router: routes.makeRouter(),
@@ -95,9 +113,20 @@ public final class RunningDevtoolsServer: Sendable {
           .failure(.cannotBind(host: server.host, port: server.port, reason: String(describing: error))))
       }
     }
-    let bound = try await listening.wait()
+    let bound: BoundAddress
+    do {
+      bound = try await listening.wait()
+    } catch {
+      hub.closeAll()
+      throw error
+    }
+    let pump = EventStreamPump(
+      inspector: server.registry.inspector, hub: hub, eventBufferLimit: 256, timing: server.limits.timing,
+      counters: counters)
+    let pumpTask = Task { await pump.run() }
     return RunningDevtoolsServer(
-      host: bound.host, port: bound.port, token: server.token, group: group, task: task, streams: streams)
+      host: bound.host, port: bound.port, token: server.token, group: group, task: task, hub: hub, pump: pumpTask,
+      pumpCounters: counters)
   }
 }
 

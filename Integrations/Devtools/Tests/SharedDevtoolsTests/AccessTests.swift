@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 import SharedDevtools
 import SharedState
 import Testing
@@ -76,6 +77,71 @@ import Testing
     #expect(foreign.status == 403)
     #expect(try foreign.json["error"] as? String == "forbiddenHost")
     #expect(local.status == 200)
+  }
+
+  @Test func theHostHeaderIsParsedWhole() async throws {
+    let hosts = [
+      "[::1]evil.example", "127.0.0.1:1@evil.example", "127.0.0.1.evil.example", "localhost:80:80", "[::1",
+      "127.0.0.1:", "127.0.0.1:port", "localhost@evil.example",
+    ]
+    let answers = try await withServer(registry: SharedRegistry()) { running in
+      var answers: [String: Int] = [:]
+      for host in hosts {
+        answers[host] = try await request(running, "/api/snapshot", headers: [("Host", host)]).status
+      }
+      answers["[::1]:\(running.port)"] =
+        try await request(running, "/api/snapshot", headers: [("Host", "[::1]:\(running.port)")]).status
+      return answers
+    }
+    for host in hosts { #expect(answers[host] == 403, "\(host)") }
+    #expect(answers.values.filter { $0 == 200 }.count == 1)
+  }
+
+  @Test func theEventStreamAndActionsRefuseAnotherSitesPage() async throws {
+    let registry = SharedRegistry()
+    let answers = try await withServer(registry: registry) { running in
+      let own = "http://127.0.0.1:\(running.port)"
+      return [
+        // The stream's status only: a stream let through would never end.
+        "events from elsewhere":
+          try await EventStreamReader(running, headers: [("Origin", "http://evil.example")]).status,
+        "events from null": try await EventStreamReader(running, headers: [("Origin", "null")]).status,
+        "action from elsewhere":
+          try await request(
+            running, "/api/actions", method: .POST,
+            headers: [("Origin", "http://evil.example"), ("Content-Type", "application/json")],
+            body: #"{"key":"query:[]","action":"refetch"}"#
+          ).status,
+        "snapshot from its own page": try await request(running, "/api/snapshot", headers: [("Origin", own)]).status,
+      ]
+    }
+    #expect(answers["events from elsewhere"] == 403)
+    #expect(answers["events from null"] == 403)
+    #expect(answers["action from elsewhere"] == 403)
+    #expect(answers["snapshot from its own page"] == 200)
+  }
+
+  @Test func theBearerSchemeIsReadInAnyCase() async throws {
+    let statuses = try await withServer(registry: SharedRegistry(), token: "s3cret-token") { running in
+      var statuses: [Int] = []
+      for scheme in ["Bearer", "bearer", "BEARER"] {
+        statuses.append(
+          try await request(running, "/api/snapshot", headers: [("Authorization", "\(scheme) s3cret-token")]).status)
+      }
+      statuses.append(
+        try await request(running, "/api/snapshot", headers: [("Authorization", "Basic s3cret-token")]).status)
+      return statuses
+    }
+    #expect(statuses == [200, 200, 200, 401])
+  }
+
+  @Test func boundToEveryAddressTheURLIsOneABrowserOpens() async throws {
+    let (url, token, status) = try await withServer(registry: SharedRegistry(), host: "0.0.0.0") { running in
+      (running.url, running.token, try await request(running, "/api/snapshot", token: running.token).status)
+    }
+    #expect(url.host == "127.0.0.1")
+    #expect(url.query == "token=\(try #require(token))")
+    #expect(status == 200)
   }
 
   @Test func aBadPortOrTokenIsANamedError() async throws {

@@ -29,7 +29,7 @@ enum DocumentationSnippets {
 
   func inspectFromAnotherMachine(registry: SharedRegistry) async throws -> RunningDevtoolsServer {
     let running = try await DevtoolsServer(registry: registry, host: "0.0.0.0", port: 9090).start()
-    print("Devtools inspector: \(running.url)")  // http://0.0.0.0:9090/?token=…
+    print("Devtools inspector: \(running.url)")  // http://127.0.0.1:9090/?token=…
     return running
   }
 

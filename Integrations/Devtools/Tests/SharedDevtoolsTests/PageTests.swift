@@ -11,20 +11,25 @@ import Testing
     #expect(page.status == 200)
     #expect(page.contentType?.hasPrefix("text/html") == true)
     for id in [
-      "connection", "filter-prefix", "filter-status", "key-list", "detail", "detail-value", "detail-history",
-      "timeline",
+      "connection", "status-counts", "filter-key", "filter-status", "sort", "key-list", "detail", "detail-value",
+      "detail-history", "mutations", "timeline",
     ] {
       #expect(page.body.contains(#"id="\#(id)""#), "#\(id)")
     }
     #expect(page.body.contains(#"id="connection" data-state="connecting""#))
-    for status in ["", "idle", "pending", "success", "error"] {
+    for status in ["", "idle", "pending", "success", "error", "fetching"] {
       #expect(page.body.contains(#"<option value="\#(status)">"#), "status \(status)")
     }
+    #expect(page.body.contains(#"role="listbox" aria-label="Keys" tabindex="0""#))
+    #expect(page.body.contains("disconnected since"))
     for action in ["refetch", "invalidate", "reset", "remove", "forceLoading", "forceError", "restore"] {
       #expect(page.body.contains(#"<button type="button" data-action="\#(action)">"#), "\(action)")
     }
     // What the script sets on rows and timeline items.
-    for attribute in ["dataset.keyId", "dataset.kind", "dataset.status", "dataset.fetching", "dataset.event"] {
+    for attribute in [
+      "dataset.keyId", "dataset.kind", "dataset.status", "dataset.fetching", "dataset.event", "dataset.since",
+      "dataset.countStatus", "aria-selected", "copy-path", "copy-value", "mutation-run",
+    ] {
       #expect(page.body.contains(attribute), "\(attribute)")
     }
   }

@@ -42,4 +42,28 @@ import Testing
     #expect(try Date(takenAt, strategy: .iso8601) <= Date())
     #expect(try answer.json["keys"] as? [Any] != nil)
   }
+
+  @Test func aMutationListsItsRunsWithArgumentsStatusErrorAndDuration() async throws {
+    struct Refused: Error, CustomStringConvertible {
+      var description: String { "refused" }
+    }
+    let registry = SharedRegistry()
+    let rename = SharedRegistry.$current.withValue(registry) {
+      Shared(wrappedValue: MutationState<String, Int>(), .mutation(["rename"]))
+    }
+    _ = try await rename.mutate("title") { title in title.count }.value
+    _ = try? await rename.mutate("other") { _ in throw Refused() }.value
+    let answer = try await withServer(registry: registry) { running in
+      try await request(running, "/api/snapshot")
+    }
+    let key = try #require(try keysByID(answer.json)["mutation:rename"])
+    let runs = try #require(key["mutationRuns"] as? [[String: Any]])
+    #expect(runs.map { ($0["arguments"] as? [String: Any])?["text"] as? String } == [#""title""#, #""other""#])
+    #expect(runs.map { $0["status"] as? String } == ["success", "error"])
+    #expect(runs[1]["error"] as? String == "refused")
+    #expect((runs[0]["result"] as? [String: Any])?["text"] as? String == "5")
+    #expect(runs.allSatisfy { ($0["duration"] as? Double).map { $0 >= 0 } == true })
+    #expect(runs.allSatisfy { $0["startedAt"] as? String != nil && $0["endedAt"] as? String != nil })
+    withExtendedLifetime(rename) {}
+  }
 }

@@ -3,10 +3,11 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import SharedDevtools
 import SharedState
 import Synchronization
 import Testing
+
+@testable import SharedDevtools
 
 /// Runs `body` with a server of `registry` listening on a free port, and stops the server after it, whatever happens.
 func withServer<Result>(
@@ -96,9 +97,10 @@ struct EventStreamReader {
   /// The status code of the stream's answer.
   let status: Int
 
-  init(_ running: RunningDevtoolsServer, token: String? = nil) async throws {
+  init(_ running: RunningDevtoolsServer, token: String? = nil, headers: [(String, String)] = []) async throws {
     let query = token.map { "?token=\($0)" } ?? ""
-    let request = HTTPClientRequest(url: "http://127.0.0.1:\(running.port)/api/events\(query)")
+    var request = HTTPClientRequest(url: "http://127.0.0.1:\(running.port)/api/events\(query)")
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
     let response = try await HTTPClient.shared.execute(request, timeout: hangGuard)
     status = Int(response.status.code)
     chunks = response.body.makeAsyncIterator()
@@ -183,5 +185,57 @@ func acceptsConnections(port: Int) async -> Bool {
     return true
   } catch {
     return false
+  }
+}
+
+/// Runs `body` with a server of `registry` whose event streams have `limits`, and stops the server after it.
+func withServer<Result>(
+  registry: SharedRegistry, limits: StreamLimits, _ body: (RunningDevtoolsServer) async throws -> Result
+) async throws -> Result {
+  var server = DevtoolsServer(registry: registry, port: 0)
+  server.limits = limits
+  let running = try await server.start()
+  do {
+    let result = try await body(running)
+    await running.stop()
+    return result
+  } catch {
+    await running.stop()
+    throw error
+  }
+}
+
+/// Suspends, without sleeping, until `condition` holds; records an issue and returns if it still does not after
+/// a minute (a guard against a hang only).
+func waitUntil(
+  _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+) async {
+  let giveUp = ContinuousClock.now + .seconds(60)
+  var checks = 0
+  while !condition() {
+    checks += 1
+    if checks % 1_024 == 0 && ContinuousClock.now > giveUp {
+      Issue.record("never: \(what)", sourceLocation: sourceLocation)
+      return
+    }
+    await Task.yield()
+  }
+}
+
+/// A client that asks for the event stream and never reads its answer: its connection's buffers fill, and the
+/// server's writes wait.
+struct StalledClient {
+  let channel: any Channel
+
+  init(port: Int, path: String = "/api/events") async throws {
+    channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .channelOption(.autoRead, value: false)
+      .connect(host: "127.0.0.1", port: port).get()
+    let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n"
+    try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+  }
+
+  func close() async {
+    try? await channel.close()
   }
 }

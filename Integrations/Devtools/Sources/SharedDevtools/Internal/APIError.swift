@@ -48,6 +48,18 @@ struct APIError: Error {
         + "used since the last garbage check cannot be forced.")
   }
 
+  static func tooManyStreams(_ maximum: Int) -> APIError {
+    APIError(
+      status: .serviceUnavailable, code: "tooManyStreams",
+      message: "This inspector already has \(maximum) pages open (their event streams); close one and reload.")
+  }
+
+  static func forbiddenOrigin(_ origin: String) -> APIError {
+    APIError(
+      status: .forbidden, code: "forbiddenOrigin",
+      message: "This inspector answers only its own page, not a page of \(origin).")
+  }
+
   static func badRequest(_ message: String) -> APIError {
     APIError(status: .badRequest, code: "badRequest", message: message)
   }

@@ -7,9 +7,7 @@ import SharedState
 struct DevtoolsRoutes: Sendable {
   let inspector: SharedInspector
   let token: String?
-  let streams: OpenEventStreams
-  /// Events buffered for a page that reads slower than they come; the oldest are dropped beyond it.
-  let eventBufferLimit: Int
+  let hub: EventStreamHub
 
   /// The largest action request read.
   static let maximumActionBody = 64 * 1024
@@ -50,25 +48,32 @@ struct DevtoolsRoutes: Sendable {
   }
 
   func eventStream() -> Response {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(eventBufferLimit * 2))
-    let pump = EventStreamPump(inspector: inspector, bufferLimit: eventBufferLimit)
-    let task = Task { await pump.run(into: continuation) }
-    let streams = self.streams
-    let id = streams.makeID()
-    // Set before the stream can be finished (by the page leaving or the server stopping), so that it always runs.
-    continuation.onTermination = { _ in
-      task.cancel()
-      streams.unregister(id)
+    let opened: (id: Int, outbox: EventStreamOutbox, lastEventSequence: UInt64)
+    do {
+      opened = try hub.open()
+    } catch {
+      switch error {
+      case .stopping:
+        return APIError(status: .serviceUnavailable, code: "stopping", message: "The inspector is stopping.").response
+      case .tooManyStreams:
+        return APIError.tooManyStreams(hub.maximumStreams).response
+      }
     }
-    guard streams.register(continuation, as: id) else {
-      continuation.finish()
-      return APIError(status: .serviceUnavailable, code: "stopping", message: "The inspector is stopping.").response
-    }
+    // The events this page missed, up to those the pump sends from now on.
+    let missed = inspector.recentEvents.filter { $0.sequence <= opened.lastEventSequence }
+    opened.outbox.prepend(missed.map(ServerSentEvent.inspection))
+    let hub = self.hub
     return Response(
       status: .ok,
       headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
-      body: ResponseBody(asyncSequence: stream))
+      body: ResponseBody { writer in
+        // Ends when the page goes away (a write fails) or the server stops (the outbox ends).
+        defer { hub.close(opened.id) }
+        while let frame = await opened.outbox.next() {
+          try await writer.write(frame)
+        }
+        try await writer.finish(nil)
+      })
   }
 
   func perform(_ request: Request) async throws -> Response {

@@ -1,86 +1,116 @@
 import Foundation
-import Hummingbird
+import NIOCore
 import SharedState
 import Synchronization
 
-/// Feeds one page's event stream: the registry's recent events, then each new one as it is published, and a fresh
-/// snapshot at once, soon after an event (within a tenth of a second) and otherwise whenever a key changed (checked
-/// every half second), so a change that publishes no event (a value written) still shows within a second.
+/// Feeds every page's event stream, once for all of them: while a stream is open, the registry's events as they are
+/// published, and a fresh snapshot soon after an event (within a tick) and otherwise whenever a key changed (checked
+/// every ``Timing/snapshotInterval``), so a change that publishes no event (a value written) still shows within a
+/// second. A snapshot is taken and encoded once per check, whatever the number of streams, and sent only when it
+/// differs from the one before.
 struct EventStreamPump: Sendable {
+  /// How often the pump looks, and waits.
+  struct Timing: Sendable {
+    /// How often the pump looks whether a snapshot is due.
+    var tick: Duration = .milliseconds(100)
+    /// How often a snapshot is taken when no event came.
+    var snapshotInterval: Duration = .milliseconds(500)
+    /// How long the streams may stay silent before a comment keeps them (and their connections) alive.
+    var keepAliveInterval: Duration = .seconds(15)
+  }
+
   let inspector: SharedInspector
-  let bufferLimit: Int
+  let hub: EventStreamHub
+  let eventBufferLimit: Int
+  let timing: Timing
+  let counters: PumpCounters
 
-  /// How often the pump looks whether a snapshot is due.
-  static let tick: Duration = .milliseconds(100)
-  /// How often a snapshot is taken when no event came.
-  static let snapshotInterval: Duration = .milliseconds(500)
-  /// How long the stream may stay silent before a comment keeps it (and the connection) alive.
-  static let keepAliveInterval: Duration = .seconds(15)
+  /// Runs until the hub closes (or the task is cancelled): attaches the registry's inspector while a stream is open.
+  func run() async {
+    while !Task.isCancelled {
+      await hub.waitForStreams()
+      if hub.isClosed || Task.isCancelled { return }
+      await runWhileStreamsAreOpen()
+    }
+  }
 
-  /// Runs until cancelled: when the page goes away or the server stops.
-  ///
-  /// The inspector is attached before the first snapshot is sent: an event published after the page received its
-  /// first snapshot reaches the page.
-  func run(into continuation: AsyncStream<ByteBuffer>.Continuation) async {
+  /// One session: from the first stream opened to the last one closed. The inspector is attached before the first
+  /// snapshot is sent: an event published after a page received its first snapshot reaches the page.
+  private func runWhileStreamsAreOpen() async {
     let eventArrived = EventFlag()
     // Attaches the inspector now; the events published from here on wait in this sequence until forwarded.
-    let live = inspector.events(bufferingNewest: bufferLimit)
+    let live = inspector.events(bufferingNewest: eventBufferLimit)
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
-        await forwardEvents(live, into: continuation, eventArrived: eventArrived)
+        await forwardEvents(live, eventArrived: eventArrived)
       }
       group.addTask {
-        await sendSnapshots(into: continuation, eventArrived: eventArrived)
+        await sendSnapshots(eventArrived: eventArrived)
       }
-      // Either ends only when cancelled; end the other with it.
+      // The snapshots end when no stream is left (or at cancellation); the events end with them.
       await group.next()
       group.cancelAll()
     }
   }
 
-  private func forwardEvents(
-    _ live: InspectionEvents, into continuation: AsyncStream<ByteBuffer>.Continuation, eventArrived: EventFlag
-  ) async {
+  private func forwardEvents(_ live: InspectionEvents, eventArrived: EventFlag) async {
     // The recent events first; those published since the sequence was made are in both, and sent once.
-    var lastSent: UInt64 = 0
     for event in inspector.recentEvents {
-      continuation.yield(ServerSentEvent.inspection(event))
-      lastSent = event.sequence
+      hub.broadcast(event: ServerSentEvent.inspection(event), sequence: event.sequence)
     }
-    for await event in live where event.sequence > lastSent {
-      continuation.yield(ServerSentEvent.inspection(event))
+    for await event in live {
+      hub.broadcast(event: ServerSentEvent.inspection(event), sequence: event.sequence)
       eventArrived.raise()
     }
   }
 
-  private func sendSnapshots(
-    into continuation: AsyncStream<ByteBuffer>.Continuation, eventArrived: EventFlag
-  ) async {
+  private func sendSnapshots(eventArrived: EventFlag) async {
     let clock = ContinuousClock()
     var lastKeys: Data?
     var lastSnapshot = clock.now
     var lastWrite = clock.now
     var isFirst = true
-    while !Task.isCancelled {
+    while !Task.isCancelled && hub.hasStreams {
       let now = clock.now
-      if isFirst || eventArrived.lower() || now - lastSnapshot >= Self.snapshotInterval {
+      if isFirst || eventArrived.lower() || now - lastSnapshot >= timing.snapshotInterval {
         isFirst = false
         lastSnapshot = now
+        counters.checked()
         let snapshot = SnapshotPayload(inspector.snapshot())
         let keys = DevtoolsJSON.encode(snapshot.keys)
+        counters.encoded()
         if keys != lastKeys {
           lastKeys = keys
-          continuation.yield(ServerSentEvent.snapshot(takenAt: snapshot.takenAt, keys: keys))
+          hub.broadcast(snapshot: ServerSentEvent.snapshot(takenAt: snapshot.takenAt, keys: keys))
+          counters.sent()
           lastWrite = now
         }
       }
-      if now - lastWrite >= Self.keepAliveInterval {
-        continuation.yield(ServerSentEvent.keepAlive)
+      if now - lastWrite >= timing.keepAliveInterval {
+        hub.broadcastKeepAlive()
         lastWrite = now
       }
-      try? await Task.sleep(for: Self.tick)
+      try? await Task.sleep(for: timing.tick)
     }
   }
+}
+
+/// What the pump did, for the tests and the README's numbers.
+final class PumpCounters: Sendable {
+  private let snapshotChecks = Atomic(0)
+  private let snapshotsEncoded = Atomic(0)
+  private let snapshotsSent = Atomic(0)
+
+  func checked() { snapshotChecks.add(1, ordering: .relaxed) }
+  func encoded() { snapshotsEncoded.add(1, ordering: .relaxed) }
+  func sent() { snapshotsSent.add(1, ordering: .relaxed) }
+
+  /// The times the pump looked whether the registry changed.
+  var checks: Int { snapshotChecks.load(ordering: .relaxed) }
+  /// The snapshots taken and encoded, once for every stream.
+  var encodedSnapshots: Int { snapshotsEncoded.load(ordering: .relaxed) }
+  /// The snapshots sent to the streams (those that differed from the one before).
+  var sentSnapshots: Int { snapshotsSent.load(ordering: .relaxed) }
 }
 
 /// Set by each event, taken by the next snapshot.

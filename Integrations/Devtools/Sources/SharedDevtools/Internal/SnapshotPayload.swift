@@ -29,6 +29,8 @@ struct KeyPayload: Encodable {
   var store: StorePayload?
   /// The actions the page may ask for: every action for a query, none otherwise.
   var actions: [String]
+  /// A mutation's recent runs, oldest first; absent for a key whose value is not a mutation's state.
+  var mutationRuns: [MutationRunPayload]?
 
   init(_ key: InspectedKey) {
     id = key.id
@@ -45,6 +47,31 @@ struct KeyPayload: Encodable {
     query = key.query.map(QueryPayload.init)
     store = key.store.map(StorePayload.init)
     actions = key.queryKey == nil ? [] : ActionRequest.actionNames
+    mutationRuns = key.mutationRuns.map { $0.map(MutationRunPayload.init) }
+  }
+}
+
+/// One run of a mutation: its arguments, status, result or error, and when it started and ended.
+struct MutationRunPayload: Encodable {
+  var id: Int
+  var arguments: ValueSummaryPayload
+  var status: String
+  var result: ValueSummaryPayload?
+  var error: String?
+  var startedAt: String
+  var endedAt: String?
+  /// Seconds from the start to the end, for a run that ended.
+  var duration: Double?
+
+  init(_ run: InspectedMutationRun) {
+    id = run.id
+    arguments = ValueSummaryPayload(run.arguments)
+    status = run.status.rawValue
+    result = run.result.map(ValueSummaryPayload.init)
+    error = run.error
+    startedAt = JSONDate.text(run.startedAt)
+    endedAt = run.endedAt.map(JSONDate.text)
+    duration = run.endedAt.map { max($0.timeIntervalSince(run.startedAt), 0) }
   }
 }
 
