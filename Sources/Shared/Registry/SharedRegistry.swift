@@ -205,5 +205,9 @@ public final class SharedRegistry: Sendable {
   /// Removes the entry of a root that went away, unless a newer root took its place.
   func remove(_ id: some Hashable & Sendable, generation: UInt64) {
     state.withLockReleasingAfter { state in (result: (), released: state.remove(id, generation: generation)) }
+    // A freed mutation state's runs leave the readers of mutation states (one type comparison for other keys).
+    if type(of: id) == MutationKeyID.self, let id = id as? MutationKeyID {
+      existingQueries?.services.mutationStates.changed(id.key)
+    }
   }
 }

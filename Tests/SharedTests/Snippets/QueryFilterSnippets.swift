@@ -149,6 +149,22 @@ struct QueryFilterSnippets {
     let busy = store.runningMutationCount(.prefix(["posts"]))  // TanStack's isMutating(filters)
     _ = (pendingTitles, busy)
   }
+
+  // UsingQueries.md, "Mutations across keys", the live form
+  func followMutationsAcrossKeys(store: QueryStore) -> ObserverToken {
+    let saving = store.mutationStates(matching: .prefix(["posts"]).status(.pending))
+    let token = saving.observe { runs in print("saving", runs.count) }  // a live isMutating(filters)
+    return token
+  }
+
+  // QueryStore.mutationStates(matching:)
+  func followMutations() -> ObserverToken {
+    let saving = SharedRegistry.current.queries.mutationStates(matching: .prefix(["posts"]).status(.pending))
+    let token = saving.observe { runs in
+      print("saving", runs.compactMap { $0.arguments(as: String.self) })  // the titles being saved
+    }
+    return token
+  }
 }
 
 extension QueryFilterSnippets {

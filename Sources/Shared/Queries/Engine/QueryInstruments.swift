@@ -62,6 +62,7 @@ struct MutationInstruments<Result: Sendable>: Sendable {
     self.key = key
     subject = .mutation(arguments: arguments, meta: meta)
     services.activity.mutationStarted(key)
+    services.mutationStates.changed(key)
     let inspector = services.inspector
     if inspector.isAttached {
       let id = InspectedKey.id(kind: .mutation, name: key.map { MutationKeyID(key: $0).name } ?? "(unnamed)")
@@ -74,19 +75,24 @@ struct MutationInstruments<Result: Sendable>: Sendable {
 
   /// The run succeeded with `result` and its state shows it; `callsBack`: the caller's `onSuccess` runs next.
   func succeeded(_ result: Result, callsBack: Bool) {
+    services.mutationStates.changed(key)
     services.reportSuccess(subject, result)
     if let inspected, callsBack { services.inspector.publish(inspected.id, .mutationCallback(.onSuccess)) }
   }
 
   /// The run failed with `error` and its state shows it; `callsBack`: the caller's `onError` runs next.
   func failed(_ error: any Error, callsBack: Bool) {
+    services.mutationStates.changed(key)
     services.reportError(subject, error)
     if let inspected, callsBack { services.inspector.publish(inspected.id, .mutationCallback(.onError)) }
   }
 
-  /// The run ended with `result`; `callsBack`: the caller's `onSettled` runs next.
+  /// The run ended with `result` (a cancelled run's state shows it now); `callsBack`: the caller's `onSettled` runs
+  /// next.
   func settled(_ result: Swift.Result<Result, any Error>, callsBack: Bool) {
     services.activity.mutationEnded(key)
+    // A success or a failure was heard as it showed; a cancellation shows only now.
+    if case .failure(let error) = result, error is CancellationError { services.mutationStates.changed(key) }
     services.reportSettled(subject, result.map { $0 as any Sendable })
     guard let inspected else { return }
     let duration = ContinuousClock.now - inspected.startedAt

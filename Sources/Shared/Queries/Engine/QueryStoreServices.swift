@@ -8,6 +8,8 @@ final class QueryStoreServices: Sendable {
   let hooks = Lock(QueryHooks())
   /// The fetches and mutation runs under way, counted for the whole store and for the prefixes asked about.
   let activity = QueryActivityTracker()
+  /// The readers of the runs of the mutations under a filter, read again as runs start and end.
+  let mutationStates = MutationStatesTracker()
   /// The lines of the mutation scopes of the store's registry.
   let mutationScopes = MutationScopes()
   /// The online status the store follows, its default network mode, and the work waiting for the network.

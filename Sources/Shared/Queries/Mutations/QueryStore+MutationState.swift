@@ -42,6 +42,39 @@ extension QueryStore {
       }
   }
 
+  /// The runs of the mutations that `filter` reaches, kept up to date: TanStack Query's `useMutationState`.
+  ///
+  /// ```swift
+  /// let saving = SharedRegistry.current.queries.mutationStates(matching: .prefix(["posts"]).status(.pending))
+  /// let token = saving.observe { runs in
+  ///   print("saving", runs.compactMap { $0.arguments(as: String.self) })  // the titles being saved
+  /// }
+  /// ```
+  ///
+  /// Its value is what ``mutations(matching:)`` returns, listed again whenever a run of a mutation whose key the
+  /// filter's key reaches starts, succeeds, fails or is cancelled (a run started also pushes the oldest out of a
+  /// full ``MutationState/history``), and when the mutation state of such a key is freed. A listing with the same
+  /// runs in the same states (by key, run number, status and times) is not written, so holders hear of no change
+  /// that is none. `.status(.pending)` and `count` make a live `isMutating(filters)`.
+  ///
+  /// The listing runs on the thread of the event, outside every lock, and so does the filter's predicate; while
+  /// it runs, another event only asks for one more listing, made by the same thread once this one is written. So
+  /// the reader's changes come in order, and the last one always lists what followed the last run that started or
+  /// ended. A mutation state written directly (`$rename.withLock { $0 = MutationState() }`) is listed again at
+  /// the next of these events.
+  ///
+  /// Each call makes its own reader (a filter's predicate cannot be compared); it is freed after its last holder,
+  /// and costs the mutation runs nothing once no reader is left. While there is none, a run pays one atomic load.
+  ///
+  /// - Parameter filter: Which mutations and runs; every run of every keyed mutation by default.
+  /// - Returns: A reader of the runs, oldest first.
+  public func mutationStates(matching filter: MutationFilter = .all) -> SharedReader<[MutationSnapshot]> {
+    let box = services.mutationStates.reader(of: filter) { [weak self] in
+      self?.mutations(matching: filter) ?? []
+    }
+    return SharedReader(Shared(reference: .box(box)))
+  }
+
   /// How many runs of the mutations that `filter` reaches are under way: TanStack Query's `isMutating(filters)`.
   ///
   /// ```swift

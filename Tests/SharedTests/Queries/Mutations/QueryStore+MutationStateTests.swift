@@ -61,7 +61,7 @@ private struct RenameFailure: Error {}
   }
 
   /// Runs a mutation under `key` from a holder that goes away with this call.
-  private func runOnce(key: QueryKey) async throws {
+  func runOnce(key: QueryKey) async throws {
     let state = Shared(wrappedValue: MutationState<String, Int>(), .mutation(key))
     _ = try await state.mutate("draft") { _ in 1 }.value
     #expect(SharedRegistry.current.queries.mutations(matching: .exactly(key)).count == 1)
