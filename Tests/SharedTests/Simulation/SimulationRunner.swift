@@ -67,6 +67,9 @@ final class SimulationRunner {
   var holders: [[(shared: Shared<State>, attached: Bool)]]
   private var mutationStates: [Shared<MutationState<Int, Int>>] = []
   private var mutationTasks: [(task: OperationTask<Int>, state: Int)] = []
+  /// A reader of every run of every keyed mutation (the simulated ones and the queue's): at rest it shows what the
+  /// store lists.
+  private var mutationsReader: SharedReader<[MutationSnapshot]>?
   /// Each ended mutation and whether it succeeded, as their tasks report.
   private let outcomes = Collector<(mutation: Int, succeeded: Bool)>()
   /// The step at which the server answered each mutation's call: a success's invalidation is owed from then, even
@@ -118,7 +121,11 @@ final class SimulationRunner {
   /// Sets up the current registry's store as the app does at launch: its network, and its persisted cache (restored
   /// from `bytes`) if the program relaunches.
   private func launch(restoring bytes: Data?) async {
-    mutationStates = (0..<2).map { _ in Shared(value: MutationState<Int, Int>()) }
+    // Under mutation keys, so that the store lists their runs, and a reader of them follows every run.
+    (mutationStates, mutationsReader) = SharedRegistry.$current.withValue(registry) {
+      let states = (0..<2).map { Shared(wrappedValue: MutationState<Int, Int>(), .mutation(["sim-mutation", $0])) }
+      return (states, store.mutationStates(matching: .all))
+    }
     // Either launch order: the persisted cache then the queue's registrations and restore, or the other way round;
     // then the holders (the steps). A queued entry's change shows over the restored value either way.
     let queueFirst = program.setup.restoresQueueFirst
@@ -515,6 +522,10 @@ final class SimulationRunner {
     if let wrongRestoredDate { return wrongRestoredDate }
     if let wrongFilterCount { return wrongFilterCount }
     if let broken = queueBrokenInvariant() { return broken }
+    if let shown = mutationsReader?.wrappedValue, case let listed = store.mutations(), !shown.showsSameRuns(as: listed)
+    {
+      return "the reader of the mutation runs shows \(shown.map(\.status)), the store lists \(listed.map(\.status))"
+    }
     if let broken = holdersBrokenInvariant() { return broken }
     if let broken = debounce.broken(
       called: server.calledMutations, inFlight: server.mutationsInFlight, stateOf: { self.mutationTasks[$0].state },
