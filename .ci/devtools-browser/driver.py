@@ -11,7 +11,8 @@ The checks (each polls the page until it holds, with a deadline that only guards
      timeline shows the invalidation;
   d. finding a key: a word finds the keys that hold it anywhere, a status hides the others, the header counts them;
   e. the keyboard alone: Tab reaches the list, the arrow keys select, Enter reaches the actions and performs one;
-  f. the mutations view lists recent runs with their arguments, status, duration and error;
+  f. the mutations view lists recent runs with their arguments, status, duration, error and meta;
+  f2. a query's detail shows its meta and its three dates ("data from", "last error", "last change");
   g. the value explorer collapses, expands, and copies a path and a value;
 then a screenshot of the page with a query selected; then
   h. a phone-width window (375 px): nothing overflows, the status menu, timeline, mutations and actions are reachable;
@@ -483,6 +484,7 @@ def check_page(devtools, page, arguments):
 
     check_keyboard(devtools, page)
     check_mutations(devtools, page)
+    check_dates_and_meta(devtools, page)
     check_value_explorer(devtools, page)
 
     if devtools.evaluate("window.__browserTestMark") != marker:
@@ -568,7 +570,7 @@ def check_keyboard(devtools, page):
 
 
 def check_mutations(devtools, page):
-    """f. The mutations view lists the recent runs with their arguments, status, duration and error."""
+    """f. The mutations view lists the recent runs with their arguments, status, duration, error and meta."""
     runs = page.wait_for(
         "f. #mutations lists a successful and a failed run, with arguments, duration and error",
         """
@@ -578,17 +580,56 @@ def check_mutations(devtools, page):
     arguments: run.querySelector('.arguments')?.textContent || '',
     duration: run.querySelector('.duration')?.textContent || '',
     error: run.querySelector('.error')?.textContent || '',
+    meta: run.querySelector('.run-meta')?.textContent || '',
   }));
   const succeeded = runs.find((run) => run.status === 'success' && run.arguments.includes('Note') && /\d/.test(run.duration));
   const failed = runs.find((run) => run.status === 'error' && run.arguments.includes('postID') && run.error.includes('refused'));
-  return succeeded && failed ? { succeeded, failed, count: runs.length } : null;
+  const withMeta = runs.find((run) => run.arguments.includes('postID') && /screen: post \d/.test(run.meta) &&
+    run.meta.includes('source: like button'));
+  return succeeded && failed && withMeta ? { succeeded, failed, meta: withMeta.meta, count: runs.length } : null;
 })()
 """,
     )
     page.click("f. a run of #mutations", "document.querySelector('#mutations .mutation-run[data-status=\"error\"]')")
     page.wait_for("f. clicking a run selects its mutation", "document.querySelector('#detail').dataset.keyId.startsWith('mutation:')")
     print(f"ok f. the mutations view ({page.elapsed()}): {runs['count']} runs; {json.dumps(runs['succeeded'])}; "
-          f"{json.dumps(runs['failed'])}", flush=True)
+          f"{json.dumps(runs['failed'])}; meta {json.dumps(runs['meta'])}", flush=True)
+
+
+def fact_expression(name):
+    return f"document.querySelector('#detail-facts dd[data-fact=' + {js(json.dumps(name))} + ']')?.textContent || ''"
+
+
+def check_dates_and_meta(devtools, page):
+    """f2. A query's detail shows its meta and its dates: when its value was obtained, its last error, its last
+    change."""
+    page.click(f"f2. the {TODOS} row", row_expression(TODOS))
+    page.wait_for(f"f2. #detail shows {TODOS}", f"document.querySelector('#detail').dataset.keyId === {js(TODOS)}")
+    todos = page.wait_for(
+        f"f2. {TODOS} shows its meta, 'data from' and 'last change'",
+        f"""
+(() => {{
+  const facts = {{ meta: {fact_expression("meta")}, data: {fact_expression("data from")},
+                   change: {fact_expression("last change")} }};
+  return facts.meta === 'screen: todo list' && facts.data && facts.change ? facts : null;
+}})()
+""",
+    )
+    # The flaky query fails every other fetch: once it has failed, its last error has a date beside its data's.
+    page.click(f"f2. the {FLAKY} row", row_expression(FLAKY))
+    flaky = page.wait_for(
+        f"f2. {FLAKY} shows 'last error' beside 'data from' and 'last change'",
+        f"""
+(() => {{
+  if (document.querySelector('#detail').dataset.keyId !== {js(FLAKY)}) return null;
+  const facts = {{ data: {fact_expression("data from")}, error: {fact_expression("last error")},
+                   change: {fact_expression("last change")} }};
+  return facts.data && facts.error && facts.change ? facts : null;
+}})()
+""",
+    )
+    print(f"ok f2. dates and meta ({page.elapsed()}): {TODOS} {json.dumps(todos)}; {FLAKY} {json.dumps(flaky)}",
+          flush=True)
 
 
 def check_value_explorer(devtools, page):

@@ -6,7 +6,8 @@
 /// ```
 ///
 /// It reaches a query's fetcher and a mutation's closure through ``OperationContext/meta``, the store's hooks
-/// through ``QueryHookSubject/meta``, and an inspector as text (``InspectedQuery/meta``):
+/// through ``QueryHookSubject/meta``, and an inspector as text (``InspectedQuery/meta``,
+/// ``InspectedMutationRun/meta``):
 ///
 /// ```swift
 /// store.hooks.onError = { subject, error in

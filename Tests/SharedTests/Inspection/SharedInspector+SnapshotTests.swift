@@ -149,6 +149,25 @@ import Testing
     withExtendedLifetime(counter) {}
   }
 
+  @Test func aMutationRunShowsTheMetaItWasStartedWithAsText() async throws {
+    let rename = Shared(wrappedValue: MutationState<String, Int>(), .mutation("rename"))
+    _ = try await rename.mutate("title", .meta(["screen": "post", "attempts": 2])) { title in title.count }.value
+    _ = try await rename.mutate("other") { title in title.count }.value
+    let runs = try #require(SharedRegistry.current.inspector.snapshot()[id: "mutation:rename"]?.mutationRuns)
+    #expect(runs.map(\.meta) == [["screen": "post", "attempts": "2"], [:]])
+  }
+
+  /// A meta value's description is the program's code, like a value's encoding.
+  @Test func aMutationRunsMetaIsDescribedOutsideEveryLock() async throws {
+    let descriptions = Counter()
+    let rename = Shared(wrappedValue: MutationState<String, Int>(), .mutation("rename"))
+    let meta: OperationMeta = ["reentrant": ReentrantDescription(descriptions: descriptions)]
+    _ = try await rename.mutate("title", .meta(meta)) { title in title.count }.value
+    let runs = try #require(SharedRegistry.current.inspector.snapshot()[id: "mutation:rename"]?.mutationRuns)
+    #expect(runs.first?.meta == ["reentrant": "seen"])
+    #expect(descriptions.count == 2)  // The snapshot's, and the one inside it.
+  }
+
   @Test func aSummaryIsJSONWithSortedKeysOrNullForNothing() {
     #expect(ValueSummary(of: ["milk", "eggs"]).text == #"["milk","eggs"]"#)
     #expect(ValueSummary(of: Settings()).text == #"{"theme":"light","volume":5}"#)
@@ -215,5 +234,21 @@ struct Reentrant: Encodable, Sendable {
     }
     var container = encoder.singleValueContainer()
     try container.encode(["seen": true])
+  }
+}
+
+/// A meta value whose description takes a snapshot of the registry and reads the query store.
+struct ReentrantDescription: CustomStringConvertible, Sendable {
+  let descriptions: Counter
+
+  var description: String {
+    let registry = SharedRegistry.current
+    // Only the outer snapshot's description goes on; the inner one sees this same value and stops here.
+    if descriptions.increment() == 1 {
+      _ = registry.inspector.snapshot()
+      _ = registry.queries.count
+      _ = registry.count
+    }
+    return "seen"
   }
 }

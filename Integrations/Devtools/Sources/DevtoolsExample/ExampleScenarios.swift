@@ -71,9 +71,9 @@ struct ExampleScenarios: Service {
     let backend = NotesBackend()
 
     // Fetched once, then fresh for an hour: only an invalidation (or a refetch) from the page fetches it again,
-    // and each fetch prints a line.
+    // and each fetch prints a line. Its meta shows on the page, as the like mutation's does.
     @Shared(
-      .query(["todos"], options: QueryOptions(staleTime: .seconds(3600))) {
+      .query(["todos"], options: QueryOptions(staleTime: .seconds(3600), meta: ["screen": "todo list"])) {
         let fetch = todoFetches.add(1, ordering: .relaxed).newValue
         try await Task.sleep(for: .milliseconds(300))
         say(#"fetched ["todos"] #\#(fetch)"#)
@@ -115,7 +115,7 @@ struct ExampleScenarios: Service {
         if tick.isMultiple(of: 3) {
           let like = Like(postID: (tick / 3) % 3 + 1, liked: true)
           let refused = (tick / 3).isMultiple(of: 2)
-          $likePost.mutate(like) { like in
+          $likePost.mutate(like, .meta(["screen": "post \(like.postID)", "source": "like button"])) { like in
             try await Task.sleep(for: .milliseconds(250))
             if refused { throw LikeRefused(postID: like.postID) }
             return like.postID

@@ -30,7 +30,8 @@ public import SharedState
 /// - `POST /api/actions`: `{"key": "<id>", "action": "invalidate"}` acts on a query (the framework's `InspectorAction`, by name).
 ///
 /// At most ``maximumEventStreams`` pages are open at once, and a page that stops reading costs the program at most
-/// ``maximumBufferedBytesPerStream`` (see the README's "Memory").
+/// ``maximumBufferedBytesPerStream``, and loses its stream once it fell behind ``maximumDropsWithoutReading`` times
+/// in a row (see the README's "Memory").
 ///
 /// Errors are JSON, `{"error": "<code>", "message": "..."}`: `401 unauthorized` without the token (or a wrong one),
 /// `403 forbiddenHost` for a request addressed to another host than loopback when no token is needed, `403
@@ -65,6 +66,14 @@ public struct DevtoolsServer: Sendable {
   /// Past it, the page's waiting frames are dropped and the latest snapshot takes their place, so the page catches up
   /// from a whole picture. A snapshot larger than this is kept alone; its bytes are shared by every page.
   public static let maximumBufferedBytesPerStream = 1 << 20
+
+  /// How many times in a row a page may fall behind without reading a single frame before its stream is closed: 8.
+  ///
+  /// A page falls behind when more than ``maximumBufferedBytesPerStream`` waits for it; one that took nothing while
+  /// that happened eight times has stopped reading (or reads far slower than the program changes). Its stream ends and
+  /// its place goes to another page at once; a browser's page connects again by itself. A page that stops reading while
+  /// nothing changes never falls behind, and keeps its place until its connection closes.
+  public static let maximumDropsWithoutReading = 8
 
   /// The streams' bounds and the pump's timing; the tests make them smaller and faster.
   var limits = StreamLimits()
@@ -136,5 +145,6 @@ public struct DevtoolsServer: Sendable {
 struct StreamLimits: Sendable {
   var maximumStreams = DevtoolsServer.maximumEventStreams
   var maximumBytesPerStream = DevtoolsServer.maximumBufferedBytesPerStream
+  var maximumDropsWithoutReading = DevtoolsServer.maximumDropsWithoutReading
   var timing = EventStreamPump.Timing()
 }

@@ -87,7 +87,8 @@ public final class RunningDevtoolsServer: Sendable {
 
   static func start(_ server: DevtoolsServer) async throws -> RunningDevtoolsServer {
     let hub = EventStreamHub(
-      maximumStreams: server.limits.maximumStreams, maximumBytesPerStream: server.limits.maximumBytesPerStream)
+      maximumStreams: server.limits.maximumStreams, maximumBytesPerStream: server.limits.maximumBytesPerStream,
+      maximumDropsWithoutReading: server.limits.maximumDropsWithoutReading)
     let counters = PumpCounters()
     let routes = DevtoolsRoutes(inspector: server.registry.inspector, token: server.token, hub: hub)
     let listening = ListeningSignal()

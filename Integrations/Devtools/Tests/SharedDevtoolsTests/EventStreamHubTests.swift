@@ -46,6 +46,47 @@ import Testing
     withExtendedLifetime(values) {}
   }
 
+  /// A page that never reads while values keep changing falls behind again and again: after
+  /// `maximumDropsWithoutReading` drops in a row its stream is closed, and its place goes to the next page (the
+  /// README's "Memory" names this test).
+  @Test func aPageThatNeverReadsLosesItsStreamAndItsPlaceGoesToTheNext() async throws {
+    let registry = SharedRegistry()
+    // About 300 KB of snapshot: 64 values of 4 000 characters each.
+    let values = (0..<64).map { index in
+      holdValue("large-\(index)", in: registry, initial: String(repeating: "x", count: 4_000))
+    }
+    var limits = StreamLimits()
+    limits.maximumStreams = 1
+    limits.maximumBytesPerStream = 64 * 1024
+    limits.maximumDropsWithoutReading = 3
+    limits.timing.tick = .milliseconds(2)
+    limits.timing.snapshotInterval = .milliseconds(2)
+    let (closed, refusedWhileOpen, next) = try await withServer(registry: registry, limits: limits) { running in
+      let client = try await StalledClient(port: running.port)
+      await waitUntil("the stalled stream is open") { running.hub.openStreams == 1 }
+      let refusedWhileOpen = try await request(running, "/api/events").status
+      var change = 0
+      while running.hub.openStreams == 1 {
+        change += 1
+        let sent = running.pumpCounters.sentSnapshots
+        values[change % values.count].withLock { $0 = String(repeating: "y", count: 4_000) + String(change) }
+        await waitUntil("the change was sent, or the stream closed") {
+          running.pumpCounters.sentSnapshots > sent || running.hub.openStreams == 0
+        }
+        if change > 10_000 { break }  // A guard only: the stream closes long before.
+      }
+      let closed = running.hub.streamsClosedForStalling
+      var reader = try await EventStreamReader(running)
+      let next = (reader.status, try await reader.next()?.name)
+      await client.close()
+      return (closed, refusedWhileOpen, next)
+    }
+    #expect(refusedWhileOpen == 503)
+    #expect(closed == 1)
+    #expect(next.0 == 200 && next.1 == "snapshot")
+    withExtendedLifetime(values) {}
+  }
+
   @Test func pastTheMaximumStreamsAStreamIsRefusedWithAReason() async throws {
     var limits = StreamLimits()
     limits.maximumStreams = 2

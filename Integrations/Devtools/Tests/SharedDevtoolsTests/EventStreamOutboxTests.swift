@@ -54,4 +54,34 @@ import Testing
     outbox.offer(ByteBuffer(string: "late"), latestSnapshot: nil)
     #expect(outbox.bufferedBytes == 0)
   }
+
+  @Test func aStreamThatFallsBehindTheLimitTimesInARowWithoutTakingAFrameIsFinished() async {
+    let outbox = EventStreamOutbox(maximumBytes: 10, maximumDropsWithoutReading: 3)
+    let snapshot = ByteBuffer(string: "snapshot")
+    var stalled: [Bool] = []
+    for index in 0..<6 {
+      stalled.append(outbox.offer(ByteBuffer(string: "event\(index)"), latestSnapshot: snapshot))
+    }
+    // The first offer waits; each one after falls behind, and the third drop in a row finishes the stream.
+    #expect(stalled == [false, false, false, true, false, false])
+    #expect(outbox.drops == 3)
+    #expect(outbox.bufferedBytes == 0)
+    #expect(await outbox.next() == nil)
+  }
+
+  @Test func aStreamThatTakesAFrameBetweenDropsIsNeverFinished() async {
+    let outbox = EventStreamOutbox(maximumBytes: 10, maximumDropsWithoutReading: 2)
+    let snapshot = ByteBuffer(string: "snapshot")
+    var stalled = false
+    for index in 0..<10 {
+      outbox.offer(ByteBuffer(string: "event!"), latestSnapshot: snapshot)
+      stalled = outbox.offer(ByteBuffer(string: "event!"), latestSnapshot: snapshot) || stalled
+      // The page reads one frame after each drop: slow, not stalled.
+      #expect(await outbox.next() != nil, "round \(index)")
+    }
+    #expect(!stalled)
+    #expect(outbox.drops >= 10)
+    outbox.offer(ByteBuffer(string: "last"), latestSnapshot: nil)
+    #expect(outbox.bufferedBytes > 0)
+  }
 }

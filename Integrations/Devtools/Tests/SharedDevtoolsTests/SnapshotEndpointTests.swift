@@ -66,4 +66,34 @@ import Testing
     #expect(runs.allSatisfy { $0["startedAt"] as? String != nil && $0["endedAt"] as? String != nil })
     withExtendedLifetime(rename) {}
   }
+
+  @Test func aQueryAndAMutationRunShowTheirMetaAndAQueryItsDates() async throws {
+    struct Down: Error {}
+    let registry = SharedRegistry()
+    let todos = holdQuery(["todos"], in: registry, options: QueryOptions(meta: ["screen": "todo list"])) { [1] }
+    _ = try await todos.fetchValue()
+    let failing = holdQuery(
+      ["failing"], in: registry, options: QueryOptions(operation: QueryOptions.defaultOperation.retry(.none))
+    ) { () async throws -> Int in throw Down() }
+    _ = try? await failing.fetchValue()
+    let like = SharedRegistry.$current.withValue(registry) {
+      Shared(wrappedValue: MutationState<Int, Int>(), .mutation(["like"]))
+    }
+    _ = try await like.mutate(7, .meta(["source": "like button"])) { id in id }.value
+    let answer = try await withServer(registry: registry) { running in
+      try await request(running, "/api/snapshot")
+    }
+    let keys = try keysByID(answer.json)
+    let todosKey = try #require(keys[#"query:["todos"]"#])
+    #expect((todosKey["query"] as? [String: Any])?["meta"] as? [String: String] == ["screen": "todo list"])
+    let todosDates = try #require(todosKey["operation"] as? [String: Any])
+    #expect(todosDates["dataUpdatedAt"] as? String != nil && todosDates["updatedAt"] as? String != nil)
+    #expect(todosDates["errorUpdatedAt"] == nil)
+    let failingDates = try #require(keys[#"query:["failing"]"#]?["operation"] as? [String: Any])
+    #expect(failingDates["errorUpdatedAt"] as? String != nil)
+    #expect(failingDates["dataUpdatedAt"] == nil)
+    let runs = try #require(keys["mutation:like"]?["mutationRuns"] as? [[String: Any]])
+    #expect(runs.map { $0["meta"] as? [String: String] } == [["source": "like button"]])
+    withExtendedLifetime((todos, failing, like)) {}
+  }
 }

@@ -16,12 +16,15 @@ public struct MutationRecord<Arguments: Sendable, Result: Sendable>: Sendable, I
   public let startedAt: Date
   /// When the run ended, or `nil` while it runs.
   public internal(set) var endedAt: Date?
+  /// The meta the run was started with (``OperationOptions/meta``), for an inspector: one reference.
+  let meta: RecordedMeta
 
-  init(id: Int, arguments: Arguments, status: OperationStatus, startedAt: Date) {
+  init(id: Int, arguments: Arguments, status: OperationStatus, startedAt: Date, meta: OperationMeta = [:]) {
     self.id = id
     self.arguments = arguments
     self.status = status
     self.startedAt = startedAt
+    self.meta = RecordedMeta(meta: meta)
   }
 }
 

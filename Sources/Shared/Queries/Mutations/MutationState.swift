@@ -56,9 +56,10 @@ public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTra
     value = success
   }
 
-  mutating func record(_ arguments: Arguments) -> Int {
+  mutating func record(_ arguments: Arguments, meta: OperationMeta = [:]) -> Int {
     nextRecordID += 1
-    history.append(MutationRecord(id: nextRecordID, arguments: arguments, status: .pending, startedAt: Date()))
+    history.append(
+      MutationRecord(id: nextRecordID, arguments: arguments, status: .pending, startedAt: Date(), meta: meta))
     if history.count > historyLimit { history.removeFirst(history.count - historyLimit) }
     return nextRecordID
   }
@@ -73,7 +74,7 @@ public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTra
     invalidates: [QueryKey],
     awaitsRefetches: Bool
   ) -> Int {
-    let id = record(arguments)
+    let id = record(arguments, meta: options.meta)
     latestRun = MutationReplay(
       id: id, arguments: arguments, body: body, options: options, policy: policy, scope: scope,
       invalidates: invalidates, awaitsRefetches: awaitsRefetches)

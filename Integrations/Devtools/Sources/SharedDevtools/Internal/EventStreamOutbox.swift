@@ -7,6 +7,10 @@ import Synchronization
 /// ``maximumBytes`` for it: when a frame would pass the bound, every waiting frame is dropped and the latest snapshot
 /// takes their place, so the page catches up from a whole picture instead of a backlog. A snapshot larger than the
 /// bound is kept alone (the bound is then that one snapshot, whose bytes every stream shares).
+///
+/// A page that falls behind ``maximumDropsWithoutReading`` times in a row without taking a single frame between is
+/// taken for stalled (it reads nothing): the outbox lets its frames go and finishes, and its offer says so, so that
+/// the hub gives the stream's place to another page.
 final class EventStreamOutbox: Sendable {
   /// What the outbox holds; only touched under `state`'s lock.
   private struct State {
@@ -14,6 +18,8 @@ final class EventStreamOutbox: Sendable {
     var bytes = 0
     var highestBytes = 0
     var drops = 0
+    /// The drops since the writer last took a frame.
+    var dropsWithoutReading = 0
     var waiter: CheckedContinuation<ByteBuffer?, Never>?
     var isFinished = false
 
@@ -21,9 +27,13 @@ final class EventStreamOutbox: Sendable {
     enum OfferAction {
       case none
       case resume(CheckedContinuation<ByteBuffer?, Never>, ByteBuffer)
+      /// The stream fell behind too often without reading: it is finished, its frames let go (after the lock).
+      case stalled([ByteBuffer])
     }
 
-    mutating func offer(_ frame: ByteBuffer, latestSnapshot: ByteBuffer?, limit: Int) -> OfferAction {
+    mutating func offer(
+      _ frame: ByteBuffer, latestSnapshot: ByteBuffer?, limit: Int, maximumDropsWithoutReading: Int
+    ) -> OfferAction {
       guard !isFinished else { return .none }
       if let waiter {
         self.waiter = nil
@@ -32,6 +42,16 @@ final class EventStreamOutbox: Sendable {
       if bytes + frame.readableBytes > limit && !frames.isEmpty {
         // Behind: drop the backlog, and start again from the latest snapshot (the offered one, when it is one).
         drops += 1
+        dropsWithoutReading += 1
+        if dropsWithoutReading >= maximumDropsWithoutReading {
+          // No waiter here (it would have taken the frame): nobody is left to resume.
+          isFinished = true
+          defer {
+            frames = []
+            bytes = 0
+          }
+          return .stalled(frames)
+        }
         frames = [latestSnapshot ?? frame]
       } else {
         frames.append(frame)
@@ -50,6 +70,7 @@ final class EventStreamOutbox: Sendable {
       if !frames.isEmpty {
         let frame = frames.removeFirst()
         bytes -= frame.readableBytes
+        dropsWithoutReading = 0
         return .frame(frame)
       }
       if isFinished { return .frame(nil) }
@@ -66,10 +87,14 @@ final class EventStreamOutbox: Sendable {
 
   /// The most bytes of frames a stream keeps waiting (see the type's discussion for a larger snapshot).
   let maximumBytes: Int
+  /// The drops in a row, with no frame taken between, that finish the stream.
+  let maximumDropsWithoutReading: Int
   private let state = Mutex(State())
 
-  init(maximumBytes: Int) {
+  init(maximumBytes: Int, maximumDropsWithoutReading: Int = DevtoolsServer.maximumDropsWithoutReading) {
+    precondition(maximumDropsWithoutReading >= 1, "A stream is finished after at least one drop")
     self.maximumBytes = maximumBytes
+    self.maximumDropsWithoutReading = maximumDropsWithoutReading
   }
 
   /// Puts `frames` first, before anything offered so far: the events a page missed before it connected.
@@ -83,9 +108,25 @@ final class EventStreamOutbox: Sendable {
   }
 
   /// Queues `frame`, or hands it to the waiting writer; drops the backlog for `latestSnapshot` past the bound.
-  func offer(_ frame: ByteBuffer, latestSnapshot: ByteBuffer?) {
-    let action = state.withLock { $0.offer(frame, latestSnapshot: latestSnapshot, limit: maximumBytes) }
-    if case .resume(let waiter, let frame) = action { waiter.resume(returning: frame) }
+  ///
+  /// - Returns: Whether this offer found the stream stalled and finished it (see the type's discussion).
+  @discardableResult
+  func offer(_ frame: ByteBuffer, latestSnapshot: ByteBuffer?) -> Bool {
+    let action = state.withLock {
+      $0.offer(
+        frame, latestSnapshot: latestSnapshot, limit: maximumBytes,
+        maximumDropsWithoutReading: maximumDropsWithoutReading)
+    }
+    switch action {
+    case .none:
+      return false
+    case .resume(let waiter, let frame):
+      waiter.resume(returning: frame)
+      return false
+    case .stalled(let released):
+      withExtendedLifetime(released) {}
+      return true
+    }
   }
 
   /// The next frame to write, waiting for one; `nil` once the stream is finished and every frame was taken, or when

@@ -51,6 +51,7 @@ struct EventStreamPump: Sendable {
       await group.next()
       group.cancelAll()
     }
+    hub.endSession()
   }
 
   private func forwardEvents(_ live: InspectionEvents, eventArrived: EventFlag) async {

@@ -6,9 +6,10 @@
 /// `#key-list` with one `.key-row` per key shown (`data-key-id`, `data-kind`, `data-status`, `data-fetching`,
 /// `aria-selected`), reached with Tab and moved through with the arrow keys; `#detail[data-key-id]` with
 /// `#detail-value` (a tree of `.node` items, `details` elements for arrays and objects, with `button.copy-path` and
-/// `button.copy-value`), `#detail-history` (an `li` per value or status seen) and `button[data-action]` for a query;
-/// `#mutations` with a `.mutation-run` per recent run (`data-key-id`, `data-status`, `.arguments`, `.duration`,
-/// `.error`); `#timeline` with `.event` items, newest first (`data-event`, `data-key-id`).
+/// `button.copy-value`), `#detail-facts` (a `dd[data-fact]` per fact, named as shown: "last change", "data from",
+/// "last error", "meta"...), `#detail-history` (an `li` per value or status seen) and `button[data-action]` for a
+/// query; `#mutations` with a `.mutation-run` per recent run (`data-key-id`, `data-status`, `.arguments`, `.duration`,
+/// `.error`, `.run-meta`); `#timeline` with `.event` items, newest first (`data-event`, `data-key-id`).
 enum InspectorPage {
   static let html = #"""
     <!doctype html>
@@ -119,6 +120,8 @@ enum InspectorPage {
     .mutation-run .duration { color: var(--muted); font-variant-numeric: tabular-nums; }
     .mutation-run .error { grid-column: 1 / 3; color: var(--error); overflow-wrap: anywhere; }
     .mutation-run .error:empty { display: none; }
+    .mutation-run .run-meta { grid-column: 1 / 3; color: var(--muted); overflow-wrap: anywhere; }
+    .mutation-run .run-meta:empty { display: none; }
     .empty { color: var(--muted); }
     @media (max-width: 840px) {
       body { height: auto; min-height: 100vh; }
@@ -387,7 +390,15 @@ enum InspectorPage {
 
       function fact(list, name, value) {
         if (value === undefined || value === null || value === "") return;
-        list.append(element("dt", null, name), element("dd", null, value));
+        const definition = element("dd", null, value);
+        definition.dataset.fact = name;
+        list.append(element("dt", null, name), definition);
+      }
+
+      // Meta as "name: value" pairs sorted by name, or null when there is none.
+      function metaText(meta) {
+        const names = Object.keys(meta || {}).sort();
+        return names.length ? names.map((name) => name + ": " + meta[name]).join(", ") : null;
       }
 
       // The value explorer: a tree of details elements, children drawn when first opened.
@@ -538,7 +549,11 @@ enum InspectorPage {
             fact(facts, "attempt", operation.attempt);
             fact(facts, "failures", operation.failureCount);
             fact(facts, "error", operation.error);
-            fact(facts, "updated", operation.updatedAt && time(operation.updatedAt));
+            // Three dates: the value's (TanStack's dataUpdatedAt), the last error's, and the state's last change
+            // (a fetch starting or retrying moves it too).
+            fact(facts, "data from", operation.dataUpdatedAt && time(operation.dataUpdatedAt));
+            fact(facts, "last error", operation.errorUpdatedAt && time(operation.errorUpdatedAt));
+            fact(facts, "last change", operation.updatedAt && time(operation.updatedAt));
           }
           const query = key.query;
           if (query) {
@@ -547,6 +562,7 @@ enum InspectorPage {
             fact(facts, "enabled", query.isEnabled ? "yes" : "no");
             fact(facts, "collected at", query.collectedAt && time(query.collectedAt));
             fact(facts, "forced", query.isForced ? "yes (restore puts it back)" : null);
+            fact(facts, "meta", metaText(query.meta));
           }
           const store = key.store;
           if (store) {
@@ -554,7 +570,11 @@ enum InspectorPage {
             fact(facts, "load error", store.loadError);
             fact(facts, "save error", store.saveError);
           }
-          if (key.mutationRuns) fact(facts, "runs kept", key.mutationRuns.length);
+          if (key.mutationRuns) {
+            fact(facts, "runs kept", key.mutationRuns.length);
+            const last = key.mutationRuns[key.mutationRuns.length - 1];
+            if (last) fact(facts, "meta (last run)", metaText(last.meta));
+          }
         }
         const history = $("#detail-history");
         history.replaceChildren(...(histories.get(selectedID) || []).map((entry) => {
@@ -655,7 +675,9 @@ enum InspectorPage {
           const argumentsText = element("span", "arguments", "(" + run.arguments.text + ")" +
             (run.result ? " → " + run.result.text : ""));
           argumentsText.title = run.arguments.text;
-          item.append(title, right, argumentsText, element("span", "error", run.error || ""));
+          const meta = metaText(run.meta);
+          item.append(title, right, argumentsText, element("span", "error", run.error || ""),
+            element("span", "run-meta", meta ? "meta " + meta : ""));
           const open = () => select(key.id);
           item.addEventListener("click", open);
           item.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); open(); } });

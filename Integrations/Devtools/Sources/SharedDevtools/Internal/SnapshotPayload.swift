@@ -62,6 +62,8 @@ struct MutationRunPayload: Encodable {
   var endedAt: String?
   /// Seconds from the start to the end, for a run that ended.
   var duration: Double?
+  /// The meta the run was started with, each value as text; empty when it had none.
+  var meta: [String: String]
 
   init(_ run: InspectedMutationRun) {
     id = run.id
@@ -72,6 +74,7 @@ struct MutationRunPayload: Encodable {
     startedAt = JSONDate.text(run.startedAt)
     endedAt = run.endedAt.map(JSONDate.text)
     duration = run.endedAt.map { max($0.timeIntervalSince(run.startedAt), 0) }
+    meta = run.meta
   }
 }
 
@@ -94,7 +97,12 @@ struct OperationPayload: Encodable {
   var attempt: Int
   var failureCount: Int
   var error: String?
+  /// The state's last change through an operation (a fetch starting, retrying, ending): "last change" on the page.
   var updatedAt: String?
+  /// When the value shown was obtained: "data from" on the page.
+  var dataUpdatedAt: String?
+  /// When the last failure for good happened: "last error" on the page.
+  var errorUpdatedAt: String?
 
   init(_ operation: InspectedOperation) {
     status = operation.status.rawValue
@@ -104,6 +112,8 @@ struct OperationPayload: Encodable {
     failureCount = operation.failureCount
     error = operation.error
     updatedAt = operation.updatedAt.map(JSONDate.text)
+    dataUpdatedAt = operation.dataUpdatedAt.map(JSONDate.text)
+    errorUpdatedAt = operation.errorUpdatedAt.map(JSONDate.text)
   }
 }
 
@@ -114,6 +124,8 @@ struct QueryPayload: Encodable {
   var isEnabled: Bool
   var collectedAt: String?
   var isForced: Bool
+  /// The query's meta, each value as text; empty when it has none.
+  var meta: [String: String]
 
   init(_ query: InspectedQuery) {
     isStale = query.isStale
@@ -122,6 +134,7 @@ struct QueryPayload: Encodable {
     isEnabled = query.isEnabled
     collectedAt = query.collectedAt.map(JSONDate.text)
     isForced = query.isForced
+    meta = query.meta
   }
 }
 
