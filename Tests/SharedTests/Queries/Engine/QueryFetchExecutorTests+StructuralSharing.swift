@@ -91,6 +91,25 @@ extension QueryFetchExecutorTests {
     #expect(!post.wrappedValue.isFetching)
   }
 
+  @Test func anEqualRefetchTellsNoObserverOfTheValueButTellsHoldersOfTheState() async throws {
+    let clock = ManualClock()
+    let server = SharedPostServer()
+    let post = await loaded(OperationState<SharedPost>(), server.postQuery(clock))
+    let titles = post.select { $0.value?.title }
+    let selected = Collector<String?>()
+    let selection = titles.observe { selected.append($0) }
+    let ended = Collector<Bool>()
+    let states = post.observe { state in if !state.isFetching { ended.append(true) } }
+    await refetched(post, clock: clock)
+    await waitUntil { !ended.elements.isEmpty }
+    // Observers hear changes in order: had the equal refetch told the selection, it would come first.
+    server.titles.withLock { $0[1] = "one, edited" }
+    await refetched(post, clock: clock)
+    await waitUntil { !selected.elements.isEmpty }
+    #expect(selected.elements == ["one, edited"])
+    withExtendedLifetime((selection, states)) {}
+  }
+
   @Test func anUnequalRefetchShowsTheNewInstance() async throws {
     let clock = ManualClock()
     let server = SharedPostServer()
