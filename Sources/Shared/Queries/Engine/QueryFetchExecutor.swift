@@ -97,9 +97,10 @@ enum QueryFetchExecutor {
       yield: gate.map { gate in
         { value, attempt in
           guard gate.isOpen, attempt.isOpen, let shared = store.store?.valueForStep(of: record) else { return }
+          let value = sharedValue(value, with: shared, sharing: record.definition.options.structuralSharing)
           QueryFetchExecutor.writeData(into: shared) { state in
             guard gate.isOpen, attempt.isOpen else { return }
-            applyFetched(value, to: &state, sharing: record.definition.options.structuralSharing)
+            state.applySuccess(value)
             state.operation.noteChange()
           }
         }
@@ -223,7 +224,8 @@ enum QueryFetchExecutor {
 
   /// Writes a fetched value, closing the fetch's gate (if it can yield) in the same step; the value stays fetching
   /// when work follows at once (`keepFetching`), so no idle shows between the two. With `sharing` (the query's
-  /// ``QueryOptions/structuralSharing``), the value keeps what the query shows where it did not change.
+  /// ``QueryOptions/structuralSharing``), the value keeps what the query shows where it did not change (compared
+  /// before the lock: see ``sharedValue(_:with:sharing:)``).
   ///
   /// Nothing is written when the record was removed after the write was decided (`work` was detached): the value
   /// left the store with it, and the store tells it that no fetch runs; asked under the value's lock, so the value
@@ -237,15 +239,11 @@ enum QueryFetchExecutor {
     closing gate: YieldGate?,
     of work: QueryWork
   ) {
+    let value = sharedValue(value, with: shared, sharing: sharing)
     writeData(into: shared) { state in
       gate?.close()
       guard !work.isDetached else { return }
-      if sharing {
-        applyFetched(value, to: &state, sharing: true)
-        state.operation.succeed()
-      } else {
-        Shared<State>.show(.success(value), in: &state)
-      }
+      Shared<State>.show(.success(value), in: &state)
       if keepFetching { state.operation.isFetching = true }
     }
   }

@@ -79,18 +79,36 @@ extension PaginatedState: StructurallySharedState {
 }
 
 extension QueryFetchExecutor {
-  /// Puts the fetched `value` into `state` as ``OperationTrackable/applySuccess(_:)`` does; with `sharing` (the
-  /// query's ``QueryOptions/structuralSharing``), keeping what the state shows where the value did not change.
+  /// The fetched `value` to write into `shared`: with `sharing` (the query's ``QueryOptions/structuralSharing``),
+  /// keeping what the query's confirmed value shows where the value did not change; `value` otherwise.
+  ///
+  /// Compares outside every lock (`==` is the app's code): the confirmed value is read under the value's lock, then
+  /// compared. What this returns is `==` to `value` whatever was written since the read, so writing it in place of
+  /// `value` changes nothing but the instances kept.
   @usableFromInline
-  static func applyFetched<State: OperationTrackable>(_ value: State.Success, to state: inout State, sharing: Bool) {
-    guard sharing, let shareable = State.self as? any StructurallySharedState.Type else {
-      state.applySuccess(value)
-      return
-    }
+  static func sharedValue<State: OperationTrackable>(
+    _ value: State.Success,
+    with shared: Shared<State>,
+    sharing: Bool
+  ) -> State.Success {
+    guard sharing, let shareable = State.self as? any StructurallySharedState.Type,
+      let current = shared.confirmedValue
+    else { return value }
     // Opened, so that the state keeps its own type: `Opened` is `State` itself, and the casts cannot fail.
     func kept<Opened: StructurallySharedState>(_: Opened.Type) -> State.Success {
-      (state as! Opened).sharing(value as! Opened.Success) as! State.Success
+      (current as! Opened).sharing(value as! Opened.Success) as! State.Success
     }
-    state.applySuccess(kept(shareable))
+    return kept(shareable)
+  }
+}
+
+extension Shared {
+  /// A query's confirmed value (the one its optimistic changes show over, if any), read without writing; `nil` for a
+  /// value that is not a root's.
+  var confirmedValue: Value? {
+    guard case .root(let root) = reference else { return nil }
+    return root.box.withValue(attached: AttachedLayer<Value>.self) { value, attached in
+      attached?.layer.confirmed ?? value
+    }
   }
 }
