@@ -109,6 +109,27 @@ public struct QueryOptions: Sendable {
   /// Each refetch keeps the query cached as a fetch does, so a query whose interval is shorter than its ``gcTime``
   /// stays until ``QueryStore/remove(_:)`` removes it: for a server that keeps a few values warm for every request.
   public var refetchesWhileUnheld: Bool
+  /// Whether a fetched value equal to the one shown keeps the shown instance (TanStack Query's structural
+  /// sharing); `true` by default.
+  ///
+  /// ```swift
+  /// let options = QueryOptions(structuralSharing: false)  // every fetch shows the instance it returned
+  /// ```
+  ///
+  /// When a fetch of a query whose value is `Equatable` returns a value `==` to the confirmed one, the query keeps
+  /// the instance it had: an object stays the same object, an array or a string keeps its storage, and observers of
+  /// the value (``Shared/select(_:)``, a derived member) are not told. The state still changes, as the fetch's end
+  /// does: `isFetching` turns false and ``OperationTracking/dataUpdatedAt`` moves, so holders of the whole state
+  /// hear of it, and a persisted cache records the new time. When the values differ, an array whose elements are
+  /// `Identifiable` and `Equatable` keeps each element equal to the one with its `id` before (a class's instance
+  /// stays the same object), and a ``PaginatedState`` whose pages are `Equatable` keeps each page equal to the one
+  /// it replaces, elements of a page of such an array kept as an array's are. Other values (not `Equatable`) are
+  /// always written as fetched. It applies to the values fetches write, their yields included; not to the values
+  /// the program writes itself (``QueryStore/setFetchedValue(_:for:updatedAt:)``, ``Shared/withLock(_:)``).
+  ///
+  /// For a rule of your own (TanStack's `structuralSharing: (old, new) => …`), keep the query's value in a type of
+  /// your own: its ``OperationTrackable/applySuccess(_:)`` gets the fetched value and can keep what it holds.
+  public var structuralSharing: Bool
 
   /// Options.
   ///
@@ -126,6 +147,8 @@ public struct QueryOptions: Sendable {
   ///   - refetchInterval: How often the held query refetches; `nil` for never. Greater than zero.
   ///   - refetchesWhileUnheld: Whether the interval refetches the query while nobody holds it too.
   ///   - refetchIntervalInBackground: Whether the interval refetches the query while the app is inactive too.
+  ///   - structuralSharing: Whether a fetched value equal to the one shown keeps the shown instance, and a list its
+  ///     unchanged elements (see ``structuralSharing``); `true` by default.
   ///   - networkMode: Whether the fetches wait for the network; `nil` keeps the mode of `operation` (by default
   ///     none: the store's).
   ///   - meta: What the app attaches to the query for its own use; `nil` keeps the meta of `operation` (by default
@@ -142,6 +165,7 @@ public struct QueryOptions: Sendable {
     refetchInterval: Duration? = nil,
     refetchesWhileUnheld: Bool = false,
     refetchIntervalInBackground: Bool = false,
+    structuralSharing: Bool = true,
     networkMode: NetworkMode? = nil,
     meta: OperationMeta? = nil,
     operation: OperationOptions = QueryOptions.defaultOperation
@@ -160,6 +184,7 @@ public struct QueryOptions: Sendable {
     self.refetchInterval = refetchInterval
     self.refetchesWhileUnheld = refetchesWhileUnheld
     self.refetchIntervalInBackground = refetchIntervalInBackground
+    self.structuralSharing = structuralSharing
     self.operation = operation
     if let networkMode { self.operation.networkMode = networkMode }
     if let meta { self.operation.meta = meta }

@@ -259,13 +259,13 @@ import Testing
       if state.operation.status == .pending { state.operation.status = .idle }
       state.operation.endFetch()
     }
-    QueryFetchExecutor.showSuccess("late", in: value, keepFetching: true, closing: nil, of: work)
-    QueryValueWriter<OperationState<String>>().showSuccess(value, "late", true, nil, work)  // A holder's fetch.
+    QueryFetchExecutor.showSuccess("late", in: value, sharing: true, keepFetching: true, closing: nil, of: work)
+    QueryValueWriter<OperationState<String>>().showSuccess(value, "late", true, true, nil, work)  // A holder's fetch.
     #expect(value.wrappedValue.value == nil)
     #expect(!value.wrappedValue.isFetching)
     #expect(value.wrappedValue.status == .idle)
     let kept = QueryWork()  // Not detached: written, still fetching for the work that follows.
-    QueryFetchExecutor.showSuccess("fetched", in: value, keepFetching: true, closing: nil, of: kept)
+    QueryFetchExecutor.showSuccess("fetched", in: value, sharing: true, keepFetching: true, closing: nil, of: kept)
     #expect(value.wrappedValue.value == "fetched")
     #expect(value.wrappedValue.isFetching)
   }

@@ -51,9 +51,17 @@ final class SimulatedServer: Sendable {
     var calledMutations: [Int: Int] = [:]
     /// How many fetches of each query reached the server.
     var startedFetches: [Int: Int] = [:]
+    /// The data each query's last successful answer sent.
+    var lastSent: [Int: [Int]] = [:]
   }
 
   private let state = Lock(State())
+  /// Whether some answers repeat the data sent last for their query when it did not change (see ``answerFetch``).
+  private let repeatsAnswers: Bool
+
+  init(repeatsAnswers: Bool = false) {
+    self.repeatsAnswers = repeatsAnswers
+  }
 
   /// The step the program is at: fetches remember when they started.
   func setStep(_ step: Int) {
@@ -170,15 +178,23 @@ final class SimulatedServer: Sendable {
   }
 
   /// Answers the fetch picked by `pick` (modulo those under way): the query's data and a mark of this answer, or an
-  /// error. Returns `nil` when no fetch is under way.
+  /// error. Returns `nil` when no fetch is under way. A server that repeats answers sends, for an even `pick`, the
+  /// very data of the query's last answer (its mark included) when the query's data did not change since: a value
+  /// equal to the one the query shows, unless another answer or a write changed that.
   func answerFetch(pick: Int, succeeds: Bool) -> AnsweredFetch? {
+    let repeatsAnswers = repeatsAnswers
     let taken = state.withLock { state -> (Fetch, [Int]?)? in
       guard !state.fetches.isEmpty else { return nil }
       let fetch = state.fetches.remove(at: pick % state.fetches.count)
       guard succeeds else { return (fetch, nil) }
-      state.answers += 1
       // The base of query k is [100 k]; a negative mark tells each answer apart.
-      let data = state.data[fetch.key, default: [100 * fetch.key]] + [-state.answers]
+      let base = state.data[fetch.key, default: [100 * fetch.key]]
+      if repeatsAnswers, pick % 2 == 0, let last = state.lastSent[fetch.key], last.dropLast().elementsEqual(base) {
+        return (fetch, last)
+      }
+      state.answers += 1
+      let data = base + [-state.answers]
+      state.lastSent[fetch.key] = data
       return (fetch, data)
     }
     guard let (fetch, data) = taken else { return nil }

@@ -45,7 +45,7 @@ final class SimulationRunner {
   private var focusSubscription: SharedSubscription?
   private var triggers: SimulationTriggerModel
   private var debounce = SimulationDebounceModel()
-  let server = SimulatedServer()
+  let server: SimulatedServer
   /// The mutation queue, when the program keeps one (see SimulationRunner+Queue).
   let queueHarness: SimulationQueueHarness?
   /// The list of queries and the observers of derived values (see SimulationRunner+Holders).
@@ -84,6 +84,7 @@ final class SimulationRunner {
 
   init(_ program: SimulationProgram) {
     self.program = program
+    server = SimulatedServer(repeatsAnswers: program.setup.repeatsAnswers)
     queueHarness = program.setup.usesQueue ? SimulationQueueHarness(server: server) : nil
     model = SimulationModel(setup: program.setup)
     triggers = SimulationTriggerModel(setup: program.setup)

@@ -176,6 +176,10 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
   var followsFocus = false
   /// Whether each launch restores the queue before it restores the persisted cache (the other launch order).
   var restoresQueueFirst = false
+  /// Whether the server answers some fetches with the data it sent last for the query, when that data did not
+  /// change (see `SimulatedServer.answerFetch`): refetches that bring a value equal to the one shown, which structural
+  /// sharing keeps.
+  var repeatsAnswers = false
 
   var description: String {
     (0..<Self.keyCount).map { "q\($0): staleTime \(staleTimes[$0]), gcTime \(gcTimes[$0])" }.joined(separator: "; ")
@@ -185,6 +189,7 @@ struct SimulationSetup: Sendable, CustomStringConvertible {
       + (refetchesIntervalInBackground ? "; the interval also in the background" : "")
       + (followsFocus ? "; refetches on focus" : "")
       + (restoresQueueFirst ? "; the queue restored before the cache" : "")
+      + (repeatsAnswers ? "; the server repeats unchanged answers" : "")
   }
 }
 
@@ -216,6 +221,7 @@ struct SimulationProgram: Sendable {
     setup.refetchesIntervalInBackground = features.intervals && features.focus && seed & 2 == 0
     // From the seed, not the random stream, so that the programs of other seeds stay as they were.
     setup.appendsCache = seed & 1 == 0
+    setup.repeatsAnswers = seed & 4 == 0
     steps = (0..<features.length).map { _ in Self.step(&random, features: features) }
     // Drawn last, so that a seed's steps stay what they were before the launch order was drawn.
     setup.restoresQueueFirst = features.queue && features.relaunches && random.next(below: 2) == 0

@@ -11,6 +11,22 @@ struct BackgroundIntervalSnippets {
   }
 }
 
+/// QueryOptions.structuralSharing, and its section of "Using queries".
+struct StructuralSharingSnippets {
+  enum API {
+    static func posts() async throws -> [Post] { [] }
+  }
+
+  func options() -> QueryOptions {
+    let options = QueryOptions(structuralSharing: false)  // every fetch shows the instance it returned
+    return options
+  }
+
+  func feed() -> Query<OperationState<[Post]>> {
+    .query(["posts"], options: QueryOptions(structuralSharing: false)) { try await API.posts() }
+  }
+}
+
 /// OperationTracking's dates.
 struct OperationDatesSnippets {
   func show(_ post: OperationState<Post>) {

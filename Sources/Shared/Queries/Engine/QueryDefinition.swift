@@ -82,6 +82,7 @@ extension QueryOptions {
       && refetchOnFocus == other.refetchOnFocus && refetchInterval == other.refetchInterval
       && refetchesWhileUnheld == other.refetchesWhileUnheld
       && refetchIntervalInBackground == other.refetchIntervalInBackground
+      && structuralSharing == other.structuralSharing
       && operation.timeout == other.operation.timeout && operation.networkMode == other.operation.networkMode
       && operation.retry.isIdentical(to: other.operation.retry) && operation.meta.isIdentical(to: other.operation.meta)
       && isSameClock(operation.clock, other.operation.clock)

@@ -97,6 +97,7 @@ enum QueryFetchExecutor {
       yield: gate.map { gate in
         { value, attempt in
           guard gate.isOpen, attempt.isOpen, let shared = store.store?.valueForStep(of: record) else { return }
+          let value = sharedValue(value, with: shared, sharing: record.definition.options.structuralSharing)
           QueryFetchExecutor.writeData(into: shared) { state in
             guard gate.isOpen, attempt.isOpen else { return }
             state.applySuccess(value)
@@ -140,11 +141,12 @@ enum QueryFetchExecutor {
         gate?.close()
         return (.success(value), .cancelled)
       }
+      let sharing = record.definition.options.structuralSharing
       // A holder's fetch writes through the same code, specialized where the holder was made.
       if let writer {
-        writer.showSuccess(shared, value, keepFetching, gate, work)
+        writer.showSuccess(shared, value, sharing, keepFetching, gate, work)
       } else {
-        showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate, of: work)
+        showSuccess(value, in: shared, sharing: sharing, keepFetching: keepFetching, closing: gate, of: work)
       }
       // The query's rule, if any, is the app's code: run here, outside the lock.
       return (.success(value), .applied(at: record.freshnessTime(of: value, fetchedAt: now)))
@@ -221,7 +223,9 @@ enum QueryFetchExecutor {
   }
 
   /// Writes a fetched value, closing the fetch's gate (if it can yield) in the same step; the value stays fetching
-  /// when work follows at once (`keepFetching`), so no idle shows between the two.
+  /// when work follows at once (`keepFetching`), so no idle shows between the two. With `sharing` (the query's
+  /// ``QueryOptions/structuralSharing``), the value keeps what the query shows where it did not change (compared
+  /// before the lock: see ``sharedValue(_:with:sharing:)``).
   ///
   /// Nothing is written when the record was removed after the write was decided (`work` was detached): the value
   /// left the store with it, and the store tells it that no fetch runs; asked under the value's lock, so the value
@@ -230,10 +234,12 @@ enum QueryFetchExecutor {
   static func showSuccess<State: OperationTrackable>(
     _ value: State.Success,
     in shared: Shared<State>,
+    sharing: Bool,
     keepFetching: Bool,
     closing gate: YieldGate?,
     of work: QueryWork
   ) {
+    let value = sharedValue(value, with: shared, sharing: sharing)
     writeData(into: shared) { state in
       gate?.close()
       guard !work.isDetached else { return }

@@ -9,16 +9,17 @@
 struct QueryValueWriter<State: OperationTrackable>: Sendable {
   /// Shows a fetch starting (see ``QueryStore/markPending(_:)``); returns the status to restore if it is cancelled.
   @usableFromInline let markPending: @Sendable (Shared<State>) -> OperationStatus
-  /// Writes a fetched value (see ``QueryStore/showSuccess(_:in:keepFetching:closing:of:)``).
+  /// Writes a fetched value (see ``QueryFetchExecutor/showSuccess(_:in:sharing:keepFetching:closing:of:)``).
   @usableFromInline let showSuccess:
-    @Sendable (Shared<State>, State.Success, _ keepFetching: Bool, YieldGate?, QueryWork) -> Void
+    @Sendable (Shared<State>, State.Success, _ sharing: Bool, _ keepFetching: Bool, YieldGate?, QueryWork) -> Void
 
   /// The writes, specialized where this is called.
   @inlinable
   init() {
     markPending = { shared in QueryFetchExecutor.markPending(shared) }
-    showSuccess = { shared, value, keepFetching, gate, work in
-      QueryFetchExecutor.showSuccess(value, in: shared, keepFetching: keepFetching, closing: gate, of: work)
+    showSuccess = { shared, value, sharing, keepFetching, gate, work in
+      QueryFetchExecutor.showSuccess(
+        value, in: shared, sharing: sharing, keepFetching: keepFetching, closing: gate, of: work)
     }
   }
 }
