@@ -10,7 +10,7 @@ extension QueryStore {
   /// first holder, ``fetch(_:servingStale:)->Value``, ``prefetch(_:)-(Query<OperationState<Value>>)``). Set them before the queries are made: a query the
   /// store already keeps keeps the options it entered with. Defaults for a key prefix
   /// (``setQueryDefaults(_:forKeysUnder:)``) win over these for the keys under it. The default is
-  /// ``QueryOptions/init(staleTime:gcTime:enabled:refetchOnHolder:refetchOnReconnect:refetchOnFocus:refetchInterval:refetchesWhileUnheld:refetchIntervalInBackground:networkMode:meta:operation:)`` with no arguments.
+  /// ``QueryOptions/init(staleTime:gcTime:enabled:refetchOnHolder:refetchOnReconnect:refetchOnFocus:refetchInterval:refetchesWhileUnheld:refetchIntervalInBackground:structuralSharing:networkMode:meta:operation:)`` with no arguments.
   public var defaultOptions: QueryOptions {
     get { services.defaults.withLock { $0.queries } ?? QueryOptions() }
     set { services.defaults.withLock { $0.queries = newValue } }
