@@ -13,7 +13,9 @@ extension QueryStore {
   /// ``QueryOptions/init(staleTime:gcTime:enabled:refetchOnHolder:refetchOnReconnect:refetchOnFocus:refetchInterval:refetchesWhileUnheld:refetchIntervalInBackground:structuralSharing:networkMode:meta:operation:)`` with no arguments.
   public var defaultOptions: QueryOptions {
     get { services.defaults.withLock { $0.queries } ?? QueryOptions() }
-    set { services.defaults.withLock { $0.queries = newValue } }
+    set {
+      services.defaults.withLockReleasingAfter { (result: (), released: $0.setQueryOptions(newValue, under: [])) }
+    }
   }
 
   /// Sets the options of the queries made without options of their own under `prefix`: TanStack Query's
@@ -39,13 +41,7 @@ extension QueryStore {
   ///   - options: The options; `nil` removes the defaults of `prefix`, so its keys take a shorter prefix's.
   ///   - prefix: The key prefix; `["settings"]` reaches `["settings"]` and `["settings", "theme"]`.
   public func setQueryDefaults(_ options: QueryOptions?, forKeysUnder prefix: QueryKey) {
-    services.defaults.withLock { defaults in
-      if prefix.parts.isEmpty {
-        defaults.queries = options
-      } else {
-        defaults.queriesByPrefix[prefix] = options
-      }
-    }
+    services.defaults.withLockReleasingAfter { (result: (), released: $0.setQueryOptions(options, under: prefix)) }
   }
 
   /// The options a query named `key` takes when it is made without options of its own: TanStack Query's
@@ -85,7 +81,7 @@ extension QueryStore {
   ///   - options: The options; `nil` removes the defaults of `prefix`, so its keys take a shorter prefix's.
   ///   - prefix: The mutation key prefix; `["posts"]` reaches `.mutation(["posts", 42, "rename"])`.
   public func setMutationDefaults(_ options: OperationOptions?, forKeysUnder prefix: QueryKey) {
-    services.defaults.withLock { $0.mutationsByPrefix[prefix] = options }
+    services.defaults.withLockReleasingAfter { (result: (), released: $0.setMutationOptions(options, under: prefix)) }
   }
 
   /// The options a run of the mutation named `key` takes when it is started without options of its own: TanStack
