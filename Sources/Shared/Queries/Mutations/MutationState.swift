@@ -18,9 +18,10 @@ public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTra
   public var operation = OperationTracking()
   /// The result of the last successful run.
   public var value: Result?
-  /// Recent runs, oldest first; at most ``historyLimit`` of them.
+  /// Recent runs, oldest first; at most ``historyLimit`` of them, besides the runs still under way: a run leaves
+  /// (the oldest ended one first) only once it ended, so every run under way is listed.
   public internal(set) var history: [MutationRecord<Arguments, Result>] = []
-  /// How many runs ``history`` keeps.
+  /// How many runs ``history`` keeps (more while more runs than that are under way at once).
   public let historyLimit: Int
   var nextRecordID = 0
   /// How the latest run was started, to start it again.
@@ -60,8 +61,30 @@ public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTra
     nextRecordID += 1
     history.append(
       MutationRecord(id: nextRecordID, arguments: arguments, status: .pending, startedAt: Date(), meta: meta))
-    if history.count > historyLimit { history.removeFirst(history.count - historyLimit) }
+    trimHistory()
     return nextRecordID
+  }
+
+  /// Drops the oldest ended runs while ``history`` holds more than ``historyLimit``; a run under way stays until it
+  /// ends.
+  mutating func trimHistory() {
+    var excess = history.count - historyLimit
+    guard excess > 0 else { return }
+    // Most often the oldest runs ended: dropped in place.
+    if !history.prefix(excess).contains(where: { $0.status == .pending }) {
+      history.removeFirst(excess)
+      return
+    }
+    var kept: [MutationRecord<Arguments, Result>] = []
+    kept.reserveCapacity(history.count)
+    for run in history {
+      if excess > 0, run.status != .pending {
+        excess -= 1
+      } else {
+        kept.append(run)
+      }
+    }
+    history = kept
   }
 
   /// Records a run started with `arguments`, and keeps how it was started for a retry.
@@ -94,6 +117,7 @@ public struct MutationState<Arguments: Sendable, Result: Sendable>: OperationTra
     history[index].result = result
     history[index].error = error.map(HashableError.init)
     history[index].endedAt = Date()
+    trimHistory()  // A run that ended may leave a history that runs under way made overflow.
   }
 }
 

@@ -13,8 +13,8 @@ extension QueryStore {
   /// It lists the runs that the mutation states of this store's registry keep in their
   /// ``MutationState/history``: the states held under a ``MutationKey`` (`.mutation(["posts", 42, "rename"])`)
   /// that something holds or runs now. A state is freed after its last holder and running mutation, and its runs
-  /// go with it; each keeps at most its ``MutationState/historyLimit`` recent runs. A mutation state held under
-  /// another kind of key (`.inMemory("rename")`) has no mutation key and is not listed.
+  /// go with it; each keeps at most its ``MutationState/historyLimit`` recent runs, and every run under way. A
+  /// mutation state held under another kind of key (`.inMemory("rename")`) has no mutation key and is not listed.
   ///
   /// The runs come oldest first (by ``MutationSnapshot/startedAt``, then key and run number). The states are listed
   /// under the registry's lock and each read under its own; the filter's predicate runs after every lock.
