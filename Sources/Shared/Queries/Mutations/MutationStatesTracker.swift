@@ -51,7 +51,8 @@ final class MutationStatesTracker: Sendable {
     read: @escaping @Sendable () -> [MutationSnapshot]
   ) -> ReactiveBox<[MutationSnapshot]> {
     let box = ReactiveBox<[MutationSnapshot]>([])
-    let reading = state.withLockReleasingAfter { state -> (result: Reading, released: [Reader]) in
+    let reading = state.withLockReleasingAfter {
+      state -> (result: Reading, released: (dropped: [Reader], loaded: [ReactiveBox<[MutationSnapshot]>])) in
       let dropped = Self.dropReadersNobodyHolds(in: &state)
       let id = state.nextID
       state.nextID += 1
@@ -68,10 +69,12 @@ final class MutationStatesTracker: Sendable {
   /// the change shows in the mutation's state, outside every lock.
   func changed(_ key: QueryKey?) {
     guard let key, hasReaders.load(ordering: .relaxed) else { return }
-    let readings = state.withLockReleasingAfter { state -> (result: [Reading], released: [Reader]) in
-      let dropped = Self.dropReadersNobodyHolds(in: &state)
+    let readings = state.withLockReleasingAfter {
+      state -> (result: [Reading], released: (dropped: [Reader], loaded: [ReactiveBox<[MutationSnapshot]>])) in
+      let released = Self.dropReadersNobodyHolds(in: &state)
       var readings: [Reading] = []
       for (id, reader) in state.readers where reader.filter.reaches(key) {
+        // Loaded before, in `released.loaded`: this reference is not the last, and the box is let go after the lock.
         guard let box = reader.box else { continue }
         state.readers[id]?.generation &+= 1
         if reader.isReading { continue }  // Its reading thread reads again.
@@ -79,7 +82,7 @@ final class MutationStatesTracker: Sendable {
         readings.append(Reading(id: id, generation: reader.generation &+ 1, read: reader.read, box: box))
       }
       if state.readers.isEmpty { hasReaders.store(false, ordering: .relaxed) }
-      return (readings, dropped)
+      return (readings, released)
     }
     for reading in readings { readUntilCurrent(reading) }
   }
@@ -116,13 +119,21 @@ final class MutationStatesTracker: Sendable {
   }
 
   /// Removes the readers nobody holds and returns them, to release after the lock (their filters hold the app's
-  /// predicates and key parts). Call under the lock.
-  private static func dropReadersNobodyHolds(in state: inout State) -> [Reader] {
+  /// predicates and key parts), with the boxes of the others, loaded to find out: let go after the lock too, since
+  /// the last holder may let go meanwhile and a box's runs hold the app's arguments and results. Call under the lock.
+  private static func dropReadersNobodyHolds(
+    in state: inout State
+  ) -> (dropped: [Reader], loaded: [ReactiveBox<[MutationSnapshot]>]) {
     var dropped: [Reader] = []
-    for (id, reader) in state.readers where reader.box == nil {
-      if let removed = state.readers.removeValue(forKey: id) { dropped.append(removed) }
+    var loaded: [ReactiveBox<[MutationSnapshot]>] = []
+    for (id, reader) in state.readers {
+      if let box = reader.box {
+        loaded.append(box)
+      } else if let removed = state.readers.removeValue(forKey: id) {
+        dropped.append(removed)
+      }
     }
-    return dropped
+    return (dropped, loaded)
   }
 }
 
