@@ -36,6 +36,14 @@ func inOtherRegistry<Made>(_ make: () throws -> Made) rethrows -> Made {
   return try SharedRegistry.$current.withValue(registry, operation: make)
 }
 
+/// Runs `make` against `registry` (a relaunched program's, say) and returns what it made: holders join that
+/// registry while the test body, and its expectations, stay outside every closure.
+///
+/// Keep `#expect` out of `make`; check what it returns instead.
+func inRegistry<Made>(_ registry: SharedRegistry, _ make: () throws -> Made) rethrows -> Made {
+  try SharedRegistry.$current.withValue(registry, operation: make)
+}
+
 /// A folder of its own under the temporary directory, removed by `delete()`.
 struct TemporaryFolder {
   let url: URL

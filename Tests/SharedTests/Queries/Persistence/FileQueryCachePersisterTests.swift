@@ -46,13 +46,13 @@ struct FileQueryCachePersisterTests {
     try await store.flushPersistedCache()
 
     let registry = SharedRegistry()
-    await SharedRegistry.$current.withValue(registry) {
-      #expect(await registry.queries.persistCache(persistence) == QueryCacheRestore(restored: 1))
-      let post = Shared(
+    #expect(await registry.queries.persistCache(persistence) == QueryCacheRestore(restored: 1))
+    let post = inRegistry(registry) {
+      Shared(
         wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: ManualClock()))
-      #expect(post.wrappedValue.value == "post 1")
-      #expect(!post.wrappedValue.isFetching)
     }
+    #expect(post.wrappedValue.value == "post 1")
+    #expect(!post.wrappedValue.isFetching)
     #expect(fetcher.count("post") == 1)
   }
 
@@ -102,9 +102,7 @@ struct FileQueryCachePersisterTests {
     try engine.flushBeforeExit()
     #expect(!FileManager.default.fileExists(atPath: url.path))
     let registry = SharedRegistry()
-    await SharedRegistry.$current.withValue(registry) {
-      #expect(await registry.queries.persistCache(persistence) == QueryCacheRestore(restored: 0))
-    }
+    #expect(await registry.queries.persistCache(persistence) == QueryCacheRestore(restored: 0))
   }
 
   @Test func aDamagedFileIsDroppedAndReplacedByTheNextWrite() async throws {

@@ -101,24 +101,22 @@ extension QueryStorePersistedCacheTests {
 
     let registry = SharedRegistry()
     let relaunched = PagedFeed(edition: "second")
-    await SharedRegistry.$current.withValue(registry) {
-      let restore = await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
-      #expect(restore == QueryCacheRestore(restored: 1))
-      let again = Shared(wrappedValue: Feed(), relaunched.query(ManualClock()))
-      #expect(again.wrappedValue.pageIDs == [0, 1, 2])
-      #expect(again.wrappedValue.pages == pages("first", [0, 1, 2]))
-      #expect(again.wrappedValue.hasNextPage)
-      #expect(!again.wrappedValue.hasPreviousPage)
-      #expect(again.wrappedValue.status == .success)
-      // As old as the pages' fetch: the query's clock did not move since.
-      let restoredAt = again.wrappedValue.updatedAt ?? .distantPast
-      #expect(restoredAt.timeIntervalSince(before) > -0.001)
-      #expect(after.timeIntervalSince(restoredAt) > -0.001)
-      #expect(!again.wrappedValue.isFetching)  // Fresh: not fetched.
-      // The restored cursors go on: the next page is the one after the last restored.
-      _ = try? await again.fetchNextPage()?.value
-      #expect(again.wrappedValue.pageIDs == [0, 1, 2, 3])
-    }
+    let restore = await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
+    #expect(restore == QueryCacheRestore(restored: 1))
+    let again = inRegistry(registry) { Shared(wrappedValue: Feed(), relaunched.query(ManualClock())) }
+    #expect(again.wrappedValue.pageIDs == [0, 1, 2])
+    #expect(again.wrappedValue.pages == pages("first", [0, 1, 2]))
+    #expect(again.wrappedValue.hasNextPage)
+    #expect(!again.wrappedValue.hasPreviousPage)
+    #expect(again.wrappedValue.status == .success)
+    // As old as the pages' fetch: the query's clock did not move since.
+    let restoredAt = again.wrappedValue.updatedAt ?? .distantPast
+    #expect(restoredAt.timeIntervalSince(before) > -0.001)
+    #expect(after.timeIntervalSince(restoredAt) > -0.001)
+    #expect(!again.wrappedValue.isFetching)  // Fresh: not fetched.
+    // The restored cursors go on: the next page is the one after the last restored.
+    _ = try? await again.fetchNextPage()?.value
+    #expect(again.wrappedValue.pageIDs == [0, 1, 2, 3])
     #expect(relaunched.fetched.elements == [3])
   }
 
@@ -138,14 +136,12 @@ extension QueryStorePersistedCacheTests {
 
     let registry = SharedRegistry()
     let relaunched = PagedFeed(edition: "second")
-    await SharedRegistry.$current.withValue(registry) {
-      await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
-      let again = Shared(wrappedValue: Feed(), relaunched.query(ManualClock()))
-      #expect(again.wrappedValue.pages == pages("first", [0, 1]))
-      #expect(again.wrappedValue.isFetching)  // Stale: every page again.
-      await waitForSettledSuccess(again)
-      #expect(again.wrappedValue.pages == pages("second", [0, 1]))
-    }
+    await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
+    let again = inRegistry(registry) { Shared(wrappedValue: Feed(), relaunched.query(ManualClock())) }
+    #expect(again.wrappedValue.pages == pages("first", [0, 1]))
+    #expect(again.wrappedValue.isFetching)  // Stale: every page again.
+    await waitForSettledSuccess(again)
+    #expect(again.wrappedValue.pages == pages("second", [0, 1]))
     #expect(relaunched.fetched.elements == [0, 1])
   }
 

@@ -180,16 +180,16 @@ struct QueryStorePersistedCacheTests {
     #expect(try persister.stored()?.entries.first?.isInvalidated == true)
 
     let registry = SharedRegistry()
-    try await SharedRegistry.$current.withValue(registry) {
-      await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
-      let fetcher = KeyedFetcher()
-      let post = Shared(
+    await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
+    let fetcher = KeyedFetcher()
+    let post = inRegistry(registry) {
+      Shared(
         wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: ManualClock()))
-      #expect(post.wrappedValue.value == "cached")
-      #expect(post.wrappedValue.isFetching)
-      await waitForValue(post, "post 1")
-      try await registry.queries.flushPersistedCache()
     }
+    #expect(post.wrappedValue.value == "cached")
+    #expect(post.wrappedValue.isFetching)
+    await waitForValue(post, "post 1")
+    try await registry.queries.flushPersistedCache()
     #expect(try persister.stored()?.entries.first?.isInvalidated == false)
   }
 
@@ -256,20 +256,22 @@ struct QueryStorePersistedCacheTests {
     withExtendedLifetime((old, young)) {}
 
     let registry = SharedRegistry()
-    await SharedRegistry.$current.withValue(registry) {
-      await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
-      let restarted = KeyedFetcher()
-      let clock = ManualClock()
-      let oldAgain = Shared(wrappedValue: OperationState<String>(), restarted.query(["posts", 1], "old", clock: clock))
-      let youngAgain = Shared(
-        wrappedValue: OperationState<String>(), restarted.query(["posts", 2], "young", clock: clock))
-      #expect(oldAgain.wrappedValue.value == "old 1, edited")
-      #expect(youngAgain.wrappedValue.value == "young 2")
-      #expect(oldAgain.wrappedValue.isFetching)
-      #expect(!youngAgain.wrappedValue.isFetching)
-      await waitForValue(oldAgain, "old 1")
-      #expect(restarted.count("young") == 0)
+    await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
+    let restarted = KeyedFetcher()
+    let clock = ManualClock()
+    let oldAgain = inRegistry(registry) {
+      Shared(wrappedValue: OperationState<String>(), restarted.query(["posts", 1], "old", clock: clock))
     }
+    let youngAgain = inRegistry(registry) {
+      Shared(
+        wrappedValue: OperationState<String>(), restarted.query(["posts", 2], "young", clock: clock))
+    }
+    #expect(oldAgain.wrappedValue.value == "old 1, edited")
+    #expect(youngAgain.wrappedValue.value == "young 2")
+    #expect(oldAgain.wrappedValue.isFetching)
+    #expect(!youngAgain.wrappedValue.isFetching)
+    await waitForValue(oldAgain, "old 1")
+    #expect(restarted.count("young") == 0)
   }
 
   @Test func aRestoredValueKeepsItsUpdatedAtExactly() async throws {
@@ -296,20 +298,22 @@ struct QueryStorePersistedCacheTests {
     // Restored, edited and written again by the restored store, twice: the dates do not move.
     for _ in 0..<2 {
       let registry = SharedRegistry()
-      await SharedRegistry.$current.withValue(registry) {
-        await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
-        let clock = ManualClock()
-        let first = Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: clock))
-        let second = Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 2], "set", clock: clock))
-        #expect(first.wrappedValue.value == "post 1")
-        #expect(first.wrappedValue.updatedAt == fetchedAt)
-        #expect(second.wrappedValue.value == "set")
-        #expect(second.wrappedValue.updatedAt == setAt)
-        registry.queries.update(["posts", 1], as: OperationState<String>.self) { $0.value = "post 1" }
-        registry.queries.update(["posts", 2], as: OperationState<String>.self) { $0.value = "set" }
-        clock.advance(by: .milliseconds(250))
-        await #expect(throws: Never.self) { try await registry.queries.flushPersistedCache() }
+      await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
+      let clock = ManualClock()
+      let first = inRegistry(registry) {
+        Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: clock))
       }
+      let second = inRegistry(registry) {
+        Shared(wrappedValue: OperationState<String>(), fetcher.query(["posts", 2], "set", clock: clock))
+      }
+      #expect(first.wrappedValue.value == "post 1")
+      #expect(first.wrappedValue.updatedAt == fetchedAt)
+      #expect(second.wrappedValue.value == "set")
+      #expect(second.wrappedValue.updatedAt == setAt)
+      registry.queries.update(["posts", 1], as: OperationState<String>.self) { $0.value = "post 1" }
+      registry.queries.update(["posts", 2], as: OperationState<String>.self) { $0.value = "set" }
+      clock.advance(by: .milliseconds(250))
+      await #expect(throws: Never.self) { try await registry.queries.flushPersistedCache() }
     }
     #expect(fetcher.count("post") == 1)
     #expect(fetcher.count("set") == 0)
@@ -337,15 +341,15 @@ struct QueryStorePersistedCacheTests {
     #expect(stored.entries.first?.updatedAt == obtainedAt)
 
     let registry = SharedRegistry()
-    await SharedRegistry.$current.withValue(registry) {
-      await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
-      let restored = Shared(
+    await registry.queries.persistCache(persistence(persister, clock: ManualClock()))
+    let restored = inRegistry(registry) {
+      Shared(
         wrappedValue: OperationState<String>(), fetcher.query(["posts", 1], "post", clock: ManualClock()))
-      #expect(restored.wrappedValue.value == "post 1")
-      #expect(restored.wrappedValue.dataUpdatedAt == obtainedAt)
-      #expect(restored.wrappedValue.updatedAt == obtainedAt)
-      #expect(restored.wrappedValue.errorUpdatedAt == nil)  // A failure is not persisted.
     }
+    #expect(restored.wrappedValue.value == "post 1")
+    #expect(restored.wrappedValue.dataUpdatedAt == obtainedAt)
+    #expect(restored.wrappedValue.updatedAt == obtainedAt)
+    #expect(restored.wrappedValue.errorUpdatedAt == nil)  // A failure is not persisted.
   }
 
   @Test func onlyTheQueriesTheFilterChoosesArePersistedOrRestored() async throws {
@@ -477,13 +481,13 @@ struct QueryStorePersistedCacheTests {
     store.remove(.exactly(["posts", 1]))
     let persisterAgain = try storedCache([(["posts", 1], "restored", .seconds(60))])
     let registry = SharedRegistry()
-    await SharedRegistry.$current.withValue(registry) {
-      await registry.queries.persistCache(persistence(persisterAgain, clock: ManualClock()))
-      let older = Shared(
+    await registry.queries.persistCache(persistence(persisterAgain, clock: ManualClock()))
+    let older = inRegistry(registry) {
+      Shared(
         wrappedValue: OperationState<String>(),
         query.initialValue("listed an hour ago", updatedAt: Date(timeIntervalSinceNow: -3_600)))
-      #expect(older.wrappedValue.value == "restored")
     }
+    #expect(older.wrappedValue.value == "restored")
   }
 
   @Test func aRemovedOrResetQueryLeavesTheCacheAndAnEmptyCacheRemovesTheStoredOne() async throws {
@@ -592,13 +596,11 @@ struct QueryStorePersistedCacheTests {
     #expect(store.dehydrate(.prefix(["posts"])).entries.map(\.key) == [["posts", 1]])
 
     let registry = SharedRegistry()
-    SharedRegistry.$current.withValue(registry) {
-      #expect(registry.queries.hydrate(cache) == QueryCacheRestore(restored: 2))
-      let held = Shared(wrappedValue: OperationState<CachedPost>(), post)
-      #expect(held.wrappedValue.value == CachedPost(id: 1, title: "Hello"))
-      #expect(!held.wrappedValue.isFetching)
-      #expect(registry.queries.dehydrate(version: "7").entries.count == 2)
-    }
+    #expect(registry.queries.hydrate(cache) == QueryCacheRestore(restored: 2))
+    let held = inRegistry(registry) { Shared(wrappedValue: OperationState<CachedPost>(), post) }
+    #expect(held.wrappedValue.value == CachedPost(id: 1, title: "Hello"))
+    #expect(!held.wrappedValue.isFetching)
+    #expect(registry.queries.dehydrate(version: "7").entries.count == 2)
   }
 
   @Test func hydratingReplacesAHeldValueOnlyWithANewerOne() async throws {
