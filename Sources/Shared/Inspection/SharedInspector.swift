@@ -22,6 +22,9 @@ public final class SharedInspector: Sendable {
   /// How many events ``recentEvents`` keeps.
   public let historyLimit: Int
 
+  /// The registry's instrument (see ``SharedRegistry/instrument``), kept here so that every engine the inspector
+  /// reaches reaches it too.
+  let instruments = SharedInstruments()
   /// How many streams are attached; the engines' one check.
   private let attachedCount = Atomic<Int>(0)
   private let state = Lock(State())

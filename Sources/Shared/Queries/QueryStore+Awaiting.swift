@@ -67,6 +67,7 @@ extension QueryStore {
       return peeked
     }
     guard let peeked, peeked.isFresh else { return nil }
+    services.instruments.record(.cacheHit(key))
     return peeked.box
   }
 
@@ -167,10 +168,18 @@ extension QueryStore {
       switch reply {
       case .cached(let shared, let effect):
         effect()
+        services.instruments.record(.cacheHit(key))
         if let answered = answer(shared.wrappedValue) { return answered }
         refetches = true  // Reset by the app since it was fetched: fetch it again.
       case .awaitWork(let id, let work, let effect):
+        // Work measured before this caller's effect launched anything was started by another caller: joined.
+        var joined: (any WorkMeasurement)?
+        if let instrument = services.instruments.current {
+          instrument.record(.cacheMiss(key))
+          joined = work.measurement
+        }
         effect()
+        joined?.joined()
         let fetched = try await withTaskCancellationHandler {
           try await work.value(as: State.Success.self)
         } onCancel: {

@@ -28,6 +28,7 @@ extension QueryStore {
         return state.evictOverCapacity()
       }
       if services.inspector.isAttached { inspected(evicted.map(\.key), .collected) }
+      instrumentRemoved(evicted, .evicted)
       persistedValuesCollected(evicted)
       withExtendedLifetime(evicted) {}  // Their values are released after the lock.
     }
@@ -109,6 +110,7 @@ extension QueryStore {
         return batch
       }
       if services.inspector.isAttached { inspected(batch.removed.map(\.key), .collected) }
+      instrumentRemoved(batch.removed, .collected)
       persistedValuesCollected(batch.removed)
       withExtendedLifetime((batch.removed, batch.released)) {}  // Their values are released after the lock.
       if batch.isLast { return nil }
@@ -141,6 +143,12 @@ extension QueryStore {
 
   /// How many queries one batch of a garbage check visits under the lock.
   static var sweepBatchSize: Int { 1_024 }
+
+  /// Tells an attached instrument that `records` left the store for `reason`; call after the lock.
+  func instrumentRemoved(_ records: [any QueryRecordProtocol], _ reason: QueryRemovalReason) {
+    guard !records.isEmpty, let instrument = services.instruments.current else { return }
+    instrument.record(.queriesRemoved(records.map(\.key), reason: reason, remaining: count))
+  }
 
   /// How often the sweeper checks a query whose `gcTime` is `gcTime`.
   static func gcCheckInterval(gcTime: Duration) -> Duration {

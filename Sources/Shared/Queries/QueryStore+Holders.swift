@@ -62,6 +62,7 @@ extension QueryStore {
     }
     // The records of other keys were evicted over the store's capacity.
     if services.inspector.isAttached { inspected(replaced.map(\.key).filter { $0 != query.key }, .collected) }
+    if services.instruments.isAttached { instrumentRemoved(replaced.filter { $0.key != query.key }, .evicted) }
     persistedValuesCollected(replaced.filter { $0.key != query.key })
     withExtendedLifetime(replaced) {}
     if let conflict {

@@ -35,6 +35,24 @@ public final class SharedRegistry: Sendable {
   /// ```
   public let inspector: SharedInspector
 
+  /// What measures and traces this registry's work: its query store's fetches, their attempts and mutation runs,
+  /// the saves of its keys, and the store's cache hits, misses and collections (see ``SharedInstrument``); `nil`,
+  /// the default, for nothing.
+  ///
+  /// ```swift
+  /// SharedRegistry.current.instrument = CountingInstrument()
+  /// ```
+  ///
+  /// An instrument set while work runs measures the work that starts from then on. While none is set, the engines
+  /// check one flag and do nothing more.
+  public var instrument: (any SharedInstrument)? {
+    get { inspector.instruments.current }
+    set {
+      let previous = inspector.instruments.replace(with: newValue)
+      withExtendedLifetime(previous) {}  // The app's instrument is released after the lock.
+    }
+  }
+
   /// Creates an empty registry.
   public init() {
     inspector = SharedInspector()

@@ -71,6 +71,12 @@ final class Persistence<Value: Sendable>: Sendable {
   var context: SharedKeyContext<Value> { SharedKeyContext(persistence: self) }
 
   /// The key's identity in an inspection (see ``InspectedKey/id``): describes the key, the program's code.
+  /// The key's type without its generic arguments (`FileStorageKey`), for an instrument.
+  private var keyKindName: String {
+    let name = String(describing: type(of: key))
+    return name.firstIndex(of: "<").map { String(name[..<$0]) } ?? name
+  }
+
   private var inspectedID: String {
     if let file = key.id as? FileStorageKeyID { return InspectedKey.id(kind: .file, name: file.path) }
     return InspectedKey.id(kind: .custom, name: String(describing: key))
@@ -236,16 +242,23 @@ final class Persistence<Value: Sendable>: Sendable {
         return
       case .save(let change):
         let outcome: (any Error)?
+        let measurement = inspector?.instruments.begin(
+          InstrumentedWork(kind: .save, key: nil, keyKind: keyKindName, name: inspectedID, meta: OperationMeta()))
         do {
           // Only a value whose key saves has changes to save (see `changed`).
           let scope = SaveScope(persistence: ObjectIdentifier(self), sequence: change.sequence)
           try await SaveScope.$current.withValue(scope) {
-            try await writer?.save(change.value, context: context)
+            if let measurement {
+              try await measurement.attempt(1) { try await writer?.save(change.value, context: context) }
+            } else {
+              try await writer?.save(change.value, context: context)
+            }
           }
           outcome = nil
         } catch {
           outcome = error
         }
+        measurement?.ended(outcome.map { InstrumentedOutcome(Result<Void, any Error>.failure($0)) } ?? .success)
         // Heard before the callers of `save()` resume.
         if let inspector, inspector.isAttached {
           inspector.publish(inspectedID, outcome.map { .saveFailed(error: String(describing: $0)) } ?? .saved)

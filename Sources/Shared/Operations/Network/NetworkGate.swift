@@ -40,7 +40,12 @@ final class NetworkGate: Sendable {
   /// How many paused runs' tasks are suspended, waiting for an answer (for tests: a task that waits calls nothing).
   let suspendedRuns = Atomic<Int>(0)
 
-  init() {}
+  /// The registry's instrument, told when a run waits for the network; `nil` for a gate of no store.
+  let instruments: SharedInstruments?
+
+  init(instruments: SharedInstruments? = nil) {
+    self.instruments = instruments
+  }
 
   // MARK: Settings
 

@@ -118,7 +118,11 @@ final class NetworkRun: Sendable {
             preconditionFailure("a run waits for the network twice at once")
           }
         }
-        if let answer { continuation.resume(returning: answer) }
+        if let answer {
+          continuation.resume(returning: answer)
+        } else {
+          gate.instruments?.record(.paused)
+        }
       }
     } onCancel: {
       gate.cancel(self)

@@ -22,7 +22,8 @@ enum QueryFetchExecutor {
     before: OperationStatus?,
     store: WeakQueryStore,
     network: NetworkRun? = nil,
-    writer: QueryValueWriter<State>? = nil
+    writer: QueryValueWriter<State>? = nil,
+    measurement: (any WorkMeasurement)? = nil
   ) async {
     let result: QueryWork.Outcome
     let outcome: QueryRecordMachine.Outcome
@@ -56,7 +57,8 @@ enum QueryFetchExecutor {
       let options = record.definition.options.operation
       let gate = fetch.mayYield || !options.modifiers.isEmpty ? YieldGate() : nil
       let attempts = await attempt(
-        id, of: record, fetch: fetch, options: options, network: network, gate: gate, store: store)
+        id, of: record, fetch: fetch, options: options, network: network, gate: gate, store: store,
+        measurement: measurement)
       // Nothing from here on suspends: one strong reference to the store serves every step (a reference taken and
       // dropped per step is two atomic writes each, on a count the threads making holders share).
       let strong = store.store
@@ -84,13 +86,15 @@ enum QueryFetchExecutor {
     options: OperationOptions,
     network: NetworkRun?,
     gate: YieldGate?,
-    store: WeakQueryStore
+    store: WeakQueryStore,
+    measurement: (any WorkMeasurement)?
   ) async -> RunOutcome<State.Success> {
     await AttemptLoop.run(
       .contextual { context in
         // Borrowed for this attempt only: released before the retry point asks whether anyone else holds it.
         guard let shared = store.store?.valueForStep(of: record) else { throw CancellationError() }
-        return try await fetch(shared, context)
+        guard let measurement else { return try await fetch(shared, context) }
+        return try await measurement.attempt(context.attempt) { try await fetch(shared, context) }
       },
       options: options,
       network: network,

@@ -1,7 +1,9 @@
 /// What watches a store's fetches: its activity counts, the app's hooks and an attached inspector.
 ///
 /// The fetch executor hands one of these each event of a fetch, in order, and it tells every watcher what that
-/// watcher needs; the executor itself names no watcher. A new watcher is added here, not at the engine's steps.
+/// watcher needs; the executor itself names no watcher. A new watcher is added here, not at the engine's steps. An
+/// attached instrument (``SharedInstrument``) measures the fetch from its launch instead, in the launching task
+/// (``QueryLaunch``), and hears its end from its ``QueryWork``.
 struct FetchInstruments {
   private let services: QueryStoreServices
   private let key: QueryKey
@@ -45,7 +47,8 @@ struct FetchInstruments {
   }
 }
 
-/// What watches a store's mutation runs: its activity counts, the app's hooks and an attached inspector.
+/// What watches a store's mutation runs: its activity counts, the app's hooks, an attached inspector and an attached
+/// instrument.
 ///
 /// A run hands one of these each event, in order, and it tells every watcher what that watcher needs.
 struct MutationInstruments<Result: Sendable>: Sendable {
@@ -55,14 +58,18 @@ struct MutationInstruments<Result: Sendable>: Sendable {
   private let subject: QueryHookSubject
   /// Set when an inspector is attached as the run starts: it hears the callbacks and how the run ends.
   private let inspected: (id: String, startedAt: ContinuousClock.Instant)?
+  /// The attached instrument's measurement of the run, begun in the caller's task: it measures each attempt.
+  let measurement: (any WorkMeasurement)?
 
-  /// A run of the mutation named `key` with `arguments` started: counted, and told to an attached inspector.
+  /// A run of the mutation named `key` with `arguments` started: counted, told to an attached inspector, and measured
+  /// by an attached instrument.
   init(started key: QueryKey?, arguments: some Sendable, meta: OperationMeta, services: QueryStoreServices) {
     self.services = services
     self.key = key
     subject = .mutation(arguments: arguments, meta: meta)
     services.activity.mutationStarted(key)
     services.mutationStates.changed(key)
+    measurement = services.instruments.begin(.mutation(key, meta: meta))
     let inspector = services.inspector
     if inspector.isAttached {
       let id = InspectedKey.id(kind: .mutation, name: key.map { MutationKeyID(key: $0).name } ?? "(unnamed)")
@@ -91,6 +98,7 @@ struct MutationInstruments<Result: Sendable>: Sendable {
   /// next.
   func settled(_ result: Swift.Result<Result, any Error>, callsBack: Bool) {
     services.activity.mutationEnded(key)
+    measurement?.ended(InstrumentedOutcome(result))
     // A success or a failure was heard as it showed; a cancellation shows only now.
     if case .failure(let error) = result, error is CancellationError { services.mutationStates.changed(key) }
     services.reportSettled(subject, result.map { $0 as any Sendable })

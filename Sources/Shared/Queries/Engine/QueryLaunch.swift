@@ -15,11 +15,16 @@ struct QueryLaunch<State: OperationTrackable>: QueryLaunching {
   let store: WeakQueryStore
   /// Code specialized for the value, for a holder's fetch (see ``QueryValueWriter``).
   let writer: QueryValueWriter<State>?
+  /// The registry's instrument, which measures the fetch from here, in the task that launched it.
+  let instruments: SharedInstruments
 
   func perform() {
     // The task captures these copies, not `self`: capturing `shown` would keep a reference to the value for the whole
     // fetch, and the record asks at each retry point whether anyone but the fetch holds it.
     let (id, record, fetch, work, gate, store, writer) = (id, record, fetch, work, gate, store, writer)
+    // Begun in the launching task, whose task-local values (a trace's context) the measurement may read.
+    let measurement = instruments.begin(.fetch(record.key, meta: record.definition.options.meta))
+    if let measurement { work.measure(by: measurement) }
     guard let shown else {
       work.attach(
         Task {
@@ -27,7 +32,8 @@ struct QueryLaunch<State: OperationTrackable>: QueryLaunching {
           // Asked as its turn comes: the device may have gone offline while it queued.
           let network = QueryFetchExecutor.network(of: record, at: gate, store: store)
           await QueryFetchExecutor.execute(
-            id, of: record, fetch: fetch, work: work, before: nil, store: store, network: network)
+            id, of: record, fetch: fetch, work: work, before: nil, store: store, network: network,
+            measurement: measurement)
         })
       return
     }
@@ -43,7 +49,8 @@ struct QueryLaunch<State: OperationTrackable>: QueryLaunching {
     work.attach(
       Task {
         await QueryFetchExecutor.execute(
-          id, of: record, fetch: fetch, work: work, before: before, store: store, network: network, writer: writer)
+          id, of: record, fetch: fetch, work: work, before: before, store: store, network: network, writer: writer,
+          measurement: measurement)
       })
   }
 }

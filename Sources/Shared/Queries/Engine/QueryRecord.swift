@@ -522,7 +522,8 @@ final class QueryRecord<State: OperationTrackable>: QueryRecordProtocol, @unchec
     // fetching before the caller goes on; queued work, as its turn comes.
     let launch = QueryLaunch(
       id: id, record: self, fetch: fetch, work: work, shown: waitsForTurn ? nil : shared,
-      gate: store.services.network, store: WeakQueryStore(store: store), writer: writer)
+      gate: store.services.network, store: WeakQueryStore(store: store), writer: writer,
+      instruments: store.services.instruments)
     return (work, QueryRecordEffect(.launch(launch)))
   }
 }

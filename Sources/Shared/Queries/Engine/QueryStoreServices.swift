@@ -13,14 +13,18 @@ final class QueryStoreServices: Sendable {
   /// The lines of the mutation scopes of the store's registry.
   let mutationScopes = MutationScopes()
   /// The online status the store follows, its default network mode, and the work waiting for the network.
-  let network = NetworkGate()
+  let network: NetworkGate
   /// The focus sources the store follows, which keep a query's interval from refetching in the background.
   let focus = QueryFocusSources()
   /// The registry's inspector: fetches and mutation runs publish events to it while it is attached.
   let inspector: SharedInspector
 
+  /// The registry's instrument: fetches, mutation runs and the cache's events are measured while one is attached.
+  var instruments: SharedInstruments { inspector.instruments }
+
   init(inspector: SharedInspector) {
     self.inspector = inspector
+    network = NetworkGate(instruments: inspector.instruments)
   }
 
   /// The store's default options for `query`, if it was made without options of its own and the store has

@@ -29,6 +29,8 @@ final class QueryWork: Sendable {
     var lastWaiter: UInt64 = 0
     var task: Task<Void, Never>?
     var isCancelled = false
+    /// The attached instrument's measurement of the fetch, set as it launches; ended as it finishes.
+    var measurement: (any WorkMeasurement)?
   }
 
   private enum Turn {
@@ -109,19 +111,32 @@ final class QueryWork: Sendable {
     task?.cancel()
   }
 
-  /// Settles the work and resumes everyone waiting for it.
+  /// Settles the work and resumes everyone waiting for it; a measurement of it ends first.
   func finish(_ result: Outcome) {
-    let waiters = state.withLock { state -> [UInt64: UnsafeContinuation<Outcome, Never>]? in
+    let (waiters, measurement) = state.withLock {
+      state -> ([UInt64: UnsafeContinuation<Outcome, Never>]?, (any WorkMeasurement)?) in
       state.result = result
       state.task = nil
       // Most work has nobody waiting (a holder's fetch): nothing to empty, nothing to hand out.
       if !state.cancelledWaiters.isEmpty { state.cancelledWaiters = [] }
-      guard !state.waiters.isEmpty else { return nil }
+      let measurement = state.measurement.take()
+      guard !state.waiters.isEmpty else { return (nil, measurement) }
       defer { state.waiters = [:] }
-      return state.waiters
+      return (state.waiters, measurement)
     }
+    measurement?.ended(InstrumentedOutcome(result))
     guard let waiters else { return }
     for waiter in waiters.values { waiter.resume(returning: result) }
+  }
+
+  /// The measurement of this work, while it runs (`nil` once it finished, or if no instrument measures it).
+  var measurement: (any WorkMeasurement)? {
+    state.withLock { $0.measurement }
+  }
+
+  /// Measures this work with `measurement` until it finishes; call before its task starts.
+  func measure(by measurement: any WorkMeasurement) {
+    state.withLock { $0.measurement = measurement }
   }
 
   /// Waits for the work's value, of type `type`; a cancelled caller stops waiting at once, with a

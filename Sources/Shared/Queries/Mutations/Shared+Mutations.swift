@@ -161,6 +161,13 @@ extension Shared {
     let network = RunNetwork(gate: services.network, mode: options.networkMode)
     let instruments = MutationInstruments<Result>(
       started: mutationKey, arguments: arguments, meta: options.meta, services: services)
+    // An attached instrument measures each attempt around the mutation's own work (inside the modifiers).
+    let body =
+      instruments.measurement.map { measurement in
+        OperationBody<Result>.contextual { context in
+          try await measurement.attempt(context.attempt) { try await body(context) }
+        }
+      } ?? body
     // Invalidated as the mutation succeeds, before its state shows it, when the run waits for the refetches;
     // otherwise once it shows it.
     let refreshes = awaitsRefetches && !invalidates.isEmpty
