@@ -24,14 +24,6 @@ public struct InstrumentedWork: Sendable {
   /// The operation's meta: the fetch's query options', or the run's options'.
   public let meta: OperationMeta
 
-  init(kind: Kind, key: QueryKey?, keyKind: String, name: String, meta: OperationMeta) {
-    self.kind = kind
-    self.key = key
-    self.keyKind = keyKind
-    self.name = name
-    self.meta = meta
-  }
-
   static func fetch(_ key: QueryKey, meta: OperationMeta) -> Self {
     Self(kind: .fetch, key: key, keyKind: "query", name: key.description, meta: meta)
   }
