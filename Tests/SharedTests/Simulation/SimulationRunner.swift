@@ -51,6 +51,9 @@ final class SimulationRunner {
   /// The list of queries and the observers of derived values (see SimulationRunner+Holders).
   let holderHarness = SimulationHolderHarness()
   private(set) var registry = SharedRegistry()
+  /// The app's instrument, attached at each launch, and those of the apps before each relaunch.
+  private var instrument = SimulationInstrument()
+  private var retiredInstruments: [SimulationInstrument] = []
   /// The persisted cache's storage, when the program persists it; written at once (no throttle), and flushed before a
   /// relaunch.
   private var persister: MemoryCachePersister?
@@ -130,6 +133,7 @@ final class SimulationRunner {
     // Either launch order: the persisted cache then the queue's registrations and restore, or the other way round;
     // then the holders (the steps). A queued entry's change shows over the restored value either way.
     let queueFirst = program.setup.restoresQueueFirst
+    registry.instrument = instrument
     await SharedRegistry.$current.withValue(registry) {
       store.onlineStatus = network
       if program.setup.followsFocus { focusSubscription = store.refetch(onFocus: focus, matching: ["sim"]) }
@@ -170,6 +174,8 @@ final class SimulationRunner {
     // The old app's holders go, and its fetches are cancelled: nothing of it is left at the server.
     holders = Array(repeating: [], count: SimulationSetup.keyCount)
     store.remove(.all)
+    retiredInstruments.append(instrument)
+    instrument = SimulationInstrument()
     registry = SharedRegistry()
     clock = ManualClock()
     mutationClock = ManualClock()
@@ -522,6 +528,10 @@ final class SimulationRunner {
     if let offline = server.offlineRequests.first { return "a request reached the server while offline: \(offline)" }
     if let wrongRestoredDate { return wrongRestoredDate }
     if let wrongFilterCount { return wrongFilterCount }
+    if let problem = instrument.problem ?? retiredInstruments.lazy.compactMap(\.problem).first { return problem }
+    if let leaked = retiredInstruments.lazy.map(\.openWork).first(where: { !$0.isEmpty }) {
+      return "measurements begun before a relaunch never ended: \(leaked)"
+    }
     if let broken = queueBrokenInvariant() { return broken }
     if let shown = mutationsReader?.wrappedValue, case let listed = store.mutations(), !shown.showsSameRuns(as: listed)
     {
