@@ -198,3 +198,21 @@ private struct Refused: Error {}
     #expect(instrument.calls.elements.isEmpty)
   }
 }
+
+/// A mutation's run belongs to the registry its state was made in, whichever registry is current where `mutate` is
+/// called.
+@Suite(.freshRegistry) struct SharedInstrumentRegistryTests {
+  @Test func aMutationRunIsMeasuredByTheRegistryItsStateBelongsTo() async throws {
+    let other = SharedRegistry()
+    let instrument = RecordingInstrument()
+    other.instrument = instrument
+    let rename = SharedRegistry.$current.withValue(other) {
+      Shared(wrappedValue: MutationState<String, String>(), .mutation("rename"))
+    }
+    let task = rename.mutate("new") { (title: String, _: OperationContext<String>) in title }
+    #expect(try await task.value == "new")
+    #expect(instrument.calls("begin") == ["begin mutation [\"rename\"] in none"])
+    #expect(other.queries.mutations().count == 1)
+    #expect(SharedRegistry.current.queries.mutations().isEmpty)
+  }
+}

@@ -145,7 +145,7 @@ extension Shared {
     onError: ((any Error) -> Void)?,
     onSettled: ((Swift.Result<Result, any Error>) -> Void)?
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
-    let queries = SharedRegistry.current.queries
+    let queries = owningQueries
     // Options given win; otherwise the store's defaults for the mutation's key, read as the run starts.
     let options =
       given ?? queries.services.defaults.withLock { $0.mutationOptions(for: mutationKey) } ?? OperationOptions()
@@ -214,6 +214,16 @@ extension Shared {
       body, in: scope, of: services.mutationScopes, options: options, policy: policy, afterSuccess: afterSuccess,
       network: network, isolation: isolation, onAttempt: onAttempt, onSuccess: recordSuccess, onError: recordError,
       onSettled: recordSettled, onJoined: onJoined)
+  }
+
+  /// The query store of the registry this value was made in: its runs are counted, listed and measured there, and
+  /// its optimistic changes reach that store's queries, whichever registry is current where it runs. The current
+  /// registry's for a value of no registry (a permanent key's, or one made without a key).
+  var owningQueries: QueryStore {
+    guard case .root(let root) = reference, let registry = root.registration?.registry else {
+      return SharedRegistry.current.queries
+    }
+    return registry.queries
   }
 
   /// The key of the mutation this value holds the state of, for ``QueryStore/activity(matching:)``: its
@@ -286,7 +296,7 @@ extension Shared {
     onError: ((any Error, Context) -> Void)? = nil,
     onSettled: ((Swift.Result<Result, any Error>, Context) -> Void)? = nil
   ) -> OperationTask<Result> where Value == MutationState<Arguments, Result> {
-    let cache = OptimisticCache(store: SharedRegistry.current.queries)
+    let cache = OptimisticCache(store: owningQueries)
     let context = optimistic.start(arguments, cache)
     let changes = cache.changes
     return mutate(
