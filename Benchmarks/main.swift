@@ -268,6 +268,24 @@ await scenario("await a fresh cached query through its holder") {
   }
   return Row(scenario: $0, pair: pair, baselineName: "Mutex.withLock", budget: .none)
 }
+// An instrument attached (one that counts what it hears): the store's own cost of measuring, beside the same work
+// with none attached.
+await scenario("fetch of a new query key, an instrument attached") {
+  let pair = await asyncPlan.compareAsync {
+    await fetchNewQueryKeys(2_000, instrument: CountingInstrument())
+  } with: {
+    await fetchNewQueryKeys(2_000, instrument: nil)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "the same, none attached", budget: .ratio(1.25))
+}
+await scenario("await a fresh cached query, an instrument attached") {
+  let pair = await asyncPlan.compareAsync {
+    await awaitFreshCachedQuery(100_000, instrument: CountingInstrument())
+  } with: {
+    await awaitFreshCachedQuery(100_000, instrument: nil)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "the same, none attached", budget: .ratio(1.25))
+}
 await scenario("constant query fetched, per holder of 100") {
   let pair = await asyncPlan.compareAsync {
     await queryFetchTo100Holders()

@@ -6,7 +6,7 @@
 /// more.
 ///
 /// ```swift
-/// struct CountingInstrument: SharedInstrument {
+/// final class CountingInstrument: SharedInstrument {
 ///   let fetches = Mutex(0)
 ///
 ///   func begin(_ work: InstrumentedWork) -> any WorkMeasurement {
