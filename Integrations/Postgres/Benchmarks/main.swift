@@ -9,7 +9,8 @@
 // - saves per second: `withLock` + `save()` one after another on one key, and on 1,000 keys saved at once; against
 //   bare upserts of the same JSON on one connection.
 // - increments per second: checked updates (`PostgresKey.update`) adding 1 to one counter, one after another in
-//   this process, and from 3 processes at once; against a bare `UPDATE … SET n = n + 1` the same ways.
+//   this process, from 3 processes at once, and from 3 and 6 processes that each hold the key meanwhile (every
+//   increment reaches every other process's value); against a bare `UPDATE … SET n = n + 1` the same ways.
 import Foundation
 import Logging
 import PostgresNIO
@@ -75,18 +76,29 @@ if arguments.count == 3, arguments[1] == "--echo-bare" {
   exit(0)
 }
 
-if arguments.count == 4, arguments[1] == "--increment-shared" || arguments[1] == "--increment-bare" {
+if arguments.count == 4,
+  ["--increment-shared", "--increment-held", "--increment-bare"].contains(arguments[1])
+{
   // Answers "ready" once connected, then, on a line of standard input, adds 1 to the counter ARGUMENT[2] as many times
-  // as ARGUMENT[3] says, and answers "done".
+  // as ARGUMENT[3] says, and answers "done". `--increment-held` keeps the key open meanwhile (a `Shared` value of
+  // it, loaded and listening), so every other process's increment reaches it.
   let count = Int(arguments[3]) ?? 0
   let name = arguments[2]
-  if arguments[1] == "--increment-shared" {
+  if arguments[1] != "--increment-bare" {
     let database = SharedPostgresDatabase(configuration)
     let counter = PostgresKey<Counter>(name, in: database)
     try await counter.update(ifMissing: Counter()) { _ in }
+    var held: Shared<Counter>?
+    if arguments[1] == "--increment-held" {
+      try await database.waitUntilListening()
+      let value = Shared(wrappedValue: Counter(), .postgres(name, in: database))
+      try await value.load()
+      held = value
+    }
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     _ = readLine()
     for _ in 0..<count { try await counter.update(ifMissing: Counter()) { $0.value += 1 } }
+    withExtendedLifetime(held) {}
     await database.close()
   } else {
     let connection = try await connect()
@@ -261,7 +273,7 @@ print(
 let increments = quick ? 200 : 2_000
 try await execute(
   "CREATE TABLE IF NOT EXISTS bare_counters (id text PRIMARY KEY, n bigint NOT NULL)", on: bareConnection)
-try await execute("INSERT INTO bare_counters VALUES (\("one-\(run)"), 0), (\("three-\(run)"), 0)", on: bareConnection)
+try await execute("INSERT INTO bare_counters VALUES (\("one-\(run)"), 0)", on: bareConnection)
 start = ContinuousClock.now
 for _ in 0..<increments {
   try await execute("UPDATE bare_counters SET n = n + 1 WHERE id = \("one-\(run)")", on: bareConnection)
@@ -274,11 +286,11 @@ start = ContinuousClock.now
 for _ in 0..<increments { try await counter.update(ifMissing: Counter()) { $0.value += 1 } }
 let sharedIncrements = Double(increments) / (ContinuousClock.now - start).seconds
 
-/// Starts 3 children in `mode` on `name`, each adding 1 `perProcess` times once told to go; returns increments per
-/// second, from the go to the last "done".
-func incrementsFromThreeProcesses(_ mode: String, _ name: String, perProcess: Int) throws -> Double {
+/// Starts `processes` children in `mode` on `name`, each adding 1 `perProcess` times once told to go; returns
+/// increments per second, from the go to the last "done".
+func incrementsFromProcesses(_ processes: Int, _ mode: String, _ name: String, perProcess: Int) throws -> Double {
   var children: [(process: Process, input: FileHandle, output: FileHandle)] = []
-  for _ in 0..<3 {
+  for _ in 0..<processes {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: arguments[0])
     process.arguments = [mode, name, String(perProcess)]
@@ -304,14 +316,30 @@ func incrementsFromThreeProcesses(_ mode: String, _ name: String, perProcess: In
     waitForLine(from: child.output)
     child.process.waitUntilExit()
   }
-  return Double(3 * perProcess) / (ContinuousClock.now - start).seconds
+  return Double(processes * perProcess) / (ContinuousClock.now - start).seconds
+}
+
+/// One row of contended increments: `processes` processes on one counter, bare and with checked updates (the key
+/// held by every process, or not); the checked updates' counter is read back to show none was lost.
+struct ContendedRow {
+  var processes: Int
+  var held: Bool
+  var bare: Double
+  var shared: Double
+  var kept: Int
 }
 let perProcess = quick ? 100 : 500
-let bareContended = try incrementsFromThreeProcesses("--increment-bare", "three-\(run)", perProcess: perProcess)
-let sharedContended = try incrementsFromThreeProcesses(
-  "--increment-shared", "contended-\(run)", perProcess: perProcess)
-let contendedRow = PostgresKey<Counter>("contended-\(run)", in: database)
-let contendedTotal = try await contendedRow.update(ifMissing: Counter()) { _ in }.value
+var contendedRows: [ContendedRow] = []
+for (processes, held) in [(3, false), (3, true), (6, true)] {
+  try await execute("INSERT INTO bare_counters VALUES (\("bare-\(processes)-\(held)-\(run)"), 0)", on: bareConnection)
+  let bare = try incrementsFromProcesses(
+    processes, "--increment-bare", "bare-\(processes)-\(held)-\(run)", perProcess: perProcess)
+  let name = "contended-\(processes)-\(held)-\(run)"
+  let shared = try incrementsFromProcesses(
+    processes, held ? "--increment-held" : "--increment-shared", name, perProcess: perProcess)
+  let kept = try await PostgresKey<Counter>(name, in: database).update(ifMissing: Counter()) { _ in }.value
+  contendedRows.append(ContendedRow(processes: processes, held: held, bare: bare, shared: shared, kept: kept))
+}
 
 print("")
 print("| increments per second | bare `UPDATE … SET n = n + 1` | checked updates | ratio |")
@@ -320,10 +348,12 @@ print(
   String(
     format: "| one after another, one process | %.0f | %.0f | %.2fx |", bareIncrements, sharedIncrements,
     sharedIncrements / bareIncrements))
-print(
-  String(
-    format: "| 3 processes at once, one counter (%d of %d kept) | %.0f | %.0f | %.2fx |", contendedTotal,
-    3 * perProcess, bareContended, sharedContended, sharedContended / bareContended))
+for row in contendedRows {
+  let holding = row.held ? "each holding the key" : "the key not held"
+  print(
+    "| \(row.processes) processes at once, one counter, \(holding) (\(row.kept) of \(row.processes * perProcess) kept) "
+      + String(format: "| %.0f | %.0f | %.2fx |", row.bare, row.shared, row.shared / row.bare))
+}
 try await execute("DROP TABLE bare_counters", on: bareConnection)
 try await execute("DROP TABLE bare_values", on: bareConnection)
 try await bareConnection.close().get()

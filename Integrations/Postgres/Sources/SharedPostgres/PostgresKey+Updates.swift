@@ -79,10 +79,19 @@ extension PostgresKey {
       }
       try change(&value)
       let json = try Self.encode(value, key: name)
-      guard
-        let version = try await core.writeChecked(
-          name, json: json, expected: row?.version ?? 0, insertVersion: insertVersion)
-      else { continue }
+      let outcome = try await core.writeChecked(
+        name, json: json, expected: row?.version ?? 0, insertVersion: insertVersion)
+      guard case .written(let version) = outcome else {
+        // Another instance wrote first. The next attempt starts from the newest row the write found, or from the
+        // newer row this instance heard announced meanwhile (the announcement carries the value), and reads the
+        // row only when it has neither.
+        if case .conflict(let newest?) = outcome {
+          seen = newest
+        } else if let heard = core.lastRowSeen(name), heard.version > row?.version ?? 0 {
+          seen = heard
+        }
+        continue
+      }
       await core.landOwnWrite(name, version: version, json: json)
       return value
     }
