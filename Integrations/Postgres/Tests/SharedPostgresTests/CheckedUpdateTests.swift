@@ -86,8 +86,8 @@ extension ServerTests {
     }
 
     /// Another instance writes between the update's first attempt and its write: the refused write brings back the
-    /// row's newest version and value, and the next attempt starts from them without reading the row; whether or
-    /// not this instance holds the key.
+    /// row's version and value as it found them, and the next attempt starts from them without reading the row;
+    /// whether or not this instance holds the key.
     @Test(arguments: [true, false])
     func aConflictStartsAgainFromTheNewestRowWithoutReadingIt(held: Bool) async throws {
       let key = TestDatabase.uniqueKey()

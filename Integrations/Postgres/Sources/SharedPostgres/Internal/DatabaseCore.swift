@@ -807,7 +807,7 @@ final class DatabaseCore: Sendable {
 
   /// Writes `json` as the next version of `key` only if the row is still at `expected` (0: still missing, then
   /// made at `insertVersion`), and announces it. When the row moved on, nothing is written, and the outcome carries
-  /// the row's newest version and value if the write found them (they are then the newest row seen, as a read's).
+  /// the row's version and value as the write found them, if it could tell (then the newest row seen, as a read's).
   func writeChecked(
     _ key: String, json: Data, expected: Int64, insertVersion: Int64
   ) async throws -> ValueTable.CheckedWrite {

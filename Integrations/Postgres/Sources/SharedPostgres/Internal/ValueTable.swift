@@ -23,9 +23,9 @@ struct ValueTable: Sendable {
   /// The write checked against the row's version (every save under merge, every checked update, once the row
   /// exists), prepared once per connection like the upsert: binds the key, the JSON, the writer, the version
   /// expected (as text), the channel and the announcement's suffix. Returns the version written; when the row moved
-  /// on, its newest version and value instead (read `FOR SHARE`, which waits for a writer holding the row and then
-  /// reads past it to the version it committed, where the statement's snapshot would show the version before it),
-  /// so the next attempt needs no read of its own.
+  /// on, its version and value as the statement's snapshot shows them instead (no lock is taken), so the next
+  /// attempt needs no read of its own unless the write waited for another writer (the snapshot then shows the row
+  /// before that writer's version).
   private let checkedUpdateStatement: String
 
   init(name: String, channel: String, writer: String, logger: Logger) {
@@ -49,12 +49,10 @@ struct ValueTable: Sendable {
         UPDATE \(quotedName) SET value = $2, version = version + 1, writer = $3, updated_at = now()
         WHERE id = $1 AND version = $4::text::bigint
         RETURNING version
-      ), newest AS (
-        SELECT version, value FROM \(quotedName) WHERE id = $1 AND NOT EXISTS (SELECT FROM written) FOR SHARE
       )
       SELECT version::text, pg_notify($5, version::text || $6)::text, NULL::text FROM written
       UNION ALL
-      SELECT version::text, NULL::text, value FROM newest
+      SELECT version::text, NULL::text, value FROM \(quotedName) WHERE id = $1 AND NOT EXISTS (SELECT FROM written)
       """
   }
 
@@ -129,7 +127,7 @@ struct ValueTable: Sendable {
   enum CheckedWrite: Sendable, Equatable {
     /// It wrote this version.
     case written(Int64)
-    /// The row had moved on: nothing was written. With the row's newest version and value when the write found
+    /// The row had moved on: nothing was written. With the row's version and value as the write found
     /// them (`nil`: not known, or the row is missing).
     case conflict(newest: Row?)
   }
@@ -159,6 +157,9 @@ struct ValueTable: Sendable {
     let (version, announced, newestValue) = try row.decode((String, String?, String?).self)
     guard let version = Int64(version) else { return .conflict(newest: nil) }
     if announced != nil { return .written(version) }
+    // The row as the statement's snapshot shows it: still at the version expected when the write waited for another
+    // writer's lock (that writer committed after the snapshot), and then of no use.
+    guard version != expected else { return .conflict(newest: nil) }
     return .conflict(newest: newestValue.map { Row(json: Data($0.utf8), version: version) })
   }
 
