@@ -83,12 +83,11 @@ extension PostgresKey {
       let outcome = try await core.writeChecked(
         name, json: json, expected: row?.version ?? 0, insertVersion: insertVersion)
       guard case .written(let version) = outcome else {
-        // Another instance wrote first. The next attempt starts from the newest row the write found, or from the
-        // newer row this instance heard announced meanwhile (the announcement carries the value), and reads the
-        // row only when it has neither.
-        if case .conflict(let newest?) = outcome {
-          seen = newest
-        } else if let heard = core.lastRowSeen(name), heard.version > row?.version ?? 0 {
+        // Another instance wrote first. The next attempt starts from the row the write found, or from a newer row
+        // this instance heard announced meanwhile (announcements carry the value), and reads the row only when it
+        // has neither.
+        if case .conflict(let found?) = outcome { seen = found }
+        if let heard = core.lastRowSeen(name), heard.version > max(seen?.version ?? 0, row?.version ?? 0) {
           seen = heard
         }
         continue
