@@ -4,12 +4,14 @@
 //   swift run -c release --package-path Integrations/Postgres PostgresBenchmarks [--quick]
 //
 // - propagation: a round trip between this process and a child process (this one changes the value, the child
-//   sees it and answers with a change of its own, this one sees that), halved; against a bare NOTIFY/LISTEN round
-//   trip between the same two processes.
+//   sees it and answers with a change of its own, this one sees that), halved, p50 and p99; against a bare
+//   NOTIFY/LISTEN round trip between the same two processes, in alternating blocks.
 // - saves per second: `withLock` + `save()` one after another on one key, and on 1,000 keys saved at once; against
 //   bare upserts of the same JSON on one connection.
 // - increments per second: checked updates (`PostgresKey.update`) adding 1 to one counter, one after another in
-//   this process, and from 3 processes at once; against a bare `UPDATE … SET n = n + 1` the same ways.
+//   this process, from 3 processes at once, and from 3 and 6 processes that each hold the key meanwhile (every
+//   increment reaches every other process's value); against a bare `UPDATE … SET n = n + 1` the same ways (the
+//   contended rows alternate bare and checked runs, twice each).
 import Foundation
 import Logging
 import PostgresNIO
@@ -75,18 +77,29 @@ if arguments.count == 3, arguments[1] == "--echo-bare" {
   exit(0)
 }
 
-if arguments.count == 4, arguments[1] == "--increment-shared" || arguments[1] == "--increment-bare" {
+if arguments.count == 4,
+  ["--increment-shared", "--increment-held", "--increment-bare"].contains(arguments[1])
+{
   // Answers "ready" once connected, then, on a line of standard input, adds 1 to the counter ARGUMENT[2] as many times
-  // as ARGUMENT[3] says, and answers "done".
+  // as ARGUMENT[3] says, and answers "done". `--increment-held` keeps the key open meanwhile (a `Shared` value of
+  // it, loaded and listening), so every other process's increment reaches it.
   let count = Int(arguments[3]) ?? 0
   let name = arguments[2]
-  if arguments[1] == "--increment-shared" {
+  if arguments[1] != "--increment-bare" {
     let database = SharedPostgresDatabase(configuration)
     let counter = PostgresKey<Counter>(name, in: database)
     try await counter.update(ifMissing: Counter()) { _ in }
+    var held: Shared<Counter>?
+    if arguments[1] == "--increment-held" {
+      try await database.waitUntilListening()
+      let value = Shared(wrappedValue: Counter(), .postgres(name, in: database))
+      try await value.load()
+      held = value
+    }
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     _ = readLine()
     for _ in 0..<count { try await counter.update(ifMissing: Counter()) { $0.value += 1 } }
+    withExtendedLifetime(held) {}
     await database.close()
   } else {
     let connection = try await connect()
@@ -134,72 +147,81 @@ func child(_ mode: String, _ name: String) throws -> Process {
 
 let run = UUID().uuidString.prefix(8).lowercased()
 
-// Bare NOTIFY/LISTEN round trip, halved.
+// Propagation, measured side by side: blocks of bare NOTIFY/LISTEN round trips alternate with blocks of the shared
+// value's round trips, all halved, so both see the same load on the machine; the first round trips of each block are
+// not counted (what the other kind left running is then over). Two rounds: changes by `withLock`, then by checked
+// updates (a checked write before the notification), each with its own echoing child.
 let bareChild = try child("--echo-bare", "b\(run)")
 let bareListener = try await connect()
 let bareSender = try await connect()
-var bare: [Duration] = []
-try await bareListener.listen(on: "pong_b\(run)") { notifications in
-  var iterator = notifications.makeAsyncIterator()
-  for sample in 0..<(samples + 20) {
-    let start = ContinuousClock.now
-    try await bareSender.query("SELECT pg_notify(\("ping_b\(run)"), \(String(sample)))::text", logger: logger)
-    _ = try await iterator.next()
-    if sample >= 20 { bare.append((ContinuousClock.now - start) / 2) }
-  }
-}
-bareChild.terminate()
-
-// The shared value's round trip, halved.
 let database = SharedPostgresDatabase(configuration)
 try await database.waitUntilListening()
-let pingKey = "propagation-\(run)"
-let sharedChild = try child("--echo-shared", pingKey)
-var shared = try await sharedRoundTrips(database: database, key: pingKey)
-sharedChild.terminate()
-// The same with this end's changes made by checked updates (a read and a checked write before the notification).
-let updateKey = "propagation-update-\(run)"
-let updateChild = try child("--echo-shared", updateKey)
-var updated = try await sharedRoundTrips(database: database, key: updateKey, checked: true)
-updateChild.terminate()
+var (bare, shared) = try await roundTrips(database: database, key: "propagation-\(run)")
+var (bareBesideUpdates, updated) = try await roundTrips(
+  database: database, key: "propagation-update-\(run)", checked: true)
+bareChild.terminate()
 
-func sharedRoundTrips(database: SharedPostgresDatabase, key: String, checked: Bool = false) async throws -> [Duration] {
+/// `samples` round trips of each kind, halved, in alternating blocks: bare ones, and ones of the shared value of
+/// `key`, changed by `withLock` or by a checked update, with a child echoing it.
+func roundTrips(
+  database: SharedPostgresDatabase, key: String, checked: Bool = false
+) async throws -> (bare: [Duration], shared: [Duration]) {
+  let sharedChild = try child("--echo-shared", key)
+  defer { sharedChild.terminate() }
   let counter = Shared(wrappedValue: Counter(), .postgres(key, in: database))
   try await counter.load()
+  let block = 25
+  let skipped = 5
+  var bare: [Duration] = []
   var shared: [Duration] = []
-  var iterator = counter.values.makeAsyncIterator()
-  for sample in 0..<(samples + 20) {
-    let sent = 2 * sample + 1
-    let start = ContinuousClock.now
-    if checked {
-      try await PostgresKey<Counter>(key, in: database).update(ifMissing: Counter()) { $0.value = sent }
-    } else {
-      counter.withLock { $0.value = sent }
+  try await bareListener.listen(on: "pong_b\(run)") { notifications in
+    var bareIterator = notifications.makeAsyncIterator()
+    var sharedIterator = counter.values.makeAsyncIterator()
+    var sent = 1
+    while shared.count < samples {
+      for sample in 0..<block {
+        let start = ContinuousClock.now
+        try await bareSender.query("SELECT pg_notify(\("ping_b\(run)"), \(String(sample)))::text", logger: logger)
+        _ = try await bareIterator.next()
+        if sample >= skipped { bare.append((ContinuousClock.now - start) / 2) }
+      }
+      for sample in 0..<block {
+        let value = sent
+        sent += 2
+        let start = ContinuousClock.now
+        if checked {
+          try await PostgresKey<Counter>(key, in: database).update(ifMissing: Counter()) { $0.value = value }
+        } else {
+          counter.withLock { $0.value = value }
+        }
+        while let current = await sharedIterator.next(), current.value != value + 1 {}
+        if sample >= skipped { shared.append((ContinuousClock.now - start) / 2) }
+      }
     }
-    while let current = await iterator.next(), current.value != sent + 1 {}
-    if sample >= 20 { shared.append((ContinuousClock.now - start) / 2) }
   }
-  return shared
+  return (bare, shared)
 }
 
 bare.sort()
 shared.sort()
+bareBesideUpdates.sort()
 updated.sort()
-print("| propagation (one way, half a round trip between two processes) | p50 | p99 |")
+func row(_ name: String, _ sorted: [Duration]) {
+  print("| \(name) | \(microseconds(percentile(sorted, 0.5))) | \(microseconds(percentile(sorted, 0.99))) |")
+}
+func ratios(_ name: String, _ sorted: [Duration], against bare: [Duration], goal: String = "") {
+  let p50 = percentile(sorted, 0.5).seconds / percentile(bare, 0.5).seconds
+  let p99 = percentile(sorted, 0.99).seconds / percentile(bare, 0.99).seconds
+  print("| \(name) | " + String(format: "%.2fx", p50) + goal + " | " + String(format: "%.2fx", p99) + goal + " |")
+}
+print("| propagation (one way, half a round trip between two processes; samples side by side) | p50 | p99 |")
 print("|---|---|---|")
-print("| bare NOTIFY/LISTEN | \(microseconds(percentile(bare, 0.5))) | \(microseconds(percentile(bare, 0.99))) |")
-print(
-  "| withLock -> observer in the other process | \(microseconds(percentile(shared, 0.5))) "
-    + "| \(microseconds(percentile(shared, 0.99))) |")
-print(
-  "| checked update -> observer in the other process | \(microseconds(percentile(updated, 0.5))) "
-    + "| \(microseconds(percentile(updated, 0.99))) |")
-let ratio = percentile(shared, 0.5).seconds / percentile(bare, 0.5).seconds
-let ratio99 = percentile(shared, 0.99).seconds / percentile(bare, 0.99).seconds
-print(String(format: "| withLock ratio | %.2fx (goal <= 2x) | %.2fx |", ratio, ratio99))
-let updatedRatio = percentile(updated, 0.5).seconds / percentile(bare, 0.5).seconds
-let updatedRatio99 = percentile(updated, 0.99).seconds / percentile(bare, 0.99).seconds
-print(String(format: "| checked update ratio | %.2fx | %.2fx |", updatedRatio, updatedRatio99))
+row("bare NOTIFY/LISTEN (beside withLock)", bare)
+row("withLock -> observer in the other process", shared)
+ratios("withLock ratio", shared, against: bare, goal: " (goal <= 2x)")
+row("bare NOTIFY/LISTEN (beside checked updates)", bareBesideUpdates)
+row("checked update -> observer in the other process", updated)
+ratios("checked update ratio", updated, against: bareBesideUpdates)
 
 // Saves per second.
 let saves = quick ? 200 : 2_000
@@ -261,7 +283,7 @@ print(
 let increments = quick ? 200 : 2_000
 try await execute(
   "CREATE TABLE IF NOT EXISTS bare_counters (id text PRIMARY KEY, n bigint NOT NULL)", on: bareConnection)
-try await execute("INSERT INTO bare_counters VALUES (\("one-\(run)"), 0), (\("three-\(run)"), 0)", on: bareConnection)
+try await execute("INSERT INTO bare_counters VALUES (\("one-\(run)"), 0)", on: bareConnection)
 start = ContinuousClock.now
 for _ in 0..<increments {
   try await execute("UPDATE bare_counters SET n = n + 1 WHERE id = \("one-\(run)")", on: bareConnection)
@@ -274,11 +296,11 @@ start = ContinuousClock.now
 for _ in 0..<increments { try await counter.update(ifMissing: Counter()) { $0.value += 1 } }
 let sharedIncrements = Double(increments) / (ContinuousClock.now - start).seconds
 
-/// Starts 3 children in `mode` on `name`, each adding 1 `perProcess` times once told to go; returns increments per
-/// second, from the go to the last "done".
-func incrementsFromThreeProcesses(_ mode: String, _ name: String, perProcess: Int) throws -> Double {
+/// Starts `processes` children in `mode` on `name`, each adding 1 `perProcess` times once told to go; returns
+/// increments per second, from the go to the last "done".
+func incrementsFromProcesses(_ processes: Int, _ mode: String, _ name: String, perProcess: Int) throws -> Double {
   var children: [(process: Process, input: FileHandle, output: FileHandle)] = []
-  for _ in 0..<3 {
+  for _ in 0..<processes {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: arguments[0])
     process.arguments = [mode, name, String(perProcess)]
@@ -304,14 +326,44 @@ func incrementsFromThreeProcesses(_ mode: String, _ name: String, perProcess: In
     waitForLine(from: child.output)
     child.process.waitUntilExit()
   }
-  return Double(3 * perProcess) / (ContinuousClock.now - start).seconds
+  return Double(processes * perProcess) / (ContinuousClock.now - start).seconds
+}
+
+/// One row of contended increments: `processes` processes on one counter, bare and with checked updates (the key
+/// held by every process, or not), in two rounds each, one after the other (bare, checked, bare, checked), so that a
+/// change in the machine's load falls on both; the checked updates' counter is read back to show none was lost.
+struct ContendedRow {
+  var processes: Int
+  var held: Bool
+  var bare: Double
+  var shared: Double
+  var kept: Int
+  var expected: Int
 }
 let perProcess = quick ? 100 : 500
-let bareContended = try incrementsFromThreeProcesses("--increment-bare", "three-\(run)", perProcess: perProcess)
-let sharedContended = try incrementsFromThreeProcesses(
-  "--increment-shared", "contended-\(run)", perProcess: perProcess)
-let contendedRow = PostgresKey<Counter>("contended-\(run)", in: database)
-let contendedTotal = try await contendedRow.update(ifMissing: Counter()) { _ in }.value
+let rounds = 2
+var contendedRows: [ContendedRow] = []
+for (processes, held) in [(3, false), (3, true), (6, true)] {
+  let bareName = "bare-\(processes)-\(held)-\(run)"
+  let name = "contended-\(processes)-\(held)-\(run)"
+  try await execute("INSERT INTO bare_counters VALUES (\(bareName), 0)", on: bareConnection)
+  var bareSeconds = 0.0
+  var sharedSeconds = 0.0
+  let increments = Double(processes * perProcess)
+  for _ in 0..<rounds {
+    bareSeconds +=
+      increments / (try incrementsFromProcesses(processes, "--increment-bare", bareName, perProcess: perProcess))
+    sharedSeconds +=
+      increments
+      / (try incrementsFromProcesses(
+        processes, held ? "--increment-held" : "--increment-shared", name, perProcess: perProcess))
+  }
+  let kept = try await PostgresKey<Counter>(name, in: database).update(ifMissing: Counter()) { _ in }.value
+  contendedRows.append(
+    ContendedRow(
+      processes: processes, held: held, bare: Double(rounds) * increments / bareSeconds,
+      shared: Double(rounds) * increments / sharedSeconds, kept: kept, expected: rounds * processes * perProcess))
+}
 
 print("")
 print("| increments per second | bare `UPDATE … SET n = n + 1` | checked updates | ratio |")
@@ -320,10 +372,12 @@ print(
   String(
     format: "| one after another, one process | %.0f | %.0f | %.2fx |", bareIncrements, sharedIncrements,
     sharedIncrements / bareIncrements))
-print(
-  String(
-    format: "| 3 processes at once, one counter (%d of %d kept) | %.0f | %.0f | %.2fx |", contendedTotal,
-    3 * perProcess, bareContended, sharedContended, sharedContended / bareContended))
+for row in contendedRows {
+  let holding = row.held ? "each holding the key" : "the key not held"
+  print(
+    "| \(row.processes) processes at once, one counter, \(holding) (\(row.kept) of \(row.expected) kept) "
+      + String(format: "| %.0f | %.0f | %.2fx |", row.bare, row.shared, row.shared / row.bare))
+}
 try await execute("DROP TABLE bare_counters", on: bareConnection)
 try await execute("DROP TABLE bare_values", on: bareConnection)
 try await bareConnection.close().get()

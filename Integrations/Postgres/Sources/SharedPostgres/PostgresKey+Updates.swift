@@ -25,9 +25,10 @@ extension PostgresKey {
   /// `update` returns, unless a save or a load of the key runs then, in which case right after it. Other instances
   /// hear it through the channel. Nothing is written, and the error is thrown, when the server cannot be reached or
   /// the row does not decode (``SharedPostgresError/undecodableRow(key:version:)``; a key's `migration` converts
-  /// it first). No transaction and no row lock: the first attempt starts from the newest row this instance saw
-  /// (written, heard or read) and is one checked write; each attempt after a conflict is one read and one checked
-  /// write.
+  /// it first). No transaction and no row lock: each attempt is one checked write. The first starts from the newest
+  /// row this instance saw (written, heard or read; announcements carry the value, so a busy row is seen without a
+  /// read); a refused write brings back the row as it found it, and the next attempt starts from that, or from a
+  /// newer row heard meanwhile, and reads the row only when it has neither.
   ///
   /// > Important: `change` may run several times (once per attempt), each time on the newest stored value: keep it
   /// > a function of that value, without effects of its own. It runs on the caller's isolation, never under a lock.
@@ -79,10 +80,18 @@ extension PostgresKey {
       }
       try change(&value)
       let json = try Self.encode(value, key: name)
-      guard
-        let version = try await core.writeChecked(
-          name, json: json, expected: row?.version ?? 0, insertVersion: insertVersion)
-      else { continue }
+      let outcome = try await core.writeChecked(
+        name, json: json, expected: row?.version ?? 0, insertVersion: insertVersion)
+      guard case .written(let version) = outcome else {
+        // Another instance wrote first. The next attempt starts from the row the write found, or from a newer row
+        // this instance heard announced meanwhile (announcements carry the value), and reads the row only when it
+        // has neither.
+        if case .conflict(let found?) = outcome { seen = found }
+        if let heard = core.lastRowSeen(name), heard.version > max(seen?.version ?? 0, row?.version ?? 0) {
+          seen = heard
+        }
+        continue
+      }
       await core.landOwnWrite(name, version: version, json: json)
       return value
     }

@@ -85,6 +85,63 @@ extension ServerTests {
       await second.close()
     }
 
+    /// Another instance writes between the update's first attempt and its write: the refused write brings back the
+    /// row's version and value as it found them, and the next attempt starts from them without reading the row;
+    /// whether or not this instance holds the key.
+    @Test(arguments: [true, false])
+    func aConflictStartsAgainFromTheNewestRowWithoutReadingIt(held: Bool) async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      let holder = held ? Shared(wrappedValue: Visits(), .postgres(key, in: database)) : nil
+      try await holder?.load()
+      let visits = PostgresKey<Visits>(key, in: database)
+      try await visits.update(ifMissing: Visits()) { $0.count += 1 }
+      let interfered = Mutex(false)
+      let reads = Mutex(0)
+      database.core.testHooks.withLock {
+        $0.beforeRowRead = { reads.withLock { $0 += 1 } }
+        // Once, before the first attempt's write: another instance writes version 2.
+        $0.beforeWriteStatement = {
+          let first = interfered.withLock { done in
+            defer { done = true }
+            return !done
+          }
+          guard first else { return }
+          try? await TestDatabase.writeAsAnotherInstance(key, Visits(count: 10), version: 2)
+        }
+      }
+      let attempts = Mutex(0)
+      let written = try await visits.update(ifMissing: Visits()) { visits in
+        attempts.withLock { $0 += 1 }
+        visits.count += 1
+      }
+      #expect(written == Visits(count: 11))
+      #expect(attempts.withLock { $0 } == 2)
+      #expect(reads.withLock { $0 } == 0)
+      #expect(try await TestDatabase.row(key)?.version == 3)
+      withExtendedLifetime(holder) {}
+      await database.close()
+    }
+
+    /// Without a value of the key held, another instance's announcement still tells this instance the row's newest
+    /// version and value: the next update starts from them, and its first attempt is written.
+    @Test func anUpdateOfAKeyNotHeldStartsFromTheNewestRowAnnounced() async throws {
+      let key = TestDatabase.uniqueKey()
+      let database = try await TestDatabase.instance()
+      let visits = PostgresKey<Visits>(key, in: database)
+      try await visits.update(ifMissing: Visits()) { $0.count += 1 }
+      try await TestDatabase.writeAsAnotherInstance(key, Visits(count: 10), version: 2)
+      try await waitUntil("the other instance's version heard") { database.core.lastRowSeen(key)?.version == 2 }
+      let attempts = Mutex(0)
+      let written = try await visits.update(ifMissing: Visits()) { visits in
+        attempts.withLock { $0 += 1 }
+        visits.count += 1
+      }
+      #expect(written == Visits(count: 11))
+      #expect(attempts.withLock { $0 } == 1)
+      await database.close()
+    }
+
     /// A change that throws writes nothing, and the error reaches the caller.
     @Test func aChangeThatThrowsWritesNothing() async throws {
       struct Refused: Error {}

@@ -644,4 +644,55 @@ import Testing
     machine.rowMissing()
     #expect(machine.undecodableVersion == nil)
   }
+
+  /// Another instance's announcement older than a write of this instance, heard before this instance's own
+  /// announcement of that write, was committed before it (announcements come in commit order): late, and dropped
+  /// without reading the row. One heard after the own announcement was committed after the write: only a row made
+  /// again explains it, and the row is read.
+  @Test func anOlderAnnouncementHeardBeforeTheOwnWritesIsLateAndNotRead() {
+    let value = Data("{}".utf8)
+    var machine = KeyVersionStateMachine()
+    #expect(machine.notified(StoredChange(version: 4, json: value)) == .apply(StoredChange(version: 4, json: value)))
+    // A checked update of this instance wrote 6 over 5, which it had not heard yet; the write lands.
+    machine.ownWriteReturned(version: 6)
+    #expect(machine.notified(StoredChange(version: 6, json: value)) == .apply(StoredChange(version: 6, json: value)))
+    #expect(machine.notified(StoredChange(version: 5, json: value)) == .ignore)
+    machine.ownAnnouncementHeard(version: 6)
+    #expect(machine.notified(StoredChange(version: 5, json: value)) == .verify)
+  }
+
+  /// A write whose own announcement was heard before its return was counted waits for none; nor does one that
+  /// returned a version older than one known (a row made again), nor one whose announcement was lost with the
+  /// listening connection.
+  @Test func aWriteWaitsForItsAnnouncementOnlyWhileItCanCome() {
+    let value = Data("{}".utf8)
+    var early = KeyVersionStateMachine()
+    _ = early.rowRead(version: 4)
+    early.ownAnnouncementHeard(version: 6)
+    early.ownWriteReturned(version: 6)
+    _ = early.notified(StoredChange(version: 6, json: value))
+    #expect(early.notified(StoredChange(version: 5, json: value)) == .verify)
+
+    var older = KeyVersionStateMachine()
+    _ = older.rowRead(version: 9)
+    older.ownWriteReturned(version: 6)
+    #expect(older.notified(StoredChange(version: 5, json: value)) == .verify)
+
+    var restarted = KeyVersionStateMachine()
+    _ = restarted.rowRead(version: 4)
+    restarted.ownWriteReturned(version: 6)
+    _ = restarted.notified(StoredChange(version: 6, json: value))
+    restarted.listeningRestarted()
+    #expect(restarted.notified(StoredChange(version: 5, json: value)) == .verify)
+
+    // A newer own announcement heard means an older write's was lost: it waits no more.
+    var lost = KeyVersionStateMachine()
+    _ = lost.rowRead(version: 4)
+    lost.ownWriteReturned(version: 6)
+    _ = lost.notified(StoredChange(version: 6, json: value))
+    lost.ownWriteReturned(version: 8)
+    _ = lost.notified(StoredChange(version: 8, json: value))
+    lost.ownAnnouncementHeard(version: 8)
+    #expect(lost.notified(StoredChange(version: 5, json: value)) == .verify)
+  }
 }

@@ -69,6 +69,8 @@ final class DatabaseCore: Sendable {
     var beforeWriteStatement: Hook?
     /// Runs after another instance's change was decided to go to memory, before it lands there.
     var beforeLanding: Hook?
+    /// Runs before a checked update or a merge reads the row.
+    var beforeRowRead: Hook?
   }
 
   private struct KeyEntry {
@@ -357,12 +359,20 @@ final class DatabaseCore: Sendable {
   private func apply(_ delivery: Delivery) async {
     switch delivery {
     case .announcement(let payload, let heardAt):
-      guard let announcement = ChangeAnnouncement.parse(payload), announcement.writer != instanceID else { return }
+      guard let announcement = ChangeAnnouncement.parse(payload) else { return }
+      guard announcement.writer != instanceID else {
+        // This instance's own write: announcements heard from now on were committed after it.
+        state.withLock { $0.keys[announcement.key]?.machine.ownAnnouncementHeard(version: announcement.version) }
+        return
+      }
       await hear(announcement.change, key: announcement.key, heardAt: heardAt)
     case .redeliver(let key, let change):
       await hear(change, key: key, heardAt: recreationsFound())
     case .reloadAll:
-      let keys = state.withLock { state in state.keys.filter { !$0.value.holders.isEmpty }.map(\.key) }
+      let keys = state.withLock { state in
+        for key in state.keys.keys { state.keys[key]?.machine.listeningRestarted() }
+        return state.keys.filter { !$0.value.holders.isEmpty }.map(\.key)
+      }
       for key in keys { await reload(key) }
     case .outage(let cause):
       let holders = state.withLock { state in state.keys.values.flatMap { $0.holders.values } }
@@ -376,7 +386,11 @@ final class DatabaseCore: Sendable {
   /// versions this instance knows by then: between the decision and the landing (a database round trip, when the
   /// row must be read) this instance may have saved, or be saving, a newer version, which memory then keeps.
   private func hear(_ change: StoredChange, key: String, heardAt: UInt64) async {
-    guard hasHolders(key) else { return }
+    guard hasHolders(key) else {
+      // No value to land in, but a checked update of the key starts from it.
+      if let json = change.json { rowHeard(key, ValueTable.Row(json: json, version: change.version)) }
+      return
+    }
     await landing.wait()
     defer { landing.signal() }
     let action = state.withLock { state -> KeyVersionStateMachine.NotificationAction in
@@ -730,20 +744,20 @@ final class DatabaseCore: Sendable {
         } else {
           state.withLock { $0.keys[key]?.machine.rowMissing() }
         }
-        let version = try await writeChecked(
+        let outcome = try await writeChecked(
           key, json: toWrite, expected: row?.version ?? 0, insertVersion: insertVersion)
         // Another instance wrote (or made the row) meanwhile: read it again.
-        if let version { written = (version, toWrite) }
+        if case .written(let version) = outcome { written = (version, toWrite) }
       }
     } else {
       let table = self.table
       let version = try await connection.withConnection { session in
         await self.runHook(\.beforeWriteStatement)
-        return try await table.write(key, json: json, expected: nil, insertVersion: insertVersion, on: session)
+        return try await table.write(key, json: json, insertVersion: insertVersion, on: session)
       }
       guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
       written = (version, json)
-      rowSeen(key, ValueTable.Row(json: json, version: version))
+      ownWriteReturned(key, version: version, json: json)
     }
     await runHook(\.afterWriteCommitted)
     memoryHoldsWritten = await afterWrite(written?.json ?? json)
@@ -752,6 +766,7 @@ final class DatabaseCore: Sendable {
 
   /// Reads the row of `key` on the read/write connection (no lock, no transaction).
   func readRow(_ key: String) async throws -> ValueTable.Row? {
+    await runHook(\.beforeRowRead)
     let table = self.table
     let row = try await connection.withConnection { session in
       try session.checkOpen()
@@ -766,6 +781,21 @@ final class DatabaseCore: Sendable {
     state.withLock { $0.keys[key]?.lastRow }
   }
 
+  /// Another instance's `row` of `key` was heard while no value of the key is held: a checked update starts from it
+  /// if it is newer than what this instance saw. Kept only for a key this instance already uses.
+  private func rowHeard(_ key: String, _ row: ValueTable.Row) {
+    state.withLock { state in
+      guard let entry = state.keys[key], row.version > entry.lastRow?.version ?? 0 else { return }
+      state.keys[key]?.lastRow = row
+    }
+  }
+
+  /// A write of this instance returned `version` of `key`, written as `json`.
+  private func ownWriteReturned(_ key: String, version: Int64, json: Data) {
+    state.withLock { $0.keys[key, default: KeyEntry()].machine.ownWriteReturned(version: version) }
+    rowSeen(key, ValueTable.Row(json: json, version: version))
+  }
+
   /// This instance saw `row` of `key`: a read's result replaces what was seen (`nil`: no row); a version written or
   /// heard does only when it is newer.
   private func rowSeen(_ key: String, _ row: ValueTable.Row?, read: Bool = false) {
@@ -776,15 +806,23 @@ final class DatabaseCore: Sendable {
   }
 
   /// Writes `json` as the next version of `key` only if the row is still at `expected` (0: still missing, then
-  /// made at `insertVersion`), and announces it; `nil` when the row moved on.
-  func writeChecked(_ key: String, json: Data, expected: Int64, insertVersion: Int64) async throws -> Int64? {
+  /// made at `insertVersion`), and announces it. When the row moved on, nothing is written, and the outcome carries
+  /// the row's version and value as the write found them, if it could tell (then the newest row seen, as a read's).
+  func writeChecked(
+    _ key: String, json: Data, expected: Int64, insertVersion: Int64
+  ) async throws -> ValueTable.CheckedWrite {
     let table = self.table
-    let version = try await connection.withConnection { session in
+    let outcome = try await connection.withConnection { session in
       await self.runHook(\.beforeWriteStatement)
-      return try await table.write(key, json: json, expected: expected, insertVersion: insertVersion, on: session)
+      return try await table.writeChecked(
+        key, json: json, expected: expected, insertVersion: insertVersion, on: session)
     }
-    if let version { rowSeen(key, ValueTable.Row(json: json, version: version)) }
-    return version
+    switch outcome {
+    case .written(let version): ownWriteReturned(key, version: version, json: json)
+    case .conflict(let newest?): rowSeen(key, newest, read: true)
+    case .conflict(nil): break
+    }
+    return outcome
   }
 
   // MARK: Checked updates and overwrites
@@ -822,10 +860,10 @@ final class DatabaseCore: Sendable {
     defer { writeFinished() }
     let table = self.table
     let version = try await connection.withConnection { session in
-      try await table.write(key, json: json, expected: nil, insertVersion: insertVersion, on: session)
+      try await table.write(key, json: json, insertVersion: insertVersion, on: session)
     }
     guard let version else { throw SharedPostgresError.disconnected(reason: "the write returned no version") }
-    rowSeen(key, ValueTable.Row(json: json, version: version))
+    ownWriteReturned(key, version: version, json: json)
     await landOwnWrite(key, version: version, json: json)
     for holder in holders(of: key) { holder.programWrote(json) }
   }

@@ -50,6 +50,19 @@ struct KeyVersionStateMachine: Sendable {
   /// The newest version found decoding: an older one found not decoding later (a late landing) refuses nothing.
   private var decodedVersion: Int64 = 0
 
+  /// Versions this instance wrote, each newer than every version it knew when its write returned, whose own
+  /// announcement was not heard yet. Announcements come in the order their writes committed, so another instance's
+  /// announcement of an older version heard before one of these is late (its write committed before this
+  /// instance's), not of a row made again since: it is dropped without reading the row
+  /// (``notified(_:heardAt:)``). At most ``maximumWritesAwaitingAnnouncement`` are kept (the oldest go first, and a
+  /// late announcement below them is then read, as before).
+  private var writesAwaitingAnnouncement: [Int64] = []
+  /// Announcements of this instance's writes heard before their write's return was counted
+  /// (``ownWriteReturned(version:)``): that write then waits for no announcement. As many are kept.
+  private var announcementsBeforeReturn: [Int64] = []
+  /// How many versions ``writesAwaitingAnnouncement`` and ``announcementsBeforeReturn`` each keep.
+  static let maximumWritesAwaitingAnnouncement = 16
+
   /// The newest version of the row this instance found it cannot decode (nor migrate), while no newer version is
   /// known to decode: a save that would write over the row without reading it is refused until the program decides
   /// (``PostgresKey/overwrite(with:)``), so a row of a newer schema, or edited by hand, is never lost silently.
@@ -83,7 +96,10 @@ struct KeyVersionStateMachine: Sendable {
   mutating func notified(_ change: StoredChange, heardAt: UInt64 = .max) -> NotificationAction {
     guard change.version > knownVersion else {
       // While changes wait, the save or load under way meets the row itself.
-      return change.version < knownVersion && !holdsChanges ? .verify : .ignore
+      guard change.version < knownVersion, !holdsChanges else { return .ignore }
+      // Heard before the announcement of a newer write of this instance: committed before it, so late.
+      if heardAt >= recreatedAt, writesAwaitingAnnouncement.contains(where: { $0 > change.version }) { return .ignore }
+      return .verify
     }
     let change = heardAt < recreatedAt ? StoredChange(version: change.version, json: nil) : change
     if holdsChanges {
@@ -92,6 +108,41 @@ struct KeyVersionStateMachine: Sendable {
     }
     if change.json != nil { knownVersion = change.version }
     return .apply(change)
+  }
+
+  /// A write of this instance returned `version` (a save, a checked update, an overwrite), before the version is
+  /// known. When it is newer than every version known, announcements of older versions heard before its own are
+  /// late (see ``notified(_:heardAt:)``), unless its own was heard already.
+  mutating func ownWriteReturned(version: Int64) {
+    if let early = announcementsBeforeReturn.firstIndex(of: version) {
+      announcementsBeforeReturn.remove(at: early)
+      return
+    }
+    guard version > knownVersion else { return }
+    writesAwaitingAnnouncement.append(version)
+    if writesAwaitingAnnouncement.count > Self.maximumWritesAwaitingAnnouncement {
+      writesAwaitingAnnouncement.removeFirst()
+    }
+  }
+
+  /// The announcement of a write of this instance at `version` was heard: announcements heard from now on were
+  /// committed after that write.
+  mutating func ownAnnouncementHeard(version: Int64) {
+    let awaited = writesAwaitingAnnouncement.contains(version)
+    // An older write still waiting committed before this one: its announcement was lost (the listening connection
+    // dropped meanwhile), and none is coming.
+    writesAwaitingAnnouncement.removeAll { $0 <= version }
+    if awaited { return }
+    announcementsBeforeReturn.append(version)
+    if announcementsBeforeReturn.count > Self.maximumWritesAwaitingAnnouncement {
+      announcementsBeforeReturn.removeFirst()
+    }
+  }
+
+  /// The listening connection is up again: announcements made while it was down are lost, so no write of this
+  /// instance waits for its own any more.
+  mutating func listeningRestarted() {
+    writesAwaitingAnnouncement = []
   }
 
   /// The row was read (a load, a reload, or a notification without JSON): whether its `version` is newer than what
@@ -135,6 +186,8 @@ struct KeyVersionStateMachine: Sendable {
     guard version < knownBeforeRead, knownVersion == knownBeforeRead else { return false }
     knownVersion = version
     recreatedAt = max(recreatedAt, found)
+    // Versions of the old row order nothing of the new one.
+    listeningRestarted()
     baseVersion = min(baseVersion, version)
     if let change = held, change.version > version { held = nil }
     return true

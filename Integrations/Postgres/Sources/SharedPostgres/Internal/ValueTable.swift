@@ -22,7 +22,10 @@ struct ValueTable: Sendable {
   private let upsertStatement: String
   /// The write checked against the row's version (every save under merge, every checked update, once the row
   /// exists), prepared once per connection like the upsert: binds the key, the JSON, the writer, the version
-  /// expected (as text), the channel and the announcement's suffix; returns no row when the row moved on.
+  /// expected (as text), the channel and the announcement's suffix. Returns the version written; when the row moved
+  /// on, its version and value as the statement's snapshot shows them instead (no lock is taken), so the next
+  /// attempt needs no read of its own unless the write waited for another writer (the snapshot then shows the row
+  /// before that writer's version).
   private let checkedUpdateStatement: String
 
   init(name: String, channel: String, writer: String, logger: Logger) {
@@ -47,12 +50,14 @@ struct ValueTable: Sendable {
         WHERE id = $1 AND version = $4::text::bigint
         RETURNING version
       )
-      SELECT version::text, pg_notify($5, version::text || $6)::text FROM written
+      SELECT version::text, pg_notify($5, version::text || $6)::text, NULL::text FROM written
+      UNION ALL
+      SELECT version::text, NULL::text, value FROM \(quotedName) WHERE id = $1 AND NOT EXISTS (SELECT FROM written)
       """
   }
 
   /// A row: the value's JSON and its version.
-  struct Row: Sendable {
+  struct Row: Sendable, Equatable {
     var json: Data
     var version: Int64
   }
@@ -96,43 +101,66 @@ struct ValueTable: Sendable {
     return nil
   }
 
-  /// Writes `json` as the key's new version and announces it; with `expected`, only if the row's version is still
-  /// that (0: no row). Returns the version written, or `nil` when the row moved on.
+  /// Writes `json` as the key's new version and announces it, whatever the row holds (every save under last
+  /// writer wins), as a statement prepared once per connection. Returns the version written.
   ///
   /// A row that is missing (never written, or deleted by hand) is made at `insertVersion`: one above the newest
   /// version this instance knows, so instances that knew as much take the new row's changes as newer.
   ///
   /// The notification carries the value when it fits in PostgreSQL's 8000-byte payload; otherwise listeners read
-  /// the row. It is sent when the write commits. The write without `expected` (every save under last writer wins)
-  /// runs as a statement prepared once per connection.
+  /// the row. It is sent when the write commits.
   func write(
-    _ key: String, json: Data, expected: Int64?, insertVersion: Int64, on session: SerialConnection.Session
+    _ key: String, json: Data, insertVersion: Int64, on session: SerialConnection.Session
   ) async throws -> Int64? {
     try session.checkOpen()
     let value = String(decoding: json, as: UTF8.self)
     let suffix = ChangeAnnouncement.suffix(key: key, writer: writer, json: json)
-    switch expected {
-    case nil:
-      let statement = try await session.prepared(upsertStatement)
-      let binds = [key, value, writer, channel, suffix, String(insertVersion)].map { PostgresData(string: $0) }
-      let rows = try await statement.execute(binds).get()
-      // The version comes as text: this API describes the result as text but receives it in binary, and text reads
-      // the same in both.
-      return try rows.first.flatMap { Int64(try $0.decode(String.self)) }
-    case 0?:
-      return try await version(
+    let statement = try await session.prepared(upsertStatement)
+    let binds = [key, value, writer, channel, suffix, String(insertVersion)].map { PostgresData(string: $0) }
+    let rows = try await statement.execute(binds).get()
+    // The version comes as text: this API describes the result as text but receives it in binary, and text reads
+    // the same in both.
+    return try rows.first.flatMap { Int64(try $0.decode(String.self)) }
+  }
+
+  /// What a write checked against the row's version did.
+  enum CheckedWrite: Sendable, Equatable {
+    /// It wrote this version.
+    case written(Int64)
+    /// The row had moved on: nothing was written. With the row's version and value as the write found
+    /// them (`nil`: not known, or the row is missing).
+    case conflict(newest: Row?)
+  }
+
+  /// Writes `json` as the key's new version and announces it, only if the row's version is still `expected` (0: no
+  /// row, then made at `insertVersion`, as ``write(_:json:insertVersion:on:)`` does).
+  func writeChecked(
+    _ key: String, json: Data, expected: Int64, insertVersion: Int64, on session: SerialConnection.Session
+  ) async throws -> CheckedWrite {
+    try session.checkOpen()
+    let value = String(decoding: json, as: UTF8.self)
+    let suffix = ChangeAnnouncement.suffix(key: key, writer: writer, json: json)
+    guard expected != 0 else {
+      let written = try await version(
         of: """
           INSERT INTO \(unescaped: quotedName) (id, value, version, writer)
           VALUES (\(key), \(value), \(insertVersion), \(writer))
           ON CONFLICT (id) DO NOTHING
           RETURNING version
           """, suffix: suffix, on: session.connection)
-    case let version?:
-      let statement = try await session.prepared(checkedUpdateStatement)
-      let binds = [key, value, writer, String(version), channel, suffix].map { PostgresData(string: $0) }
-      let rows = try await statement.execute(binds).get()
-      return try rows.first.flatMap { Int64(try $0.decode(String.self)) }
+      return written.map { .written($0) } ?? .conflict(newest: nil)
     }
+    let statement = try await session.prepared(checkedUpdateStatement)
+    let binds = [key, value, writer, String(expected), channel, suffix].map { PostgresData(string: $0) }
+    let rows = try await statement.execute(binds).get()
+    guard let row = rows.first else { return .conflict(newest: nil) }
+    let (version, announced, newestValue) = try row.decode((String, String?, String?).self)
+    guard let version = Int64(version) else { return .conflict(newest: nil) }
+    if announced != nil { return .written(version) }
+    // The row as the statement's snapshot shows it: still at the version expected when the write waited for another
+    // writer's lock (that writer committed after the snapshot), and then of no use.
+    guard version != expected else { return .conflict(newest: nil) }
+    return .conflict(newest: newestValue.map { Row(json: Data($0.utf8), version: version) })
   }
 
   /// Runs `written` (a statement returning the version it wrote) and announces what it wrote.
