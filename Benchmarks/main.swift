@@ -276,7 +276,7 @@ await scenario("fetch of a new query key, an instrument attached") {
   } with: {
     await fetchNewQueryKeys(2_000, instrument: nil)
   }
-  return Row(scenario: $0, pair: pair, baselineName: "the same, none attached", budget: .ratio(1.25))
+  return Row(scenario: $0, pair: pair, baselineName: "the same, none attached", budget: .ratio(1.5))
 }
 await scenario("await a fresh cached query, an instrument attached") {
   let pair = await asyncPlan.compareAsync {
@@ -284,7 +284,7 @@ await scenario("await a fresh cached query, an instrument attached") {
   } with: {
     await awaitFreshCachedQuery(100_000, instrument: nil)
   }
-  return Row(scenario: $0, pair: pair, baselineName: "the same, none attached", budget: .ratio(1.25))
+  return Row(scenario: $0, pair: pair, baselineName: "the same, none attached", budget: .ratio(1.5))
 }
 await scenario("constant query fetched, per holder of 100") {
   let pair = await asyncPlan.compareAsync {

@@ -23,6 +23,9 @@ public final class StoreTelemetry: SharedInstrument {
   private let tracer: (any Tracer)?
   private let instruments: Mutex<[MetricKey: MetricHandle]>
   private let fetching = Atomic<Int>(0)
+  /// The gauges, made once.
+  private let fetchingGauge: Gauge
+  private let cachedGauge: Gauge
   /// The store whose size the `queries_cached` gauge shows; set by ``attach(to:keyDepth:prefix:metrics:tracer:)``.
   private let store: Mutex<WeakStore>
 
@@ -50,6 +53,9 @@ public final class StoreTelemetry: SharedInstrument {
     self.tracer = tracer
     self.instruments = Mutex([:])
     self.store = Mutex(WeakStore())
+    let name = { (metric: TelemetryMetric) in prefix.isEmpty ? metric.rawValue : "\(prefix)_\(metric.rawValue)" }
+    fetchingGauge = Gauge(label: name(.queriesFetching), factory: metrics)
+    cachedGauge = Gauge(label: name(.queriesCached), factory: metrics)
   }
 
   /// Makes a telemetry instrument and attaches it to `registry`: from then on its fetches, mutation runs and saves
@@ -78,7 +84,7 @@ public final class StoreTelemetry: SharedInstrument {
       keys: TelemetryKeys(depth: keyDepth), prefix: prefix, metrics: metrics, tracer: tracer)
     telemetry.store.withLock { $0.store = registry.queries }
     registry.instrument = telemetry
-    telemetry.gauge(.queriesCached).record(registry.queries.count)
+    telemetry.cachedGauge.record(registry.queries.count)
     return telemetry
   }
 
@@ -89,7 +95,7 @@ public final class StoreTelemetry: SharedInstrument {
     let label = work.key.map(keys.label) ?? work.keyKind
     if work.kind == .fetch {
       let now = fetching.add(1, ordering: .relaxed).newValue
-      gauge(.queriesFetching).record(now)
+      fetchingGauge.record(now)
       counter(.fetchesStarted, label).increment()
     }
     let span = tracer.map { tracer in
@@ -109,7 +115,7 @@ public final class StoreTelemetry: SharedInstrument {
     case .cacheMiss(let key): counter(.cacheRequests, keys.label(key), result: "miss").increment()
     case .queriesRemoved(let removed, let reason, let remaining):
       counter(.queriesRemoved, nil, result: reason.rawValue).increment(by: Int64(removed.count))
-      gauge(.queriesCached).record(remaining)
+      cachedGauge.record(remaining)
     case .paused: counter(.paused, nil).increment()
     }
   }
@@ -117,8 +123,8 @@ public final class StoreTelemetry: SharedInstrument {
   /// A fetch ended: the gauges move.
   fileprivate func fetchEnded() {
     let now = fetching.subtract(1, ordering: .relaxed).newValue
-    gauge(.queriesFetching).record(now)
-    if let store = store.withLock({ $0.store }) { gauge(.queriesCached).record(store.count) }
+    fetchingGauge.record(now)
+    if let store = store.withLock({ $0.store }) { cachedGauge.record(store.count) }
   }
 
   // MARK: Metric handles
@@ -152,13 +158,6 @@ public final class StoreTelemetry: SharedInstrument {
     return timer
   }
 
-  func gauge(_ metric: TelemetryMetric) -> Gauge {
-    let id = MetricKey(metric: metric, key: nil, result: nil)
-    guard case .gauge(let gauge) = handle(id, make: { .gauge(Gauge(label: name(metric), factory: metrics)) })
-    else { preconditionFailure("\(metric) is a gauge") }
-    return gauge
-  }
-
   /// The metric's full name: the prefix, an underscore, its name.
   public func name(_ metric: TelemetryMetric) -> String {
     prefix.isEmpty ? metric.rawValue : "\(prefix)_\(metric.rawValue)"
@@ -177,10 +176,9 @@ public final class StoreTelemetry: SharedInstrument {
     }
   }
 
-  private enum MetricHandle: @unchecked Sendable {
+  private enum MetricHandle: Sendable {
     case counter(Counter)
     case timer(CoreMetrics.Timer)
-    case gauge(Gauge)
   }
 
   // MARK: A measured fetch, run or save

@@ -36,10 +36,16 @@ public struct TelemetryKeys: Sendable {
   /// - Parameter key: A query's or a mutation's key.
   /// - Returns: Its bounded label; `(none)` for an empty key.
   public func label(_ key: QueryKey) -> String {
-    guard !key.parts.isEmpty else { return "(none)" }
-    return key.parts.prefix(depth).map { part in
-      guard let string = part as? String, allowedStrings?.contains(string) ?? true else { return "*" }
-      return string
-    }.joined(separator: "/")
+    let parts = key.parts
+    guard let first = parts.first else { return "(none)" }
+    // The common case, one part kept, makes no new string.
+    if depth == 1 || parts.count == 1 { return kept(first) }
+    return parts.prefix(depth).map(kept).joined(separator: "/")
+  }
+
+  /// A part as its label writes it: a kept string as it is, anything else as `*`.
+  private func kept(_ part: any Hashable & Sendable) -> String {
+    guard let string = part as? String, allowedStrings?.contains(string) ?? true else { return "*" }
+    return string
   }
 }
