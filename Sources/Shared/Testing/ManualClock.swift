@@ -55,7 +55,21 @@ public final class ManualClock: Clock, Sendable {
     let id: UInt64
     let deadline: Instant
     let wait: ClockWait?
-    let continuation: UnsafeContinuation<Void, any Error>
+    let wake: Wake
+  }
+
+  /// What a sleeper does when its deadline comes: a sleeping task resumes; a timer of the framework's (an attempt's
+  /// timeout, which sleeps in no task of its own) calls its action.
+  private enum Wake {
+    case resume(UnsafeContinuation<Void, any Error>)
+    case call(@Sendable () -> Void)
+
+    func perform() {
+      switch self {
+      case .resume(let continuation): continuation.resume()
+      case .call(let action): action()
+      }
+    }
   }
 
   /// A task sleeping on the clock: until when, and what for.
@@ -119,7 +133,7 @@ public final class ManualClock: Clock, Sendable {
           state -> (Result<Void, any Error>?, [UnsafeContinuation<Void, Never>]) in
           if state.cancelledIDs.remove(id) != nil { return (.failure(CancellationError()), []) }
           if deadline <= state.now { return (.success(()), []) }
-          state.sleepers.append(Sleeper(id: id, deadline: deadline, wait: wait, continuation: continuation))
+          state.sleepers.append(Sleeper(id: id, deadline: deadline, wait: wait, wake: .resume(continuation)))
           return (nil, Self.takeSatisfiedWaiters(&state))
         }
         for waiter in waiters { waiter.resume() }
@@ -133,7 +147,7 @@ public final class ManualClock: Clock, Sendable {
         }
         return state.sleepers.remove(at: index)
       }
-      sleeper?.continuation.resume(throwing: CancellationError())
+      if case .resume(let continuation) = sleeper?.wake { continuation.resume(throwing: CancellationError()) }
     }
     // An identifier cancelled after its sleeper woke normally is no longer needed.
     state.withLock { _ = $0.cancelledIDs.remove(id) }
@@ -151,7 +165,37 @@ public final class ManualClock: Clock, Sendable {
       state.sleepers.removeAll { $0.deadline <= now }
       return due
     }
-    for sleeper in due { sleeper.continuation.resume() }
+    for sleeper in due { sleeper.wake.perform() }
+  }
+
+  /// Calls `action` once the clock reaches `duration` from now, unless ``cancelTimer(_:)`` comes first: a sleeper
+  /// like any other (counted by ``sleepers`` and ``waitForSleepers(_:waitingFor:)``) with no task behind it.
+  ///
+  /// - Returns: The timer's identifier, for ``cancelTimer(_:)``.
+  func startTimer(after duration: Duration, waitingFor wait: ClockWait, _ action: @escaping @Sendable () -> Void)
+    -> UInt64
+  {
+    let (id, waiters, due) = state.withLock {
+      state -> (UInt64, [UnsafeContinuation<Void, Never>], Bool) in
+      state.nextID += 1
+      let deadline = state.now.advanced(by: duration)
+      if deadline <= state.now { return (state.nextID, [], true) }
+      state.sleepers.append(Sleeper(id: state.nextID, deadline: deadline, wait: wait, wake: .call(action)))
+      return (state.nextID, Self.takeSatisfiedWaiters(&state), false)
+    }
+    for waiter in waiters { waiter.resume() }
+    if due { action() }
+    return id
+  }
+
+  /// Removes the timer `id` if its deadline has not come; its action is not called.
+  func cancelTimer(_ id: UInt64) {
+    // The action is let go after the lock.
+    let removed = state.withLock { state -> Sleeper? in
+      guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+      return state.sleepers.remove(at: index)
+    }
+    withExtendedLifetime(removed) {}
   }
 
   /// Moves time forward to `instant` (or does nothing if it has passed), waking the sleepers that are due.
