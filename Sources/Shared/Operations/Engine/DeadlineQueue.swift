@@ -6,7 +6,7 @@ import Synchronization
 /// The attempts' timeouts use it (``AttemptTimer``): nearly every one is cancelled long before its deadline, so the
 /// sleeping task wakes about once per timeout's length, at the earliest deadline it knows of, drops what was
 /// cancelled and calls what is due. A new deadline earlier than the one it sleeps until starts a new sleeping task
-/// (the old one finds itself superseded when it wakes and ends).
+/// and cancels the old one, so a mix of short and long timeouts leaves no sleeping task behind.
 final class DeadlineQueue<C: Clock>: Sendable where C.Duration == Duration {
   private let clock: C
   private let state: Lock<State>
@@ -30,6 +30,8 @@ final class DeadlineQueue<C: Clock>: Sendable where C.Duration == Duration {
     /// The deadline the sleeping task sleeps until, and its generation; `nil` when none sleeps.
     var armed: C.Instant?
     var generation: UInt64 = 0
+    /// The sleeping task of the latest generation (once it is made).
+    var sleeper: Task<Void, Never>?
   }
 
   init(clock: C) {
@@ -65,10 +67,18 @@ final class DeadlineQueue<C: Clock>: Sendable where C.Duration == Duration {
   }
 
   private func sleep(until deadline: C.Instant, generation: UInt64) {
-    Task.detached { [self] in
+    let task = Task.detached { [self] in
       try? await clock.sleep(until: deadline, tolerance: nil)
       wake(generation: generation)
     }
+    // The sleeper it supersedes is cancelled; so is this one if a later generation came meanwhile. A cancelled
+    // sleeper wakes at once, finds its generation gone, and ends.
+    let superseded = state.withLock { state -> Task<Void, Never>? in
+      guard state.generation == generation else { return task }
+      defer { state.sleeper = task }
+      return state.sleeper
+    }
+    superseded?.cancel()
   }
 
   /// Calls the actions that are due, then sleeps until the earliest deadline of a timer not cancelled.
