@@ -72,7 +72,7 @@ public final class ManualClock: Clock, Sendable {
     }
   }
 
-  /// A task sleeping on the clock: until when, and what for.
+  /// A sleeper on the clock (a sleeping task, or an attempt's timeout): until when, and what for.
   public struct Sleeping: Equatable, Sendable {
     /// The instant it wakes at.
     public let deadline: Instant
@@ -101,13 +101,15 @@ public final class ManualClock: Clock, Sendable {
   /// The clock has no resolution limit.
   public var minimumResolution: Duration { .zero }
 
-  /// The number of tasks sleeping on this clock right now.
+  /// The number of sleepers on this clock right now: the tasks sleeping on it, and the timers of attempts' timeouts
+  /// (which sleep in no task of their own).
   public var sleeperCount: Int {
     state.withLock { $0.sleepers.count }
   }
 
-  /// The tasks sleeping on this clock right now, earliest deadline first, each with what it waits for: the store's
-  /// garbage check, a refetch interval, a retry's backoff (see ``ClockWait``).
+  /// The sleepers on this clock right now, earliest deadline first, each with what it waits for: the store's
+  /// garbage check, a refetch interval, a retry's backoff, an attempt's timeout (see ``ClockWait``). An attempt's
+  /// timeout is a timer with no task of its own; every other sleeper is a sleeping task.
   public var sleepers: [Sleeping] {
     state.withLock { state in
       state.sleepers.map { Sleeping(deadline: $0.deadline, wait: $0.wait) }.sorted { $0.deadline < $1.deadline }
@@ -205,8 +207,8 @@ public final class ManualClock: Clock, Sendable {
     advance(by: max(.zero, now.duration(to: instant)))
   }
 
-  /// Waits until at least `count` tasks sleep on this clock, or, with `wait`, at least `count` tasks waiting for
-  /// that (``ClockWait``).
+  /// Waits until at least `count` sleepers are on this clock (sleeping tasks, or attempts' timeouts), or, with
+  /// `wait`, at least `count` sleepers waiting for that (``ClockWait``).
   ///
   /// Use it to know that the code under test has reached its wait before moving time. Without `wait`, count every
   /// sleeper that shares the clock (a file key's poll, the store's garbage check and a query's interval sleep on it
