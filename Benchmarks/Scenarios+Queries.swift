@@ -180,3 +180,59 @@ func awaitFreshHeldQuery(_ count: Int) async -> Double {
     }
   }
 }
+
+/// The upstream of the server scenarios: a call that suspends and is resumed from elsewhere, as an answer from the
+/// network is, standing for the request a cache miss makes.
+@inline(never) func upstream(_ id: Int) async -> Int {
+  await Task { id &+ 1 }.value
+}
+
+/// A server's cache as the load test used it: `QueryStore.fetch` for ids that each come once over a store
+/// of 10,000 queries at most (most requests miss and evict the least recently used query), each fetch calling
+/// ``upstream(_:)``.
+actor QueryMisses {
+  private let store: QueryStore
+  private let options: QueryOptions
+  private var next = 0
+
+  /// With `timeout`, each attempt has that timeout (on the continuous clock, as on a server). `filled`: the store
+  /// starts at its capacity, as on a server that has run a while.
+  init(timeout: Duration?, filled: Bool = true) async {
+    let registry = SharedRegistry()
+    store = registry.queries
+    store.capacity = 10_000
+    let operation = QueryOptions.defaultOperation
+    options = QueryOptions(operation: timeout.map { operation.timeout($0) } ?? operation)
+    if filled { _ = await misses(10_000) }
+  }
+
+  /// `count` requests for ids not cached: nanoseconds per request.
+  func misses(_ count: Int) async -> Double {
+    let options = self.options
+    let store = self.store
+    let first = next
+    next += count
+    var sum = 0
+    let start = now()
+    for id in first..<(first + count) {
+      do {
+        sum &+= try await store.fetch(.query(["items", id], options: options) { await upstream(id) })
+      } catch {
+        fatalError("a query of a constant upstream failed: \(error)")
+      }
+    }
+    let elapsed = Double(now() - start) / Double(count)
+    blackHole(sum)
+    return elapsed
+  }
+}
+
+/// The same requests calling ``upstream(_:)`` directly: nanoseconds per request.
+func directCalls(_ count: Int) async -> Double {
+  var sum = 0
+  let start = now()
+  for id in 0..<count { sum &+= await upstream(id) }
+  let elapsed = Double(now() - start) / Double(count)
+  blackHole(sum)
+  return elapsed
+}

@@ -15,7 +15,11 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-probe
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--instruction-probe",
   let probe = InstructionProbe(rawValue: CommandLine.arguments[2]), let count = Int(CommandLine.arguments[3])
 {
-  probe.run(count: count)
+  if let operations = probe.synchronousOperations {
+    operations(count)
+  } else {
+    await probe.run(count: count)
+  }
   exit(0)
 }
 
@@ -133,6 +137,12 @@ await scenario("holder of an existing key") {
   return Row(
     scenario: $0, pair: holders.compare(existingKeyHolder(), with: lockedDictionaryLookup()),
     baselineName: "Dictionary lookup, Mutex", budget: .ratio(4))
+}
+await scenario("holder of an existing key, against a bare Mutex") {
+  let holders = Plan(repetitions: plan.repetitions, warmUps: plan.warmUps, operations: 500_000)
+  return Row(
+    scenario: $0, pair: holders.compare(existingKeyHolder(), with: mutexIncrement()), baselineName: "Mutex.withLock",
+    budget: .ratio(8))
 }
 for existing in quick ? [1_000] : [1_000, 100_000, 1_000_000] {
   await scenario("new key, \(existing) keys held") {
@@ -285,6 +295,31 @@ await scenario("await a fresh cached query, an instrument attached") {
     await awaitFreshCachedQuery(100_000, instrument: nil)
   }
   return Row(scenario: $0, pair: pair, baselineName: "the same, none attached", budget: .ratio(1.5))
+}
+// A server's cache (`QueryStore.fetch`) when most requests miss: ids that each come once over a store at its
+// capacity of 10,000, each miss calling an upstream that suspends and is resumed from elsewhere, beside calling that
+// upstream directly; the last row is what a per-attempt timeout adds to a miss.
+let missCount = quick ? 1_000 : 10_000
+for timeout in [Duration.seconds(10), nil] {
+  await scenario("query miss, 10,000 capacity, \(timeout == nil ? "no timeout" : "per-attempt timeout")") {
+    let misses = await QueryMisses(timeout: timeout)
+    let pair = await asyncPlan.compareAsync {
+      await misses.misses(missCount)
+    } with: {
+      await directCalls(missCount)
+    }
+    return Row(scenario: $0, pair: pair, baselineName: "the upstream called directly", budget: .none)
+  }
+}
+await scenario("query miss, per-attempt timeout, against no timeout") {
+  let timed = await QueryMisses(timeout: .seconds(10))
+  let untimed = await QueryMisses(timeout: nil)
+  let pair = await asyncPlan.compareAsync {
+    await timed.misses(missCount)
+  } with: {
+    await untimed.misses(missCount)
+  }
+  return Row(scenario: $0, pair: pair, baselineName: "the same miss, no timeout", budget: .ratio(1.3))
 }
 await scenario("constant query fetched, per holder of 100") {
   let pair = await asyncPlan.compareAsync {

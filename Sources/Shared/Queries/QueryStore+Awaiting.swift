@@ -131,7 +131,7 @@ extension QueryStore {
   ) async throws -> Value? {
     try await awaitState(
       named: key, stopwatch: stopwatch, query: query, initialState: { OperationState<Value>() }, keeping: &made,
-      accepting: acceptance, answer: \.value, answerFetched: { $0 })
+      accepting: acceptance, answer: { $0.value }, answerFetched: { $0 })
   }
 
   /// The state of the query named `key` (whose record measures from `stopwatch`) as `answer` reads it: from the cached

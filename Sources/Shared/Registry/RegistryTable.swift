@@ -1,7 +1,9 @@
 /// The entries of one key identity type. Only touched under the registry's lock.
 @usableFromInline
 final class RegistryTable<ID: Hashable>: RegistryTableProtocol {
-  @usableFromInline var entries: [ID: RegistryEntry] = [:]
+  /// Unchecked for exclusive access at run time: every access is under the registry's lock, one at a time, and the
+  /// check cost about a tenth of finding an existing key (115 of its 1,243 instructions).
+  @exclusivity(unchecked) @usableFromInline var entries: [ID: RegistryEntry] = [:]
 
   @usableFromInline
   init() {}

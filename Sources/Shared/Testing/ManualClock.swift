@@ -55,10 +55,24 @@ public final class ManualClock: Clock, Sendable {
     let id: UInt64
     let deadline: Instant
     let wait: ClockWait?
-    let continuation: UnsafeContinuation<Void, any Error>
+    let wake: Wake
   }
 
-  /// A task sleeping on the clock: until when, and what for.
+  /// What a sleeper does when its deadline comes: a sleeping task resumes; a timer of the framework's (an attempt's
+  /// timeout, which sleeps in no task of its own) calls its action.
+  private enum Wake {
+    case resume(UnsafeContinuation<Void, any Error>)
+    case call(@Sendable () -> Void)
+
+    func perform() {
+      switch self {
+      case .resume(let continuation): continuation.resume()
+      case .call(let action): action()
+      }
+    }
+  }
+
+  /// A sleeper on the clock (a sleeping task, or an attempt's timeout): until when, and what for.
   public struct Sleeping: Equatable, Sendable {
     /// The instant it wakes at.
     public let deadline: Instant
@@ -87,13 +101,15 @@ public final class ManualClock: Clock, Sendable {
   /// The clock has no resolution limit.
   public var minimumResolution: Duration { .zero }
 
-  /// The number of tasks sleeping on this clock right now.
+  /// The number of sleepers on this clock right now: the tasks sleeping on it, and the timers of attempts' timeouts
+  /// (which sleep in no task of their own).
   public var sleeperCount: Int {
     state.withLock { $0.sleepers.count }
   }
 
-  /// The tasks sleeping on this clock right now, earliest deadline first, each with what it waits for: the store's
-  /// garbage check, a refetch interval, a retry's backoff (see ``ClockWait``).
+  /// The sleepers on this clock right now, earliest deadline first, each with what it waits for: the store's
+  /// garbage check, a refetch interval, a retry's backoff, an attempt's timeout (see ``ClockWait``). An attempt's
+  /// timeout is a timer with no task of its own; every other sleeper is a sleeping task.
   public var sleepers: [Sleeping] {
     state.withLock { state in
       state.sleepers.map { Sleeping(deadline: $0.deadline, wait: $0.wait) }.sorted { $0.deadline < $1.deadline }
@@ -119,7 +135,7 @@ public final class ManualClock: Clock, Sendable {
           state -> (Result<Void, any Error>?, [UnsafeContinuation<Void, Never>]) in
           if state.cancelledIDs.remove(id) != nil { return (.failure(CancellationError()), []) }
           if deadline <= state.now { return (.success(()), []) }
-          state.sleepers.append(Sleeper(id: id, deadline: deadline, wait: wait, continuation: continuation))
+          state.sleepers.append(Sleeper(id: id, deadline: deadline, wait: wait, wake: .resume(continuation)))
           return (nil, Self.takeSatisfiedWaiters(&state))
         }
         for waiter in waiters { waiter.resume() }
@@ -133,7 +149,7 @@ public final class ManualClock: Clock, Sendable {
         }
         return state.sleepers.remove(at: index)
       }
-      sleeper?.continuation.resume(throwing: CancellationError())
+      if case .resume(let continuation) = sleeper?.wake { continuation.resume(throwing: CancellationError()) }
     }
     // An identifier cancelled after its sleeper woke normally is no longer needed.
     state.withLock { _ = $0.cancelledIDs.remove(id) }
@@ -151,7 +167,37 @@ public final class ManualClock: Clock, Sendable {
       state.sleepers.removeAll { $0.deadline <= now }
       return due
     }
-    for sleeper in due { sleeper.continuation.resume() }
+    for sleeper in due { sleeper.wake.perform() }
+  }
+
+  /// Calls `action` once the clock reaches `duration` from now, unless ``cancelTimer(_:)`` comes first: a sleeper
+  /// like any other (counted by ``sleepers`` and ``waitForSleepers(_:waitingFor:)``) with no task behind it.
+  ///
+  /// - Returns: The timer's identifier, for ``cancelTimer(_:)``.
+  func startTimer(after duration: Duration, waitingFor wait: ClockWait, _ action: @escaping @Sendable () -> Void)
+    -> UInt64
+  {
+    let (id, waiters, due) = state.withLock {
+      state -> (UInt64, [UnsafeContinuation<Void, Never>], Bool) in
+      state.nextID += 1
+      let deadline = state.now.advanced(by: duration)
+      if deadline <= state.now { return (state.nextID, [], true) }
+      state.sleepers.append(Sleeper(id: state.nextID, deadline: deadline, wait: wait, wake: .call(action)))
+      return (state.nextID, Self.takeSatisfiedWaiters(&state), false)
+    }
+    for waiter in waiters { waiter.resume() }
+    if due { action() }
+    return id
+  }
+
+  /// Removes the timer `id` if its deadline has not come; its action is not called.
+  func cancelTimer(_ id: UInt64) {
+    // The action is let go after the lock.
+    let removed = state.withLock { state -> Sleeper? in
+      guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+      return state.sleepers.remove(at: index)
+    }
+    withExtendedLifetime(removed) {}
   }
 
   /// Moves time forward to `instant` (or does nothing if it has passed), waking the sleepers that are due.
@@ -161,8 +207,8 @@ public final class ManualClock: Clock, Sendable {
     advance(by: max(.zero, now.duration(to: instant)))
   }
 
-  /// Waits until at least `count` tasks sleep on this clock, or, with `wait`, at least `count` tasks waiting for
-  /// that (``ClockWait``).
+  /// Waits until at least `count` sleepers are on this clock (sleeping tasks, or attempts' timeouts), or, with
+  /// `wait`, at least `count` sleepers waiting for that (``ClockWait``).
   ///
   /// Use it to know that the code under test has reached its wait before moving time. Without `wait`, count every
   /// sleeper that shares the clock (a file key's poll, the store's garbage check and a query's interval sleep on it

@@ -15,6 +15,36 @@ import Testing
     #expect(start.duration(to: clock.now) == .seconds(3))
   }
 
+  @Test func aTimerIsASleeperThatCallsItsActionWhenItsDeadlineComes() {
+    let clock = ManualClock()
+    let calls = Counter()
+    _ = clock.startTimer(after: .seconds(2), waitingFor: .attemptTimeout) { calls.increment() }
+    #expect(clock.sleepers.map(\.wait) == [.attemptTimeout])
+    clock.advance(by: .seconds(1))
+    #expect(calls.count == 0)
+    clock.advance(by: .seconds(1))
+    #expect(calls.count == 1)
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test func aCancelledTimerIsNeverCalled() {
+    let clock = ManualClock()
+    let calls = Counter()
+    let timer = clock.startTimer(after: .seconds(2), waitingFor: .attemptTimeout) { calls.increment() }
+    clock.cancelTimer(timer)
+    #expect(clock.sleeperCount == 0)
+    clock.advance(by: .seconds(5))
+    #expect(calls.count == 0)
+  }
+
+  @Test func aTimerSatisfiesTheWaitersForSleepers() async {
+    let clock = ManualClock()
+    let waiter = Task { await clock.waitForSleepers(waitingFor: .attemptTimeout) }
+    _ = clock.startTimer(after: .seconds(1), waitingFor: .attemptTimeout) {}
+    await waiter.value
+    #expect(clock.sleeperCount == 1)
+  }
+
   @Test func aSleeperWakesWhenItsDeadlineComesAndNotBefore() async throws {
     let clock = ManualClock()
     let woke = Counter()

@@ -90,25 +90,12 @@ enum AttemptLoop {
     guard let timeout = options.timeout else {
       return try await modified(body, by: modifiers, from: 0, in: context)
     }
-    let clock = options.clock
     let race = TimeoutRace<Success>()
     return try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { continuation in
-        race.start(
-          continuation,
-          operation: Task {
-            do {
-              race.finish(.success(try await modified(body, by: modifiers, from: 0, in: context)))
-            } catch {
-              race.finish(.failure(error))
-            }
-          },
-          timer: Task {
-            do {
-              try await clock.sleep(for: timeout, waitingFor: .attemptTimeout)
-              race.finish(.failure(OperationTimeoutError(timeout: timeout)))
-            } catch {}
-          })
+        race.start(continuation, timeout: timeout, on: options.clock) {
+          try await modified(body, by: modifiers, from: 0, in: context)
+        }
       }
     } onCancel: {
       race.finish(.failure(CancellationError()))

@@ -102,4 +102,63 @@ import Testing
     #expect(post.wrappedValue.error is OperationTimeoutError)
     gate.open()
   }
+
+  @Test func anAttemptsTimeoutIsRunningBeforeItsWorkStarts() async throws {
+    let clock = ManualClock()
+    let post = Shared(value: OperationState<Int>())
+    let timersSeen = Collector<Int>()
+    let task = post.run(.timeout(.seconds(5)).clock(clock)) {
+      timersSeen.append(clock.sleepers.count { $0.wait == .attemptTimeout })
+      return 1
+    }
+    #expect(try await task.value == 1)
+    #expect(timersSeen.elements == [1])
+    #expect(clock.sleeperCount == 0)  // The timer of an attempt that ended is gone.
+  }
+
+  @Test func aTimeoutOnTheContinuousClockFailsAnAttemptThatIgnoresCancellation() async {
+    let post = Shared(value: OperationState<Int>())
+    let gate = Gate()
+    let task = post.run(.timeout(.milliseconds(1))) {
+      await gate.wait()
+      return 1
+    }
+    await #expect(throws: OperationTimeoutError(timeout: .milliseconds(1))) { try await task.value }
+    gate.open()
+  }
+
+  @Test func aTimeoutOnAClockOfTheAppsOwnFailsTheAttempt() async {
+    let manual = ManualClock()
+    let clock = AppClock(manual: manual)
+    let post = Shared(value: OperationState<Int>())
+    let gate = Gate()
+    let task = post.run(.timeout(.seconds(5)).clock(clock)) {
+      await gate.wait()
+      return 1
+    }
+    await manual.waitForSleepers(waitingFor: .attemptTimeout)
+    manual.advance(by: .seconds(5))
+    await #expect(throws: OperationTimeoutError(timeout: .seconds(5))) { try await task.value }
+    gate.open()
+  }
+
+  @Test func anAttemptThatEndsFirstStopsItsTimerOnAClockOfTheAppsOwn() async throws {
+    let manual = ManualClock()
+    let post = Shared(value: OperationState<Int>())
+    let task = post.run(.timeout(.seconds(5)).clock(AppClock(manual: manual))) { 1 }
+    #expect(try await task.value == 1)
+    await waitUntil { manual.sleeperCount == 0 }  // The timer's sleep is cancelled.
+  }
+}
+
+/// A clock the framework knows nothing of (its timeouts sleep in a task), moved by a ``ManualClock``.
+private struct AppClock: Clock {
+  let manual: ManualClock
+
+  var now: ManualClock.Instant { manual.now }
+  var minimumResolution: Duration { .zero }
+
+  func sleep(until deadline: ManualClock.Instant, tolerance: Duration?) async throws {
+    try await manual.sleep(until: deadline, tolerance: tolerance)
+  }
 }
