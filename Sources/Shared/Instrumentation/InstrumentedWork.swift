@@ -19,17 +19,21 @@ public struct InstrumentedWork: Sendable {
   /// `query`; for a run, `mutation`.
   public let keyKind: String
   /// For a save, the key's identity as the inspector shows it (a file's path, a table and row); for a fetch or a
-  /// run, the key's description.
-  public let name: String
+  /// run, the key's description (`["posts", 42]`), written when asked.
+  public var name: String {
+    savedKey ?? key?.description ?? "(unnamed)"
+  }
+  /// A save's key's identity; `nil` for a fetch or a run, whose name comes from its key.
+  let savedKey: String?
   /// The operation's meta: the fetch's query options', or the run's options'.
   public let meta: OperationMeta
 
   static func fetch(_ key: QueryKey, meta: OperationMeta) -> Self {
-    Self(kind: .fetch, key: key, keyKind: "query", name: key.description, meta: meta)
+    Self(kind: .fetch, key: key, keyKind: "query", savedKey: nil, meta: meta)
   }
 
   static func mutation(_ key: QueryKey?, meta: OperationMeta) -> Self {
-    Self(kind: .mutation, key: key, keyKind: "mutation", name: key?.description ?? "(unnamed)", meta: meta)
+    Self(kind: .mutation, key: key, keyKind: "mutation", savedKey: nil, meta: meta)
   }
 }
 

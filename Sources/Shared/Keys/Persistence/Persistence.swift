@@ -243,7 +243,7 @@ final class Persistence<Value: Sendable>: Sendable {
       case .save(let change):
         let outcome: (any Error)?
         let measurement = inspector?.instruments.begin(
-          InstrumentedWork(kind: .save, key: nil, keyKind: keyKindName, name: inspectedID, meta: OperationMeta()))
+          InstrumentedWork(kind: .save, key: nil, keyKind: keyKindName, savedKey: inspectedID, meta: OperationMeta()))
         do {
           // Only a value whose key saves has changes to save (see `changed`).
           let scope = SaveScope(persistence: ObjectIdentifier(self), sequence: change.sequence)
