@@ -100,6 +100,20 @@ final class QueryCacheEngine: Sendable {
     }
   }
 
+  /// The value of the entry of `key`, as ``entry(for:)`` finds it: the entry itself is not copied out, so a read
+  /// of every restored value once retains and releases only the value's bytes.
+  func storedValue(for key: QueryKey) -> Data? {
+    let now = Date()
+    return state.withLockReleasingAfter { state -> (result: Data?, released: QueryCacheEntry?) in
+      guard let index = state.entries.index(forKey: key) else { return (nil, nil) }
+      if let maxAge = state.persisting?.options.maxAge, state.entries.values[index].isExpired(maxAge: maxAge, now: now)
+      {
+        return (nil, state.entries.remove(at: index).value)
+      }
+      return (state.entries.values[index].value, nil)
+    }
+  }
+
   /// The entries under `prefix`.
   func entries(under prefix: QueryKey) -> [QueryCacheEntry] {
     state.withLock { state in state.entries.values.filter { $0.key.hasPrefix(prefix) } }
@@ -129,11 +143,19 @@ final class QueryCacheEngine: Sendable {
       var replaced: [QueryCacheEntry] = []
       state.entries.reserveCapacity(state.entries.count + entries.count)
       for var entry in entries {
-        if let existing = state.entries[entry.key], existing.updatedAt >= entry.updatedAt { continue }
+        let key = entry.key
+        // One lookup for a key not held yet (every key of a restore at launch): the slot found is filled in place.
+        let index = state.entries.index(forKey: key)
+        if let index, state.entries.values[index].updatedAt >= entry.updatedAt { continue }
         state.serial += 1
         entry.serial = state.serial
-        if let previous = state.entries.updateValue(entry, forKey: entry.key) { replaced.append(previous) }
-        state.persisting?.dirty.insert(entry.key)
+        if let index {
+          replaced.append(state.entries.values[index])
+          state.entries.values[index] = consume entry
+        } else {
+          state.entries[key] = consume entry
+        }
+        state.persisting?.dirty.insert(key)
         inserted += 1
       }
       let action = inserted > 0 ? state.persisting?.writer.changed() ?? .none : Writer.ChangeAction.none
@@ -322,7 +344,7 @@ final class QueryCacheEngine: Sendable {
     var log = QueryCacheLog()
     do {
       if let data = try await options.persister.load() {
-        let contents = try QueryCacheFormat.decode(data)
+        var contents = try QueryCacheFormat.decode(data)
         if contents.version != options.version {
           throw QueryCacheProblem.versionMismatch(stored: contents.version, expected: options.version)
         }
@@ -330,17 +352,22 @@ final class QueryCacheEngine: Sendable {
           restore.problem = .cutShort(droppedBytes: cut.droppedBytes, reason: cut.reason)
         }
         let oldest = Date().addingTimeInterval(-options.maxAge.timeInterval)
-        var chosen: [QueryCacheEntry] = []
-        chosen.reserveCapacity(contents.entries.count)
-        for entry in contents.entries {
+        // Filtered in place: the entries are moved, not copied, and most often none is removed.
+        var chosen = contents.entries
+        contents.entries = []
+        var expired = 0
+        var excluded = 0
+        chosen.removeAll { entry in
           if entry.isObtained(before: oldest) {
-            restore.expired += 1
-          } else if options.filter.accepts(entry.key) {
-            chosen.append(entry)
-          } else {
-            restore.excluded += 1
+            expired += 1
+            return true
           }
+          if options.filter.accepts(entry.key) { return false }
+          excluded += 1
+          return true
         }
+        restore.expired = expired
+        restore.excluded = excluded
         let (restored, problems) = store.store?.hydrate(chosen, engine: self) ?? (0, [])
         restore.restored = restored
         for problem in problems { options.onProblem?(problem) }

@@ -132,13 +132,17 @@ enum QueryCacheFormat {
     let layout = try parsed.get()
     let base = data.startIndex
     var liveBytes = layout.headerBytes
-    let entries = layout.entries.compactMap { entry -> QueryCacheEntry? in
-      guard let entry else { return nil }
+    // Reserved at once: a restore reads every entry, and growing by doubling would copy them again and again.
+    var entries: [QueryCacheEntry] = []
+    entries.reserveCapacity(layout.entries.count)
+    for entry in layout.entries {
+      guard let entry else { continue }
       liveBytes += putOverhead + entry.keyBytes.count + entry.value.count
-      return QueryCacheEntry(
-        key: entry.key, keyBytes: data[(base + entry.keyBytes.lowerBound)..<(base + entry.keyBytes.upperBound)],
-        updatedAt: entry.updatedAt, isInvalidated: entry.isInvalidated,
-        value: data[(base + entry.value.lowerBound)..<(base + entry.value.upperBound)])
+      entries.append(
+        QueryCacheEntry(
+          key: entry.key, keyBytes: data[(base + entry.keyBytes.lowerBound)..<(base + entry.keyBytes.upperBound)],
+          updatedAt: entry.updatedAt, isInvalidated: entry.isInvalidated,
+          value: data[(base + entry.value.lowerBound)..<(base + entry.value.upperBound)]))
     }
     return Contents(
       version: layout.version, savedAt: layout.savedAt, entries: entries,
@@ -229,6 +233,9 @@ enum QueryCacheFormat {
       if frames == 2 { positions = indexed(parsed.entries) }
       do throws(QueryCacheByteReader.Failure) {
         let records = try parseRecords(bytes, payload)
+        // The first frame of entries (a whole cache) is most of a log: its entries are reserved at once. Not the
+        // later frames': reserving exactly what each needs would copy the entries at every frame.
+        if frames == 1 { parsed.entries.reserveCapacity(records.count) }
         for record in records {
           switch record {
           case .put(let entry):

@@ -62,6 +62,8 @@ enum QueryKeyCoding {
   static func key(from bytes: UnsafeRawBufferPointer) throws(QueryCacheByteReader.Failure) -> QueryKey {
     var reader = QueryCacheByteReader(bytes)
     var parts: [any Hashable & Sendable] = []
+    // One allocation for the parts, not one per doubling: a restore reads every key of the cache.
+    parts.reserveCapacity(partCount(bytes))
     while !reader.isAtEnd {
       let raw = try reader.readByte("tag of a key part")
       guard let tag = Tag(rawValue: raw) else {
@@ -97,5 +99,26 @@ enum QueryKeyCoding {
       }
     }
     return QueryKey(parts)
+  }
+
+  /// How many parts `bytes` holds, counted by their tags and lengths alone; a count for reserving only, whatever the
+  /// bytes hold: reading them checks them (a damaged part ends the count where it is).
+  private static func partCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+    var count = 0
+    var offset = 0
+    while offset < bytes.count {
+      count += 1
+      switch Tag(rawValue: bytes[offset]) {
+      case .string:
+        guard offset + 5 <= bytes.count else { return count }
+        offset += 5 + Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 1, as: UInt32.self)))
+      case .int, .double: offset += 9
+      case .bool: offset += 2
+      case .uuid: offset += 17
+      case .nilPart: offset += 1
+      case nil: return count
+      }
+    }
+    return count
   }
 }

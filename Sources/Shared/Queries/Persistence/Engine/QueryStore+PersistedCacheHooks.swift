@@ -40,8 +40,8 @@ extension QueryStore {
   /// The value the persisted cache holds for `key`, decoded as `Value`; for a key whose query the store does not keep
   /// with a value (a query made from the cache, or given one by a hydration, has it already).
   func persistedValue<Value: Sendable>(for key: QueryKey, as _: Value.Type) -> Value? {
-    guard let engine = persistedCache.engine, let entry = engine.entry(for: key) else { return nil }
-    return Self.decode(entry, as: Value.self, with: engine.decoder)
+    guard let engine = persistedCache.engine, let value = engine.storedValue(for: key) else { return nil }
+    return Self.decode(value, as: Value.self, with: engine.decoder)
   }
 
   /// The values the persisted cache holds under `prefix`, decoded as `Value`, for the keys the store keeps no query
@@ -53,19 +53,20 @@ extension QueryStore {
     guard !entries.isEmpty else { return [] }
     let kept = Set(recordKeys(under: prefix))
     return entries.compactMap { entry in
-      guard !kept.contains(entry.key), let value = Self.decode(entry, as: Value.self, with: engine.decoder) else {
+      guard !kept.contains(entry.key), let value = Self.decode(entry.value, as: Value.self, with: engine.decoder)
+      else {
         return nil
       }
       return (entry.key, value)
     }
   }
 
-  /// The value of `entry` as a `Value`, if `Value` is `Decodable` and the entry decodes as one.
-  private static func decode<Value>(_ entry: QueryCacheEntry, as _: Value.Type, with decoder: JSONDecoder) -> Value? {
+  /// `json` as a `Value`, if `Value` is `Decodable` and the JSON decodes as one.
+  private static func decode<Value>(_ json: Data, as _: Value.Type, with decoder: JSONDecoder) -> Value? {
     guard let decodable = Value.self as? any Decodable.Type else { return nil }
     // Opened, so that the value is decoded as its own type and never boxed in an existential on its way back.
     func decode<Decoded: Decodable>(_: Decoded.Type) -> Value? {
-      guard let decoded = try? decoder.decode(Decoded.self, from: entry.value) else { return nil }
+      guard let decoded = try? decoder.decode(Decoded.self, from: json) else { return nil }
       // `Decoded` is `Value` itself, opened from its metatype: returned as it is, with no dynamic cast.
       return unsafeBitCast(decoded, to: Value.self)
     }
