@@ -1,5 +1,5 @@
 /// How a paginated query finds and fetches its pages.
-final class Paginator<PageID: Hashable & Sendable, Page: Sendable>: Sendable {
+final class Paginator<PageID: Hashable & Sendable, Page: Sendable>: QueryPaging, Sendable {
   typealias State = PaginatedState<PageID, Page>
 
   let initialPage: PageID

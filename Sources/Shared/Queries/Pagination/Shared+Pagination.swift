@@ -78,11 +78,11 @@ extension Shared {
     _ work: QueryRecordMachine.Work
   ) -> OperationTask<PageUpdate<PageID, Page>>? where Value == PaginatedState<PageID, Page> {
     let link = root.attachment(QueryLink.self, make: QueryLink.init)
-    guard let (store, key, kind) = link.target(as: Value.self), case .paginated(let fetchPages, _) = kind else {
+    guard let (store, key, kind) = link.target(as: Value.self), case .paginated(let paging) = kind else {
       return nil
     }
     return store.request(work, key: key, as: Value.self) { shared, context in
-      try await fetchPages(work, shared, context)
+      try await paging.fetch(work, in: shared, attempt: context.attempt)
     }
   }
 }

@@ -57,10 +57,6 @@ extension SharedReaderKey {
       key: key, options: options,
       fetch: { shared, context in try await paginator.fetch(.refresh, in: shared, attempt: context.attempt) },
       fetcherLocation: CodeLocation(fileID: fileID, line: line),
-      kind: .paginated(
-        fetchPages: { work, shared, context in
-          try await paginator.fetch(work, in: shared, attempt: context.attempt)
-        },
-        keepRestored: { paginator.kept(restored: $0) }))
+      kind: .paginated(paginator))
   }
 }
