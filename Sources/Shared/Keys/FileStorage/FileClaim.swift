@@ -65,6 +65,9 @@ final class FileClaim: Sendable {
   /// The lock descriptors this process holds, by claimed path, with how many claims share each.
   private static let claims = Lock<[String: Entry]>([:])
 
+  /// Called as a claim starts waiting for a child process to let go of a copy of this process's lock (tests).
+  static let waitingForChild = Lock<(@Sendable () -> Void)?>(nil)
+
   private struct Entry {
     var descriptor: Int32
     var holders: Int
@@ -73,6 +76,9 @@ final class FileClaim: Sendable {
   /// Claims the file at `url` for the caller, who holds the claim as long as it uses the file; `nil` for a URL
   /// that is not a file's, or a folder where no lock file can be made (no write of the file could be made there
   /// either, since a write makes its new file in that folder) or that cannot lock.
+  ///
+  /// A lock this process's own record names, held though no claim of it is in the table, is a copy that a child
+  /// process made between `fork` and `exec` still holds: the claim waits for it to go, 5 seconds at most.
   ///
   /// - Throws: ``Refusal`` when another process holds the file.
   static func take(_ url: URL) throws(Refusal) -> FileClaim? {
@@ -112,6 +118,18 @@ final class FileClaim: Sendable {
     guard descriptor >= 0 else { return nil }
     var locked = flock(descriptor, LOCK_EX | LOCK_NB)
     while locked != 0 && errno == EINTR { locked = flock(descriptor, LOCK_EX | LOCK_NB) }
+    // Held, and by this process by its own record, though no claim of it is in the table: a child process made
+    // between the `open` of an earlier claim and its `exec` still holds a copy of that claim's descriptor (the lock
+    // belongs to the open file, and a copy made by `fork` keeps it until `exec` closes it). The child lets go as it
+    // starts its program: wait for that, a few seconds at most.
+    var waits = 0
+    while locked != 0 && errno == EWOULDBLOCK && waits < 1_000 && holder(of: descriptor) == getpid() {
+      if waits == 0 { waitingForChild.withLock { $0 }?() }
+      waits += 1
+      usleep(5_000)
+      locked = flock(descriptor, LOCK_EX | LOCK_NB)
+      while locked != 0 && errno == EINTR { locked = flock(descriptor, LOCK_EX | LOCK_NB) }
+    }
     guard locked == 0 else {
       let isHeld = errno == EWOULDBLOCK
       let refusal = Refusal.otherProcess(path: claimedPath, processIdentifier: holder(of: descriptor))

@@ -265,3 +265,30 @@ struct FileClaimTests {
     Set(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { !$0.hasSuffix(".lock") })
   }
 }
+
+/// A copy of this process's lock that a child process holds between `fork` and `exec` (as a test's or a server's
+/// subprocess does) does not refuse this process its own file: the claim waits for the copy to go.
+@Suite(.serialized) struct FileClaimForkCopyTests {
+  @Test func aLockHeldOnlyByACopyOfThisProcesssDescriptorIsTakenOnceTheCopyGoes() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.delete() }
+    let url = folder.file("queue.json").standardizedFileURL
+    // What a child made between fork and exec holds: the lock file open and locked, with this process's record.
+    let copy = open(folder.url.standardizedFileURL.path + "/.queue.json.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+    #expect(copy >= 0)
+    #expect(flock(copy, LOCK_EX | LOCK_NB) == 0)
+    _ = Data("\(getpid())\n".utf8).withUnsafeBytes { pwrite(copy, $0.baseAddress, $0.count, 0) }
+    // The child starts its program as the claim starts waiting: its copy of the descriptor closes.
+    let waited = Counter()
+    FileClaim.waitingForChild.withLock { hook in
+      hook = {
+        _ = waited.increment()
+        close(copy)
+      }
+    }
+    defer { FileClaim.waitingForChild.withLock { $0 = nil } }
+    let claim = try FileClaim.take(url)
+    #expect(claim != nil)
+    #expect(waited.count == 1)
+  }
+}

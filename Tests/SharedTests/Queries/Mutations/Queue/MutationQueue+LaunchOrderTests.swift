@@ -76,6 +76,22 @@ private struct LaunchedApp {
   /// The first run: the todos fetched and persisted, then "eggs" queued offline and saved; everything is freed on
   /// return, as at the end of a process.
   static func firstRun(cache: URL, queueFile: URL) async throws {
+    try await endingAsAProcessEnds { try await firstRunBody(cache: cache, queueFile: queueFile) }
+  }
+
+  /// Runs `run`, which returns the app it launched, and returns once that app's queue is gone: a process that ends
+  /// lets go of its queue's file at once, but in a test the queue goes only when its last task lets go of it, and a
+  /// queue of the next launch is refused the file while it exists (one queue per file).
+  static func endingAsAProcessEnds(_ run: () async throws -> LaunchedApp) async throws {
+    weak var queue: MutationQueue?
+    do {
+      let app = try await run()
+      queue = app.queue
+    }
+    await waitUntil { queue == nil }
+  }
+
+  private static func firstRunBody(cache: URL, queueFile: URL) async throws -> LaunchedApp {
     let network = ManualOnlineStatus(isOnline: true)
     let app = try await launch(
       [.persistCache, .hold, .restoreQueue], cache: cache, queueFile: queueFile, network: network)
@@ -87,12 +103,17 @@ private struct LaunchedApp {
     try queue.enqueue("add-todo", "eggs")
     try await queue.flush()
     try await app.registry.queries.flushPersistedCache()
+    return app
   }
 }
 
 extension LaunchedApp {
   /// The first run of a program whose "bad" gave up: its change undone, the cache and the queue's file saved.
   static func firstRunGivingUp(cache: URL, queueFile: URL) async throws {
+    try await endingAsAProcessEnds { try await firstRunGivingUpBody(cache: cache, queueFile: queueFile) }
+  }
+
+  private static func firstRunGivingUpBody(cache: URL, queueFile: URL) async throws -> LaunchedApp {
     let network = ManualOnlineStatus(isOnline: true)
     let app = try await launch(
       [.persistCache, .hold, .restoreQueue], cache: cache, queueFile: queueFile, network: network)
@@ -104,6 +125,7 @@ extension LaunchedApp {
     await waitUntil { todos.wrappedValue.value == ["milk"] }
     try await queue.flush()
     try await app.registry.queries.flushPersistedCache()
+    return app
   }
 }
 
