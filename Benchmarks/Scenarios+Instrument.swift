@@ -38,24 +38,3 @@ func fetchNewQueryKeys(_ count: Int, instrument: (any SharedInstrument)?) async 
     fatalError("a constant query failed: \(error)")
   }
 }
-
-/// Awaits one fresh cached query `count` times, in a fresh registry with `instrument` attached: nanoseconds per
-/// answer from the cache.
-func awaitFreshCachedQuery(_ count: Int, instrument: (any SharedInstrument)?) async -> Double {
-  let registry = SharedRegistry()
-  registry.instrument = instrument
-  let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), operation: .retry(.none))
-  let query: Query<OperationState<Int>> = .query(["cached"], options: options) { 42 }
-  let store = registry.queries
-  do {
-    _ = try await store.fetch(query)
-    var sum = 0
-    let start = now()
-    for _ in 0..<count { sum &+= try await store.fetch(query) }
-    let elapsed = Double(now() - start) / Double(count)
-    blackHole(sum)
-    return elapsed
-  } catch {
-    fatalError("a constant query failed: \(error)")
-  }
-}

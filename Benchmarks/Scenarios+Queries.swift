@@ -142,9 +142,11 @@ func invalidate100Of10kSleeping() async -> Double {
   }
 }
 
-/// Awaiting the value of a query that is cached and fresh (`QueryStore.fetch`): nanoseconds per call.
-func awaitFreshCachedQuery(_ count: Int) async -> Double {
+/// Awaiting the value of a query that is cached and fresh (`QueryStore.fetch`), in a registry with `instrument`
+/// attached (none by default): nanoseconds per call.
+func awaitFreshCachedQuery(_ count: Int, instrument: (any SharedInstrument)? = nil) async -> Double {
   let registry = SharedRegistry()
+  registry.instrument = instrument
   let options = QueryOptions(staleTime: .seconds(3_600), gcTime: .seconds(3_600), operation: .retry(.none))
   let query: Query<OperationState<Int>> = .query(["cached"], options: options) { 42 }
   let store = registry.queries

@@ -206,9 +206,7 @@ private struct Refused: Error {}
     let other = SharedRegistry()
     let instrument = RecordingInstrument()
     other.instrument = instrument
-    let rename = SharedRegistry.$current.withValue(other) {
-      Shared(wrappedValue: MutationState<String, String>(), .mutation("rename"))
-    }
+    let rename = inRegistry(other) { Shared(wrappedValue: MutationState<String, String>(), .mutation("rename")) }
     let task = rename.mutate("new") { (title: String, _: OperationContext<String>) in title }
     #expect(try await task.value == "new")
     #expect(instrument.calls("begin") == ["begin mutation [\"rename\"] in none"])
